@@ -1,0 +1,5 @@
+"""Tensors, Variables and the GradientTape."""
+from kerasish.autodiff.tape import GradientTape
+from kerasish.autodiff.tensor import Tensor, Variable
+
+__all__ = ["GradientTape", "Tensor", "Variable"]

@@ -1,0 +1,270 @@
+"""Tensor (an immutable array on a device) and Variable (mutable state).
+
+Python operators (`+`, `@`, `[]`, `<`, ...) are attached by
+`kerasish.ops._operators` so that they dispatch to differentiable ops.
+"""
+import numpy as np
+
+from kerasish.backend import config, devices as _device
+
+
+class Tensor:
+    """An array (numpy or cupy) on a device, recorded by GradientTape when watched.
+
+    Tensors are treated as immutable: ops return new tensors. Use
+    `ops.convert_to_tensor` to make one from Python or numpy data.
+
+    Args:
+        value: a numpy or cupy array.
+        device: the `Device` that owns it (derived from the array if None).
+
+    Example:
+        >>> t = keras.ops.convert_to_tensor([[1.0, 2.0]])
+        >>> t.shape, t.dtype
+        ((1, 2), 'float32')
+    """
+
+    __slots__ = ("_value", "_device", "_keras_mask", "__weakref__")
+    __array_priority__ = 100  # numpy defers `ndarray + Tensor` to Tensor.__radd__
+    __hash__ = object.__hash__  # by identity, although `==` is elementwise
+
+    def __init__(self, value, device=None):
+        self._value = value
+        self._device = device or _device.device_of_array(value)
+        self._keras_mask = None
+
+    # Properties -----------------------------------------------------------
+    @property
+    def value(self):
+        """The raw backend array (numpy or cupy)."""
+        return self._value
+
+    @property
+    def shape(self):
+        """The shape as a tuple of ints."""
+        return self._value.shape
+
+    @property
+    def dtype(self):
+        """The dtype's canonical name, e.g. "float32"."""
+        return config.standardize_dtype(self._value.dtype)
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def size(self):
+        return self._value.size
+
+    @property
+    def device(self):
+        """The name of the device that holds this tensor, e.g. "cpu:0"."""
+        return self._device.name
+
+    # Conversions ----------------------------------------------------------
+    def numpy(self):
+        """Returns the value as a numpy array (copied from the GPU if needed)."""
+        return _device.to_host(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        array = _device.to_host(self._value)
+        if dtype is not None:
+            array = array.astype(dtype, copy=False)
+        return array
+
+    def item(self):
+        return self.numpy().item()
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def __float__(self):
+        return float(self.numpy())
+
+    def __int__(self):
+        return int(self.numpy())
+
+    def __index__(self):
+        if not config.is_int_dtype(self.dtype):
+            raise TypeError(
+                f"Only integer tensors can be used as an index; got dtype {self.dtype}."
+            )
+        return int(self.numpy())
+
+    def __bool__(self):
+        if self._value.size != 1:
+            raise ValueError(
+                f"The truth value of a tensor with shape {self.shape} is ambiguous. "
+                "Use ops.any() or ops.all()."
+            )
+        return bool(self.numpy())
+
+    def __len__(self):
+        if self._value.ndim == 0:
+            raise TypeError("len() of a 0-d tensor (a scalar).")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("Iteration over a 0-d tensor (a scalar).")
+        for i in range(self._value.shape[0]):
+            yield self[i]
+
+    def astype(self, dtype):
+        """Returns this tensor cast to `dtype` (differentiable for floats)."""
+        from kerasish.ops import core
+        return core.cast(self, dtype)
+
+    def __repr__(self):
+        return (f"<Tensor shape={self.shape}, dtype={self.dtype}, "
+                f"device={self.device}, numpy=\n{self.numpy()}>"
+                if self.ndim > 1 else
+                f"<Tensor shape={self.shape}, dtype={self.dtype}, "
+                f"device={self.device}, numpy={self.numpy()}>")
+
+    def __str__(self):
+        return str(self.numpy())
+
+    def __format__(self, spec):
+        if self._value.ndim == 0:
+            return format(self.numpy().item(), spec)
+        return format(str(self), spec)
+
+    def __reduce__(self):  # pickling moves data to the host
+        return (_rebuild_tensor, (self.numpy(),))
+
+
+def _rebuild_tensor(array):
+    from kerasish.ops import core
+    return core.convert_to_tensor(array)
+
+
+class Variable(Tensor):
+    """Mutable state owned by a layer or optimizer, usable wherever a Tensor is.
+
+    `assign`, `assign_add` and `assign_sub` update the array in place, so
+    references held by optimizers and views stay valid. Trainable variables
+    are watched automatically by an active `GradientTape`.
+
+    Args:
+        initializer: initial value (array, number, Tensor) or an initializer
+            (callable taking `shape` and `dtype`, or its string name).
+        shape: the shape; required when `initializer` is a callable.
+        dtype: dtype name; defaults to the value's float dtype or `floatx()`.
+        trainable: whether gradients are computed for it and optimizers update it.
+        name: a short name, e.g. "kernel".
+        constraint: optional callable applied after each optimizer update.
+        aggregation: how replicas combine it ("none", "mean", "sum", "only_first_replica").
+
+    Example:
+        >>> v = keras.Variable(3.0)
+        >>> v.assign_add(1.0)
+        >>> float(v)
+        4.0
+    """
+
+    __slots__ = ("trainable", "name", "path", "constraint", "regularizer",
+                 "aggregation", "synchronization", "autocast", "_layout",
+                 "_replicas")
+
+    def __init__(self, initializer, shape=None, dtype=None, trainable=True,
+                 autocast=True, aggregation="none", synchronization="auto",
+                 name=None, constraint=None):
+        from kerasish.utils import naming
+        dev = _device.current_device()
+        array = _initial_array(initializer, shape, dtype, dev)
+        super().__init__(array, dev)
+        self.trainable = bool(trainable)
+        self.name = name or naming.auto_name("variable")
+        self.path = self.name
+        self.constraint = constraint
+        self.regularizer = None
+        self.aggregation = aggregation
+        self.synchronization = synchronization
+        self.autocast = autocast
+        self._layout = None
+        self._replicas = None
+
+    def numpy(self):
+        """Returns a copy of the current value as a numpy array."""
+        return np.array(_device.to_host(self._value), copy=True)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.array(self.numpy(), dtype=dtype)
+
+    def _new_array(self, value, op):
+        from kerasish.ops import core
+        array = core.to_array(value, self._device)
+        if array.shape != self._value.shape:
+            try:
+                array = self._device.xp.broadcast_to(array, self._value.shape)
+            except ValueError:
+                raise ValueError(
+                    f"Variable.{op}: value of shape {tuple(array.shape)} does not "
+                    f"match variable '{self.path}' of shape {self.shape}."
+                ) from None
+        return array
+
+    def assign(self, value):
+        """Sets the value in place (cast to this variable's dtype). Returns self."""
+        self._value[...] = self._new_array(value, "assign")
+        return self
+
+    def assign_add(self, delta):
+        """Adds `delta` in place. Returns self."""
+        self._value += self._new_array(delta, "assign_add").astype(self._value.dtype, copy=False)
+        return self
+
+    def assign_sub(self, delta):
+        """Subtracts `delta` in place. Returns self."""
+        self._value -= self._new_array(delta, "assign_sub").astype(self._value.dtype, copy=False)
+        return self
+
+    def _direct_set(self, array):
+        """Replaces the backing array (used when moving between devices)."""
+        self._value = array
+        self._device = _device.device_of_array(array)
+
+    def __repr__(self):
+        return (f"<Variable path={self.path}, shape={self.shape}, "
+                f"dtype={self.dtype}, value={self.numpy()}>")
+
+    def __reduce__(self):
+        return (_rebuild_variable, (self.numpy(), self.trainable, self.name))
+
+
+def _rebuild_variable(array, trainable, name):
+    return Variable(array, trainable=trainable, name=name)
+
+
+def _initial_array(initializer, shape, dtype, dev):
+    """Materialises a Variable's first value on `dev`."""
+    if isinstance(initializer, str) or (callable(initializer) and not isinstance(initializer, Tensor)):
+        from kerasish import initializers
+        init = initializers.get(initializer)
+        if shape is None:
+            raise ValueError(
+                "Variable: `shape` is required when `initializer` is a callable "
+                f"or a name. Received initializer={initializer!r}"
+            )
+        dtype = config.standardize_dtype(dtype)
+        with _device.device(dev):
+            value = init(tuple(shape), dtype=dtype)
+        array = value._value if isinstance(value, Tensor) else dev.send(value)
+        return array.astype(config.to_numpy_dtype(dtype), copy=False)
+    if isinstance(initializer, Tensor):
+        array = dev.send(initializer._value)
+    else:
+        array = dev.send(np.asarray(initializer))
+    if dtype is None:
+        dtype = (config.floatx() if array.dtype.kind in "fc" or array.dtype == np.float64
+                 else config.standardize_dtype(array.dtype))
+        if array.dtype.kind == "i" and array.dtype.itemsize == 8 and not isinstance(initializer, np.ndarray):
+            dtype = "int32"
+    array = array.astype(config.to_numpy_dtype(dtype), copy=True)
+    if shape is not None and tuple(shape) != array.shape:
+        raise ValueError(
+            f"Variable: initial value has shape {array.shape} but shape={tuple(shape)} was given."
+        )
+    return array

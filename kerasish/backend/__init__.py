@@ -1,0 +1,46 @@
+"""The backend: the only package that knows numpy from cupy.
+
+Everything above it asks for a `Device` (which carries `xp`, the array
+module, a random generator and fused kernels) and never imports cupy.
+"""
+from kerasish.backend.config import (epsilon, floatx, image_data_format,
+                                     is_float_dtype, is_int_dtype,
+                                     set_epsilon, set_floatx,
+                                     set_image_data_format, standardize_dtype,
+                                     to_numpy_dtype)
+from kerasish.backend.devices import (Device, cupy_available, current_device,
+                                     default_device, device, device_of_array,
+                                     get_device, is_array, list_devices,
+                                     scope_device, to_host, xp_of)
+
+
+def backend():
+    """Name of the array library of the default device: "numpy" or "cupy".
+
+    Example:
+        >>> keras.backend.backend()
+        'numpy'
+    """
+    return "numpy" if default_device().kind == "cpu" else "cupy"
+
+
+def clear_session():
+    """Resets the global state: layer auto-names (dense, dense_1, ...) restart.
+
+    Example:
+        >>> keras.backend.clear_session()
+    """
+    from kerasish.utils import naming
+    naming.reset_uids()
+    import gc
+    gc.collect()
+
+
+__all__ = [
+    "Device", "backend", "clear_session", "cupy_available", "current_device",
+    "default_device", "device", "device_of_array", "epsilon", "floatx",
+    "get_device", "image_data_format", "is_array", "is_float_dtype",
+    "is_int_dtype", "list_devices", "scope_device", "set_epsilon",
+    "set_floatx", "set_image_data_format", "standardize_dtype", "to_host",
+    "to_numpy_dtype", "xp_of",
+]

@@ -1,0 +1,95 @@
+"""Tensor constructors: zeros, ones, full, arange, linspace, eye, ..."""
+from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import config, devices as _dev
+from kerasish.ops.core import convert_to_tensor
+
+
+def _make(fn, dtype):
+    dev = _dev.current_device()
+    return Tensor(fn(dev.xp, config.to_numpy_dtype(dtype)), dev)
+
+
+def _shape(shape):
+    return (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
+
+
+def zeros(shape, dtype=None):
+    """A tensor of zeros (dtype defaults to floatx).
+
+    Example:
+        >>> ops.zeros((2, 3)).shape
+        (2, 3)
+    """
+    return _make(lambda xp, dt: xp.zeros(_shape(shape), dt), dtype)
+
+
+def ones(shape, dtype=None):
+    """A tensor of ones (dtype defaults to floatx)."""
+    return _make(lambda xp, dt: xp.ones(_shape(shape), dt), dtype)
+
+
+def full(shape, fill_value, dtype=None):
+    """A tensor filled with `fill_value`."""
+    return _make(lambda xp, dt: xp.full(_shape(shape), fill_value, dt), dtype)
+
+
+def empty(shape, dtype=None):
+    """An uninitialised tensor."""
+    return _make(lambda xp, dt: xp.empty(_shape(shape), dt), dtype)
+
+
+def _like(x, dtype):
+    x = convert_to_tensor(x)
+    return x, config.to_numpy_dtype(dtype or x.dtype)
+
+
+def zeros_like(x, dtype=None):
+    """Zeros with the shape (and dtype) of `x`, on `x`'s device."""
+    x, dt = _like(x, dtype)
+    return Tensor(x._device.xp.zeros(x.shape, dt), x._device)
+
+
+def ones_like(x, dtype=None):
+    """Ones with the shape (and dtype) of `x`, on `x`'s device."""
+    x, dt = _like(x, dtype)
+    return Tensor(x._device.xp.ones(x.shape, dt), x._device)
+
+
+def full_like(x, fill_value, dtype=None):
+    """`fill_value` with the shape (and dtype) of `x`."""
+    x, dt = _like(x, dtype)
+    return Tensor(x._device.xp.full(x.shape, fill_value, dt), x._device)
+
+
+def arange(start, stop=None, step=1, dtype=None):
+    """Evenly spaced values in [start, stop); int32 for int arguments, else floatx."""
+    if dtype is None:
+        is_int = all(isinstance(v, int) for v in (start, stop, step) if v is not None)
+        dtype = "int32" if is_int else config.floatx()
+    if stop is None:
+        start, stop = 0, start
+    return _make(lambda xp, dt: xp.arange(start, stop, step, dtype=dt), dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """`num` evenly spaced values from `start` to `stop`."""
+    dev = _dev.current_device()
+    dt = config.to_numpy_dtype(dtype)
+    values, step = dev.xp.linspace(start, stop, num, endpoint=endpoint, retstep=True, axis=axis)
+    out = Tensor(values.astype(dt), dev)
+    return (out, step) if retstep else out
+
+
+def eye(N, M=None, k=0, dtype=None):
+    """A 2-D tensor with ones on the k-th diagonal."""
+    return _make(lambda xp, dt: xp.eye(N, M, k, dtype=dt), dtype)
+
+
+def identity(n, dtype=None):
+    """The n x n identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """Ones at and below the k-th diagonal."""
+    return _make(lambda xp, dt: xp.tri(N, M, k, dtype=dt), dtype)

@@ -1,0 +1,216 @@
+"""Reductions over axes: sum, mean, max, min, prod, var, std, logsumexp, ...
+
+This module defines `sum`, `max`, `min`, `any` and `all`: the builtins are
+reached through `builtins.` here.
+"""
+import builtins
+from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.tensor import Tensor
+from kerasish.ops import core, elementwise as ew
+from kerasish.ops.core import convert_to_tensor
+
+
+def _axes(axis, ndim):
+    """Normalises `axis` to a sorted tuple of non-negative ints (None = all)."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    out = []
+    for a in axis:
+        a = int(a)
+        if not -ndim <= a < builtins.max(ndim, 1):
+            raise ValueError(f"axis {a} is out of bounds for a tensor of rank {ndim}.")
+        out.append(a % builtins.max(ndim, 1))
+    return tuple(sorted(set(out)))
+
+
+def _expand_to(g, x_shape, axes, keepdims):
+    """Broadcasts a reduced gradient back to the input's shape."""
+    from kerasish.ops import manipulation as shape_ops
+    if not keepdims:
+        kept = tuple(1 if i in axes else n for i, n in enumerate(x_shape))
+        g = shape_ops.reshape(g, kept)
+    return shape_ops.broadcast_to(g, x_shape)
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001 - Keras exports ops.sum
+    """Sum of elements over `axis` (None: all).
+
+    Example:
+        >>> ops.sum(ops.ones((2, 3)), axis=1)   # [3., 3.]
+    """
+    x = convert_to_tensor(x)
+    axes = _axes(axis, x.ndim)
+    out = Tensor(x._device.xp.sum(x._value, axis=axes, keepdims=keepdims), x._device)
+    if _tape._active and x._value.dtype.kind == "f":
+        shape = x.shape
+        _tape.record("sum", (x,), (out,), lambda g: (_expand_to(g, shape, axes, keepdims),))
+    return out
+
+
+def mean(x, axis=None, keepdims=False):
+    """Mean over `axis`; integer inputs give floatx results as in Keras."""
+    x = core.float_operand(x)
+    axes = _axes(axis, x.ndim)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    out = Tensor(x._device.xp.mean(x._value, axis=axes, keepdims=keepdims), x._device)
+    if _tape._active:
+        shape = x.shape
+        _tape.record("mean", (x,), (out,),
+                     lambda g: (_expand_to(ew.divide(g, float(builtins.max(count, 1))), shape, axes, keepdims),))
+    return out
+
+
+def _extremum(name, fn):
+    def op(x, axis=None, keepdims=False, initial=None):
+        x = convert_to_tensor(x)
+        if x.size == 0 and initial is None:
+            raise ValueError(f"ops.{name}: cannot reduce an empty tensor of shape {x.shape}.")
+        axes = _axes(axis, x.ndim)
+        kwargs = {} if initial is None else {"initial": initial}
+        out = Tensor(fn(x._device.xp)(x._value, axis=axes, keepdims=keepdims, **kwargs), x._device)
+        if _tape._active and x._value.dtype.kind == "f":
+            shape = x.shape
+
+            def backward(g):
+                full = _expand_to(out, shape, axes, keepdims)
+                hits = core.cast(ew.equal(x, full), g.dtype)
+                count = _expand_to(sum(hits, axis=axes, keepdims=True), shape, axes, True)
+                return (ew.divide(ew.multiply(_expand_to(g, shape, axes, keepdims), hits), count),)
+
+            _tape.record(name, (x,), (out,), backward)
+        return out
+    op.__name__ = name
+    op.__doc__ = f"`{name}` over `axis`; ties share the gradient equally."
+    return op
+
+
+max = _extremum("max", lambda xp: xp.max)  # noqa: A001
+min = _extremum("min", lambda xp: xp.min)  # noqa: A001
+amax = max
+amin = min
+
+
+def prod(x, axis=None, keepdims=False, dtype=None):
+    """Product over `axis` (gradient: product of the others, zero-safe)."""
+    x = convert_to_tensor(x, dtype=dtype)
+    axes = _axes(axis, x.ndim)
+    out = Tensor(x._device.xp.prod(x._value, axis=axes, keepdims=keepdims), x._device)
+    if _tape._active and x._value.dtype.kind == "f":
+        shape = x.shape
+
+        def backward(g):
+            from kerasish.ops import manipulation as shape_ops
+            # product of all other entries = exp-free "exclusive product" via cumprods
+            moved = shape_ops.moveaxis(x, axes, tuple(range(-len(axes), 0)))
+            flat = shape_ops.reshape(moved, moved.shape[:moved.ndim - len(axes)] + (-1,))
+            left = _exclusive_cumprod(flat, reverse=False)
+            right = _exclusive_cumprod(flat, reverse=True)
+            others = shape_ops.reshape(ew.multiply(left, right), moved.shape)
+            others = shape_ops.moveaxis(others, tuple(range(-len(axes), 0)), axes)
+            return (ew.multiply(_expand_to(g, shape, axes, keepdims), others),)
+
+        _tape.record("prod", (x,), (out,), backward)
+    return out
+
+
+def _exclusive_cumprod(x, reverse):
+    from kerasish.ops import manipulation as shape_ops
+    if reverse:
+        x = shape_ops.flip(x, axis=-1)
+    ones = ew.add(ew.multiply(shape_ops.take(x, [0], axis=-1), 0.0), 1.0)
+    shifted = shape_ops.concatenate([ones, x[..., :-1]], axis=-1)
+    out = cumprod(shifted, axis=-1)
+    return shape_ops.flip(out, axis=-1) if reverse else out
+
+
+def cumsum(x, axis=None, dtype=None):
+    """Cumulative sum along `axis` (flattened when None)."""
+    from kerasish.ops import manipulation as shape_ops
+    x = convert_to_tensor(x, dtype=dtype)
+    if axis is None:
+        x, axis = shape_ops.reshape(x, (-1,)), 0
+    out = Tensor(x._device.xp.cumsum(x._value, axis=axis), x._device)
+    if _tape._active and x._value.dtype.kind == "f":
+        _tape.record("cumsum", (x,), (out,),
+                     lambda g: (shape_ops.flip(cumsum(shape_ops.flip(g, axis), axis), axis),))
+    return out
+
+
+def cumprod(x, axis=None, dtype=None):
+    """Cumulative product along `axis` (flattened when None)."""
+    from kerasish.ops import manipulation as shape_ops
+    x = convert_to_tensor(x, dtype=dtype)
+    if axis is None:
+        x, axis = shape_ops.reshape(x, (-1,)), 0
+    out = Tensor(x._device.xp.cumprod(x._value, axis=axis), x._device)
+    if _tape._active and x._value.dtype.kind == "f":
+        def backward(g):
+            # d out_j / d x_i = out_j / x_i for j >= i (valid for nonzero x)
+            summed = shape_ops.flip(cumsum(shape_ops.flip(ew.multiply(g, out), axis), axis), axis)
+            return (ew.divide(summed, x),)
+        _tape.record("cumprod", (x,), (out,), backward)
+    return out
+
+
+def var(x, axis=None, keepdims=False):
+    """Biased variance over `axis` (divides by N, like Keras)."""
+    x = core.float_operand(x)
+    centred = ew.subtract(x, mean(x, axis=axis, keepdims=True))
+    return mean(ew.square(centred), axis=axis, keepdims=keepdims)
+
+
+def std(x, axis=None, keepdims=False):
+    """Standard deviation over `axis` (biased, like Keras)."""
+    return ew.sqrt(var(x, axis=axis, keepdims=keepdims))
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """log(sum(exp(x))) computed stably (max-shifted)."""
+    x = core.float_operand(x)
+    m = core.stop_gradient(max(x, axis=axis, keepdims=True))
+    m = ew.where(ew.isfinite(m), m, 0.0)
+    summed = sum(ew.exp(ew.subtract(x, m)), axis=axis, keepdims=True)
+    out = ew.add(ew.log(summed), m)
+    if not keepdims:
+        from kerasish.ops import manipulation as shape_ops
+        axes = _axes(axis, x.ndim)
+        out = shape_ops.reshape(out, tuple(n for i, n in enumerate(x.shape) if i not in axes))
+    return out
+
+
+def _index_reduction(name):
+    def op(x, axis=None, keepdims=False):
+        x = convert_to_tensor(x)
+        xp = x._device.xp
+        result = getattr(xp, name)(x._value, axis=axis, keepdims=keepdims)
+        return Tensor(xp.asarray(result).astype("int32"), x._device)
+    op.__name__ = name
+    op.__doc__ = f"Indices of the {name[3:]}imum along `axis` (int32, no gradient)."
+    return op
+
+
+argmax = _index_reduction("argmax")
+argmin = _index_reduction("argmin")
+
+
+def any(x, axis=None, keepdims=False):  # noqa: A001
+    """True where any element along `axis` is truthy."""
+    x = convert_to_tensor(x)
+    return Tensor(x._device.xp.any(x._value, axis=axis, keepdims=keepdims), x._device)
+
+
+def all(x, axis=None, keepdims=False):  # noqa: A001
+    """True where every element along `axis` is truthy."""
+    x = convert_to_tensor(x)
+    return Tensor(x._device.xp.all(x._value, axis=axis, keepdims=keepdims), x._device)
+
+
+def count_nonzero(x, axis=None):
+    """Number of non-zero elements along `axis` (int32)."""
+    x = convert_to_tensor(x)
+    xp = x._device.xp
+    return Tensor(xp.asarray(xp.count_nonzero(x._value, axis=axis)).astype("int32"), x._device)
