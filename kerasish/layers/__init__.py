@@ -1,0 +1,30 @@
+"""kerasish.layers: one public class per module, exported here with Keras's names."""
+from kerasish.layers.activations.elu import ELU
+from kerasish.layers.activations.leaky_relu import LeakyReLU
+from kerasish.layers.activations.prelu import PReLU
+from kerasish.layers.activations.relu import ReLU
+from kerasish.layers.activations.softmax import Softmax
+from kerasish.layers.core.activation import Activation
+from kerasish.layers.core.dense import Dense
+from kerasish.layers.core.identity import Identity
+from kerasish.layers.core.input_layer import Input, InputLayer
+from kerasish.layers.core.lambda_layer import Lambda
+from kerasish.layers.input_spec import InputSpec
+from kerasish.layers.layer import Layer
+from kerasish.layers.merging.add import Add
+from kerasish.layers.merging.average import Average
+from kerasish.layers.merging.concatenate import Concatenate
+from kerasish.layers.merging.dot import Dot
+from kerasish.layers.merging.maximum import Maximum
+from kerasish.layers.merging.minimum import Minimum
+from kerasish.layers.merging.multiply import Multiply
+from kerasish.layers.merging.subtract import Subtract
+from kerasish.layers.regularization.dropout import Dropout
+from kerasish.layers.reshaping.flatten import Flatten
+from kerasish.layers.reshaping.permute import Permute
+from kerasish.layers.reshaping.repeat_vector import RepeatVector
+from kerasish.layers.reshaping.reshape import Reshape
+
+# --- vision layers (convolution, pooling, normalization, image reshaping)
+
+# --- sequence layers (embedding, recurrent, masking, wrappers)

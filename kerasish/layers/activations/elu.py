@@ -1,0 +1,31 @@
+"""ELU layer."""
+from kerasish import ops
+from kerasish.layers.layer import Layer
+
+
+class ELU(Layer):
+    """Exponential linear unit: `x` if x > 0 else `alpha * (exp(x) - 1)`.
+
+    Args:
+        alpha: scale for the negative part (default 1.0).
+
+    Example:
+        >>> keras.layers.ELU()(np.array([-1.0, 1.0]))
+    """
+
+    def __init__(self, alpha=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha = alpha
+        self.supports_masking = True
+        self.built = True
+
+    def call(self, inputs):
+        return ops.elu(inputs, alpha=self.alpha)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config["alpha"] = self.alpha
+        return config

@@ -1,0 +1,114 @@
+"""Symbolic tensors and graph nodes for the functional API.
+
+`keras.Input(shape=(784,))` returns a KerasTensor: a shape (with None for
+unknown sizes) and a dtype, no data. Calling a layer on KerasTensors
+records a `Node` and returns new KerasTensors, so a functional `Model`
+can later replay the graph on real data.
+"""
+from kerasish.backend import config
+from kerasish.utils import tree
+
+
+class KerasTensor:
+    """A symbolic placeholder: shape, dtype and the node that produced it.
+
+    Args:
+        shape: tuple with ints or None.
+        dtype: dtype name.
+        name: optional name.
+
+    Example:
+        >>> x = keras.Input(shape=(3,))
+        >>> x.shape
+        (None, 3)
+    """
+
+    def __init__(self, shape, dtype=None, sparse=False, name=None):
+        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.dtype = config.standardize_dtype(dtype)
+        self.sparse = sparse
+        self.name = name
+        self._keras_history = None  # (layer, node_index, tensor_index)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __repr__(self):
+        return (f"<KerasTensor shape={self.shape}, dtype={self.dtype}, "
+                f"sparse={self.sparse}, name={self.name}>")
+
+    def __array__(self, *args, **kwargs):
+        raise ValueError(
+            "A KerasTensor is symbolic: it is a placeholder for a tensor in a functional "
+            "model and has no value. Call the model on data to get values."
+        )
+
+    def __len__(self):
+        raise TypeError("KerasTensor has no len(); use .shape.")
+
+    def _op(self, fn, *args, **kwargs):
+        from kerasish.layers.core.lambda_layer import SymbolicOp
+        return SymbolicOp(fn, kwargs)(self, *args)
+
+
+def _install_operators():
+    """KerasTensor arithmetic (x + 1, x[:, 0], ...) becomes a recorded symbolic op."""
+    from kerasish import ops
+
+    def binary(fn):
+        return lambda self, other: self._op(lambda a, b: fn(a, b), other)
+
+    def rbinary(fn):
+        return lambda self, other: self._op(lambda a, b: fn(b, a), other)
+
+    pairs = {"add": ops.add, "sub": ops.subtract, "mul": ops.multiply,
+             "truediv": ops.divide, "pow": ops.power, "matmul": ops.matmul}
+    for name, fn in pairs.items():
+        setattr(KerasTensor, f"__{name}__", binary(fn))
+        setattr(KerasTensor, f"__r{name}__", rbinary(fn))
+    KerasTensor.__neg__ = lambda self: self._op(ops.negative)
+    KerasTensor.__getitem__ = lambda self, key: self._op(lambda a: a[key])
+
+
+def any_symbolic(*args, **kwargs):
+    """True if any leaf of the arguments is a KerasTensor."""
+    return any(isinstance(x, KerasTensor) for x in tree.flatten([args, kwargs]))
+
+
+class Node:
+    """One call of a layer inside a functional graph.
+
+    Args:
+        layer: the layer called.
+        call_args, call_kwargs: the arguments, KerasTensors left in place.
+        outputs: the KerasTensors it produced (nested structure).
+    """
+
+    def __init__(self, layer, call_args, call_kwargs, outputs):
+        self.layer = layer
+        self.call_args = call_args
+        self.call_kwargs = call_kwargs
+        self.outputs = outputs
+        self.input_tensors = [x for x in tree.flatten([call_args, call_kwargs])
+                              if isinstance(x, KerasTensor)]
+        self.output_tensors = tree.flatten(outputs)
+        node_index = len(layer._inbound_nodes)
+        layer._inbound_nodes.append(self)
+        for i, t in enumerate(self.output_tensors):
+            t._keras_history = (layer, node_index, i)
+
+    @property
+    def parent_nodes(self):
+        """Nodes that produced this node's inputs."""
+        parents = []
+        for t in self.input_tensors:
+            layer, node_index, _ = t._keras_history
+            node = layer._inbound_nodes[node_index]
+            if node not in parents:
+                parents.append(node)
+        return parents
+
+    @property
+    def is_input(self):
+        return not self.input_tensors

@@ -1,0 +1,526 @@
+"""Layer: the base class of every layer and model (Keras 3's contract).
+
+`__call__` converts inputs, resolves `training`, fills `mask`, builds the
+layer once from the input shape, checks `input_spec`, runs `call`, and
+attaches the output mask. Called on KerasTensors it records a graph node
+instead (functional API). Sublayers and variables assigned as attributes
+(also inside lists and dicts) are found by scanning the instance.
+"""
+import inspect
+import threading
+import warnings
+
+from kerasish import dtype_policies
+from kerasish.autodiff.tensor import Tensor, Variable
+from kerasish.backend import config, devices
+from kerasish.layers import symbolic
+from kerasish.layers.input_spec import assert_input_compatibility
+from kerasish.layers.keras_tensor import KerasTensor, any_symbolic
+from kerasish.ops import core
+from kerasish.utils import naming, tree
+
+_BASE_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights",
+                "input_length"}
+_state = threading.local()
+_loss_counter = [0]  # bumped by add_loss, so clearing is skipped while nobody adds losses
+
+
+def _context():
+    if not hasattr(_state, "calls"):
+        _state.calls = []      # (layer, training) of the calls in progress
+        _state.scopes = []     # name scope for variable paths
+    return _state
+
+
+class Layer:
+    """Base class of layers: owns weights, computes `call`, builds lazily.
+
+    Subclass it and implement `build(input_shape)` (create weights with
+    `add_weight`) and `call(inputs, training=None, mask=None)`.
+
+    Args:
+        trainable: whether the layer's weights are updated by training.
+        name: unique name; auto-generated from the class name if None.
+        dtype: dtype or policy name for weights and computation (floatx default).
+        activity_regularizer: optional regularizer applied to the output.
+        autocast: cast floating inputs to the compute dtype.
+
+    Example:
+        >>> class Linear(keras.layers.Layer):
+        ...     def __init__(self, units=32, **kwargs):
+        ...         super().__init__(**kwargs)
+        ...         self.units = units
+        ...     def build(self, input_shape):
+        ...         self.w = self.add_weight(shape=(input_shape[-1], self.units))
+        ...     def call(self, inputs):
+        ...         return keras.ops.matmul(inputs, self.w)
+    """
+
+    def __new__(cls, *args, **kwargs):
+        obj = super().__new__(cls)
+        obj.__dict__["_init_args"] = (args, dict(kwargs))
+        return obj
+
+    def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None,
+                 autocast=True, name=None, **kwargs):
+        unknown = set(kwargs) - _BASE_KWARGS
+        if unknown:
+            raise TypeError(
+                f"Unrecognized keyword arguments passed to {type(self).__name__}: "
+                f"{ {k: kwargs[k] for k in sorted(unknown)} }"
+            )
+        self._input_shape_arg = _input_shape_from_kwargs(kwargs)
+        self.name = name or naming.auto_name(type(self).__name__)
+        self._dtype_policy = dtype_policies.get(dtype)
+        self._trainable = bool(trainable)
+        self.autocast = autocast
+        self.built = False
+        self.supports_masking = type(self).compute_mask is not Layer.compute_mask
+        self.input_spec = None
+        self._trainable_variables = []
+        self._non_trainable_variables = []
+        self._losses = []
+        self._inbound_nodes = []
+        self._build_shapes = None
+        self._activity_regularizer = None
+        if activity_regularizer is not None:
+            from kerasish import regularizers
+            self._activity_regularizer = regularizers.get(activity_regularizer)
+        self._initial_weights = kwargs.get("weights")
+
+    # Dtypes -----------------------------------------------------------------
+    @property
+    def dtype_policy(self):
+        return self._dtype_policy
+
+    @property
+    def dtype(self):
+        """The variable dtype name, e.g. "float32"."""
+        return self._dtype_policy.variable_dtype
+
+    @property
+    def compute_dtype(self):
+        return self._dtype_policy.compute_dtype
+
+    @property
+    def variable_dtype(self):
+        return self._dtype_policy.variable_dtype
+
+    @property
+    def activity_regularizer(self):
+        return self._activity_regularizer
+
+    # Weights ----------------------------------------------------------------
+    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
+                   autocast=True, regularizer=None, constraint=None, aggregation="none",
+                   overwrite_with_gradient=False, name=None):
+        """Creates a weight Variable owned by this layer.
+
+        Args:
+            shape: the shape (a scalar if None).
+            initializer: initializer object or name; glorot_uniform for
+                floats, zeros for ints/bools when None.
+            dtype: variable dtype (the layer's variable dtype by default).
+            trainable: trainable (watched by tapes, updated by optimizers).
+            regularizer: optional penalty added to `layer.losses`.
+            constraint: optional projection applied after optimizer updates.
+            name: short name, e.g. "kernel".
+
+        Returns:
+            Variable.
+        """
+        from kerasish import constraints, initializers, regularizers
+        dtype = config.standardize_dtype(dtype or self.variable_dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if config.is_float_dtype(dtype) else "zeros"
+        name = name or naming.auto_name("variable")
+        scopes = _context().scopes
+        with devices.device(devices.current_device()):
+            variable = Variable(initializers.get(initializer), shape=tuple(shape or ()),
+                                dtype=dtype, trainable=trainable, autocast=autocast,
+                                aggregation=aggregation, name=name,
+                                constraint=constraints.get(constraint))
+        variable.path = "/".join(scopes + [name]) if scopes else f"{self.name}/{name}"
+        variable.regularizer = regularizers.get(regularizer)
+        (self._trainable_variables if trainable else self._non_trainable_variables).append(variable)
+        from kerasish.distribute import distribute_lib
+        distribute_lib.on_variable_created(variable)
+        return variable
+
+    add_variable = add_weight
+
+    def _own_variables(self):
+        own = self._trainable_variables + self._non_trainable_variables
+        known = {id(v) for v in own}
+        extra = [v for v in _scan(self)[1] if id(v) not in known]
+        return own + extra
+
+    @property
+    def weights(self):
+        """All weights: own (trainable then non-trainable), then sublayers'."""
+        seen, out = set(), []
+        for v in self._own_variables():
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+        for layer in self._layers:
+            for v in layer.weights:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    out.append(v)
+        return out
+
+    variables = weights
+
+    @property
+    def trainable_weights(self):
+        return [v for v in self.weights if v.trainable] if self.trainable else []
+
+    trainable_variables = trainable_weights
+
+    @property
+    def non_trainable_weights(self):
+        return [v for v in self.weights if not v.trainable] if self.trainable else self.weights
+
+    non_trainable_variables = non_trainable_weights
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        value = bool(value)
+        self._trainable = value
+        for v in self._trainable_variables:
+            v.trainable = value
+        for layer in self._layers:
+            layer.trainable = value
+
+    def get_weights(self):
+        """Copies of the weights as numpy arrays, in `weights` order."""
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, weights):
+        """Sets the weights from numpy arrays in `weights` order (shapes must match)."""
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(
+                f"You called `set_weights(weights)` on layer '{self.name}' with a weight list "
+                f"of length {len(weights)}, but the layer was expecting {len(params)} weights."
+            )
+        for v, w in zip(params, weights):
+            if tuple(v.shape) != tuple(getattr(w, "shape", ())):
+                raise ValueError(
+                    f"Layer {self.name} weight shape {v.shape} is not compatible with provided "
+                    f"weight shape {getattr(w, 'shape', ())}."
+                )
+        for v, w in zip(params, weights):
+            v.assign(w)
+
+    def count_params(self):
+        """Number of scalars in all weights (the layer must be built)."""
+        if not self.built:
+            raise ValueError(
+                f"You tried to call `count_params` on layer '{self.name}', but the layer isn't "
+                "built. You can build it manually via: `layer.build(input_shape)`."
+            )
+        total = 0
+        for v in self.weights:
+            n = 1
+            for d in v.shape:
+                n *= d
+            total += n
+        return total
+
+    # Sublayers -------------------------------------------------------------
+    @property
+    def _layers(self):
+        return _scan(self)[0]
+
+    def _flatten_layers(self, include_self=True, recursive=True):
+        """This layer and all nested layers, depth first, each once."""
+        out, seen, stack = [], set(), [self]
+        while stack:
+            layer = stack.pop(0)
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            if layer is not self or include_self:
+                out.append(layer)
+            if recursive or layer is self:
+                stack = list(layer._layers) + stack
+        return out
+
+    # Losses ----------------------------------------------------------------
+    def add_loss(self, loss):
+        """Adds a scalar loss tensor (collected in `losses`, cleared each outer call)."""
+        self._losses.append(loss)
+        _loss_counter[0] += 1
+
+    @property
+    def losses(self):
+        """Losses added in the last call plus weight regularization penalties."""
+        out = []
+        for layer in self._flatten_layers():
+            out.extend(layer._losses)
+            for v in layer._own_variables():
+                if getattr(v, "regularizer", None) is not None and v.trainable:
+                    out.append(v.regularizer(v))
+        return out
+
+    def _clear_losses(self):
+        for layer in self._flatten_layers():
+            layer._losses = []
+
+    # Calling ---------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if any_symbolic(*args, **kwargs):
+            return symbolic.symbolic_call(self, args, kwargs)
+        sig = _signature(type(self))
+        args = tuple(_convert_input(a, self) for a in args) if args else args
+        if not args and sig.first in kwargs:
+            kwargs[sig.first] = _convert_input(kwargs[sig.first], self)
+        first = args[0] if args else kwargs.get(sig.first)
+        ctx = _context()
+        training = kwargs.get("training")
+        if training is None:
+            training = ctx.calls[-1][1] if ctx.calls else sig.training_default
+        if sig.has_training:
+            kwargs["training"] = training
+        else:
+            kwargs.pop("training", None)
+        previous_mask = _get_mask(first)
+        if sig.has_mask and kwargs.get("mask") is None and previous_mask is not None:
+            kwargs["mask"] = previous_mask
+        if not self.built:
+            self._build_from_inputs(args, kwargs, sig)
+        assert_input_compatibility(self.input_spec, first, self.name)
+        outermost = not ctx.calls
+        if outermost and _loss_counter[0]:
+            self._clear_losses()
+        ctx.calls.append((self, training))
+        ctx.scopes.append(self.name)
+        try:
+            outputs = self.call(*args, **kwargs)
+        finally:
+            ctx.calls.pop()
+            ctx.scopes.pop()
+        self._after_call(first, previous_mask, outputs)
+        return outputs
+
+    def _build_from_inputs(self, args, kwargs, sig):
+        first = args[0] if args else kwargs.get(sig.first)
+        shapes = tree.map_structure(lambda t: tuple(t.shape) if t is not None else None, first) \
+            if first is not None else None
+        self._maybe_build(shapes)
+
+    def _maybe_build(self, input_shape):
+        """Runs `build(input_shape)` once, inside this layer's name scope."""
+        if self.built:
+            return
+        ctx = _context()
+        ctx.scopes.append(self.name)
+        try:
+            if _overrides(self, "build"):
+                self.build(input_shape)
+            self._build_shapes = input_shape
+        finally:
+            ctx.scopes.pop()
+        self.built = True
+        if self._initial_weights is not None:
+            self.set_weights(self._initial_weights)
+            self._initial_weights = None
+
+    def build(self, input_shape):
+        """Creates the layer's weights; override it. Called once before `call`."""
+        self._build_shapes = input_shape
+        self.built = True
+
+    def call(self, *args, **kwargs):
+        """The layer's computation; override it."""
+        raise NotImplementedError(
+            f"Layer {type(self).__name__} does not have a `call()` method implemented."
+        )
+
+    def _after_call(self, inputs, previous_mask, outputs):
+        if self._activity_regularizer is not None:
+            for out in tree.flatten(outputs):
+                batch = out.shape[0] if out.ndim else 1
+                self.add_loss(self._activity_regularizer(out) / float(batch))
+        if self.supports_masking or previous_mask is not None:
+            mask = self.compute_mask(inputs, previous_mask)
+            if mask is not None:
+                for out in tree.flatten(outputs):
+                    if isinstance(out, Tensor) and out._keras_mask is None and out is not inputs:
+                        out._keras_mask = mask
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """The output mask; by default the input mask if masking is supported."""
+        return previous_mask if self.supports_masking else None
+
+    def compute_output_shape(self, *args, **kwargs):
+        """Output shape(s) for given input shape(s), found by a probe run by default."""
+        return symbolic.probe_output_shape(self, args, kwargs)
+
+    def compute_output_spec(self, *args, **kwargs):
+        """Output KerasTensor(s) for symbolic inputs."""
+        return symbolic.output_spec(self, args, kwargs)
+
+    # Graph accessors --------------------------------------------------------
+    def _node_tensors(self, attr):
+        if not self._inbound_nodes:
+            raise AttributeError(
+                f"The layer {self.name} has never been called and thus has no defined {attr}."
+            )
+        node = self._inbound_nodes[0]
+        tensors = node.input_tensors if attr == "input" else node.outputs
+        return tensors[0] if attr == "input" and len(tensors) == 1 else tensors
+
+    @property
+    def input(self):
+        return self._node_tensors("input")
+
+    @property
+    def output(self):
+        return self._node_tensors("output")
+
+    # Config ----------------------------------------------------------------
+    def get_config(self):
+        """Constructor arguments as a JSON-friendly dict."""
+        from kerasish.saving import serialization
+        base = {"name": self.name, "trainable": self.trainable,
+                "dtype": serialization.serialize_dtype_policy(self._dtype_policy)}
+        if type(self).get_config is Layer.get_config and type(self).__module__.split(".")[0] != "kerasish":
+            args, kwargs = self._init_args
+            if args:
+                params = [p for p in inspect.signature(type(self).__init__).parameters][1:]
+                kwargs = {**dict(zip(params, args)), **kwargs}
+            base.update({k: v for k, v in kwargs.items() if k not in base})
+        return base
+
+    @classmethod
+    def from_config(cls, config_dict):
+        """Creates a layer from `get_config()`'s output."""
+        config_dict = dict(config_dict)
+        if isinstance(config_dict.get("dtype"), dict):
+            config_dict["dtype"] = dtype_policies.get(config_dict["dtype"])
+        return cls(**config_dict)
+
+    def get_build_config(self):
+        if self._build_shapes is not None:
+            return {"input_shape": self._build_shapes}
+        return None
+
+    def build_from_config(self, build_config):
+        if build_config and build_config.get("input_shape") is not None:
+            self._maybe_build(_as_shape(build_config["input_shape"]))
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+# Helpers -------------------------------------------------------------------
+class _Signature:
+    def __init__(self, cls):
+        params = inspect.signature(cls.call).parameters
+        names = [p for p in params if p != "self"]
+        self.first = names[0] if names else None
+        self.has_training = "training" in params or any(
+            p.kind == p.VAR_KEYWORD for p in params.values())
+        self.has_mask = "mask" in params
+        default = params["training"].default if "training" in params else None
+        self.training_default = None if default is inspect.Parameter.empty else default
+
+
+_signatures = {}
+
+
+def _signature(cls):
+    sig = _signatures.get(cls)
+    if sig is None:
+        sig = _signatures[cls] = _Signature(cls)
+    return sig
+
+
+def _overrides(layer, method):
+    """True when the layer's class defines its own `method` (not a base default)."""
+    impl = getattr(type(layer), method)
+    return impl is not getattr(Layer, method) and not getattr(impl, "_kerasish_default", False)
+
+
+def _convert_input(x, layer):
+    """numpy/lists -> Tensor; floating inputs cast to the compute dtype (autocast)."""
+    if isinstance(x, (list, tuple, dict)):
+        return tree.map_structure(lambda v: _convert_input(v, layer), x)
+    if x is None or isinstance(x, (str, bool, KerasTensor)):
+        return x
+    if not isinstance(x, Tensor):
+        if isinstance(x, (int, float)):
+            return x
+        x = core.convert_to_tensor(x)
+    if layer.autocast and x._value.dtype.kind == "f" and x.dtype != layer.compute_dtype \
+            and not isinstance(x, Variable):
+        mask = x._keras_mask
+        x = core.cast(x, layer.compute_dtype)
+        x._keras_mask = mask
+    return x
+
+
+def _get_mask(x):
+    if isinstance(x, Tensor):
+        return x._keras_mask
+    if isinstance(x, (list, tuple)):
+        masks = [_get_mask(v) for v in x]
+        return masks if any(m is not None for m in masks) else None
+    return None
+
+
+def _scan(layer):
+    """(sublayers, variables) assigned as attributes, lists and dicts included."""
+    layers, variables, seen = [], [], {id(layer)}
+    stack = [v for k, v in layer.__dict__.items() if k not in _SKIP_ATTRS]
+    stack.reverse()
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Layer):
+            if id(value) not in seen:
+                seen.add(id(value))
+                layers.append(value)
+        elif isinstance(value, Variable):
+            if id(value) not in seen:
+                seen.add(id(value))
+                variables.append(value)
+        elif isinstance(value, (list, tuple)):
+            stack.extend(reversed(value))
+        elif isinstance(value, dict):
+            stack.extend(reversed(list(value.values())))
+    return layers, variables
+
+
+_SKIP_ATTRS = {"_inbound_nodes", "_init_args", "_trainable_variables",
+               "_non_trainable_variables", "_losses", "_build_shapes", "_initial_weights",
+               "_outputs", "_inputs", "_nodes_by_depth", "_trainer_state", "optimizer",
+               "history", "_compile_config", "_callbacks", "_parent_model"}
+
+
+def _input_shape_from_kwargs(kwargs):
+    if kwargs.get("batch_input_shape") is not None:
+        return tuple(kwargs["batch_input_shape"])
+    if kwargs.get("input_shape") is not None:
+        return (kwargs.get("batch_size"),) + tuple(kwargs["input_shape"])
+    if kwargs.get("input_dim") is not None:
+        return (kwargs.get("batch_size"), kwargs["input_dim"])
+    return None
+
+
+def _as_shape(value):
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], (list, tuple)):
+        return [tuple(v) for v in value]
+    return tuple(value) if value is not None else None
+
+
+def warn_not_built(layer):
+    warnings.warn(
+        f"`build()` was called on layer '{layer.name}', however the layer does not have a "
+        "`build()` method implemented and it looks like it has unbuilt state.", stacklevel=3)

@@ -1,0 +1,15 @@
+"""Add: merges a list of tensors elementwise."""
+from kerasish import ops
+from kerasish.layers.merging.base_merge import Merge
+
+
+class Add(Merge):
+    """Adds a list of inputs elementwise (same shapes, broadcasting allowed).
+
+    Example:
+        >>> keras.layers.Add()([np.ones((2, 3)), np.ones((2, 3))]).shape
+        (2, 3)
+    """
+
+    def _merge(self, a, b):
+        return ops.add(a, b)

@@ -1,0 +1,15 @@
+"""Minimum: merges a list of tensors elementwise."""
+from kerasish import ops
+from kerasish.layers.merging.base_merge import Merge
+
+
+class Minimum(Merge):
+    """Takes the elementwise minimum of a list of inputs elementwise (same shapes, broadcasting allowed).
+
+    Example:
+        >>> keras.layers.Minimum()([np.ones((2, 3)), np.ones((2, 3))]).shape
+        (2, 3)
+    """
+
+    def _merge(self, a, b):
+        return ops.minimum(a, b)

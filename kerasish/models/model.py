@@ -1,0 +1,121 @@
+"""Model: a Layer with training (compile/fit/evaluate/predict) and inspection.
+
+`keras.Model(inputs, outputs)` returns a `Functional`; subclasses of
+`Model` define `call` and track layers assigned as attributes.
+"""
+from kerasish.layers.layer import Layer
+from kerasish.trainers.trainer import Trainer
+
+
+class Model(Trainer, Layer):
+    """A trainable model: subclass it, or call it as `keras.Model(inputs, outputs)`.
+
+    Example:
+        >>> class MyModel(keras.Model):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.d1 = keras.layers.Dense(64, activation="relu")
+        ...         self.d2 = keras.layers.Dense(10)
+        ...     def call(self, x, training=None):
+        ...         return self.d2(self.d1(x))
+    """
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            from kerasish.models.functional import Functional
+            return Functional.__new__(Functional, *args, **kwargs)
+        return super().__new__(cls, *args, **kwargs)
+
+    def __init__(self, *args, **kwargs):
+        if args or "inputs" in kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.__init__ got inputs/outputs: build functional models with "
+                "keras.Model(inputs, outputs), or call super().__init__(**kwargs) in a subclass."
+            )
+        trainer_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in ("steps_per_execution",)}
+        Layer.__init__(self, **kwargs)
+        Trainer.__init__(self, **trainer_kwargs)
+
+    @property
+    def layers(self):
+        """The model's direct sublayers, in assignment order."""
+        return list(self._layers)
+
+    def get_layer(self, name=None, index=None):
+        """Returns a sublayer by name or index.
+
+        Args:
+            name: the layer's name.
+            index: position in `model.layers`.
+        """
+        if index is not None and name is not None:
+            raise ValueError("Provide only a layer name or a layer index, not both.")
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError(
+                    f"Was asked to retrieve layer at index {index} but model only has "
+                    f"{len(self.layers)} layers."
+                )
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(
+            f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}."
+        )
+
+    def build(self, input_shape):
+        """Marks the model built; a subclass builds its layers in its own `build`.
+
+        As in Keras 3, a subclass without `build()` is not traced: its layers
+        build on the first call on data (a warning says so).
+        """
+        from kerasish.layers.layer import warn_not_built
+        if any(not layer.built for layer in self._flatten_layers(include_self=False)):
+            warn_not_built(self)
+        self.built = True
+
+    build._kerasish_default = True
+
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False, layer_range=None):
+        """Prints Keras 3's summary table of the model.
+
+        Args:
+            line_length: total width (default 88, or 108 with `Connected to`).
+            positions: relative or absolute column ends.
+            print_fn: called once with the whole table text instead of printing.
+            expand_nested: also list the layers of nested models.
+            show_trainable: add a Trainable column.
+            layer_range: (first, last) layer names to show.
+        """
+        from kerasish.models import summary
+        summary.print_model_summary(self, line_length=line_length, positions=positions,
+                                    print_fn=print_fn, expand_nested=expand_nested,
+                                    show_trainable=show_trainable, layer_range=layer_range)
+
+    # Saving: delegated to kerasish.saving --------------------------------
+    def save_weights(self, filepath, overwrite=True, max_shard_size=None):
+        """Saves all weights to a `.weights.h5` file in Keras 3's layout."""
+        from kerasish.saving import saving_api
+        return saving_api.save_weights(self, filepath, overwrite=overwrite,
+                                       max_shard_size=max_shard_size)
+
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+        """Loads weights from `.weights.h5`, `.keras` or legacy `.h5` files."""
+        from kerasish.saving import saving_api
+        return saving_api.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
+
+    def save(self, filepath, overwrite=True, zipped=None, **kwargs):
+        """Saves the whole model (config, weights, optimizer) to `.keras` or `.h5`."""
+        from kerasish.saving import saving_api
+        return saving_api.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
+
+    def get_config(self):
+        """Subclassed models: the constructor arguments if JSON-friendly."""
+        return Layer.get_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = {k: v for k, v in config.items() if k not in ("trainable", "dtype")}
+        return cls(**config)

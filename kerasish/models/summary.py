@@ -1,0 +1,124 @@
+"""Turns a model into the rows and totals of Keras 3's summary table.
+
+The drawing itself is `kerasish.utils.summary_utils.render_summary`.
+"""
+import math
+
+from kerasish.backend import config
+from kerasish.layers.core.input_layer import InputLayer
+from kerasish.utils import summary_utils, tree
+
+
+def print_model_summary(model, line_length=None, positions=None, print_fn=None,
+                        expand_nested=False, show_trainable=False, layer_range=None):
+    """Prints (or passes to `print_fn`) the summary table of `model`."""
+    from kerasish.models.functional import Functional
+    from kerasish.models.sequential import Sequential
+    layers = model.layers
+    if isinstance(model, Functional) and not isinstance(model, Sequential):
+        layers = model._functional_layers
+    sequential_like = not isinstance(model, Functional) or _is_chain(model)
+    rows = []
+    for layer in _select(layers, layer_range):
+        rows.extend(_rows(model, layer, 0, sequential_like, expand_nested))
+    summary_utils.render_summary(model.name, rows, sequential_like=sequential_like,
+                                 line_length=line_length, positions=positions,
+                                 print_fn=print_fn, show_trainable=show_trainable,
+                                 totals=_totals(model))
+
+
+def _select(layers, layer_range):
+    if layer_range is None:
+        return layers
+    names = [l.name for l in layers]
+    first, last = layer_range
+    if first not in names or last not in names:
+        raise ValueError(f"layer_range {layer_range} must name layers of the model: {names}")
+    return layers[names.index(first):names.index(last) + 1]
+
+
+def _rows(model, layer, depth, sequential_like, expand_nested):
+    row = {"name": f"{layer.name} ({type(layer).__name__})",
+           "output_shape": _output_shape(layer),
+           "params": _params(layer),
+           "connected_to": "" if sequential_like else _connected_to(model, layer),
+           "trainable": _trainable(layer), "depth": depth}
+    rows = [row]
+    if expand_nested and hasattr(layer, "layers") and layer is not model:
+        for sub in layer.layers:
+            rows.extend(_rows(layer, sub, depth + 1, True, expand_nested))
+    return rows
+
+
+def _output_shape(layer):
+    if layer._inbound_nodes:
+        outputs = layer._inbound_nodes[0].outputs
+        return summary_utils.format_shape(tree.map_structure(lambda t: t.shape, outputs)
+                                          if not hasattr(outputs, "shape") else outputs.shape)
+    if layer.built and layer._build_shapes is not None:
+        try:
+            return summary_utils.format_shape(layer.compute_output_shape(layer._build_shapes))
+        except Exception:  # a layer whose shape can't be inferred shows "?" as in Keras
+            return "?"
+    return "?"
+
+
+def _params(layer):
+    if isinstance(layer, InputLayer):
+        return "0"
+    if not layer.built:
+        return "0 (unbuilt)"
+    return summary_utils.format_param_count(layer.count_params())
+
+
+def _trainable(layer):
+    if not layer.weights:
+        return "-"
+    return "Y" if layer.trainable else "N"
+
+
+def _connected_to(model, layer):
+    if isinstance(layer, InputLayer):
+        return "-"
+    parts = []
+    for node in layer._inbound_nodes:
+        for t in node.input_tensors:
+            inbound, node_index, tensor_index = t._keras_history
+            parts.append(f"{inbound.name}[{node_index}][{tensor_index}]")
+    return ", ".join(parts) if parts else "-"
+
+
+def _is_chain(model):
+    """Keras's "sequential-like" test for functional models."""
+    depth_count, seen_layers = {}, set()
+    for node in model._nodes:
+        if len(node.input_tensors) > 1:
+            return False
+        if id(node.layer) in seen_layers:
+            return False
+        seen_layers.add(id(node.layer))
+    for layer in model._functional_layers:
+        if len(layer._inbound_nodes) > 1 and not isinstance(layer, InputLayer):
+            return False
+    if len(model._inputs) > 1 or len(model._outputs) > 1:
+        return False
+    return True
+
+
+def _size(variables):
+    count = sum(math.prod(v.shape) for v in variables)
+    nbytes = sum(math.prod(v.shape) * config.to_numpy_dtype(v.dtype).itemsize for v in variables)
+    return count, nbytes
+
+
+def _totals(model):
+    trainable = _size(model.trainable_weights)
+    non_trainable = _size(model.non_trainable_weights)
+    optimizer = None
+    opt = getattr(model, "optimizer", None)
+    if opt is not None and getattr(opt, "built", False):
+        optimizer = _size(opt.variables)
+    total = (trainable[0] + non_trainable[0] + (optimizer[0] if optimizer else 0),
+             trainable[1] + non_trainable[1] + (optimizer[1] if optimizer else 0))
+    return {"total": total, "trainable": trainable, "non_trainable": non_trainable,
+            "optimizer": optimizer}

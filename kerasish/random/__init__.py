@@ -1,0 +1,182 @@
+"""Random tensors (`keras.random`): normal, uniform, truncated_normal, ...
+
+`seed` may be None (the device's global generator, set by
+`keras.utils.set_random_seed`), an int (the same numbers on every call,
+like Keras's stateless integer seeds) or a `SeedGenerator` (a stream that
+advances on each call).
+"""
+import random as _pyrandom
+
+import numpy as np
+
+from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import config, devices as _dev
+from kerasish.ops import core
+
+
+class SeedGenerator:
+    """A seeded stream of random draws, as `keras.random.SeedGenerator`.
+
+    Args:
+        seed: int seed (random if None).
+
+    Example:
+        >>> gen = keras.random.SeedGenerator(42)
+        >>> a = keras.random.normal((2,), seed=gen)
+        >>> b = keras.random.normal((2,), seed=gen)   # different from a
+    """
+
+    def __init__(self, seed=None, name=None, **kwargs):
+        self.initial_seed = int(seed) if seed is not None else int(np.random.randint(0, 2**31 - 1))
+        self.name = name or "seed_generator"
+        self._count = 0
+
+    def next(self):
+        """Returns a fresh generator for one draw and advances the stream."""
+        seed = (self.initial_seed, self._count)
+        self._count += 1
+        return seed
+
+    @property
+    def state(self):
+        """(seed, draws so far), for checkpointing."""
+        return (self.initial_seed, self._count)
+
+    def set_state(self, state):
+        self.initial_seed, self._count = int(state[0]), int(state[1])
+
+    def get_config(self):
+        return {"seed": self.initial_seed}
+
+
+def _generator(seed):
+    dev = _dev.current_device()
+    if seed is None:
+        return dev, dev.rng
+    if isinstance(seed, SeedGenerator):
+        return dev, dev.make_rng(list(seed.next()))
+    if isinstance(seed, (int, np.integer)):
+        return dev, dev.make_rng(int(seed))
+    raise ValueError(
+        f"`seed` must be None, an int or a keras.random.SeedGenerator. Received: seed={seed!r}"
+    )
+
+
+def _shape(shape):
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
+
+
+def _float(dtype):
+    dtype = config.standardize_dtype(dtype)
+    if not config.is_float_dtype(dtype):
+        raise ValueError(f"Expected a float dtype. Received: dtype={dtype}")
+    return dtype
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Samples from a normal distribution.
+
+    Args:
+        shape: output shape.
+        mean, stddev: distribution parameters.
+        dtype: float dtype (floatx by default).
+        seed: None, int or SeedGenerator.
+
+    Returns:
+        Tensor.
+    """
+    dev, gen = _generator(seed)
+    dtype = _float(dtype)
+    values = gen.standard_normal(_shape(shape)) * stddev + mean
+    return Tensor(values.astype(config.to_numpy_dtype(dtype)), dev)
+
+
+def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    """Samples uniformly from [minval, maxval)."""
+    dev, gen = _generator(seed)
+    dtype = _float(dtype)
+    values = gen.uniform(minval, maxval, _shape(shape))
+    return Tensor(values.astype(config.to_numpy_dtype(dtype)), dev)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Normal samples redrawn until within two standard deviations of the mean."""
+    dev, gen = _generator(seed)
+    dtype = _float(dtype)
+    shape = _shape(shape)
+    values = gen.standard_normal(shape)
+    bad = dev.xp.abs(values) > 2.0
+    while bool(bad.any()):
+        values[bad] = gen.standard_normal(int(bad.sum()))
+        bad = dev.xp.abs(values) > 2.0
+    return Tensor((values * stddev + mean).astype(config.to_numpy_dtype(dtype)), dev)
+
+
+def randint(shape, minval, maxval, dtype="int32", seed=None):
+    """Integers uniformly from [minval, maxval)."""
+    dev, gen = _generator(seed)
+    values = gen.integers(minval, maxval, _shape(shape))
+    return Tensor(values.astype(config.to_numpy_dtype(dtype)), dev)
+
+
+def categorical(logits, num_samples, dtype="int32", seed=None):
+    """Draws class indices from unnormalised log-probabilities, one row per batch item."""
+    logits = core.convert_to_tensor(logits)
+    dev, gen = _generator(seed)
+    xp = dev.xp
+    z = logits._value - logits._value.max(axis=-1, keepdims=True)
+    p = xp.exp(z)
+    cdf = xp.cumsum(p / p.sum(axis=-1, keepdims=True), axis=-1)
+    draws = gen.uniform(0, 1, (z.shape[0], num_samples))
+    idx = (draws[:, :, None] > cdf[:, None, :]).sum(axis=-1)
+    return Tensor(xp.minimum(idx, z.shape[-1] - 1).astype(config.to_numpy_dtype(dtype)), dev)
+
+
+def shuffle(x, axis=0, seed=None):
+    """Shuffles a tensor along `axis`."""
+    x = core.convert_to_tensor(x)
+    dev, gen = _generator(seed)
+    perm = gen.permutation(x.shape[axis])
+    from kerasish.ops import manipulation
+    return manipulation.take(x, perm, axis=axis)
+
+
+def dropout(inputs, rate, noise_shape=None, seed=None):
+    """Inverted dropout: zeroes a `rate` fraction and scales the rest by 1/(1-rate).
+
+    Args:
+        inputs: tensor.
+        rate: float in [0, 1).
+        noise_shape: shape of the keep mask, broadcast against `inputs`.
+        seed: None, int or SeedGenerator.
+    """
+    x = core.float_operand(inputs)
+    if not 0 <= rate < 1:
+        raise ValueError(f"dropout: `rate` must be in [0, 1). Received: rate={rate}")
+    if rate == 0:
+        return x
+    dev, gen = _generator(seed)
+    shape = x.shape if noise_shape is None else tuple(
+        x.shape[i] if n is None else n for i, n in enumerate(noise_shape))
+    keep = gen.random(shape, dtype=np.float32) >= rate
+    scale = (keep / (1.0 - rate)).astype(x._value.dtype)
+    out = Tensor(x._value * scale, x._device)
+    if _tape._active:
+        mask = Tensor(scale, x._device)
+        _tape.record("dropout", (x,), (out,), lambda g: (g * mask,))
+    return out
+
+
+def set_seed(seed):
+    """Seeds Python's, numpy's and every kerasish device's generators."""
+    _pyrandom.seed(seed)
+    np.random.seed(seed)
+    for name in _dev.list_devices():
+        _dev.get_device(name).seed(seed)
+    for dev in list(_dev._devices.values()):
+        dev.seed(seed)
+
+
+__all__ = ["SeedGenerator", "categorical", "dropout", "normal", "randint",
+           "shuffle", "truncated_normal", "uniform"]

@@ -1,0 +1,1 @@
+"""The training loop mixed into Model (compile, fit, evaluate, predict)."""

@@ -1,0 +1,235 @@
+"""The input seam of fit/evaluate/predict: every data source becomes batches.
+
+`get_adapter` turns numpy arrays (nested lists/dicts too), Python
+generators, `kerasish.data.Dataset`s and PyDataset-style sequences into an
+object with `num_batches` (None when unknown) and `batches()` (a fresh
+iterator of `(x, y, sample_weight)`-style numpy structures per epoch).
+"""
+import math
+import warnings
+
+import numpy as np
+
+from kerasish.autodiff.tensor import Tensor
+from kerasish.utils import tree
+
+
+def unpack_x_y_sample_weight(data):
+    """Splits a batch into (x, y, sample_weight); y and sample_weight may be None.
+
+    Example:
+        >>> x, y, sw = keras.utils.unpack_x_y_sample_weight((x_batch, y_batch))
+    """
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return data, None, None
+    if len(data) == 1:
+        return data[0], None, None
+    if len(data) == 2:
+        return data[0], data[1], None
+    if len(data) == 3:
+        return data
+    raise ValueError(
+        "Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, "
+        f"found a tuple of length {len(data)}."
+    )
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """The inverse of `unpack_x_y_sample_weight`."""
+    if y is None:
+        return (x,) if not isinstance(x, tuple) else x
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, sample_weight)
+
+
+def _to_numpy(value):
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        return value.numpy()
+    return np.asarray(value)
+
+
+def _is_array_data(x):
+    leaves = tree.flatten(x)
+    return bool(leaves) and all(isinstance(v, (np.ndarray, Tensor, list, int, float))
+                                or hasattr(v, "__array__") for v in leaves)
+
+
+class ArrayAdapter:
+    """Batches in-memory arrays, shuffling sample order each epoch if asked.
+
+    Args:
+        x, y, sample_weight: arrays or nested structures of arrays.
+        batch_size: samples per batch (last partial batch kept).
+        shuffle: True (per epoch), "batch" (shuffle whole batches), or False.
+        class_weight: dict class index -> weight, turned into sample weights.
+    """
+
+    def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False,
+                 class_weight=None):
+        self.x = tree.map_structure(_to_numpy, x)
+        self.y = tree.map_structure(_to_numpy, y) if y is not None else None
+        self.sample_weight = _to_numpy(sample_weight) if sample_weight is not None else None
+        lengths = {a.shape[0] for a in tree.flatten([self.x, self.y, self.sample_weight])
+                   if a is not None}
+        if len(lengths) > 1:
+            sizes = [(name, [a.shape[0] for a in tree.flatten(v)]) for name, v in
+                     (("x", self.x), ("y", self.y), ("sample_weight", self.sample_weight))
+                     if v is not None]
+            raise ValueError(
+                "Data cardinality is ambiguous: make sure all arrays contain the same number "
+                f"of samples. Sizes: {dict(sizes)}"
+            )
+        self.num_samples = lengths.pop() if lengths else 0
+        if self.num_samples == 0:
+            raise ValueError("Expected input data to be non-empty (got 0 samples).")
+        if class_weight is not None:
+            self.sample_weight = _class_weight_to_sample_weight(self.y, class_weight, self.sample_weight)
+        self.batch_size = batch_size or 32
+        self.shuffle = shuffle
+        self.num_batches = math.ceil(self.num_samples / self.batch_size)
+
+    def batches(self):
+        order = np.arange(self.num_samples)
+        if self.shuffle == "batch":
+            starts = np.random.permutation(self.num_batches) * self.batch_size
+        else:
+            if self.shuffle:
+                np.random.shuffle(order)
+            starts = range(0, self.num_samples, self.batch_size)
+        for start in starts:
+            index = order[start:start + self.batch_size]
+            if not self.shuffle:
+                index = slice(start, start + self.batch_size)
+            yield self._slice(index)
+
+    def _slice(self, index):
+        def take(a):
+            return a[index]
+        x = tree.map_structure(take, self.x)
+        if self.y is None:
+            return (x,)
+        y = tree.map_structure(take, self.y)
+        if self.sample_weight is None:
+            return (x, y)
+        return (x, y, self.sample_weight[index])
+
+
+def _class_weight_to_sample_weight(y, class_weight, sample_weight):
+    if y is None or tree.is_nested(y):
+        raise ValueError("`class_weight` is only supported for models with a single output.")
+    labels = y.argmax(axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else np.round(y).reshape(-1)
+    weights = np.array([class_weight.get(int(c), 1.0) for c in labels], dtype="float32")
+    return weights if sample_weight is None else weights * sample_weight
+
+
+class IterableAdapter:
+    """Batches from a generator, a Dataset or any iterable of ready batches.
+
+    Args:
+        source: a callable returning a fresh iterator, or an iterable.
+        num_batches: batches per epoch if known, else None.
+    """
+
+    def __init__(self, source, num_batches=None):
+        self.source = source
+        self.num_batches = num_batches
+        self._iterator = None
+
+    def batches(self):
+        if callable(self.source):
+            return iter(self.source())
+        if _is_one_shot(self.source):
+            if self._iterator is None:
+                self._iterator = iter(self.source)
+            return self._iterator
+        return iter(self.source)
+
+
+def _is_one_shot(source):
+    return iter(source) is source
+
+
+class SequenceAdapter:
+    """Batches from a PyDataset-style object with `__len__` and `__getitem__`."""
+
+    def __init__(self, sequence, shuffle=False):
+        self.sequence = sequence
+        self.shuffle = shuffle
+        self.num_batches = len(sequence)
+
+    def batches(self):
+        order = np.random.permutation(self.num_batches) if self.shuffle else range(self.num_batches)
+        for i in order:
+            yield self.sequence[int(i)]
+        if hasattr(self.sequence, "on_epoch_end"):
+            self.sequence.on_epoch_end()
+
+
+def get_adapter(x, y=None, sample_weight=None, batch_size=None, shuffle=False,
+                class_weight=None, steps=None):
+    """Returns the adapter for any supported input.
+
+    Raises:
+        ValueError: for unsupported inputs, or `y`/`batch_size` given with a
+            source that yields its own batches.
+    """
+    if x is None:
+        raise ValueError("Unexpected value for `x`: None. Pass input data.")
+    if _is_dataset(x) or hasattr(x, "__getitem__") and hasattr(x, "__len__") and \
+            not _is_array_data(x) and not isinstance(x, (list, tuple, dict)):
+        _refuse_extra("a dataset or sequence", y, sample_weight)
+        if _is_dataset(x):
+            cardinality = int(x.cardinality())
+            return IterableAdapter(x, cardinality if cardinality >= 0 else None)
+        return SequenceAdapter(x, shuffle=bool(shuffle))
+    if hasattr(x, "__next__") or (hasattr(x, "__iter__") and not isinstance(x, (list, tuple, dict, np.ndarray, Tensor))):
+        _refuse_extra("a generator", y, sample_weight)
+        if shuffle and shuffle != "auto":
+            warnings.warn("`shuffle=True` was passed, but will be ignored since the data `x` was "
+                          "provided as a generator.", stacklevel=3)
+        return IterableAdapter(x, None)
+    return ArrayAdapter(x, y, sample_weight, batch_size=batch_size, shuffle=shuffle,
+                        class_weight=class_weight)
+
+
+def _is_dataset(x):
+    return hasattr(x, "cardinality") and hasattr(x, "__iter__") and not isinstance(x, np.ndarray)
+
+
+def _refuse_extra(kind, y, sample_weight):
+    if y is not None:
+        raise ValueError(f"`y` argument is not supported when using {kind} as input "
+                         "(it yields its own (x, y) batches).")
+    if sample_weight is not None:
+        raise ValueError(f"`sample_weight` argument is not supported when using {kind} as input.")
+
+
+def train_validation_split(arrays, validation_split):
+    """Splits arrays: the last `validation_split` fraction is validation (before shuffling)."""
+    if not 0 < validation_split < 1:
+        raise ValueError(
+            f"`validation_split` must be between 0 and 1. Received: {validation_split}"
+        )
+    leaves = [a for a in tree.flatten(arrays) if a is not None]
+    for a in leaves:
+        if not isinstance(a, (np.ndarray, Tensor)) and not hasattr(a, "shape"):
+            raise ValueError(
+                "`validation_split` is only supported for numpy arrays and tensors; received "
+                f"{type(a).__name__}."
+            )
+    n = leaves[0].shape[0]
+    split_at = int(math.floor(n * (1.0 - validation_split)))
+    if split_at == 0 or split_at == n:
+        raise ValueError(
+            f"Training data contains {n} samples, which is not sufficient to split it into a "
+            f"validation and training set as specified by `validation_split={validation_split}`."
+        )
+
+    def part(lo, hi):
+        return tree.map_structure(lambda a: None if a is None else _to_numpy(a)[lo:hi], arrays)
+    return part(0, split_at), part(split_at, n)

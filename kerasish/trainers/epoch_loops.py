@@ -1,0 +1,182 @@
+"""The fit / evaluate / predict loops: batches in, callbacks and logs out."""
+import warnings
+
+import numpy as np
+
+from kerasish.ops import core
+from kerasish.trainers import data_adapters
+from kerasish.utils import tree
+
+
+def _verbose(verbose):
+    return 1 if verbose == "auto" else int(verbose)
+
+
+def _callbacks(model, callbacks, verbose, epochs, steps, history):
+    from kerasish.callbacks import CallbackList
+    if callbacks is not None and not isinstance(callbacks, (list, tuple)):
+        callbacks = [callbacks]
+    return CallbackList(callbacks, add_history=history, add_progbar=verbose != 0,
+                        verbose=verbose, epochs=epochs, steps=steps, model=model)
+
+
+def to_floats(logs):
+    """Reads metric tensors once (one device->host transfer per value)."""
+    return {k: float(core.convert_to_numpy(v)) for k, v in logs.items()}
+
+
+class StepIterator:
+    """Yields (step, batch) for one epoch; keeps its place across epochs.
+
+    With `steps` set, an epoch ends after that many batches; a finite
+    re-iterable source restarts when exhausted, while a one-shot generator
+    that runs dry ends training with Keras's warning.
+    """
+
+    def __init__(self, adapter, steps=None):
+        self.adapter = adapter
+        self.steps = steps
+        self._iterator = None
+        self.exhausted = False
+
+    def epoch(self):
+        if self.steps is None:
+            for step, batch in enumerate(self.adapter.batches()):
+                yield step, batch
+            return
+        if self._iterator is None:
+            self._iterator = iter(self.adapter.batches())
+        step = 0
+        restarted = False
+        while step < self.steps:
+            try:
+                batch = next(self._iterator)
+            except StopIteration:
+                self._iterator = iter(self.adapter.batches())
+                if restarted or isinstance(self.adapter, data_adapters.IterableAdapter) and \
+                        not callable(self.adapter.source) and data_adapters._is_one_shot(self.adapter.source):
+                    self.exhausted = True
+                    warnings.warn(
+                        "Your input ran out of data; interrupting training. Make sure that your "
+                        "dataset or generator can generate at least `steps_per_epoch * epochs` "
+                        "batches.", stacklevel=4)
+                    return
+                restarted = True
+                continue
+            restarted = False
+            yield step, batch
+            step += 1
+
+
+def _sorted_logs(logs):
+    return {k: logs[k] for k in sorted(logs)}
+
+
+def fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
+        validation_data, shuffle, class_weight, sample_weight, initial_epoch,
+        steps_per_epoch, validation_steps, validation_batch_size, validation_freq):
+    verbose = _verbose(verbose)
+    if validation_split and validation_data is None:
+        train, validation_data = data_adapters.train_validation_split(
+            (x, y, sample_weight), validation_split)
+        x, y, sample_weight = train
+    adapter = data_adapters.get_adapter(x, y, sample_weight, batch_size, shuffle, class_weight)
+    val_adapter = None
+    if validation_data is not None:
+        vx, vy, vsw = data_adapters.unpack_x_y_sample_weight(validation_data) \
+            if isinstance(validation_data, (tuple, list)) else (validation_data, None, None)
+        val_adapter = data_adapters.get_adapter(vx, vy, vsw, validation_batch_size or batch_size)
+    steps = steps_per_epoch or adapter.num_batches
+    cbs = _callbacks(model, callbacks, verbose, epochs, steps, history=True)
+    iterator = StepIterator(adapter, steps_per_epoch)
+    model.stop_training = False
+    model._nan_batch = False
+    model._trainable_cache = None
+    cbs.on_train_begin()
+    training_logs = None
+    for epoch in range(initial_epoch, epochs):
+        model.reset_metrics()
+        cbs.on_epoch_begin(epoch)
+        logs = {}
+        for step, batch in iterator.epoch():
+            cbs.on_train_batch_begin(step)
+            logs = to_floats(model.train_step(batch))
+            cbs.on_train_batch_end(step, logs)
+            if model._nan_batch:
+                _report_nan(model, epoch, step)
+                break
+            if model.stop_training:
+                break
+        epoch_logs = _sorted_logs(to_floats(model.get_metrics_result()) if logs else logs)
+        if val_adapter is not None and _should_validate(epoch, validation_freq):
+            val_logs = evaluate_adapter(model, val_adapter, 0, None, validation_steps)
+            epoch_logs.update({f"val_{k}": v for k, v in _sorted_logs(val_logs).items()})
+        cbs.on_epoch_end(epoch, epoch_logs)
+        training_logs = epoch_logs
+        if model.stop_training or iterator.exhausted:
+            break
+    cbs.on_train_end(training_logs)
+    return model.history
+
+
+def _report_nan(model, epoch, step):
+    model.stop_training = True
+    print(f"Epoch {epoch + 1}, batch {step + 1}: the loss is NaN or infinite; stopping "
+          "training. The weights from before this batch are kept.")
+
+
+def _should_validate(epoch, validation_freq):
+    if isinstance(validation_freq, int):
+        return (epoch + 1) % validation_freq == 0
+    return (epoch + 1) in validation_freq
+
+
+def evaluate(model, x, y, batch_size, verbose, sample_weight, steps, callbacks, return_dict):
+    adapter = data_adapters.get_adapter(x, y, sample_weight, batch_size, shuffle=False)
+    logs = evaluate_adapter(model, adapter, _verbose(verbose), callbacks, steps)
+    return format_results(model, logs, return_dict)
+
+
+def evaluate_adapter(model, adapter, verbose, callbacks, steps):
+    """Runs test_step over an adapter; returns float logs."""
+    cbs = _callbacks(model, callbacks, verbose, 1, steps or adapter.num_batches, history=False)
+    model.reset_metrics()
+    cbs.on_test_begin()
+    logs = {}
+    for step, batch in StepIterator(adapter, steps).epoch():
+        cbs.on_test_batch_begin(step)
+        logs = to_floats(model.test_step(batch))
+        cbs.on_test_batch_end(step, logs)
+    logs = _sorted_logs(to_floats(model.get_metrics_result()))
+    cbs.on_test_end(logs)
+    return logs
+
+
+def format_results(model, logs, return_dict):
+    """Keras's evaluate return: a scalar, a list in metrics order, or the dict."""
+    logs = to_floats(logs)
+    if return_dict:
+        return logs
+    names = [m.name for m in model.metrics]
+    results = [logs[n] for n in names if n in logs]
+    results += [logs[k] for k in sorted(logs) if k not in names]
+    return results[0] if len(results) == 1 else results
+
+
+def predict(model, x, batch_size, verbose, steps, callbacks):
+    adapter = data_adapters.get_adapter(x, None, None, batch_size, shuffle=False)
+    verbose = _verbose(verbose)
+    cbs = _callbacks(model, callbacks, verbose, 1, steps or adapter.num_batches, history=False)
+    cbs.on_predict_begin()
+    outputs = []
+    for step, batch in StepIterator(adapter, steps).epoch():
+        cbs.on_predict_batch_begin(step)
+        batch_out = tree.map_structure(core.convert_to_numpy, model.predict_step(batch))
+        outputs.append(batch_out)
+        cbs.on_predict_batch_end(step, {"outputs": batch_out})
+    cbs.on_predict_end()
+    if not outputs:
+        raise ValueError("Unexpected result of `predict`: no batches were produced from the input.")
+    flat = [tree.flatten(o) for o in outputs]
+    merged = [np.concatenate([f[i] for f in flat], axis=0) for i in range(len(flat[0]))]
+    return tree.pack_sequence_as(outputs[0], merged)

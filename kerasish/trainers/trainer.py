@@ -1,0 +1,221 @@
+"""Trainer: compile / fit / evaluate / predict, mixed into `Model`.
+
+One training step (`train_step`, overridable): forward under a
+GradientTape, `compute_loss`, gradients of the trainable weights, the
+optimizer update, `compute_metrics`. The loops below pull batches from a
+data adapter, drive callbacks and build the logs Keras reports.
+"""
+import numpy as np
+
+from kerasish.autodiff.tape import GradientTape
+from kerasish.ops import core, elementwise as ew
+from kerasish.trainers import compile_utils, data_adapters, epoch_loops
+from kerasish.utils import tree
+
+
+class Trainer:
+    """Training mix-in for Model (see `Model`)."""
+
+    def __init__(self, steps_per_execution=1):
+        self.compiled = False
+        self.optimizer = None
+        self.loss = None
+        self.stop_training = False
+        self.history = None
+        self._compile_loss = None
+        self._compile_metrics = None
+        self._loss_tracker = None
+        self._compile_config = None
+        self.steps_per_execution = steps_per_execution
+
+    # compile ----------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
+                weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
+                jit_compile="auto", auto_scale_loss=True):
+        """Configures the model for training.
+
+        Args:
+            optimizer: optimizer name ("adam", ...) or instance.
+            loss: loss name, function or instance; a list/dict for several outputs.
+            loss_weights: per-output weights of the loss terms.
+            metrics: metric names/objects; a list per output or a dict by output name.
+            weighted_metrics: metrics that use `sample_weight`.
+            run_eagerly, jit_compile, steps_per_execution, auto_scale_loss:
+                accepted for Keras compatibility (kerasish always runs eagerly).
+
+        Example:
+            >>> model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
+            ...               metrics=["accuracy"])
+        """
+        from kerasish import metrics as metrics_module
+        from kerasish import optimizers
+        self.optimizer = optimizers.get(optimizer)
+        self.loss = loss
+        names = self._output_names()
+        self._compile_loss = compile_utils.CompileLoss(loss, loss_weights, names) \
+            if loss is not None else None
+        self._compile_metrics = compile_utils.CompileMetrics(metrics, weighted_metrics, names)
+        self._loss_tracker = metrics_module.Mean(name="loss")
+        self._compile_config = {"optimizer": optimizer, "loss": loss, "loss_weights": loss_weights,
+                                "metrics": metrics, "weighted_metrics": weighted_metrics}
+        self.compiled = True
+        self._trainable_cache = None
+        self.stop_training = False
+
+    def _output_names(self):
+        outputs = getattr(self, "_outputs", None)
+        if outputs:
+            struct = getattr(self, "_outputs_struct", None)
+            if isinstance(struct, dict):
+                return sorted(struct)
+            return [t._keras_history[0].name for t in outputs]
+        return ["output"]
+
+    def _assert_compiled(self, method):
+        if not self.compiled:
+            raise ValueError(f"You must call `compile()` before calling `{method}()`.")
+
+    @property
+    def metrics(self):
+        """Loss tracker, compiled metrics, per-output loss trackers, then sublayers' metrics."""
+        out = []
+        if self._loss_tracker is not None:
+            out.append(self._loss_tracker)
+        if self._compile_metrics is not None:
+            out.extend(self._compile_metrics.metrics)
+        if self._compile_loss is not None:
+            out.extend(self._compile_loss.output_trackers)
+        return out
+
+    @property
+    def metrics_names(self):
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    # the step functions (override points) -------------------------------------
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss plus `model.losses` (regularizers, add_loss)."""
+        total = None
+        if self._compile_loss is not None and y is not None:
+            total = self._compile_loss(y, y_pred, sample_weight)
+        for extra in self.losses:
+            total = extra if total is None else ew.add(total, extra)
+        if total is None:
+            raise ValueError(
+                "No loss to compute. Provide a `loss` argument in `compile()` (and `y` data), "
+                "or add losses with `add_loss()`."
+            )
+        return total
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        """Updates the compiled metrics and returns `get_metrics_result()`."""
+        if y is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self):
+        """Current value of every metric, as a dict name -> Tensor."""
+        logs = {}
+        for metric in self.metrics:
+            if hasattr(metric, "update_state"):
+                result = metric.result()
+                if isinstance(result, dict):
+                    logs.update(result)
+                else:
+                    logs[metric.name] = result
+        return logs
+
+    def _trainable(self):
+        if getattr(self, "_trainable_cache", None) is None:
+            self._trainable_cache = self.trainable_weights
+        return self._trainable_cache
+
+    def train_step(self, data):
+        """One optimisation step on a batch; returns the logs dict."""
+        x, y, sample_weight = data_adapters.unpack_x_y_sample_weight(data)
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        if not _is_finite(loss):
+            self._nan_batch = True  # skip this update: the weights stay the last good ones
+            return self.get_metrics_result()
+        variables = self._trainable()
+        grads = tape.gradient(loss, variables)
+        self.optimizer.apply(grads, variables)
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def test_step(self, data):
+        """One evaluation step on a batch; returns the logs dict."""
+        x, y, sample_weight = data_adapters.unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                 training=False)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        """The model's outputs for a batch."""
+        x, _, _ = data_adapters.unpack_x_y_sample_weight(data)
+        return self(x, training=False)
+
+    # loops ------------------------------------------------------------------
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_batch_size=None, validation_freq=1):
+        """Trains the model for a number of epochs. Returns a `History`.
+
+        Arguments and semantics follow Keras 3 (`validation_split` takes the
+        last fraction of the arrays before shuffling; `batch_size` defaults
+        to 32; `epochs` is the index of the last epoch).
+        """
+        self._assert_compiled("fit")
+        return epoch_loops.fit(self, x, y, batch_size, epochs, verbose, callbacks,
+                               validation_split, validation_data, shuffle, class_weight,
+                               sample_weight, initial_epoch, steps_per_epoch, validation_steps,
+                               validation_batch_size, validation_freq)
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+                 steps=None, callbacks=None, return_dict=False, **kwargs):
+        """Returns the loss (and metrics) on data: a scalar, a list, or a dict."""
+        self._assert_compiled("evaluate")
+        return epoch_loops.evaluate(self, x, y, batch_size, verbose, sample_weight, steps,
+                                    callbacks, return_dict)
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """Returns the model's outputs on `x` as numpy arrays (batched, no tape)."""
+        return epoch_loops.predict(self, x, batch_size, verbose, steps, callbacks)
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        """One gradient update on one batch; returns the metrics (scalar/list/dict)."""
+        self._assert_compiled("train_on_batch")
+        if class_weight is not None:
+            sample_weight = data_adapters._class_weight_to_sample_weight(
+                core.convert_to_numpy(y), class_weight, sample_weight)
+        self.reset_metrics()
+        logs = self.train_step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
+        return epoch_loops.format_results(self, logs, return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """Evaluates one batch; returns the metrics (scalar/list/dict)."""
+        self._assert_compiled("test_on_batch")
+        self.reset_metrics()
+        logs = self.test_step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
+        return epoch_loops.format_results(self, logs, return_dict)
+
+    def predict_on_batch(self, x):
+        """The model's outputs for one batch, as numpy."""
+        return tree.map_structure(core.convert_to_numpy, self.predict_step((x,)))
+
+
+def _batch_size(x):
+    first = tree.flatten(x)[0]
+    return first.shape[0] if getattr(first, "ndim", 0) else 1
+
+
+def _is_finite(loss):
+    return bool(np.isfinite(core.convert_to_numpy(loss)).all())
