@@ -259,33 +259,43 @@ def backprop(nodes, targets, seeds, sources):
     source_ids = set(reach)
     relevant = []
     for node in nodes:
-        if any(id(x) in reach for x in node[0]):
-            relevant.append(node)
-            reach.update(id(o) for o in node[1])
+        for x in node[0]:
+            if id(x) in reach:
+                relevant.append(node)
+                for o in node[1]:
+                    reach.add(id(o))
+                break
     grads = {}
 
-    def accumulate(tensor, g):
-        key = id(tensor)
+    def accumulate(key, g):
         prev = grads.get(key)
         grads[key] = g if prev is None else elementwise.add(prev, g)
 
     for t, seed in zip(targets, seeds):
         if id(t) in reach:
-            accumulate(t, seed)
+            accumulate(id(t), seed)
     for inputs, outputs, backward, name, raw in reversed(relevant):
-        out_grads = [grads.get(id(o)) if id(o) in source_ids else grads.pop(id(o), None)
-                     for o in outputs]
-        if all(g is None for g in out_grads):
-            continue
-        if raw and _active:
-            _refuse_higher_order(name, inputs, out_grads)
         if len(outputs) == 1:
-            in_grads = backward(out_grads[0])
+            key = id(outputs[0])
+            g = grads.get(key) if key in source_ids else grads.pop(key, None)
+            if g is None:
+                continue
+            if raw and _active:
+                _refuse_higher_order(name, inputs, [g])
+            in_grads = backward(g)
         else:
+            out_grads = [grads.get(id(o)) if id(o) in source_ids else grads.pop(id(o), None)
+                         for o in outputs]
+            if all(g is None for g in out_grads):
+                continue
+            if raw and _active:
+                _refuse_higher_order(name, inputs, out_grads)
             in_grads = backward(_fill_missing(outputs, out_grads))
         for x, g in zip(inputs, in_grads):
-            if g is not None and id(x) in reach:
-                accumulate(x, g)
+            if g is not None:
+                key = id(x)
+                if key in reach:
+                    accumulate(key, g)
     return grads
 
 

@@ -81,6 +81,9 @@ def _bfloat16():
     return ml_dtypes.bfloat16
 
 
+_names = {}  # dtype object/str -> canonical name (numpy's dtype.name is slow)
+
+
 def standardize_dtype(dtype):
     """Returns the canonical string name of `dtype` (a str, numpy dtype or type).
 
@@ -93,6 +96,19 @@ def standardize_dtype(dtype):
     """
     if dtype is None:
         return floatx()
+    try:
+        return _names[dtype]
+    except (KeyError, TypeError):
+        pass
+    name = _standardize_uncached(dtype)
+    try:
+        _names[dtype] = name
+    except TypeError:
+        pass
+    return name
+
+
+def _standardize_uncached(dtype):
     if dtype == "bfloat16" or getattr(dtype, "__name__", None) == "bfloat16":
         if _bfloat16() is None:
             raise ValueError(

@@ -72,8 +72,14 @@ def _install_operators():
 
 
 def any_symbolic(*args, **kwargs):
-    """True if any leaf of the arguments is a KerasTensor."""
-    return any(isinstance(x, KerasTensor) for x in tree.flatten([args, kwargs]))
+    """True if any leaf of the arguments is a KerasTensor (checked cheaply first)."""
+    for x in args + tuple(kwargs.values()) if kwargs else args:
+        if isinstance(x, KerasTensor):
+            return True
+        if isinstance(x, (list, tuple, dict)) and any(
+                isinstance(leaf, KerasTensor) for leaf in tree.flatten(x)):
+            return True
+    return False
 
 
 class Node:

@@ -82,6 +82,7 @@ class Layer:
         self._losses = []
         self._inbound_nodes = []
         self._build_shapes = None
+        self._checked_shape = None  # last input shape that passed input_spec
         self._activity_regularizer = None
         if activity_regularizer is not None:
             from kerasish import regularizers
@@ -295,7 +296,10 @@ class Layer:
             kwargs["mask"] = previous_mask
         if not self.built:
             self._build_from_inputs(args, kwargs, sig)
-        assert_input_compatibility(self.input_spec, first, self.name)
+        shape = getattr(first, "shape", None)
+        if shape is None or shape != self._checked_shape:
+            assert_input_compatibility(self.input_spec, first, self.name)
+            self._checked_shape = shape
         outermost = not ctx.calls
         if outermost and _loss_counter[0]:
             self._clear_losses()

@@ -3,6 +3,7 @@
 A serialized object looks like Keras 3's:
 `{"module": "keras.layers", "class_name": "Dense", "config": {...}, "registered_name": None}`.
 """
+import contextlib
 import importlib
 
 _REGISTRY = {}          # "package>Name" -> class
@@ -14,6 +15,27 @@ _PUBLIC_MODULES = {     # our package -> the Keras module name written in config
     "activations": "keras.activations", "models": "keras.models",
     "dtype_policies": "keras", "random": "keras.random",
 }
+
+
+_safe_mode = [True]
+
+
+@contextlib.contextmanager
+def safe_mode_scope(safe_mode=True):
+    """Within it, deserializing Python code (Lambda layers) is refused if `safe_mode`."""
+    previous = _safe_mode[0]
+    _safe_mode[0] = bool(safe_mode)
+    try:
+        yield
+    finally:
+        _safe_mode[0] = previous
+
+
+def in_safe_mode():
+    """True unless inside `safe_mode_scope(False)` or after
+    `keras.config.enable_unsafe_deserialization()`."""
+    from kerasish import config
+    return _safe_mode[0] and not config.is_unsafe_deserialization_enabled()
 
 
 def register_keras_serializable(package="Custom", name=None):

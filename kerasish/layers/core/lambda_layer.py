@@ -52,7 +52,10 @@ class Lambda(Layer):
         return config
 
     @classmethod
-    def from_config(cls, config, custom_objects=None, safe_mode=True):
+    def from_config(cls, config, custom_objects=None, safe_mode=None):
+        from kerasish.saving import serialization
+        if safe_mode is None:
+            safe_mode = serialization.in_safe_mode()
         if safe_mode:
             raise ValueError(
                 "Requested the deserialization of a `Lambda` layer whose `function` is a Python "

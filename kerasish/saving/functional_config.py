@@ -1,0 +1,136 @@
+"""Functional model <-> config in Keras 3's format.
+
+Each layer entry carries `name` and `inbound_nodes`: a list of
+`{"args": [...], "kwargs": {...}}` where tensors appear as
+`{"class_name": "__keras_tensor__", "config": {"shape", "dtype",
+"keras_history": [layer_name, node_index, tensor_index]}}`. Node indexes
+count only the nodes that belong to this model.
+"""
+from kerasish.layers.keras_tensor import KerasTensor
+from kerasish.saving import serialization
+from kerasish.utils import tree
+
+
+def _local_node_index(model):
+    """Maps (layer id, global node index) to the node's index within this model."""
+    index = {}
+    model_nodes = {id(n) for n in model._nodes}
+    for layer in model._functional_layers:
+        local = 0
+        for i, node in enumerate(layer._inbound_nodes):
+            if id(node) in model_nodes or node.is_input:
+                index[(id(layer), i)] = local
+                local += 1
+    return index
+
+
+def _history(tensor, local):
+    layer, node_index, tensor_index = tensor._keras_history
+    return [layer.name, local.get((id(layer), node_index), node_index), tensor_index]
+
+
+def _encode(value, local):
+    if isinstance(value, KerasTensor):
+        return {"class_name": "__keras_tensor__",
+                "config": {"shape": list(value.shape), "dtype": value.dtype,
+                           "keras_history": _history(value, local)}}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v, local) for v in value]
+    if isinstance(value, dict):
+        return {k: _encode(v, local) for k, v in value.items()}
+    return value
+
+
+def get_functional_config(model):
+    """Keras 3's config dict of a Functional model."""
+    local = _local_node_index(model)
+    model_nodes = {id(n) for n in model._nodes}
+    layers = []
+    for layer in model._functional_layers:
+        entry = serialization.serialize_keras_object(layer)
+        entry["name"] = layer.name
+        build = layer.get_build_config() if layer.built and not layer._inbound_nodes[0].is_input \
+            else None
+        if build is not None:
+            entry["build_config"] = _jsonable(build)
+        entry["inbound_nodes"] = [
+            {"args": _encode(list(node.call_args), local), "kwargs": _encode(node.call_kwargs, local)}
+            for node in layer._inbound_nodes if id(node) in model_nodes]
+        layers.append(entry)
+
+    def refs(struct):
+        flat = [_history(t, local) for t in tree.flatten(struct)]
+        if isinstance(struct, dict):
+            return {k: _history(v, local) for k, v in struct.items()}
+        return flat[0] if isinstance(struct, KerasTensor) else flat
+
+    return {"name": model.name, "trainable": model.trainable, "layers": layers,
+            "input_layers": refs(model._inputs_struct) if not isinstance(model._inputs_struct, KerasTensor)
+            else [refs(model._inputs_struct)],
+            "output_layers": refs(model._outputs_struct)}
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def functional_from_config(cls, config, custom_objects=None):
+    """Rebuilds a Functional model by replaying the recorded layer calls."""
+    created, outputs_of = {}, {}
+    pending = []
+    for entry in config["layers"]:
+        layer = serialization.deserialize_keras_object(entry, custom_objects=custom_objects)
+        created[entry["name"]] = layer
+        if type(layer).__name__ == "InputLayer":
+            outputs_of[(entry["name"], 0)] = layer.output
+        for node in entry.get("inbound_nodes", []):
+            pending.append((entry["name"], node))
+    counters = {}
+    while pending:
+        progressed = False
+        remaining = []
+        for name, node in pending:
+            try:
+                args = _decode(node.get("args", []), outputs_of)
+                kwargs = _decode(node.get("kwargs", {}), outputs_of)
+            except KeyError:
+                remaining.append((name, node))
+                continue
+            result = created[name](*args, **kwargs)
+            index = counters.get(name, 0)
+            counters[name] = index + 1
+            outputs_of[(name, index)] = result
+            progressed = True
+        if not progressed:
+            raise ValueError(f"Cannot rebuild the functional graph: unresolved layers "
+                             f"{sorted({n for n, _ in remaining})}.")
+        pending = remaining
+
+    def resolve(ref):
+        if isinstance(ref, dict):
+            return {k: resolve(v) for k, v in ref.items()}
+        if ref and isinstance(ref[0], (list, tuple)):
+            return [resolve(r) for r in ref]
+        name, node_index, tensor_index = ref
+        return tree.flatten(outputs_of[(name, node_index)])[tensor_index]
+
+    inputs = resolve(config["input_layers"])
+    outputs = resolve(config["output_layers"])
+    if isinstance(inputs, list) and len(inputs) == 1:
+        inputs = inputs[0]
+    return cls(inputs, outputs, name=config.get("name"), trainable=config.get("trainable", True))
+
+
+def _decode(value, outputs_of):
+    if isinstance(value, dict) and value.get("class_name") == "__keras_tensor__":
+        name, node_index, tensor_index = value["config"]["keras_history"]
+        return tree.flatten(outputs_of[(name, node_index)])[tensor_index]
+    if isinstance(value, list):
+        return [_decode(v, outputs_of) for v in value]
+    if isinstance(value, dict):
+        return {k: _decode(v, outputs_of) for k, v in value.items()}
+    return value

@@ -1,0 +1,153 @@
+import numpy as np
+import pytest
+
+import kerasish as keras
+from kerasish import layers, ops
+
+
+class Linear(layers.Layer):
+    def __init__(self, units=4, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1], self.units), name="w")
+        self.b = self.add_weight(shape=(self.units,), initializer="zeros", name="b",
+                                 trainable=False)
+
+    def call(self, inputs):
+        return ops.matmul(inputs, self.w) + self.b
+
+
+def test_builds_lazily_from_first_call():
+    layer = Linear(3)
+    assert not layer.built
+    y = layer(np.ones((2, 5)))
+    assert layer.built and y.shape == (2, 3)
+    assert layer.w.shape == (5, 3)
+
+
+def test_auto_names_and_clear_session():
+    assert [layers.Dense(1).name for _ in range(3)] == ["dense", "dense_1", "dense_2"]
+    assert layers.Dense(1, name="mine").name == "mine"
+    assert layers.Dense(1).name == "dense_3"
+    keras.backend.clear_session()
+    assert layers.Dense(1).name == "dense"
+    assert Linear().name == "linear"
+    from kerasish.utils.naming import to_snake_case
+    assert [to_snake_case(n) for n in ("MaxPooling2D", "ReLU", "LSTMCell", "ABCLayer")] == \
+        ["max_pooling2d", "re_lu", "lstm_cell", "abc_layer"]
+
+
+def test_weight_lists_and_trainable_toggle():
+    layer = Linear()
+    layer(np.ones((1, 2)))
+    assert [w.name for w in layer.weights] == ["w", "b"]
+    assert [w.name for w in layer.trainable_weights] == ["w"]
+    assert [w.name for w in layer.non_trainable_weights] == ["b"]
+    layer.trainable = False
+    assert layer.trainable_weights == []
+    assert len(layer.non_trainable_weights) == 2
+    with keras.GradientTape() as tape:
+        y = ops.sum(layer(np.ones((1, 2))))
+    assert tape.gradient(y, layer.w) is None
+
+
+def test_nested_layers_tracked_in_lists_and_dicts():
+    class Block(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.first = layers.Dense(2)
+            self.stack = [layers.Dense(2), layers.Dense(2)]
+            self.by_name = {"out": layers.Dense(1)}
+
+        def call(self, x):
+            x = self.first(x)
+            for layer in self.stack:
+                x = layer(x)
+            return self.by_name["out"](x)
+
+    block = Block()
+    block(np.ones((1, 3)))
+    assert [l.name for l in block._layers] == ["dense", "dense_1", "dense_2", "dense_3"]
+    assert len(block.weights) == 8
+
+
+def test_training_flag_propagates_to_nested_layers():
+    seen = []
+
+    class Probe(layers.Layer):
+        def call(self, x, training=None):
+            seen.append(training)
+            return x
+
+    class Outer(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.probe = Probe()
+
+        def call(self, x):
+            return self.probe(x)
+
+    outer = Outer()
+    outer(np.ones(2), training=True)
+    outer(np.ones(2))
+    outer(np.ones(2), training=False)
+    assert seen == [True, None, False]
+
+
+def test_add_loss_is_cleared_on_each_outer_call():
+    class Reg(layers.Layer):
+        def call(self, x):
+            self.add_loss(ops.sum(x))
+            return x
+
+    layer = Reg()
+    layer(np.ones(3))
+    layer(np.ones(3) * 2)
+    assert [float(l) for l in layer.losses] == [6.0]
+
+
+def test_set_weights_checks_count_and_shapes():
+    layer = Linear(2)
+    layer(np.ones((1, 3)))
+    with pytest.raises(ValueError, match="expecting 2 weights"):
+        layer.set_weights([np.zeros((3, 2))])
+    with pytest.raises(ValueError, match="not compatible"):
+        layer.set_weights([np.zeros((3, 3)), np.zeros(2)])
+    layer.set_weights([np.ones((3, 2)), np.ones(2)])
+    np.testing.assert_array_equal(layer(np.ones((1, 3))).numpy(), [[4.0, 4.0]])
+
+
+def test_count_params_requires_build():
+    layer = Linear()
+    with pytest.raises(ValueError, match="isn't built"):
+        layer.count_params()
+
+
+def test_float_inputs_are_cast_to_the_compute_dtype():
+    layer = layers.Dense(2)
+    y = layer(np.ones((1, 3), dtype="float64"))
+    assert y.dtype == "float32"
+
+
+def test_variable_paths_follow_name_scopes():
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(2)], name="cnn")
+    assert [w.path for w in model.weights] == ["cnn/dense/kernel", "cnn/dense/bias"]
+    layer = layers.Dense(2, name="solo")
+    layer(np.ones((1, 3)))
+    assert layer.kernel.path == "solo/kernel"
+
+
+def test_user_layer_get_config_records_init_arguments():
+    layer = Linear(7, name="lin")
+    config = layer.get_config()
+    assert config["units"] == 7 and config["name"] == "lin"
+    assert Linear.from_config(config).units == 7
+
+
+def test_masks_propagate_through_supporting_layers():
+    x = ops.convert_to_tensor(np.ones((2, 3), dtype="float32"))
+    x._keras_mask = ops.convert_to_tensor(np.array([True, False]))
+    y = layers.Dense(4)(x)
+    np.testing.assert_array_equal(y._keras_mask.numpy(), [True, False])

@@ -1,0 +1,90 @@
+import numpy as np
+import pytest
+
+import kerasish as keras
+from kerasish import layers, ops
+
+
+def two_input_model():
+    a = keras.Input((16,), name="a")
+    b = keras.Input((8,), name="b")
+    x = layers.Dense(32, activation="relu")(a)
+    y = layers.Dense(32, activation="relu")(b)
+    out = layers.Dense(1)(layers.Concatenate()([x, y]))
+    return keras.Model([a, b], out)
+
+
+def test_model_call_returns_functional_with_keras_layer_order():
+    model = two_input_model()
+    assert type(model).__name__ == "Functional" and isinstance(model, keras.Model)
+    assert model.name == "functional"
+    assert [l.name for l in model.layers] == ["a", "b", "dense", "dense_1", "concatenate",
+                                               "dense_2"]
+
+
+def test_forward_matches_manual_composition():
+    model = two_input_model()
+    xa, xb = np.random.randn(4, 16).astype("float32"), np.random.randn(4, 8).astype("float32")
+    dense, dense_1, _, dense_2 = model.layers[2:]
+    expected = dense_2(ops.concatenate([dense(xa), dense_1(xb)], axis=-1)).numpy()
+    np.testing.assert_allclose(model([xa, xb]).numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(model({"a": xa, "b": xb}).numpy(), expected, rtol=1e-6)
+
+
+def test_dict_inputs_and_outputs():
+    inp = {"x": keras.Input((3,), name="x"), "y": keras.Input((2,), name="y")}
+    merged = layers.Concatenate()([inp["x"], inp["y"]])
+    outputs = {"sum": layers.Dense(1, name="sum")(merged), "code": layers.Dense(4, name="code")(merged)}
+    model = keras.Model(inp, outputs)
+    result = model({"x": np.ones((2, 3)), "y": np.ones((2, 2))})
+    assert set(result) == {"sum", "code"} and result["code"].shape == (2, 4)
+
+
+def test_shared_layer_and_nested_model():
+    shared = layers.Dense(4)
+    a, b = keras.Input((3,)), keras.Input((3,))
+    inner = keras.Model(a, shared(a))
+    out = layers.Add()([inner(b), shared(b)])
+    model = keras.Model(b, out)
+    x = np.random.randn(2, 3).astype("float32")
+    np.testing.assert_allclose(model(x).numpy(), 2 * shared(x).numpy(), rtol=1e-6)
+    assert len(model.weights) == 2
+
+
+def test_disconnected_graph_is_a_clear_error():
+    a, b = keras.Input((3,)), keras.Input((3,))
+    out = layers.Add()([a, b])
+    with pytest.raises(ValueError, match="Graph disconnected"):
+        keras.Model(a, out)
+
+
+def test_symbolic_arithmetic_and_slicing_on_keras_tensors():
+    x = keras.Input((4,))
+    y = (x * 2.0 + 1.0)[:, :2]
+    model = keras.Model(x, y)
+    assert y.shape == (None, 2)
+    np.testing.assert_allclose(model(np.ones((3, 4))).numpy(), np.full((3, 2), 3.0))
+
+
+def test_custom_layer_without_compute_output_shape_is_probed():
+    class Doubler(layers.Layer):
+        def call(self, x):
+            return ops.concatenate([x, x], axis=1)
+
+    x = keras.Input((None, 5))
+    y = Doubler()(x)
+    assert y.shape == (None, None, 5)
+
+
+def test_wrong_number_of_inputs():
+    model = two_input_model()
+    with pytest.raises(ValueError, match="expects 2 input"):
+        model(np.ones((1, 16)))
+
+
+def test_gradients_flow_to_all_weights():
+    model = two_input_model()
+    with keras.GradientTape() as tape:
+        loss = ops.mean(model([np.ones((2, 16)), np.ones((2, 8))]) ** 2)
+    grads = tape.gradient(loss, model.trainable_weights)
+    assert len(grads) == 6 and all(g is not None for g in grads)

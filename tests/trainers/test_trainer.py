@@ -1,0 +1,183 @@
+import re
+
+import numpy as np
+import pytest
+
+import kerasish as keras
+from kerasish import layers, ops
+
+
+def regression_data(n=64, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 3)).astype("float32")
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], dtype="float32") + 0.3).astype("float32")
+    return x, y
+
+
+def small_model(**compile_kwargs):
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(1)])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", **compile_kwargs)
+    return model
+
+
+def test_fit_before_compile_is_a_clear_error():
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(1)])
+    with pytest.raises(ValueError, match="compile"):
+        model.fit(np.ones((2, 3)), np.ones((2, 1)))
+    with pytest.raises(ValueError, match="compile"):
+        model.evaluate(np.ones((2, 3)), np.ones((2, 1)))
+
+
+def test_fit_learns_a_linear_map_and_returns_history():
+    x, y = regression_data()
+    model = small_model(metrics=["mae"])
+    history = model.fit(x, y, epochs=30, batch_size=16, verbose=0)
+    assert history is model.history
+    assert list(history.history) == ["loss", "mae"]
+    assert history.epoch == list(range(30))
+    assert history.params == {"verbose": 0, "epochs": 30, "steps": 4}
+    assert history.history["loss"][-1] < 1e-3 < history.history["loss"][0]
+    np.testing.assert_allclose(model.layers[0].kernel.numpy().ravel(), [1, -2, 0.5], atol=0.02)
+
+
+def test_validation_split_uses_the_tail_before_shuffling():
+    x, y = regression_data(50)
+    model = small_model()
+    history = model.fit(x, y, epochs=2, batch_size=8, validation_split=0.2, verbose=0)
+    assert sorted(history.history) == ["loss", "val_loss"]
+    tail_loss = model.evaluate(x[40:], y[40:], verbose=0)
+    np.testing.assert_allclose(history.history["val_loss"][-1], tail_loss, rtol=1e-5)
+
+
+def test_evaluate_returns_scalar_list_or_dict():
+    x, y = regression_data(20)
+    model = small_model(metrics=["mae", "mse"])
+    results = model.evaluate(x, y, verbose=0)
+    assert isinstance(results, list) and len(results) == 3
+    manual = np.mean((model.predict(x, verbose=0) - y) ** 2)
+    np.testing.assert_allclose(results[0], manual, rtol=1e-5)
+    as_dict = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert set(as_dict) == {"loss", "mae", "mse"}
+    assert isinstance(small_model().evaluate(x, y, verbose=0), float)
+
+
+def test_predict_concatenates_batches_as_numpy():
+    x, _ = regression_data(37)
+    model = small_model()
+    out = model.predict(x, batch_size=8, verbose=0)
+    assert isinstance(out, np.ndarray) and out.shape == (37, 1)
+    np.testing.assert_allclose(out, model(x).numpy(), rtol=1e-6)
+
+
+def test_mismatched_lengths_and_empty_data():
+    model = small_model()
+    with pytest.raises(ValueError, match="Data cardinality is ambiguous"):
+        model.fit(np.ones((4, 3)), np.ones((5, 1)), verbose=0)
+    with pytest.raises(ValueError, match="non-empty"):
+        model.fit(np.ones((0, 3)), np.ones((0, 1)), verbose=0)
+
+
+def test_nan_loss_stops_and_keeps_last_good_weights(capsys):
+    x, y = regression_data(16)
+    y[8:] = np.nan
+    model = small_model()
+    before = model.get_weights()
+    history = model.fit(x, y, epochs=3, batch_size=8, shuffle=False, verbose=0)
+    after = model.get_weights()
+    assert "loss is NaN" in capsys.readouterr().out
+    assert len(history.epoch) == 1
+    assert all(np.isfinite(w).all() for w in after)
+    assert not np.allclose(before[0], after[0])  # the first (finite) batch was applied
+
+
+def test_sample_weight_and_class_weight():
+    x = np.array([[1.0], [2.0]], dtype="float32")
+    y = np.array([[0.0], [0.0]], dtype="float32")
+    model = keras.Sequential([keras.Input((1,)), layers.Dense(1, use_bias=False,
+                                                               kernel_initializer="ones")])
+    model.compile(optimizer="sgd", loss="mse")
+    weighted = model.evaluate(x, y, sample_weight=np.array([1.0, 0.0]), verbose=0)
+    assert weighted == pytest.approx(0.5)  # sum_over_batch_size: (1*1 + 0*4) / 2
+    clf = keras.Sequential([keras.Input((2,)), layers.Dense(2, activation="softmax")])
+    clf.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+    clf.fit(np.ones((4, 2)), np.array([0, 0, 1, 1]), class_weight={0: 1.0, 1: 3.0}, verbose=0)
+
+
+def test_multi_output_losses_weights_and_log_names():
+    inp = keras.Input((3,))
+    cls = layers.Dense(2, activation="softmax", name="cls")(inp)
+    reg = layers.Dense(1, name="reg")(inp)
+    model = keras.Model(inp, [cls, reg])
+    model.compile(optimizer="adam", loss={"cls": "sparse_categorical_crossentropy", "reg": "mse"},
+                  loss_weights={"cls": 1.0, "reg": 0.5}, metrics={"cls": ["accuracy"], "reg": ["mae"]})
+    x = np.random.randn(10, 3).astype("float32")
+    y = [np.random.randint(0, 2, 10), np.random.randn(10, 1).astype("float32")]
+    history = model.fit(x, y, epochs=1, verbose=0)
+    assert sorted(history.history) == ["cls_accuracy", "cls_loss", "loss", "reg_loss", "reg_mae"]
+    results = model.evaluate(x, y, verbose=0)
+    assert len(results) == 5
+    logs = model.evaluate(x, y, verbose=0, return_dict=True)
+    np.testing.assert_allclose(logs["loss"], logs["cls_loss"] + 0.5 * logs["reg_loss"], rtol=1e-5)
+
+
+def test_generator_input_with_steps_per_epoch():
+    x, y = regression_data(32)
+
+    def batches():
+        while True:
+            for i in range(0, 32, 8):
+                yield x[i:i + 8], y[i:i + 8]
+
+    model = small_model()
+    history = model.fit(batches(), steps_per_epoch=4, epochs=3, verbose=0)
+    assert len(history.history["loss"]) == 3
+
+
+def test_custom_train_step_override():
+    calls = []
+
+    class Custom(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = layers.Dense(1)
+
+        def call(self, x):
+            return self.dense(x)
+
+        def train_step(self, data):
+            calls.append(1)
+            x, y = data
+            with keras.GradientTape() as tape:
+                loss = ops.mean(ops.square(self(x, training=True) - y))
+            grads = tape.gradient(loss, self.trainable_weights)
+            self.optimizer.apply(grads, self.trainable_weights)
+            return {"my_loss": loss}
+
+    model = Custom()
+    model.compile(optimizer="sgd")
+    x, y = regression_data(16)
+    history = model.fit(x, y, batch_size=8, epochs=2, verbose=0)
+    assert len(calls) == 4 and list(history.history) == ["my_loss"]
+
+
+def test_on_batch_methods():
+    x, y = regression_data(8)
+    model = small_model(metrics=["mae"])
+    loss, mae = model.train_on_batch(x, y)
+    assert loss > 0 and mae > 0
+    assert set(model.test_on_batch(x, y, return_dict=True)) == {"loss", "mae"}
+    assert model.predict_on_batch(x).shape == (8, 1)
+
+
+def test_verbose_2_prints_one_line_per_epoch(capsys):
+    x, y = regression_data(24)
+    small_model(metrics=["mae"]).fit(x, y, batch_size=8, epochs=2, verbose=2)
+    lines = [l for l in capsys.readouterr().out.splitlines() if l.strip()]
+    assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2"
+    assert re.fullmatch(r"3/3 - \d+s - \d+(ms|us|s)/step - loss: \d\.\d{4} - mae: \d\.\d{4}", lines[1])
+
+
+def test_single_epoch_prints_no_epoch_header(capsys):
+    x, y = regression_data(8)
+    small_model().fit(x, y, epochs=1, verbose=2)
+    assert "Epoch" not in capsys.readouterr().out
