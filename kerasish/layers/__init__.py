@@ -28,3 +28,15 @@ from kerasish.layers.reshaping.reshape import Reshape
 # --- vision layers (convolution, pooling, normalization, image reshaping)
 
 # --- sequence layers (embedding, recurrent, masking, wrappers)
+from kerasish.layers.core.embedding import Embedding
+from kerasish.layers.core.masking import Masking
+from kerasish.layers.rnn.bidirectional import Bidirectional
+from kerasish.layers.rnn.gru import GRU
+from kerasish.layers.rnn.gru_cell import GRUCell
+from kerasish.layers.rnn.lstm import LSTM
+from kerasish.layers.rnn.lstm_cell import LSTMCell
+from kerasish.layers.rnn.rnn import RNN
+from kerasish.layers.rnn.simple_rnn import SimpleRNN
+from kerasish.layers.rnn.simple_rnn_cell import SimpleRNNCell
+from kerasish.layers.rnn.stacked_rnn_cells import StackedRNNCells
+from kerasish.layers.rnn.time_distributed import TimeDistributed

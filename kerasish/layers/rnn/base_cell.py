@@ -1,0 +1,106 @@
+"""RecurrentCell: what LSTMCell, GRUCell and SimpleRNNCell share.
+
+Constructor arguments (initializers, regularizers, constraints, dropout),
+the kernel/recurrent-kernel weights, per-sequence dropout masks (Keras uses
+one mask for every step of a sequence) and the common config keys.
+"""
+from kerasish import activations, constraints, initializers, ops, random, regularizers
+from kerasish.layers.layer import Layer
+from kerasish.saving import serialization
+
+
+class RecurrentCell(Layer):
+    """Base of the built-in recurrent cells (not used directly)."""
+
+    def __init__(self, units, activation="tanh", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
+                 bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
+                 bias_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
+                 bias_constraint=None, dropout=0.0, recurrent_dropout=0.0, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(units, int) or units <= 0:
+            raise ValueError(f"Received an invalid value for argument `units`, expected a positive "
+                             f"integer, got {units}.")
+        self.units = units
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.dropout = min(1.0, max(0.0, dropout))
+        self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
+        self.seed = seed
+        self.seed_generator = random.SeedGenerator(seed)
+        self.output_size = units
+        self.reset_dropout_masks()
+
+    def _add_kernels(self, input_dim, gates):
+        self.kernel = self.add_weight(shape=(input_dim, gates * self.units), name="kernel",
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.recurrent_kernel = self.add_weight(
+            shape=(self.units, gates * self.units), name="recurrent_kernel",
+            initializer=self.recurrent_initializer, regularizer=self.recurrent_regularizer,
+            constraint=self.recurrent_constraint)
+
+    def _add_bias(self, shape, initializer=None):
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(shape=shape, name="bias",
+                                        initializer=initializer or self.bias_initializer,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+
+    # Dropout masks shared by all steps of one sequence -----------------------
+    def reset_dropout_masks(self):
+        """Forgets the masks; the RNN layer calls it before each sequence."""
+        self._input_mask = None
+        self._recurrent_mask = None
+
+    def _mask(self, x, rate, attr):
+        mask = getattr(self, attr)
+        if mask is None or mask.shape != x.shape:
+            mask = random.dropout(ops.ones_like(x), rate, seed=self.seed_generator)
+            setattr(self, attr, mask)
+        return mask
+
+    def dropout_inputs(self, x, training):
+        if training and self.dropout > 0:
+            return ops.multiply(x, self._mask(x, self.dropout, "_input_mask"))
+        return x
+
+    def dropout_state(self, h, training):
+        if training and self.recurrent_dropout > 0:
+            return ops.multiply(h, self._mask(h, self.recurrent_dropout, "_recurrent_mask"))
+        return h
+
+    def get_initial_state(self, batch_size=None):
+        """Zero states, one per entry of `state_size`."""
+        sizes = self.state_size if isinstance(self.state_size, (list, tuple)) else [self.state_size]
+        return [ops.zeros((batch_size, n), dtype=self.compute_dtype) for n in sizes]
+
+    def get_config(self):
+        config = super().get_config()
+        ser = serialization.serialize_keras_object
+        config.update({
+            "units": self.units, "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": ser(self.kernel_initializer),
+            "recurrent_initializer": ser(self.recurrent_initializer),
+            "bias_initializer": ser(self.bias_initializer),
+            "kernel_regularizer": ser(self.kernel_regularizer),
+            "recurrent_regularizer": ser(self.recurrent_regularizer),
+            "bias_regularizer": ser(self.bias_regularizer),
+            "kernel_constraint": ser(self.kernel_constraint),
+            "recurrent_constraint": ser(self.recurrent_constraint),
+            "bias_constraint": ser(self.bias_constraint),
+            "dropout": self.dropout, "recurrent_dropout": self.recurrent_dropout, "seed": self.seed,
+        })
+        return config

@@ -1,0 +1,117 @@
+"""Bidirectional: runs a recurrent layer forwards and backwards and merges."""
+from kerasish import ops
+from kerasish.layers.layer import Layer
+from kerasish.saving import serialization
+
+_MERGE_MODES = ("sum", "mul", "ave", "concat", None)
+
+
+def _copy(layer, name, go_backwards):
+    config = serialization.serialize_keras_object(layer)
+    config["config"]["name"] = name
+    if go_backwards is not None:
+        config["config"]["go_backwards"] = go_backwards
+    return serialization.deserialize_keras_object(config)
+
+
+class Bidirectional(Layer):
+    """Bidirectional wrapper for RNNs.
+
+    The forward and backward layers are copies of `layer` named
+    "forward_<name>" and "backward_<name>" (the backward one with
+    `go_backwards` flipped), as in Keras.
+
+    Args:
+        layer: an RNN layer (LSTM, GRU, SimpleRNN, RNN).
+        merge_mode: "concat" (default), "sum", "mul", "ave", or None (a list).
+        backward_layer: optional explicit backward layer.
+
+    Example:
+        >>> layer = keras.layers.Bidirectional(keras.layers.LSTM(4, return_sequences=True))
+        >>> layer(np.ones((2, 5, 3))).shape
+        (2, 5, 8)
+    """
+
+    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+        super().__init__(**kwargs)
+        if merge_mode not in _MERGE_MODES:
+            raise ValueError(
+                f"Invalid merge mode. Received: {merge_mode}. Merge mode should be one of "
+                '{"sum", "mul", "ave", "concat", None}'
+            )
+        base = layer.name.removeprefix("forward_")
+        self.forward_layer = _copy(layer, "forward_" + base, None)
+        if backward_layer is None:
+            self.backward_layer = _copy(layer, "backward_" + base, not layer.go_backwards)
+        else:
+            if backward_layer.return_sequences != layer.return_sequences or \
+                    backward_layer.return_state != layer.return_state:
+                raise ValueError(
+                    "Forward layer and backward layer should have the same `return_sequences` "
+                    "and `return_state` settings."
+                )
+            self.backward_layer = backward_layer
+        self.merge_mode = merge_mode
+        self.return_sequences = layer.return_sequences
+        self.return_state = layer.return_state
+        self.supports_masking = True
+        self._initial_weights = weights
+
+    def build(self, sequences_shape, initial_state_shape=None):
+        self.forward_layer._maybe_build(sequences_shape)
+        self.backward_layer._maybe_build(sequences_shape)
+
+    def call(self, sequences, initial_state=None, mask=None, training=None):
+        fw_state = bw_state = None
+        if initial_state is not None:
+            half = len(initial_state) // 2
+            fw_state, bw_state = initial_state[:half], initial_state[half:]
+        y = self.forward_layer(sequences, initial_state=fw_state, mask=mask, training=training)
+        y_rev = self.backward_layer(sequences, initial_state=bw_state, mask=mask, training=training)
+        states = []
+        if self.return_state:
+            states = list(y[1:]) + list(y_rev[1:])
+            y, y_rev = y[0], y_rev[0]
+        if self.return_sequences:
+            y_rev = ops.flip(y_rev, axis=1)
+        output = self._merge(y, y_rev)
+        if self.return_state:
+            return (output if isinstance(output, list) else [output]) + states
+        return output
+
+    def _merge(self, y, y_rev):
+        if self.merge_mode == "concat":
+            return ops.concatenate([y, y_rev], axis=-1)
+        if self.merge_mode == "sum":
+            return ops.add(y, y_rev)
+        if self.merge_mode == "ave":
+            return ops.multiply(ops.add(y, y_rev), 0.5)
+        if self.merge_mode == "mul":
+            return ops.multiply(y, y_rev)
+        return [y, y_rev]
+
+    def compute_mask(self, inputs, previous_mask=None):
+        mask = previous_mask if self.return_sequences else None
+        if self.merge_mode is None:
+            mask = [mask, mask]
+        if self.return_state:
+            n = len(self.forward_layer._state_sizes) * 2
+            return (mask if isinstance(mask, list) else [mask]) + [None] * n
+        return mask
+
+    def get_config(self):
+        config = super().get_config()
+        config["merge_mode"] = self.merge_mode
+        config["layer"] = serialization.serialize_keras_object(self.forward_layer)
+        config["backward_layer"] = serialization.serialize_keras_object(self.backward_layer)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        config["layer"] = serialization.deserialize_keras_object(config["layer"],
+                                                                 custom_objects=custom_objects)
+        if config.get("backward_layer") is not None:
+            config["backward_layer"] = serialization.deserialize_keras_object(
+                config["backward_layer"], custom_objects=custom_objects)
+        return cls(**config)

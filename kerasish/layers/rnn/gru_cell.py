@@ -1,0 +1,67 @@
+"""GRUCell: one time step of a gated recurrent unit (Keras layout)."""
+from kerasish import activations, ops
+from kerasish.layers.rnn.base_cell import RecurrentCell
+
+
+class GRUCell(RecurrentCell):
+    """Cell class for the GRU layer; `h, [h] = cell(x_t, [h])`.
+
+    Gates along 3*units are ordered z (update), r (reset), h (candidate).
+    With `reset_after=True` (default) the bias has shape (2, 3*units): row 0
+    for the input projection, row 1 for the recurrent one, and the reset
+    gate multiplies the recurrent projection `r * (h @ U_h + b_rh)`.
+
+    Args:
+        units: dimensionality of the output/state.
+        activation: candidate activation (tanh); recurrent_activation: gates (sigmoid).
+        reset_after: Keras 3 / cuDNN convention (True) or the original (False).
+        use_bias, initializers, regularizers, constraints, dropout,
+        recurrent_dropout, seed: see `RecurrentCell`.
+
+    Example:
+        >>> cell = keras.layers.GRUCell(4)
+        >>> h, (h,) = cell(np.ones((2, 3)), [np.zeros((2, 4))])
+    """
+
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid",
+                 reset_after=True, **kwargs):
+        super().__init__(units, activation=activation, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.reset_after = reset_after
+        self.state_size = units
+
+    def build(self, input_shape):
+        self._add_kernels(input_shape[-1], 3)
+        self._add_bias((2, 3 * self.units) if self.reset_after else (3 * self.units,))
+
+    def call(self, inputs, states, training=False):
+        h_tm1 = states[0] if isinstance(states, (list, tuple)) else states
+        inputs = self.dropout_inputs(inputs, training)
+        h_in = self.dropout_state(h_tm1, training)
+        x = ops.matmul(inputs, self.kernel)
+        b_in = b_rec = None
+        if self.bias is not None:
+            b_in, b_rec = (self.bias[0], self.bias[1]) if self.reset_after else (self.bias, None)
+            x = ops.add(x, b_in)
+        x_z, x_r, x_h = ops.split(x, 3, axis=-1)
+        if self.reset_after:
+            rec = ops.matmul(h_in, self.recurrent_kernel)
+            if b_rec is not None:
+                rec = ops.add(rec, b_rec)
+            r_z, r_r, r_h = ops.split(rec, 3, axis=-1)
+            z = self.recurrent_activation(ops.add(x_z, r_z))
+            r = self.recurrent_activation(ops.add(x_r, r_r))
+            hh = self.activation(ops.add(x_h, ops.multiply(r, r_h)))
+        else:
+            kernels = ops.split(self.recurrent_kernel, 3, axis=-1)
+            z = self.recurrent_activation(ops.add(x_z, ops.matmul(h_in, kernels[0])))
+            r = self.recurrent_activation(ops.add(x_r, ops.matmul(h_in, kernels[1])))
+            hh = self.activation(ops.add(x_h, ops.matmul(ops.multiply(r, h_in), kernels[2])))
+        h = ops.add(ops.multiply(z, h_tm1), ops.multiply(ops.subtract(1.0, z), hh))
+        return h, [h]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"recurrent_activation": activations.serialize(self.recurrent_activation),
+                       "reset_after": self.reset_after})
+        return config

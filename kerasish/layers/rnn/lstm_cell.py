@@ -1,0 +1,61 @@
+"""LSTMCell: one time step of a long short-term memory layer (Keras layout)."""
+from kerasish import activations, ops
+from kerasish.layers.rnn.base_cell import RecurrentCell
+
+
+class LSTMCell(RecurrentCell):
+    """Cell class for the LSTM layer; callable on one step: `h, [h, c] = cell(x_t, [h, c])`.
+
+    Gates along the 4*units axis are ordered i, f, c, o as in Keras, so
+    Keras weights load unchanged.
+
+    Args:
+        units: dimensionality of the output/state.
+        activation: for the candidate and the output (default tanh).
+        recurrent_activation: for the gates (default sigmoid).
+        unit_forget_bias: initialise the forget-gate bias to 1 (default True).
+        use_bias, kernel/recurrent/bias initializers, regularizers and
+        constraints, dropout, recurrent_dropout, seed: see `RecurrentCell`.
+
+    Example:
+        >>> cell = keras.layers.LSTMCell(4)
+        >>> h, (h, c) = cell(np.ones((2, 3)), [np.zeros((2, 4)), np.zeros((2, 4))])
+    """
+
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid",
+                 unit_forget_bias=True, **kwargs):
+        super().__init__(units, activation=activation, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.unit_forget_bias = unit_forget_bias
+        self.state_size = [units, units]
+
+    def build(self, input_shape):
+        u = self.units
+        self._add_kernels(input_shape[-1], 4)
+        init = None
+        if self.unit_forget_bias:
+            def init(shape, dtype=None, base=self.bias_initializer):
+                return ops.concatenate([base((u,), dtype=dtype), ops.ones((u,), dtype=dtype),
+                                        base((2 * u,), dtype=dtype)])
+        self._add_bias((4 * u,), init)
+
+    def call(self, inputs, states, training=False):
+        h_tm1, c_tm1 = states[0], states[1]
+        inputs = self.dropout_inputs(inputs, training)
+        h_in = self.dropout_state(h_tm1, training)
+        z = ops.add(ops.matmul(inputs, self.kernel), ops.matmul(h_in, self.recurrent_kernel))
+        if self.bias is not None:
+            z = ops.add(z, self.bias)
+        z_i, z_f, z_c, z_o = ops.split(z, 4, axis=-1)
+        i = self.recurrent_activation(z_i)
+        f = self.recurrent_activation(z_f)
+        c = ops.add(ops.multiply(f, c_tm1), ops.multiply(i, self.activation(z_c)))
+        o = self.recurrent_activation(z_o)
+        h = ops.multiply(o, self.activation(c))
+        return h, [h, c]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"recurrent_activation": activations.serialize(self.recurrent_activation),
+                       "unit_forget_bias": self.unit_forget_bias})
+        return config

@@ -1,0 +1,217 @@
+"""RNN: runs a recurrent cell over the time axis of a (batch, time, features) input.
+
+Built-in cells (LSTMCell, GRUCell, SimpleRNNCell with default
+activations and no active dropout) run through one fused sequence op
+(`kerasish.ops.rnn`); any other cell, dropout in training, or a nested
+(higher-order) tape uses the step-by-step loop over `cell.call`.
+"""
+from kerasish import ops
+from kerasish.autodiff import tape as _tape
+from kerasish.layers.layer import Layer
+from kerasish.ops import rnn as rnn_ops
+from kerasish.saving import serialization
+
+
+class RNN(Layer):
+    """Base class for recurrent layers: `RNN(cell)` iterates `cell` over time.
+
+    Args:
+        cell: a cell (with `call(x_t, states)`, `state_size`) or a list of
+            cells (stacked).
+        return_sequences: return the output of every step, not just the last.
+        return_state: also return the final states.
+        go_backwards: process the sequence backwards (outputs in processing order).
+        stateful: keep the final states as the next batch's initial states.
+        unroll: accepted for Keras compatibility (the loop is always eager).
+        zero_output_for_mask: masked steps output zeros instead of the previous output.
+
+    Call arguments:
+        sequences: (batch, time, features).
+        initial_state: list of initial state tensors (zeros if None).
+        mask: (batch, time) booleans; masked steps carry the state forward.
+        training: enables the cells' dropout.
+
+    Example:
+        >>> layer = keras.layers.RNN(keras.layers.LSTMCell(4), return_sequences=True)
+        >>> layer(np.ones((2, 5, 3))).shape
+        (2, 5, 4)
+    """
+
+    def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,
+                 stateful=False, unroll=False, zero_output_for_mask=False, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(cell, (list, tuple)):
+            from kerasish.layers.rnn.stacked_rnn_cells import StackedRNNCells
+            cell = StackedRNNCells(cell)
+        if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
+            raise ValueError(
+                "Argument `cell` should have a `call` method and a `state_size` attribute. "
+                f"Received: cell={cell}"
+            )
+        self.cell = cell
+        self.return_sequences = return_sequences
+        self.return_state = return_state
+        self.go_backwards = go_backwards
+        self.stateful = stateful
+        self.unroll = unroll
+        self.zero_output_for_mask = zero_output_for_mask
+        self.supports_masking = True
+        self.states = None
+
+    def build(self, sequences_shape, initial_state_shape=None):
+        if len(sequences_shape) != 3:
+            raise ValueError(
+                f"Layer '{self.name}' expects 3-D input (batch, time, features); received input "
+                f"with shape {tuple(sequences_shape)}"
+            )
+        self.cell._maybe_build((sequences_shape[0], sequences_shape[-1]))
+
+    @property
+    def _state_sizes(self):
+        size = self.cell.state_size
+        return list(size) if isinstance(size, (list, tuple)) else [size]
+
+    def call(self, sequences, initial_state=None, mask=None, training=False):
+        x = ops.convert_to_tensor(sequences)
+        if x.ndim != 3:
+            raise ValueError(
+                f"Layer '{self.name}' expects 3-D input (batch, time, features); received input "
+                f"with shape {x.shape}"
+            )
+        states = self._initial_states(x.shape[0], initial_state)
+        mask = self._check_mask(mask, x)
+        if self._can_fuse(training):
+            seq, last, final = self._fused(x, states, mask)
+        else:
+            seq, last, final = self._loop(x, states, mask, training)
+        if self.stateful:
+            self.states = [ops.stop_gradient(s) for s in final]
+        output = seq if self.return_sequences else last
+        if self.return_state:
+            return [output] + list(final)
+        return output
+
+    def _initial_states(self, batch, initial_state):
+        if initial_state is None:
+            if self.stateful and self.states is not None:
+                return list(self.states)
+            return self.cell.get_initial_state(batch)
+        states = [ops.convert_to_tensor(s) for s in
+                  (initial_state if isinstance(initial_state, (list, tuple)) else [initial_state])]
+        sizes = self._state_sizes
+        if len(states) != len(sizes):
+            raise ValueError(
+                f"Layer '{self.name}' expects {len(sizes)} initial state(s); received "
+                f"{len(states)}."
+            )
+        for s, n in zip(states, sizes):
+            if tuple(s.shape) != (batch, n):
+                raise ValueError(
+                    f"Layer '{self.name}': an initial state has shape {s.shape}, expected "
+                    f"{(batch, n)} (batch, state size)."
+                )
+        return states
+
+    def _check_mask(self, mask, x):
+        if mask is None:
+            return None
+        mask = ops.convert_to_tensor(mask)
+        if tuple(mask.shape) != x.shape[:2]:
+            raise ValueError(
+                f"Layer '{self.name}': the mask has shape {mask.shape} but the input has shape "
+                f"{x.shape}; expected a mask of shape {x.shape[:2]} (batch, time)."
+            )
+        return ops.cast(mask, "bool")
+
+    def _can_fuse(self, training):
+        from kerasish.layers.rnn.gru_cell import GRUCell
+        from kerasish.layers.rnn.lstm_cell import LSTMCell
+        from kerasish.layers.rnn.simple_rnn_cell import SimpleRNNCell
+        cell = self.cell
+        if type(cell) not in (LSTMCell, GRUCell, SimpleRNNCell) or len(_tape._active) > 1:
+            return False
+        if training and (cell.dropout > 0 or cell.recurrent_dropout > 0):
+            return False
+        if self.zero_output_for_mask:
+            return False
+        names = [getattr(cell.activation, "__name__", "")]
+        if hasattr(cell, "recurrent_activation"):
+            names.append(getattr(cell.recurrent_activation, "__name__", ""))
+        return names[0] == "tanh" and names[1:] in ([], ["sigmoid"])
+
+    def _fused(self, x, states, mask):
+        from kerasish.layers.rnn.gru_cell import GRUCell
+        from kerasish.layers.rnn.lstm_cell import LSTMCell
+        cell = self.cell
+        bias = cell.bias if cell.bias is not None else ops.zeros(
+            (2, 3 * cell.units) if isinstance(cell, GRUCell) and cell.reset_after
+            else (cell.kernel.shape[1],), dtype=x.dtype)
+        args = (x, cell.kernel, cell.recurrent_kernel, bias)
+        if isinstance(cell, LSTMCell):
+            seq, last, h, c = rnn_ops.lstm_sequence(*args, states[0], states[1], mask=mask,
+                                                    go_backwards=self.go_backwards)
+            return seq, last, [h, c]
+        if isinstance(cell, GRUCell):
+            seq, last, h = rnn_ops.gru_sequence(*args, states[0], mask=mask,
+                                                go_backwards=self.go_backwards,
+                                                reset_after=cell.reset_after)
+            return seq, last, [h]
+        seq, last, h = rnn_ops.simple_rnn_sequence(*args, states[0], mask=mask,
+                                                   go_backwards=self.go_backwards)
+        return seq, last, [h]
+
+    def _loop(self, x, states, mask, training):
+        if hasattr(self.cell, "reset_dropout_masks"):
+            self.cell.reset_dropout_masks()
+        steps = range(x.shape[1] - 1, -1, -1) if self.go_backwards else range(x.shape[1])
+        outputs, previous = [], None
+        for t in steps:
+            out, new_states = self.cell(x[:, t], states, training=training)
+            new_states = list(new_states) if isinstance(new_states, (list, tuple)) else [new_states]
+            if previous is None:
+                previous = ops.zeros_like(out)
+            if mask is not None:
+                m = ops.expand_dims(mask[:, t], -1)
+                out = ops.where(m, out, ops.zeros_like(out) if self.zero_output_for_mask else previous)
+                new_states = [ops.where(m, n, s) for n, s in zip(new_states, states)]
+            outputs.append(out)
+            states, previous = new_states, out
+        return ops.stack(outputs, axis=1), outputs[-1], states
+
+    def reset_states(self, states=None):
+        """Resets a stateful layer's states to zeros (or to `states`)."""
+        self.states = None if states is None else [ops.convert_to_tensor(s) for s in states]
+
+    reset_state = reset_states
+
+    def compute_mask(self, inputs, previous_mask=None):
+        mask = previous_mask if self.return_sequences else None
+        if self.return_state:
+            return [mask] + [None] * len(self._state_sizes)
+        return mask
+
+    def compute_output_shape(self, sequences_shape, initial_state_shape=None):
+        batch, steps = sequences_shape[0], sequences_shape[1]
+        units = self.cell.output_size
+        out = (batch, steps, units) if self.return_sequences else (batch, units)
+        if self.return_state:
+            return [out] + [(batch, n) for n in self._state_sizes]
+        return out
+
+    def _rnn_config(self):
+        return {"return_sequences": self.return_sequences, "return_state": self.return_state,
+                "go_backwards": self.go_backwards, "stateful": self.stateful,
+                "unroll": self.unroll, "zero_output_for_mask": self.zero_output_for_mask}
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(self._rnn_config())
+        config["cell"] = serialization.serialize_keras_object(self.cell)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        config["cell"] = serialization.deserialize_keras_object(config["cell"],
+                                                                custom_objects=custom_objects)
+        return cls(**config)
