@@ -40,3 +40,7 @@ from kerasish.layers.rnn.simple_rnn import SimpleRNN
 from kerasish.layers.rnn.simple_rnn_cell import SimpleRNNCell
 from kerasish.layers.rnn.stacked_rnn_cells import StackedRNNCells
 from kerasish.layers.rnn.time_distributed import TimeDistributed
+
+from kerasish.layers.keras_tensor import _install_operators  # noqa: E402
+
+_install_operators()

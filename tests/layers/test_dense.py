@@ -56,7 +56,7 @@ def test_invalid_units_and_wrong_input_shape():
         layers.Dense(0)
     layer = layers.Dense(2)
     layer(np.zeros((1, 4)))
-    with pytest.raises(ValueError, match='layer "dense".*expected axis -1 of input shape to have value 4'):
+    with pytest.raises(ValueError, match='layer "dense_1".*expected axis -1 of input shape to have value 4'):
         layer(np.zeros((1, 5)))
 
 

@@ -31,15 +31,18 @@ class Dense(Layer):
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, lora_rank=None, **kwargs):
+                 kernel_constraint=None, bias_constraint=None, lora_rank=None,
+                 quantization_config=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if not isinstance(units, int) or units <= 0:
             raise ValueError(
                 "Received an invalid value for `units`, expected a positive integer. "
                 f"Received: units={units}"
             )
-        if lora_rank is not None:
-            raise NotImplementedError("Dense(lora_rank=...) is not supported by kerasish.")
+        if lora_rank is not None or quantization_config is not None:
+            raise NotImplementedError(
+                "Dense: LoRA (`lora_rank`) and quantization (`quantization_config`) are not "
+                "supported by kerasish.")
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias

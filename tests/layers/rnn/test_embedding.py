@@ -1,0 +1,42 @@
+import numpy as np
+import pytest
+
+import kerasish as keras
+from kerasish import layers, ops
+
+
+def test_lookup_mask_and_shape():
+    layer = layers.Embedding(10, 4, mask_zero=True)
+    x = np.array([[1, 2, 0, 0]])
+    y = layer(x)
+    assert y.shape == (1, 4, 4)
+    np.testing.assert_array_equal(y.numpy()[0, 1], layer.embeddings.numpy()[2])
+    np.testing.assert_array_equal(y._keras_mask.numpy(), [[True, True, False, False]])
+    assert np.abs(layer.embeddings.numpy()).max() <= 0.05
+
+
+def test_gradient_is_a_scatter_add_over_looked_up_rows():
+    layer = layers.Embedding(5, 2)
+    x = np.array([[1, 1, 3]])
+    with keras.GradientTape() as tape:
+        loss = ops.sum(layer(x))
+    (grad,) = tape.gradient(loss, layer.trainable_weights)
+    np.testing.assert_array_equal(grad.numpy(), [[0, 0], [2, 2], [0, 0], [1, 1], [0, 0]])
+
+
+def test_out_of_range_and_float_indices_are_clear_errors():
+    layer = layers.Embedding(5, 2)
+    with pytest.raises(ValueError, match=r"indices must be in \[0, 5\).*max 7"):
+        layer(np.array([[1, 7]]))
+    with pytest.raises(ValueError, match="expects integer indices"):
+        layer(np.array([[0.5, 1.0]]))
+    np.testing.assert_array_equal(layer(np.array([[1.0, 2.0]])).numpy(),
+                                  layer(np.array([[1, 2]])).numpy())
+
+
+def test_masks_reach_the_lstm():
+    model = keras.Sequential([keras.Input((None,), dtype="int32"),
+                              layers.Embedding(20, 4, mask_zero=True), layers.LSTM(3)])
+    padded = model(np.array([[5, 6, 0, 0]])).numpy()
+    short = model(np.array([[5, 6]])).numpy()
+    np.testing.assert_allclose(padded, short, rtol=1e-5)
