@@ -19,3 +19,159 @@ def sigmoid(x):
 def index_add(target, index, values):
     """`target[index] += values` with atomic adds for repeated indices."""
     cupyx.scatter_add(target, index, values)
+
+
+# Optimizer updates ---------------------------------------------------------
+# One fused ElementwiseKernel per update; same signatures, formulas and
+# operation order as the numpy versions (which document them). Scalars may
+# be Python numbers or 0-d cupy arrays of param's dtype.
+
+
+def _scalar(x, dtype):
+    """A kernel scalar: 0-d device arrays pass through, numbers get `dtype`."""
+    return x if isinstance(x, cupy.ndarray) else dtype.type(x)
+
+
+_weight_decay = cupy.ElementwiseKernel(
+    "T wd, T lr", "T p", "p -= p * wd * lr", "kerasish_weight_decay")
+_ema = cupy.ElementwiseKernel(
+    "T p, T mom", "T a", "a = mom * a + (1 - mom) * p", "kerasish_ema")
+_sgd = cupy.ElementwiseKernel(
+    "T g, T lr", "T p", "p -= g * lr", "kerasish_sgd")
+_sgd_momentum = cupy.ElementwiseKernel(
+    "T g, T lr, T mu", "T p, T m",
+    "T step = g * lr; m = m * mu - step; p += m", "kerasish_sgd_momentum")
+_sgd_nesterov = cupy.ElementwiseKernel(
+    "T g, T lr, T mu", "T p, T m",
+    "T step = g * lr; m = m * mu - step; p += m * mu - step", "kerasish_sgd_nesterov")
+_ADAM_MOMENTS = "m += (g - m) * c1; v += (g * g - v) * c2;"
+_adam = cupy.ElementwiseKernel(
+    "T g, T alpha, T c1, T c2, T eps", "T p, T m, T v",
+    _ADAM_MOMENTS + "p -= m * alpha / (sqrt(v) + eps)", "kerasish_adam")
+_amsgrad = cupy.ElementwiseKernel(
+    "T g, T alpha, T c1, T c2, T eps", "T p, T m, T v, T vh",
+    _ADAM_MOMENTS + "vh = vh > v ? vh : v; p -= m * alpha / (sqrt(vh) + eps)",
+    "kerasish_amsgrad")
+_RMS_INCREMENT = "T inc = g * lr / sqrt(denom);"
+_rmsprop_variants = {}
+
+
+def _rmsprop_kernel(centered, with_momentum):
+    """The RMSprop ElementwiseKernel for one (centered, momentum) variant."""
+    key = (centered, with_momentum)
+    if key not in _rmsprop_variants:
+        outs = ["T p", "T v"] + (["T mom"] if with_momentum else []) + (["T a"] if centered else [])
+        body = "v = rho * v + c * (g * g);"
+        if centered:
+            body += "a = rho * a + c * g; T denom = v - a * a + eps;"
+        else:
+            body += "T denom = v + eps;"
+        body += _RMS_INCREMENT
+        body += "mom = mu * mom + inc; p -= mom" if with_momentum else "p -= inc"
+        _rmsprop_variants[key] = cupy.ElementwiseKernel(
+            "T g, T lr, T rho, T c, T eps, T mu", ", ".join(outs), body,
+            f"kerasish_rmsprop_{int(centered)}{int(with_momentum)}")
+    return _rmsprop_variants[key]
+
+
+_adagrad = cupy.ElementwiseKernel(
+    "T g, T lr, T eps", "T p, T acc",
+    "acc += g * g; p -= g * lr / sqrt(acc + eps)", "kerasish_adagrad")
+_adadelta = cupy.ElementwiseKernel(
+    "T g, T lr, T rho, T c, T eps", "T p, T ag, T ad",
+    "ag = rho * ag + c * (g * g);"
+    "T delta = -(sqrt(ad + eps) * g / sqrt(ag + eps));"
+    "ad = rho * ad + c * (delta * delta);"
+    "p += delta * lr", "kerasish_adadelta")
+_adamax = cupy.ElementwiseKernel(
+    "T g, T lr, T c1, T b2, T eps, T b1p", "T p, T m, T u",
+    "m += (g - m) * c1; T ub = b2 * u; T ag = g < 0 ? -g : g; u = ub > ag ? ub : ag;"
+    "p -= m * lr / ((1 - b1p) * (u + eps))", "kerasish_adamax")
+_nadam = cupy.ElementwiseKernel(
+    "T g, T lr, T b1, T b2, T eps, T ut, T ut1, T upt, T upt1, T b2p", "T p, T m, T v",
+    "m += (g - m) * (1 - b1); v += (g * g - v) * (1 - b2);"
+    "T m_hat = ut1 * m / (1 - upt1) + (1 - ut) * g / (1 - upt);"
+    "T v_hat = v / (1 - b2p);"
+    "p -= m_hat * lr / (sqrt(v_hat) + eps)", "kerasish_nadam")
+_lion = cupy.ElementwiseKernel(
+    "T g, T lr, T b1, T b2", "T p, T m",
+    "T c = m * b1 + g * (1 - b1);"
+    "T s = c > 0 ? (T)1 : (c < 0 ? (T)-1 : c);"
+    "p -= s * lr; m = m * b2 + g * (1 - b2)", "kerasish_lion")
+
+
+def weight_decay_update(param, weight_decay, lr):
+    """Decoupled weight decay in one fused pass (see numpy_kernels)."""
+    dt = param.dtype
+    _weight_decay(_scalar(weight_decay, dt), _scalar(lr, dt), param)
+
+
+def ema_update(average, param, momentum):
+    """Moving average of weights in one fused pass (see numpy_kernels)."""
+    _ema(param, _scalar(momentum, average.dtype), average)
+
+
+def sgd_update(param, grad, momentum_buf, lr, momentum=0.0, nesterov=False):
+    """SGD step in one fused pass (see numpy_kernels)."""
+    dt = param.dtype
+    if momentum_buf is None:
+        _sgd(grad, _scalar(lr, dt), param)
+        return
+    kernel = _sgd_nesterov if nesterov else _sgd_momentum
+    kernel(grad, _scalar(lr, dt), _scalar(momentum, dt), param, momentum_buf)
+
+
+def adam_update(param, grad, m, v, alpha, beta_1, beta_2, epsilon, v_hat=None):
+    """Adam / AMSGrad step in one fused pass (see numpy_kernels)."""
+    dt = param.dtype
+    args = (grad, _scalar(alpha, dt), dt.type(1.0 - beta_1),
+            dt.type(1.0 - beta_2), _scalar(epsilon, dt), param, m, v)
+    if v_hat is None:
+        _adam(*args)
+    else:
+        _amsgrad(*args, v_hat)
+
+
+def rmsprop_update(param, grad, velocity, lr, rho, epsilon,
+                   momentum_buf=None, momentum=0.0, average_grad=None):
+    """RMSprop step in one fused pass (see numpy_kernels)."""
+    dt = param.dtype
+    kernel = _rmsprop_kernel(average_grad is not None, momentum_buf is not None)
+    outs = [param, velocity] + [a for a in (momentum_buf, average_grad) if a is not None]
+    kernel(grad, _scalar(lr, dt), dt.type(rho), dt.type(1.0 - rho),
+           dt.type(epsilon), dt.type(momentum), *outs)
+
+
+def adagrad_update(param, grad, accumulator, lr, epsilon):
+    """Adagrad step in one fused pass (see numpy_kernels)."""
+    dt = param.dtype
+    _adagrad(grad, _scalar(lr, dt), dt.type(epsilon), param, accumulator)
+
+
+def adadelta_update(param, grad, accumulated_grad, accumulated_delta, lr, rho, epsilon):
+    """Adadelta step in one fused pass (see numpy_kernels)."""
+    dt = param.dtype
+    _adadelta(grad, _scalar(lr, dt), dt.type(rho), dt.type(1.0 - rho),
+              dt.type(epsilon), param, accumulated_grad, accumulated_delta)
+
+
+def adamax_update(param, grad, m, u, lr, beta_1, beta_2, epsilon, beta_1_power):
+    """Adamax step in one fused pass (see numpy_kernels)."""
+    dt = param.dtype
+    _adamax(grad, _scalar(lr, dt), dt.type(1.0 - beta_1), dt.type(beta_2),
+            dt.type(epsilon), _scalar(beta_1_power, dt), param, m, u)
+
+
+def nadam_update(param, grad, m, v, lr, beta_1, beta_2, epsilon,
+                 u_t, u_t_1, u_product_t, u_product_t_1, beta_2_power):
+    """Nadam step in one fused pass (see numpy_kernels)."""
+    dt = param.dtype
+    scalars = [_scalar(s, dt) for s in (lr, beta_1, beta_2, epsilon, u_t, u_t_1,
+                                         u_product_t, u_product_t_1, beta_2_power)]
+    _nadam(grad, *scalars, param, m, v)
+
+
+def lion_update(param, grad, m, lr, beta_1, beta_2):
+    """Lion step in one fused pass (see numpy_kernels)."""
+    dt = param.dtype
+    _lion(grad, _scalar(lr, dt), dt.type(beta_1), dt.type(beta_2), param, m)

@@ -5,7 +5,20 @@ it also runs on cupy arrays where no cupy-specific kernel exists.
 """
 from kerasish.backend.devices import xp_of
 
-__all__ = ["index_add", "sigmoid"]
+__all__ = [
+    "adadelta_update",
+    "adagrad_update",
+    "adam_update",
+    "adamax_update",
+    "ema_update",
+    "index_add",
+    "lion_update",
+    "nadam_update",
+    "rmsprop_update",
+    "sgd_update",
+    "sigmoid",
+    "weight_decay_update",
+]
 
 
 def sigmoid(x):
@@ -22,3 +35,293 @@ def sigmoid(x):
 def index_add(target, index, values):
     """`target[index] += values` with repeated indices accumulated (in place)."""
     xp_of(target).add.at(target, index, values)
+
+
+# Optimizer updates ---------------------------------------------------------
+# Each kernel updates `param` and its slot arrays in place, in the exact
+# float operation order of Keras 3's `update_step`, so float32 results match.
+# Scalars may be Python numbers or 0-d arrays; they are cast to param's dtype.
+# Coefficients that Keras computes in Python double (`1 - beta_1`) are
+# computed here in double before the cast, for the same rounding.
+
+
+def weight_decay_update(param, weight_decay, lr):
+    """Decoupled weight decay, in place: `param -= param * weight_decay * lr`.
+
+    Args:
+        param: the variable's array.
+        weight_decay: the decay factor.
+        lr: the current learning rate.
+    """
+    dt = param.dtype.type
+    tmp = param * dt(weight_decay)
+    tmp *= dt(lr)
+    param -= tmp
+
+
+def ema_update(average, param, momentum):
+    """Moving average of weights, in place: `avg = m * avg + (1 - m) * param`.
+
+    Args:
+        average: the average's array (updated).
+        param: the variable's array.
+        momentum: the EMA momentum for this step (0 on the first step).
+    """
+    dt = average.dtype.type
+    m = dt(momentum)
+    average *= m
+    tmp = param * (dt(1) - m)
+    average += tmp
+
+
+def sgd_update(param, grad, momentum_buf, lr, momentum=0.0, nesterov=False):
+    """SGD step, in place (Keras `SGD`).
+
+    Without momentum (`momentum_buf` None): `param -= grad * lr`. With it:
+    `m = m * momentum - grad * lr`, then `param += m`, or with Nesterov
+    `param += m * momentum - grad * lr` (using the new `m`).
+
+    Args:
+        param, grad: the variable's array and its gradient.
+        momentum_buf: the momentum slot, or None for plain SGD.
+        lr: learning rate.
+        momentum: momentum factor.
+        nesterov: use Nesterov momentum.
+    """
+    xp = xp_of(param)
+    dt = param.dtype.type
+    step = xp.multiply(grad, dt(lr))
+    if momentum_buf is None:
+        param -= step
+        return
+    mu = dt(momentum)
+    momentum_buf *= mu
+    momentum_buf -= step
+    if nesterov:
+        xp.subtract(momentum_buf * mu, step, out=step)
+        param += step
+    else:
+        param += momentum_buf
+
+
+def adam_update(param, grad, m, v, alpha, beta_1, beta_2, epsilon, v_hat=None):
+    """Adam step, in place (Keras `Adam`; epsilon outside the bias correction).
+
+    `m += (g - m)(1 - beta_1)`; `v += (g^2 - v)(1 - beta_2)`;
+    AMSGrad: `v_hat = max(v_hat, v)` replaces `v`;
+    `param -= m * alpha / (sqrt(v) + epsilon)`.
+
+    Args:
+        param, grad: the variable's array and its gradient.
+        m, v: first and second moment slots.
+        alpha: `lr * sqrt(1 - beta_2^t) / (1 - beta_1^t)`.
+        beta_1, beta_2, epsilon: hyperparameters (Python floats).
+        v_hat: the AMSGrad slot, or None.
+    """
+    xp = xp_of(param)
+    dt = param.dtype.type
+    tmp = xp.subtract(grad, m)
+    tmp *= dt(1.0 - beta_1)
+    m += tmp
+    xp.square(grad, out=tmp)
+    tmp -= v
+    tmp *= dt(1.0 - beta_2)
+    v += tmp
+    if v_hat is not None:
+        xp.maximum(v_hat, v, out=v_hat)
+        v = v_hat
+    xp.sqrt(v, out=tmp)
+    tmp += dt(epsilon)
+    xp.divide(m * dt(alpha), tmp, out=tmp)
+    param -= tmp
+
+
+def rmsprop_update(param, grad, velocity, lr, rho, epsilon,
+                   momentum_buf=None, momentum=0.0, average_grad=None):
+    """RMSprop step, in place (Keras `RMSprop`; epsilon inside the sqrt).
+
+    `v = rho v + (1 - rho) g^2`; centered: `a = rho a + (1 - rho) g` and
+    `denom = v - a^2 + eps`, else `denom = v + eps`;
+    `inc = lr g / sqrt(denom)`; with momentum `mom = momentum mom + inc` and
+    `param -= mom`, else `param -= inc`.
+
+    Args:
+        param, grad: the variable's array and its gradient.
+        velocity: the mean-square slot.
+        lr: learning rate.
+        rho, epsilon: hyperparameters (Python floats).
+        momentum_buf: the momentum slot, or None.
+        momentum: momentum factor.
+        average_grad: the centered slot, or None.
+    """
+    xp = xp_of(param)
+    dt = param.dtype.type
+    velocity *= dt(rho)
+    tmp = xp.square(grad)
+    tmp *= dt(1.0 - rho)
+    velocity += tmp
+    if average_grad is not None:
+        average_grad *= dt(rho)
+        xp.multiply(grad, dt(1.0 - rho), out=tmp)
+        average_grad += tmp
+        xp.square(average_grad, out=tmp)
+        xp.subtract(velocity, tmp, out=tmp)
+        tmp += dt(epsilon)
+    else:
+        xp.add(velocity, dt(epsilon), out=tmp)
+    xp.sqrt(tmp, out=tmp)
+    xp.divide(grad * dt(lr), tmp, out=tmp)
+    if momentum_buf is None:
+        param -= tmp
+        return
+    momentum_buf *= dt(momentum)
+    momentum_buf += tmp
+    param -= momentum_buf
+
+
+def adagrad_update(param, grad, accumulator, lr, epsilon):
+    """Adagrad step, in place: `acc += g^2`; `param -= lr g / sqrt(acc + eps)`.
+
+    Args:
+        param, grad: the variable's array and its gradient.
+        accumulator: the sum-of-squares slot.
+        lr: learning rate.
+        epsilon: added inside the square root.
+    """
+    xp = xp_of(param)
+    dt = param.dtype.type
+    tmp = xp.square(grad)
+    accumulator += tmp
+    xp.add(accumulator, dt(epsilon), out=tmp)
+    xp.sqrt(tmp, out=tmp)
+    xp.divide(grad * dt(lr), tmp, out=tmp)
+    param -= tmp
+
+
+def adadelta_update(param, grad, accumulated_grad, accumulated_delta, lr, rho, epsilon):
+    """Adadelta step, in place (Keras `Adadelta`).
+
+    `ag = rho ag + (1 - rho) g^2`;
+    `delta = -sqrt(ad + eps) g / sqrt(ag + eps)`;
+    `ad = rho ad + (1 - rho) delta^2`; `param += lr delta`.
+
+    Args:
+        param, grad: the variable's array and its gradient.
+        accumulated_grad, accumulated_delta: the two running averages.
+        lr: learning rate.
+        rho, epsilon: hyperparameters (Python floats).
+    """
+    xp = xp_of(param)
+    dt = param.dtype.type
+    eps = dt(epsilon)
+    accumulated_grad *= dt(rho)
+    tmp = xp.square(grad)
+    tmp *= dt(1.0 - rho)
+    accumulated_grad += tmp
+    delta = xp.add(accumulated_delta, eps)
+    xp.sqrt(delta, out=delta)
+    delta *= grad
+    xp.add(accumulated_grad, eps, out=tmp)
+    xp.sqrt(tmp, out=tmp)
+    delta /= tmp
+    xp.negative(delta, out=delta)
+    accumulated_delta *= dt(rho)
+    xp.square(delta, out=tmp)
+    tmp *= dt(1.0 - rho)
+    accumulated_delta += tmp
+    delta *= dt(lr)
+    param += delta
+
+
+def adamax_update(param, grad, m, u, lr, beta_1, beta_2, epsilon, beta_1_power):
+    """Adamax step, in place (Keras `Adamax`).
+
+    `m += (g - m)(1 - beta_1)`; `u = max(beta_2 u, |g|)`;
+    `param -= lr m / ((1 - beta_1^t)(u + eps))`.
+
+    Args:
+        param, grad: the variable's array and its gradient.
+        m, u: first moment and infinity-norm slots.
+        lr: learning rate.
+        beta_1, beta_2, epsilon: hyperparameters (Python floats).
+        beta_1_power: `beta_1^t` in param's dtype.
+    """
+    xp = xp_of(param)
+    dt = param.dtype.type
+    tmp = xp.subtract(grad, m)
+    tmp *= dt(1.0 - beta_1)
+    m += tmp
+    u *= dt(beta_2)
+    xp.abs(grad, out=tmp)
+    xp.maximum(u, tmp, out=u)
+    xp.add(u, dt(epsilon), out=tmp)
+    tmp *= dt(1) - dt(beta_1_power)
+    xp.divide(m * dt(lr), tmp, out=tmp)
+    param -= tmp
+
+
+def nadam_update(param, grad, m, v, lr, beta_1, beta_2, epsilon,
+                 u_t, u_t_1, u_product_t, u_product_t_1, beta_2_power):
+    """Nadam step, in place (Keras `Nadam`; `1 - beta` in param's dtype).
+
+    `m += (g - m)(1 - beta_1)`; `v += (g^2 - v)(1 - beta_2)`;
+    `m_hat = u_t_1 m / (1 - u_product_t_1) + (1 - u_t) g / (1 - u_product_t)`;
+    `v_hat = v / (1 - beta_2^t)`; `param -= m_hat lr / (sqrt(v_hat) + eps)`.
+
+    Args:
+        param, grad: the variable's array and its gradient.
+        m, v: first and second moment slots.
+        lr: learning rate.
+        beta_1, beta_2, epsilon: hyperparameters.
+        u_t, u_t_1: momentum schedule at steps t and t + 1.
+        u_product_t, u_product_t_1: products of the schedule up to t and t + 1.
+        beta_2_power: `beta_2^t`.
+    """
+    xp = xp_of(param)
+    dt = param.dtype.type
+    one = dt(1)
+    tmp = xp.subtract(grad, m)
+    tmp *= one - dt(beta_1)
+    m += tmp
+    xp.square(grad, out=tmp)
+    tmp -= v
+    tmp *= one - dt(beta_2)
+    v += tmp
+    m_hat = m * dt(u_t_1)
+    m_hat /= one - dt(u_product_t_1)
+    xp.multiply(grad, one - dt(u_t), out=tmp)
+    tmp /= one - dt(u_product_t)
+    m_hat += tmp
+    xp.divide(v, one - dt(beta_2_power), out=tmp)
+    xp.sqrt(tmp, out=tmp)
+    tmp += dt(epsilon)
+    m_hat *= dt(lr)
+    m_hat /= tmp
+    param -= m_hat
+
+
+def lion_update(param, grad, m, lr, beta_1, beta_2):
+    """Lion step, in place (Keras `Lion`; `1 - beta` in param's dtype).
+
+    `param -= lr sign(beta_1 m + (1 - beta_1) g)`;
+    `m = beta_2 m + (1 - beta_2) g`.
+
+    Args:
+        param, grad: the variable's array and its gradient.
+        m: the momentum slot.
+        lr: learning rate.
+        beta_1, beta_2: hyperparameters.
+    """
+    xp = xp_of(param)
+    dt = param.dtype.type
+    one = dt(1)
+    b1, b2 = dt(beta_1), dt(beta_2)
+    tmp = m * b1
+    tmp2 = grad * (one - b1)
+    tmp += tmp2
+    xp.sign(tmp, out=tmp)
+    tmp *= dt(lr)
+    param -= tmp
+    m *= b2
+    xp.multiply(grad, one - b2, out=tmp2)
+    m += tmp2

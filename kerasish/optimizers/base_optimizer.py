@@ -1,0 +1,700 @@
+"""The optimizer base class: Keras 3's update pipeline on in-place kernels.
+
+`apply(grads, variables)` runs Keras 3's pipeline (`BaseOptimizer.apply`):
+drop None gradients, unscale by `loss_scale_factor`, then (on update steps
+when accumulating gradients) clip, apply decoupled weight decay, run
+`update_step` per variable, update the EMA, apply constraints and count
+the iteration. Updates write `Variable._value` in place through the device's
+fused kernels (`device.kernel("adam_update")`), so nothing is recorded on a
+tape and no numpy/cupy branch appears here.
+
+Per-step scalars (learning rate, bias corrections) are 0-d arrays on the
+variables' device, computed in the variable's dtype with the same float
+operations as Keras, so training never waits on a device-to-host copy.
+"""
+import numbers
+import re
+import warnings
+
+import numpy as np
+
+from kerasish.autodiff.tensor import Tensor, Variable
+from kerasish import ops
+from kerasish.backend import config, devices
+from kerasish.ops import core
+from kerasish.optimizers.schedules import learning_rate_schedule
+from kerasish.utils import naming
+
+
+def _check_arguments(clipnorm, clipvalue, global_clipnorm, use_ema, ema_momentum,
+                     ema_overwrite_frequency, gradient_accumulation_steps):
+    """Validates the common constructor arguments (Keras's errors)."""
+    if sum(a is not None for a in (clipnorm, clipvalue, global_clipnorm)) > 1:
+        raise ValueError(
+            "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
+            f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
+            f"global_clipnorm={global_clipnorm}"
+        )
+    if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
+        raise ValueError(
+            "`gradient_accumulation_steps` must be an integer >= 2. Received: "
+            f"gradient_accumulation_steps={gradient_accumulation_steps}"
+        )
+    if not use_ema:
+        return
+    if ema_momentum > 1 or ema_momentum < 0:
+        raise ValueError(
+            f"`ema_momentum` must be in the range [0, 1]. Received: ema_momentum={ema_momentum}"
+        )
+    if ema_overwrite_frequency and (not isinstance(ema_overwrite_frequency, int)
+                                    or ema_overwrite_frequency < 1):
+        raise ValueError(
+            "`ema_overwrite_frequency` must be an integer >= 1 or None. Received: "
+            f"ema_overwrite_frequency={ema_overwrite_frequency}"
+        )
+
+
+def _is_number(x):
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
+class BaseOptimizer:
+    """Abstract optimizer: the shared update pipeline of every optimizer.
+
+    Subclasses override `build` (create slots with `add_optimizer_variables`),
+    `update_step(gradient, variable, learning_rate)` and `get_config`.
+    A custom `update_step` may use `kerasish.ops` with `self.assign`,
+    `self.assign_add` and `self.assign_sub`, exactly as in Keras.
+
+    Args:
+        learning_rate: float, a `LearningRateSchedule`, or a callable taking
+            no arguments and returning the learning rate.
+        weight_decay: float or None; decoupled decay `var -= var * wd * lr`
+            applied before each update.
+        clipnorm: clip each gradient to this L2 norm.
+        clipvalue: clip each gradient element to [-clipvalue, clipvalue].
+        global_clipnorm: clip all gradients jointly to this global L2 norm.
+        use_ema: keep an exponential moving average of the variables.
+        ema_momentum: the EMA momentum (default 0.99).
+        ema_overwrite_frequency: every this many steps, overwrite the
+            variables with their average (None: only in
+            `finalize_variable_values`).
+        loss_scale_factor: gradients are divided by it before anything else.
+        gradient_accumulation_steps: int >= 2; update only every N steps
+            with the mean of the accumulated gradients.
+        name: the optimizer's name (default: the snake-case class name).
+
+    Example:
+        >>> class PlainSGD(keras.optimizers.Optimizer):
+        ...     def update_step(self, gradient, variable, learning_rate):
+        ...         self.assign_sub(variable, keras.ops.multiply(gradient, learning_rate))
+        >>> opt = PlainSGD(learning_rate=0.1)
+    """
+
+    def __init__(self, learning_rate, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, use_ema=False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name=None, **kwargs):
+        if kwargs.pop("decay", None) is not None:
+            warnings.warn("Argument `decay` is no longer supported and will be ignored.")
+        if kwargs:
+            raise ValueError(f"Argument(s) not recognized: {kwargs}")
+        _check_arguments(clipnorm, clipvalue, global_clipnorm, use_ema, ema_momentum,
+                         ema_overwrite_frequency, gradient_accumulation_steps)
+        self.name = name if name is not None else naming.auto_name(type(self).__name__)
+        self.weight_decay = weight_decay
+        self.clipnorm = clipnorm
+        self.global_clipnorm = global_clipnorm
+        self.clipvalue = clipvalue
+        self.use_ema = use_ema
+        self.ema_momentum = ema_momentum
+        self.ema_overwrite_frequency = ema_overwrite_frequency
+        self.loss_scale_factor = loss_scale_factor
+        self.gradient_accumulation_steps = gradient_accumulation_steps
+        self.built = False
+        self._trainable_variables = []
+        self._trainable_variables_indices = {}
+        self._step_cache = None
+        self._variables = []  # from here on, Variable attributes are tracked
+        self._iterations = self._new_variable(0, "int32", "iteration")
+        self._learning_rate = self._make_learning_rate(learning_rate)
+
+    # Variable tracking -------------------------------------------------------
+    def __setattr__(self, name, value):
+        if isinstance(value, Variable) and "_variables" in self.__dict__:
+            self._track_variable(value)
+        object.__setattr__(self, name, value)
+
+    def _track_variable(self, variable):
+        if not any(v is variable for v in self._variables):
+            self._variables.append(variable)
+
+    def _untrack_variable(self, variable):
+        self._variables = [v for v in self._variables if v is not variable]
+
+    def _new_variable(self, value, dtype, name, device=None):
+        """A non-trainable Variable named `<optimizer>/<name>` (not yet tracked)."""
+        with devices.device(device or devices.current_device()):
+            variable = Variable(value, dtype=dtype, trainable=False, name=name,
+                                aggregation="only_first_replica")
+        variable.path = f"{self.name}/{name}"
+        return variable
+
+    def _make_learning_rate(self, learning_rate):
+        if isinstance(learning_rate, learning_rate_schedule.LearningRateSchedule) or (
+                callable(learning_rate) and not isinstance(learning_rate, Tensor)):
+            return learning_rate
+        if not _is_number(learning_rate):
+            raise ValueError(
+                "Argument `learning_rate` should be float, or an instance of "
+                "LearningRateSchedule, or a callable (that takes in the current "
+                "iteration value and returns the corresponding learning rate value). "
+                f"Received instead: learning_rate={learning_rate}"
+            )
+        return self._new_variable(float(learning_rate), config.floatx(), "learning_rate")
+
+    @property
+    def variables(self):
+        """All optimizer variables in Keras's order: iteration, learning_rate, slots."""
+        return self._variables[:]
+
+    @property
+    def iterations(self):
+        """The step counter (int Variable); divided by the accumulation steps if any."""
+        if self.gradient_accumulation_steps:
+            return ops.floor_divide(self._iterations, self.gradient_accumulation_steps)
+        return self._iterations
+
+    # Learning rate -----------------------------------------------------------
+    @property
+    def learning_rate(self):
+        """The current learning rate: a float Variable, or the schedule's value now."""
+        if isinstance(self._learning_rate, learning_rate_schedule.LearningRateSchedule):
+            return self._learning_rate(self._iterations)
+        if isinstance(self._learning_rate, Variable):
+            return self._learning_rate
+        return self._learning_rate()
+
+    @learning_rate.setter
+    def learning_rate(self, learning_rate):
+        previous = self._learning_rate if isinstance(self._learning_rate, Variable) else None
+        if isinstance(learning_rate, learning_rate_schedule.LearningRateSchedule) or (
+                callable(learning_rate) and not isinstance(learning_rate, Tensor)):
+            self._learning_rate = learning_rate
+        elif isinstance(self._learning_rate, Variable):
+            self._learning_rate.assign(learning_rate)
+        else:
+            raise TypeError(
+                "This optimizer was created with a `LearningRateSchedule` (or callable) "
+                "as its `learning_rate` constructor argument, hence its learning rate "
+                "is not settable. If you need the learning rate to be settable, you "
+                "should instantiate the optimizer with a float `learning_rate` argument."
+            )
+        if previous is not None and not isinstance(self._learning_rate, Variable):
+            self._untrack_variable(previous)
+
+    # Building ----------------------------------------------------------------
+    def build(self, variables):
+        """Creates the optimizer's per-variable state for `variables`.
+
+        Subclasses call `super().build(variables)` first, then create their
+        slots with `add_optimizer_variables`.
+
+        Args:
+            variables: list of the model Variables this optimizer will update.
+        """
+        variables = list(variables)
+        if self.use_ema:
+            self._model_variables_moving_average = self.add_optimizer_variables(
+                variables, "average")
+        if self.gradient_accumulation_steps:
+            self._accumulated_gradients = [
+                self.add_variable_from_reference(v, "gradient_accumulator") for v in variables]
+        self._trainable_variables_indices = {id(v): i for i, v in enumerate(variables)}
+        self._trainable_variables = variables
+        self.built = True
+
+    def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="none",
+                     layout=None, name=None):
+        """Creates and tracks a non-trainable optimizer Variable on the current device.
+
+        Args:
+            shape: the shape.
+            initializer: "zeros", "ones", a number, or an initializer
+                (name or callable taking shape and dtype).
+            dtype: dtype name (default floatx).
+            aggregation: replica aggregation mode.
+            layout: accepted for Keras compatibility (unused).
+            name: the variable's name; its path is `<optimizer name>/<name>`.
+
+        Returns:
+            Variable: the new variable.
+        """
+        dtype = config.standardize_dtype(dtype or config.floatx())
+        shape = tuple(shape)
+        if isinstance(initializer, str) and initializer in ("zeros", "ones"):
+            initializer = 0 if initializer == "zeros" else 1
+        if _is_number(initializer):
+            initializer = np.full(shape, initializer, dtype=config.to_numpy_dtype(dtype))
+            shape = None
+        variable = Variable(initializer, shape=shape, dtype=dtype, trainable=False,
+                            aggregation=aggregation, name=name)
+        variable.path = f"{self.name}/{variable.name}"
+        self._track_variable(variable)
+        return variable
+
+    def add_variable_from_reference(self, reference_variable, name=None, initializer="zeros"):
+        """Creates a slot like `reference_variable` (shape, dtype, device).
+
+        The slot is named `<reference path with / replaced by _>_<name>`,
+        e.g. `dense_kernel_momentum`, as in Keras.
+
+        Args:
+            reference_variable: the model Variable.
+            name: the slot's suffix (default "var").
+            initializer: as in `add_variable` (default zeros).
+
+        Returns:
+            Variable: the slot.
+        """
+        name = name or "var"
+        base = getattr(reference_variable, "path", None) or str(reference_variable.name)
+        slot_name = base.replace("/", "_").replace(":", "_") + "_" + name
+        with devices.device(reference_variable._device):
+            return self.add_variable(reference_variable.shape, initializer=initializer,
+                                     dtype=reference_variable.dtype, name=slot_name)
+
+    def add_optimizer_variables(self, trainable_variables, name, initializer="zeros"):
+        """Creates slots for every variable, interleaved per variable as Keras.
+
+        Args:
+            trainable_variables: the model Variables.
+            name: a slot suffix, or a list of suffixes (then one list per suffix,
+                created variable by variable: `a_momentum, a_velocity, b_momentum...`).
+            initializer: one initializer, or a list with one per name.
+
+        Returns:
+            list of Variables, or a tuple of such lists when `name` is a list.
+        """
+        names = [name] if isinstance(name, str) else list(name)
+        inits = (list(initializer) if isinstance(initializer, (list, tuple))
+                 else [initializer] * len(names))
+        if len(inits) != len(names):
+            raise ValueError(
+                "The number of provided names must match the number of provided "
+                f"initializers. Received name='{name}', initializer='{initializer}'"
+            )
+        slots = tuple([] for _ in names)
+        for variable in trainable_variables:
+            for i, (suffix, init) in enumerate(zip(names, inits)):
+                slots[i].append(self.add_variable_from_reference(variable, suffix, init))
+        return slots[0] if isinstance(name, str) else slots
+
+    def _get_variable_index(self, variable):
+        return self._trainable_variables_indices[id(variable)]
+
+    def _check_variables_are_known(self, variables):
+        for v in variables:
+            if id(v) not in self._trainable_variables_indices:
+                raise ValueError(
+                    f"Unknown variable: {v!r}. This optimizer can only be called for "
+                    "the variables it was originally built with. When working with a "
+                    "new set of variables, you should recreate a new optimizer instance."
+                )
+
+    # Variable helpers for custom update_step ---------------------------------
+    def assign(self, variable, value):
+        """`variable.assign(value)` (for custom `update_step` code)."""
+        variable.assign(value)
+
+    def assign_add(self, variable, value):
+        """`variable.assign_add(value)` (for custom `update_step` code)."""
+        variable.assign_add(value)
+
+    def assign_sub(self, variable, value):
+        """`variable.assign_sub(value)` (for custom `update_step` code)."""
+        variable.assign_sub(value)
+
+    # Applying gradients -------------------------------------------------------
+    def apply_gradients(self, grads_and_vars):
+        """Applies `(gradient, variable)` pairs; builds on the first call.
+
+        Args:
+            grads_and_vars: iterable of `(gradient, variable)`; gradients may be None.
+
+        Returns:
+            Variable: the iteration counter.
+
+        Example:
+            >>> opt.apply_gradients(zip(grads, model.trainable_variables))
+        """
+        pairs = list(grads_and_vars)
+        if pairs:
+            grads, variables = zip(*pairs)
+            self.apply(list(grads), list(variables))
+        return self._iterations
+
+    def apply(self, grads, trainable_variables=None):
+        """Updates variables from their gradients (Keras `Optimizer.apply`).
+
+        Args:
+            grads: list of gradients (Tensors, arrays or None), one per variable.
+            trainable_variables: the variables; optional once the optimizer is
+                built (then `grads` matches the built variable list).
+        """
+        grads = list(grads)
+        if not grads:
+            return
+        variables = self._resolve_variables(grads, trainable_variables)
+        grads, variables = self._filter_empty_gradients(grads, variables)
+        grads = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
+        if self.loss_scale_factor is not None:
+            grads = [g / self.loss_scale_factor for g in grads]
+        self._step_cache = {}
+        try:
+            self._backend_apply_gradients(grads, variables)
+        finally:
+            self._step_cache = None
+        for variable in variables:
+            if variable.constraint is not None:
+                variable.assign(variable.constraint(variable))
+        self._iterations._value += 1  # in place, no host-to-device copy
+
+    def _resolve_variables(self, grads, trainable_variables):
+        if trainable_variables is None:
+            if not self.built:
+                raise ValueError(
+                    "When passing `grads` without `variables`, the optimizer must "
+                    "already be built on a list of variables. Call "
+                    "`optimizer.build(trainable_variables)` first."
+                )
+            if len(grads) != len(self._trainable_variables):
+                raise ValueError(
+                    "When passing `grads` as a list of gradient tensors, the gradients "
+                    f"must match the built variables one-to-one. Received {len(grads)} "
+                    f"gradients, but the optimizer is tracking "
+                    f"{len(self._trainable_variables)} trainable variables."
+                )
+            return list(self._trainable_variables)
+        variables = list(trainable_variables)
+        if len(variables) != len(grads):
+            raise ValueError(
+                f"Got {len(grads)} gradients for {len(variables)} variables; "
+                "they must match one-to-one."
+            )
+        if not self.built:
+            self.build(variables)
+            self.built = True
+        self._check_variables_are_known(variables)
+        return variables
+
+    @staticmethod
+    def _filter_empty_gradients(grads, variables):
+        kept = [(g, v) for g, v in zip(grads, variables) if g is not None]
+        if not kept:
+            raise ValueError("No gradients provided for any variable.")
+        if len(kept) < len(grads):
+            missing = [v.path for g, v in zip(grads, variables) if g is None]
+            warnings.warn(
+                f"Gradients do not exist for variables {missing} when minimizing the "
+                "loss. If using `model.compile()`, did you forget to provide a `loss` argument?"
+            )
+        return [g for g, _ in kept], [v for _, v in kept]
+
+    @staticmethod
+    def _gradient_array(gradient, variable):
+        """The gradient as a raw array on the variable's device, in its dtype."""
+        array = core.to_array(gradient, variable._device)
+        if array.shape != variable.shape:
+            raise ValueError(
+                f"Gradient of shape {tuple(array.shape)} does not match variable "
+                f"'{variable.path}' of shape {variable.shape}."
+            )
+        return array.astype(variable._value.dtype, copy=False)
+
+    def _backend_apply_gradients(self, grads, variables):
+        """Accumulation, clipping, weight decay, update_step and EMA on raw arrays."""
+        learning_rate = self.learning_rate
+        if self.gradient_accumulation_steps:
+            self._accumulate_or_update(grads, variables, learning_rate)
+        else:
+            grads = self._clip_gradients(grads)
+            self._apply_weight_decay(variables, learning_rate)
+            self._backend_update_step(grads, variables, learning_rate)
+        if self.use_ema:
+            self._update_model_variables_moving_average(self._trainable_variables)
+            frequency = self.ema_overwrite_frequency
+            if frequency and (self._host_iterations() + 1) % frequency == 0:
+                self._overwrite_model_variables_with_average_value(self._trainable_variables)
+
+    def _host_iterations(self):
+        """`iterations` as a Python int (a device read; used only for Python control)."""
+        return int(devices.to_host(self.iterations._value))
+
+    def _accumulate_or_update(self, grads, variables, learning_rate):
+        steps = self.gradient_accumulation_steps
+        accumulators = [self._accumulated_gradients[self._get_variable_index(v)]
+                        for v in variables]
+        if (int(devices.to_host(self._iterations._value)) + 1) % steps != 0:
+            for g, acc in zip(grads, accumulators):
+                acc._value += g
+            return
+        grads = [(g + acc._value) / steps for g, acc in zip(grads, accumulators)]
+        grads = self._clip_gradients(grads)
+        self._apply_weight_decay(variables, learning_rate)
+        self._backend_update_step(grads, variables, learning_rate)
+        for acc in self._accumulated_gradients:
+            acc._value[...] = 0
+
+    def _backend_update_step(self, grads, variables, learning_rate):
+        """Calls `update_step` for every (gradient array, variable) pair."""
+        for grad, variable in zip(grads, variables):
+            self.update_step(Tensor(grad, variable._device), variable, learning_rate)
+
+    def update_step(self, gradient, variable, learning_rate):
+        """Updates one variable from its gradient; every optimizer overrides it.
+
+        Args:
+            gradient: Tensor, already unscaled, clipped and cast to the
+                variable's dtype.
+            variable: the Variable to update in place.
+            learning_rate: the current learning rate (Variable or Tensor).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement "
+            "`update_step(gradient, variable, learning_rate)`."
+        )
+
+    # Clipping, weight decay, EMA ---------------------------------------------
+    def _clip_gradients(self, grads):
+        if self.clipnorm and self.clipnorm > 0:
+            return [self._clip_by_norm(g) for g in grads]
+        if self.global_clipnorm and self.global_clipnorm > 0:
+            return _clip_by_global_norm(grads, self.global_clipnorm)
+        if self.clipvalue and self.clipvalue > 0:
+            return [_clip_by_value(g, self.clipvalue) for g in grads]
+        return grads
+
+    def _clip_by_norm(self, grad):
+        """`g * clipnorm / max(||g||, clipnorm)` in the gradient's dtype."""
+        xp = devices.xp_of(grad)
+        clip = grad.dtype.type(self.clipnorm)
+        norm = xp.sqrt(xp.sum(xp.square(grad)))
+        return grad * clip / xp.maximum(norm, clip)
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None):
+        """Excludes variables from weight decay.
+
+        Args:
+            var_list: list of Variables to exclude.
+            var_names: list of strings; a variable whose name contains any of
+                them (regex search) is excluded, e.g. `["bias"]`.
+        """
+        self._exclude_from_weight_decay = {id(v) for v in var_list or []}
+        self._exclude_from_weight_decay_pattern = (
+            re.compile("|".join(set(var_names))) if var_names else None)
+
+    def _use_weight_decay(self, variable):
+        if id(variable) in getattr(self, "_exclude_from_weight_decay", set()):
+            return False
+        pattern = getattr(self, "_exclude_from_weight_decay_pattern", None)
+        return pattern is None or pattern.search(variable.name) is None
+
+    def _apply_weight_decay(self, variables, learning_rate):
+        if self.weight_decay is None:
+            return
+        for variable in variables:
+            if self._use_weight_decay(variable):
+                lr = self._lr_scalar(learning_rate, variable)
+                kernel = variable._device.kernel("weight_decay_update")
+                kernel(variable._value, variable._value.dtype.type(self.weight_decay), lr)
+
+    def _update_model_variables_moving_average(self, variables):
+        for variable, average in zip(variables, self._model_variables_moving_average):
+            dtype = variable._value.dtype
+            not_first = (self._iteration_array(variable._device) != 0).astype(dtype)
+            momentum = not_first * dtype.type(self.ema_momentum)
+            variable._device.kernel("ema_update")(average._value, variable._value, momentum)
+
+    def _overwrite_model_variables_with_average_value(self, variables):
+        averages = self._model_variables_moving_average
+        if len(variables) != len(averages):
+            raise ValueError(
+                f"The length of model variables ({len(variables)}) to override does not "
+                "match the length of model variables stored in the optimizer "
+                f"({len(averages)}). Please check if the optimizer was called on your model."
+            )
+        for variable, average in zip(variables, averages):
+            variable.assign(average)
+
+    def finalize_variable_values(self, var_list):
+        """With `use_ema`, sets the variables to their moving averages.
+
+        Args:
+            var_list: the model variables (as passed to `build`).
+        """
+        if self.use_ema:
+            self._overwrite_model_variables_with_average_value(var_list)
+
+    # Per-step scalars --------------------------------------------------------
+    def _cached(self, key, compute):
+        if self._step_cache is None:
+            return compute()
+        if key not in self._step_cache:
+            self._step_cache[key] = compute()
+        return self._step_cache[key]
+
+    def _lr_scalar(self, learning_rate, variable):
+        """The learning rate as a 0-d array in the variable's dtype and device."""
+        dtype = variable._value.dtype
+        return self._cached(("lr", variable._device, dtype), lambda: _device_scalar(
+            learning_rate, variable._device, dtype))
+
+    def _iteration_array(self, device):
+        """`iterations` (divided by accumulation steps) as a 0-d int array on `device`."""
+        value = self._iterations._value
+        if self._iterations._device is not device:
+            value = device.send(value)
+        if self.gradient_accumulation_steps:
+            value = value // self.gradient_accumulation_steps
+        return value
+
+    def _local_step(self, variable, offset=1):
+        """`iterations + offset` in the variable's dtype (Keras's `local_step`)."""
+        return (self._iteration_array(variable._device) + offset).astype(variable._value.dtype)
+
+    def _step_scalars(self, learning_rate, variable):
+        """`_prepare_step`'s scalars, computed once per step, device and dtype."""
+        key = ("step", variable._device, variable._value.dtype)
+        return self._cached(key, lambda: self._prepare_step(learning_rate, variable))
+
+    def _prepare_step(self, learning_rate, variable):
+        """Scalars an update needs this step; subclasses extend the dict.
+
+        Returns:
+            dict: at least "lr", the learning rate in the variable's dtype.
+        """
+        return {"lr": self._lr_scalar(learning_rate, variable)}
+
+    # Misc Keras surface ------------------------------------------------------
+    def scale_loss(self, loss):
+        """Multiplies the loss by `loss_scale_factor` (if set) before differentiation."""
+        if self.loss_scale_factor is not None:
+            return loss * self.loss_scale_factor
+        return loss
+
+    def set_weights(self, weights):
+        """Sets every optimizer variable from a list of arrays (in `variables` order)."""
+        if not self.built:
+            raise ValueError(
+                "You are calling `set_weights()` on an optimizer that has not yet been "
+                "built. Please call `optimizer.build(trainable_variables)` to create "
+                "the optimizer weights before calling `set_weights()`."
+            )
+        for variable, weight in zip(self._variables, weights):
+            if tuple(variable.shape) != tuple(np.shape(weight)):
+                raise ValueError(
+                    f"Optimizer variable {variable.path} has shape {variable.shape} not "
+                    f"compatible with provided weight shape {np.shape(weight)}."
+                )
+            variable.assign(weight)
+
+    def save_own_variables(self, store):
+        """Writes `str(i) -> numpy array` for every variable (Keras's saving hook)."""
+        for i, variable in enumerate(self.variables):
+            store[str(i)] = variable.numpy()
+
+    def load_own_variables(self, store):
+        """Reads variables written by `save_own_variables` (warns on a count mismatch)."""
+        if len(store.keys()) != len(self.variables):
+            msg = (f"Skipping variable loading for optimizer '{self.name}', because it "
+                   f"has {len(self.variables)} variables whereas the saved optimizer has "
+                   f"{len(store.keys())} variables. ")
+            if len(self.variables) == 0:
+                msg += "This is likely because the optimizer has not been called/built yet."
+            warnings.warn(msg, stacklevel=2)
+            return
+        for i, variable in enumerate(self.variables):
+            variable.assign(store[str(i)])
+
+    # Serialization -----------------------------------------------------------
+    def get_config(self):
+        """Returns the constructor arguments as a dict (Keras's keys).
+
+        Returns:
+            dict: name, learning_rate, weight_decay, clipnorm, global_clipnorm,
+            clipvalue, use_ema, ema_momentum, ema_overwrite_frequency,
+            loss_scale_factor, gradient_accumulation_steps (+ subclass keys).
+        """
+        lr = self._learning_rate
+        if isinstance(lr, learning_rate_schedule.LearningRateSchedule):
+            lr = learning_rate_schedule.serialize(lr)
+        elif isinstance(lr, Variable):
+            lr = float(lr.numpy())
+        return {
+            "name": self.name,
+            "learning_rate": lr,
+            "weight_decay": self.weight_decay,
+            "clipnorm": self.clipnorm,
+            "global_clipnorm": self.global_clipnorm,
+            "clipvalue": self.clipvalue,
+            "use_ema": self.use_ema,
+            "ema_momentum": self.ema_momentum,
+            "ema_overwrite_frequency": self.ema_overwrite_frequency,
+            "loss_scale_factor": self.loss_scale_factor,
+            "gradient_accumulation_steps": self.gradient_accumulation_steps,
+        }
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """Creates an optimizer from `get_config()`'s output.
+
+        Args:
+            config: the config dict.
+            custom_objects: optional dict of custom schedule classes.
+
+        Returns:
+            the optimizer.
+        """
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = learning_rate_schedule.deserialize(
+                config["learning_rate"], custom_objects=custom_objects)
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name!r}>"
+
+
+def _device_scalar(value, device, dtype):
+    """`value` (Tensor, array or number) as a 0-d array of `dtype` on `device`."""
+    if isinstance(value, Tensor):
+        array = value._value if value._device is device else device.send(value._value)
+        return array.astype(dtype, copy=False)
+    if devices.is_array(value):
+        return device.send(value).astype(dtype, copy=False)
+    return dtype.type(value)
+
+
+def _clip_by_value(grad, clipvalue):
+    xp = devices.xp_of(grad)
+    dt = grad.dtype.type
+    return xp.clip(grad, dt(-clipvalue), dt(clipvalue))
+
+
+def _clip_by_global_norm(grads, clip_norm):
+    """Scales all gradients by `clip_norm * min(1 / ||G||, 1 / clip_norm)` (NaN if not finite)."""
+    device = devices.device_of_array(grads[0])
+    xp = device.xp
+    dt = grads[0].dtype.type
+    squared = xp.stack([device.send((g * g).sum()).astype(grads[0].dtype) for g in grads])
+    norm = xp.sqrt(xp.sum(squared))
+    with np.errstate(divide="ignore", invalid="ignore"):  # zero/inf norms are handled below
+        scale = dt(clip_norm) * xp.minimum(dt(1.0) / norm, dt(1.0 / clip_norm))
+        scale = scale + (norm - norm)  # NaN when the norm is not finite, as Keras
+    out = []
+    for g in grads:
+        g_device = devices.device_of_array(g)
+        factor = scale if g_device is device else g_device.send(scale)
+        out.append(g * factor.astype(g.dtype))
+    return out

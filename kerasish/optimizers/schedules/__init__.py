@@ -1,0 +1,11 @@
+"""Learning-rate schedules: `keras.optimizers.schedules`."""
+from kerasish.optimizers.schedules.learning_rate_schedule import (
+    CosineDecay, CosineDecayRestarts, ExponentialDecay, InverseTimeDecay,
+    LearningRateSchedule, PiecewiseConstantDecay, PolynomialDecay, deserialize,
+    serialize)
+
+__all__ = [
+    "CosineDecay", "CosineDecayRestarts", "ExponentialDecay", "InverseTimeDecay",
+    "LearningRateSchedule", "PiecewiseConstantDecay", "PolynomialDecay",
+    "deserialize", "serialize",
+]

@@ -1,0 +1,107 @@
+"""`keras.utils.to_categorical` and `keras.utils.normalize` on numpy arrays."""
+import numpy as np
+
+_ONE_HOT_DTYPE = "float64"  # Keras 3 returns float64 for numpy input
+
+
+def _to_numpy(x):
+    """Returns `x` as a numpy array (kerasish tensors and cupy arrays included)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if hasattr(x, "get") and type(x).__module__.startswith("cupy"):
+        return x.get()
+    return np.asarray(x)
+
+
+def to_categorical(x, num_classes=None):
+    """Converts a class vector (integers) to a one-hot class matrix.
+
+    As in Keras, a trailing axis of size 1 is dropped first, so labels of
+    shape `(n, 1)` give `(n, num_classes)`; the class axis is placed last.
+    Values are cast to int64 (floats are truncated) and a negative class
+    index counts from the end, as numpy indexing does.
+
+    Args:
+        x: array-like of class indices in `[0, num_classes)`.
+        num_classes: number of classes; `None` (or 0) infers `max(x) + 1`.
+
+    Returns:
+        A float64 numpy array (as Keras 3) of shape `x.shape + (num_classes,)` (after the
+        size-1 trailing axis is dropped).
+
+    Example:
+        >>> to_categorical([0, 1, 2, 3], num_classes=4)
+        array([[1., 0., 0., 0.],
+               [0., 1., 0., 0.],
+               [0., 0., 1., 0.],
+               [0., 0., 0., 1.]], dtype=float64)
+    """
+    x = np.array(_to_numpy(x), dtype="int64")
+    input_shape = x.shape
+    if input_shape and input_shape[-1] == 1 and len(input_shape) > 1:
+        input_shape = tuple(input_shape[:-1])
+    x = x.reshape(-1)
+    num_classes = _resolve_num_classes(x, num_classes)
+    categorical = np.zeros((x.shape[0], num_classes), dtype=_ONE_HOT_DTYPE)
+    categorical[np.arange(x.shape[0]), x] = 1
+    return categorical.reshape(input_shape + (num_classes,))
+
+
+def _resolve_num_classes(x, num_classes):
+    if not num_classes:
+        if x.size == 0:
+            raise ValueError(
+                "to_categorical: cannot infer `num_classes` from an empty `x`; "
+                "pass `num_classes` explicitly.")
+        return int(np.max(x)) + 1
+    try:
+        valid = int(num_classes) == num_classes and num_classes > 0
+    except (TypeError, ValueError):
+        valid = False
+    if not valid:
+        raise ValueError(
+            f"to_categorical: `num_classes` must be a positive int or None; "
+            f"received: {num_classes!r}")
+    num_classes = int(num_classes)
+    if x.size and (x.max() >= num_classes or x.min() < -num_classes):
+        bad = x.max() if x.max() >= num_classes else x.min()
+        raise IndexError(
+            f"to_categorical: `x` contains class index {bad}, outside the "
+            f"{num_classes} classes (valid indices: 0 to {num_classes - 1}).")
+    return num_classes
+
+
+def normalize(x, axis=-1, order=2):
+    """Divides `x` by its `order`-norm along `axis`.
+
+    Slices whose norm is 0 are left unchanged (divided by 1), as in Keras.
+
+    Args:
+        x: array-like to normalize.
+        axis: int, the axis along which to take the norm; `None` treats the
+            whole array as one vector.
+        order: norm order, as `np.linalg.norm`'s `ord` for vectors
+            (e.g. 2 for L2, 1 for L1, `np.inf` for max-abs).
+
+    Returns:
+        A normalized copy of `x` as a numpy array (float; float32 input stays
+        float32, integer input gives float64).
+
+    Example:
+        >>> normalize(np.array([[3.0, 4.0], [0.0, 0.0]]))
+        array([[0.6, 0.8],
+               [0. , 0. ]])
+    """
+    x = _to_numpy(x)
+    if axis is None:
+        norm = np.linalg.norm(x.reshape(-1), order)
+        return x / (norm if norm != 0 else 1)
+    if not isinstance(axis, (int, np.integer)) or not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+        raise ValueError(
+            f"normalize: `axis` must be None or an int in [-{max(x.ndim, 1)}, "
+            f"{max(x.ndim, 1)}) for an input of shape {x.shape}; received: {axis!r}")
+    if x.ndim == 0:
+        x = x.reshape(1)
+    norm = np.atleast_1d(np.linalg.norm(x, order, axis, keepdims=True))
+    norm[norm == 0] = 1
+    return x / norm

@@ -1,0 +1,65 @@
+"""`keras.utils.to_categorical` and `keras.utils.normalize`."""
+import numpy as np
+import pytest
+
+from kerasish.utils.numerical_utils import normalize, to_categorical
+
+
+def test_to_categorical_keras_doc_example():
+    out = to_categorical([0, 1, 2, 3], num_classes=4)
+    np.testing.assert_array_equal(out, np.eye(4))
+    assert out.dtype == np.float64  # as Keras 3 for numpy input
+
+
+def test_to_categorical_infers_num_classes():
+    out = to_categorical(np.array([2, 0, 1, 2]))
+    np.testing.assert_array_equal(out, [[0, 0, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1]])
+
+
+def test_to_categorical_squeezes_trailing_axis_of_one():
+    out = to_categorical(np.array([[1], [0], [2]], dtype="uint8"), num_classes=3)
+    assert out.shape == (3, 3)
+    np.testing.assert_array_equal(out, [[0, 1, 0], [1, 0, 0], [0, 0, 1]])
+
+
+def test_to_categorical_keeps_other_axes():
+    out = to_categorical([[0, 1], [1, 1]], num_classes=2)
+    assert out.shape == (2, 2, 2)
+    np.testing.assert_array_equal(out[0], [[1, 0], [0, 1]])
+    assert to_categorical([[3]], num_classes=4).shape == (1, 4)
+    np.testing.assert_array_equal(to_categorical(2, num_classes=3), [0, 0, 1])
+
+
+def test_to_categorical_truncates_floats_and_wraps_negative_like_numpy():
+    np.testing.assert_array_equal(to_categorical([1.7, 0.2], 2), [[0, 1], [1, 0]])
+    np.testing.assert_array_equal(to_categorical([-1], 3), [[0, 0, 1]])
+
+
+def test_to_categorical_errors():
+    with pytest.raises(IndexError, match="class index 3.*valid indices: 0 to 2"):
+        to_categorical([0, 3], num_classes=3)
+    with pytest.raises(ValueError, match="cannot infer `num_classes` from an empty"):
+        to_categorical([])
+    with pytest.raises(ValueError, match="`num_classes` must be a positive int"):
+        to_categorical([0], num_classes=-2)
+    assert to_categorical([], num_classes=3).shape == (0, 3)
+
+
+def test_normalize_l2_last_axis():
+    out = normalize(np.array([[3.0, 4.0], [0.0, 0.0], [1.0, 0.0]]))
+    np.testing.assert_allclose(out, [[0.6, 0.8], [0.0, 0.0], [1.0, 0.0]])
+
+
+def test_normalize_axis_0_and_l1_and_dtypes():
+    x = np.array([[3.0, 1.0], [4.0, 1.0]], dtype="float32")
+    out = normalize(x, axis=0)
+    np.testing.assert_allclose(out, [[0.6, 2 ** -0.5], [0.8, 2 ** -0.5]], rtol=1e-6)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(normalize([1, 3], order=1), [0.25, 0.75])
+    assert normalize(np.array([1, 3])).dtype == np.float64
+
+
+def test_normalize_axis_none_and_error():
+    np.testing.assert_allclose(normalize(np.array([[3.0], [4.0]]), axis=None), [[0.6], [0.8]])
+    with pytest.raises(ValueError, match="`axis` must be None or an int in"):
+        normalize(np.ones((2, 2)), axis=2)
