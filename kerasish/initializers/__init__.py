@@ -1,0 +1,151 @@
+"""Weight initializers (`keras.initializers`).
+
+    init = keras.initializers.get("glorot_uniform")
+    w = init((784, 128), dtype="float32")
+
+`get` accepts a name ("glorot_uniform", "GlorotUniform", "zeros", ...), a
+config dict, a class, an instance or any callable `(shape, dtype) -> Tensor`.
+"""
+import inspect
+
+from kerasish.initializers.constant_initializers import (Constant, Identity,
+                                                         IdentityInitializer,
+                                                         Ones, Zeros)
+from kerasish.initializers.initializer import Initializer
+from kerasish.initializers.orthogonal import Orthogonal, OrthogonalInitializer
+from kerasish.initializers.random_initializers import (GlorotNormal,
+                                                       GlorotUniform, HeNormal,
+                                                       HeUniform, LecunNormal,
+                                                       LecunUniform,
+                                                       RandomInitializer,
+                                                       RandomNormal,
+                                                       RandomUniform,
+                                                       TruncatedNormal,
+                                                       VarianceScaling,
+                                                       compute_fans)
+from kerasish.saving import serialization
+
+# snake_case aliases, as exported by Keras 3 (each is the class itself)
+constant = Constant
+identity = Identity
+ones = Ones
+zeros = Zeros
+glorot_normal = GlorotNormal
+glorot_uniform = GlorotUniform
+he_normal = HeNormal
+he_uniform = HeUniform
+lecun_normal = LecunNormal
+lecun_uniform = LecunUniform
+orthogonal = Orthogonal
+random_normal = RandomNormal
+random_uniform = RandomUniform
+truncated_normal = TruncatedNormal
+variance_scaling = VarianceScaling
+
+_SNAKE = {
+    "Initializer": "initializer", "Constant": "constant", "Identity": "identity",
+    "Ones": "ones", "Zeros": "zeros", "GlorotNormal": "glorot_normal",
+    "GlorotUniform": "glorot_uniform", "HeNormal": "he_normal", "HeUniform": "he_uniform",
+    "LecunNormal": "lecun_normal", "LecunUniform": "lecun_uniform",
+    "RandomNormal": "random_normal", "RandomUniform": "random_uniform",
+    "TruncatedNormal": "truncated_normal", "VarianceScaling": "variance_scaling",
+    "Orthogonal": "orthogonal",
+}
+ALL_OBJECTS_DICT = {name: globals()[name] for name in _SNAKE}
+ALL_OBJECTS_DICT.update({snake: globals()[name] for name, snake in _SNAKE.items()})
+ALL_OBJECTS_DICT.update({
+    "uniform": RandomUniform, "normal": RandomNormal, "one": Ones, "zero": Zeros,
+    "OrthogonalInitializer": Orthogonal, "orthogonal_initializer": Orthogonal,
+    "IdentityInitializer": Identity, "identity_initializer": Identity,
+})
+
+
+def serialize(initializer):
+    """Returns the Keras 3 config dict of an initializer.
+
+    Args:
+        initializer: an Initializer instance (None passes through).
+
+    Returns:
+        `{"module": "keras.initializers", "class_name": ..., "config": {...},
+        "registered_name": ...}`.
+
+    Example:
+        >>> keras.initializers.serialize(keras.initializers.Zeros())["class_name"]
+        'Zeros'
+    """
+    return serialization.serialize_keras_object(initializer)
+
+
+def deserialize(config, custom_objects=None):
+    """Rebuilds an initializer from `serialize`'s output (or a legacy config dict).
+
+    Args:
+        config: dict with "class_name" and "config", or a name string.
+        custom_objects: optional dict name -> class for user initializers.
+
+    Returns:
+        An Initializer instance (a class when `config` is a bare name).
+
+    Example:
+        >>> keras.initializers.deserialize({"class_name": "Ones", "config": {}})
+    """
+    return serialization.deserialize_keras_object(
+        config, module_objects=ALL_OBJECTS_DICT, custom_objects=custom_objects)
+
+
+def _lookup(name):
+    found = ALL_OBJECTS_DICT.get(name) or serialization.get_registered_object(name)
+    if found is None:
+        raise ValueError(
+            f"Unknown initializer identifier: '{name}'. Valid names: "
+            f"{sorted(ALL_OBJECTS_DICT)} (or a registered custom initializer)."
+        )
+    return found
+
+
+def get(identifier):
+    """Returns an initializer for `identifier`.
+
+    Args:
+        identifier: None, a name ("he_normal"), a config dict, an Initializer
+            class or instance, or a callable `(shape, dtype=None) -> Tensor`.
+
+    Returns:
+        A callable initializer, or None for None.
+
+    Raises:
+        ValueError: unknown name or an identifier of another kind.
+
+    Example:
+        >>> keras.initializers.get("zeros")((2,)).numpy()
+        array([0., 0.], dtype=float32)
+    """
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        obj = deserialize(identifier)
+    elif isinstance(identifier, str):
+        obj = _lookup(identifier)
+    else:
+        obj = identifier
+    if inspect.isclass(obj):
+        return obj()
+    if callable(obj):
+        return obj
+    raise ValueError(
+        "Could not interpret initializer identifier: expected None, a name, a config "
+        f"dict or a callable. Received: identifier={identifier!r} ({type(identifier).__name__})"
+    )
+
+
+__all__ = [
+    "Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Identity",
+    "IdentityInitializer", "Initializer", "LecunNormal", "LecunUniform", "Ones",
+    "Orthogonal", "OrthogonalInitializer", "RandomInitializer", "RandomNormal",
+    "RandomUniform", "TruncatedNormal", "VarianceScaling", "Zeros", "compute_fans",
+    "constant", "deserialize", "get", "glorot_normal", "glorot_uniform", "he_normal",
+    "he_uniform", "identity", "lecun_normal", "lecun_uniform", "ones", "orthogonal",
+    "random_normal", "random_uniform", "serialize", "truncated_normal",
+    "variance_scaling", "zeros",
+]

@@ -1,0 +1,110 @@
+"""Weight regularizers (`keras.regularizers`) and their get/serialize/deserialize.
+
+    keras.layers.Dense(8, kernel_regularizer="l2")          # L2(0.01)
+    keras.layers.Dense(8, kernel_regularizer=keras.regularizers.L1L2(l1=1e-5, l2=1e-4))
+"""
+import inspect
+
+from kerasish.regularizers.regularizers import (L1, L1L2, L2,
+                                                OrthogonalRegularizer,
+                                                Regularizer,
+                                                validate_float_arg)
+from kerasish.saving import serialization
+
+# snake_case aliases, as exported by Keras 3 (each is the class itself)
+l1 = L1
+l2 = L2
+l1_l2 = L1L2
+orthogonal_regularizer = OrthogonalRegularizer
+
+ALL_OBJECTS_DICT = {
+    "Regularizer": Regularizer, "regularizer": Regularizer,
+    "L1": L1, "l1": L1, "L2": L2, "l2": L2,
+    "L1L2": L1L2, "l1l2": L1L2,
+    "OrthogonalRegularizer": OrthogonalRegularizer,
+    "orthogonal_regularizer": OrthogonalRegularizer,
+}
+
+
+def serialize(regularizer):
+    """Returns the Keras 3 config dict of a regularizer.
+
+    Args:
+        regularizer: a Regularizer (None passes through; functions give their name).
+
+    Returns:
+        dict, str or None.
+
+    Example:
+        >>> keras.regularizers.serialize(keras.regularizers.L2(0.1))["config"]
+        {'l2': 0.1}
+    """
+    return serialization.serialize_keras_object(regularizer)
+
+
+def deserialize(config, custom_objects=None):
+    """Rebuilds a regularizer from `serialize`'s output.
+
+    Args:
+        config: config dict or name.
+        custom_objects: optional dict name -> class/function.
+
+    Returns:
+        A Regularizer instance (a class when `config` is a bare name).
+
+    Example:
+        >>> keras.regularizers.deserialize({"class_name": "L1", "config": {"l1": 0.1}})
+    """
+    return serialization.deserialize_keras_object(
+        config, module_objects=ALL_OBJECTS_DICT, custom_objects=custom_objects)
+
+
+def _lookup(name):
+    found = ALL_OBJECTS_DICT.get(name) or serialization.get_registered_object(name)
+    if found is None:
+        raise ValueError(
+            f"Unknown regularizer identifier: '{name}'. Valid names: "
+            f"{sorted(ALL_OBJECTS_DICT)} (or a registered custom regularizer)."
+        )
+    return found
+
+
+def get(identifier):
+    """Returns a regularizer for `identifier`.
+
+    Args:
+        identifier: None, a name ("l1", "l2", "l1l2", ... with default factors;
+            as in Keras 3, "l1_l2" is not a name), a config dict, a class, an
+            instance or a callable `weight -> scalar`.
+
+    Returns:
+        A callable regularizer, or None for None.
+
+    Raises:
+        ValueError: unknown name or a non-callable identifier.
+
+    Example:
+        >>> keras.regularizers.get("l2").l2
+        0.01
+    """
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        obj = deserialize(identifier)
+    elif isinstance(identifier, str):
+        obj = _lookup(identifier)
+    else:
+        obj = identifier
+    if inspect.isclass(obj):
+        return obj()
+    if callable(obj):
+        return obj
+    raise ValueError(
+        "Could not interpret regularizer identifier: expected None, a name, a config "
+        f"dict or a callable. Received: identifier={identifier!r} ({type(identifier).__name__})"
+    )
+
+
+__all__ = ["L1", "L1L2", "L2", "OrthogonalRegularizer", "Regularizer", "deserialize",
+           "get", "l1", "l1_l2", "l2", "orthogonal_regularizer", "serialize",
+           "validate_float_arg"]
