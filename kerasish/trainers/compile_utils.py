@@ -45,8 +45,8 @@ class CompileLoss:
     def __init__(self, loss, loss_weights, output_names):
         self.output_names = output_names
         entries = _per_output(loss, output_names, "loss")
-        self.losses = [e if e in _AUTO_CROSSENTROPY else
-                       (losses_module.get(e) if e is not None else None) for e in entries]
+        self.losses = [e if isinstance(e, str) and e.lower() in _AUTO_CROSSENTROPY
+                       else losses_module.get_for_compile(e) for e in entries]
         if loss_weights is None:
             self.weights = [1.0] * len(output_names)
         elif isinstance(loss_weights, dict):
@@ -84,8 +84,8 @@ _AUTO_CROSSENTROPY = ("crossentropy", "ce")
 
 def _resolve_crossentropy(fn, y_true, y_pred):
     """Keras's "crossentropy"/"ce" choice (binary/sparse/categorical) once shapes are known."""
-    if isinstance(fn, str) and fn in _AUTO_CROSSENTROPY:
-        return losses_module.get(_crossentropy_name(y_true, y_pred, "_crossentropy"))
+    if isinstance(fn, str):
+        return losses_module.get_for_compile(fn, y_true, y_pred)
     return fn
 
 

@@ -107,7 +107,7 @@ def fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
                 break
             if model.stop_training:
                 break
-        epoch_logs = _sorted_logs(to_floats(model.get_metrics_result()) if logs else logs)
+        epoch_logs = _sorted_logs(_metrics_result_or_logs(model, logs))
         if val_adapter is not None and _should_validate(epoch, validation_freq):
             val_logs = evaluate_adapter(model, val_adapter, 0, None, validation_steps)
             epoch_logs.update({f"val_{k}": v for k, v in _sorted_logs(val_logs).items()})
@@ -117,6 +117,12 @@ def fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
             break
     cbs.on_train_end(training_logs)
     return model.history
+
+
+def _metrics_result_or_logs(model, logs):
+    """Keras's rule: the metrics' results if their names match the step logs, else the logs."""
+    results = to_floats(model.get_metrics_result())
+    return results if logs and set(results) == set(logs) else logs
 
 
 def _report_nan(model, epoch, step):

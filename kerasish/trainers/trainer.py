@@ -128,7 +128,7 @@ class Trainer:
                     logs[metric.name] = result
         return logs
 
-    def _trainable(self):
+    def _cached_trainable_weights(self):
         if getattr(self, "_trainable_cache", None) is None:
             self._trainable_cache = self.trainable_weights
         return self._trainable_cache
@@ -143,7 +143,7 @@ class Trainer:
         if not _is_finite(loss):
             self._nan_batch = True  # skip this update: the weights stay the last good ones
             return self.get_metrics_result()
-        variables = self._trainable()
+        variables = self._cached_trainable_weights()
         grads = tape.gradient(loss, variables)
         self.optimizer.apply(grads, variables)
         return self.compute_metrics(x, y, y_pred, sample_weight)
