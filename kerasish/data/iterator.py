@@ -1,0 +1,86 @@
+"""`DatasetIterator` and the per-iteration context shared by all ops."""
+import logging
+
+_log = logging.getLogger("kerasish.data")
+
+
+class IterationContext:
+    """Settings that flow from a consumer to the ops upstream of it.
+
+    `Dataset.ignore_errors()` iterates its input with `ignore_errors=True`;
+    ops that run user code or read files (map, filter, generators, record
+    readers, interleave) then drop the element whose production failed
+    instead of raising.
+
+    Args:
+        ignore_errors: skip failing elements.
+        log_warning: log each skipped error at WARNING level.
+    """
+
+    def __init__(self, ignore_errors=False, log_warning=False):
+        self.ignore_errors = ignore_errors
+        self.log_warning = log_warning
+
+    def skip(self, error):
+        """Whether `error` is to be swallowed (logging it if asked).
+
+        Args:
+            error: the exception raised while producing an element.
+
+        Returns:
+            True when errors are ignored and `error` is an `Exception`
+            (KeyboardInterrupt and SystemExit always propagate).
+        """
+        if not (self.ignore_errors and isinstance(error, Exception)):
+            return False
+        if self.log_warning:
+            _log.warning("Ignoring error while producing an element: %r", error)
+        return True
+
+
+class DatasetIterator:
+    """The iterator `iter(dataset)` returns: yields nested numpy elements.
+
+    Breaking out of a loop is enough to stop it: when the iterator is
+    garbage collected, or `close()` is called, or it is used as a context
+    manager, every thread and process started for it is stopped and joined.
+
+    Args:
+        generator: the generator built by the dataset's ops.
+
+    Example:
+        >>> it = iter(Dataset.range(3))
+        >>> next(it)
+        np.int64(0)
+        >>> it.close()
+    """
+
+    def __init__(self, generator):
+        self._generator = generator
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._generator is None:
+            raise StopIteration
+        return next(self._generator)
+
+    def get_next(self):
+        """Same as `next(iterator)` (tf.data's method name)."""
+        return next(self)
+
+    def close(self):
+        """Stops the pipeline's threads and processes; safe to call twice."""
+        generator, self._generator = self._generator, None
+        if generator is not None:
+            generator.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def __del__(self):
+        self.close()

@@ -1,0 +1,1 @@
+"""The dataset classes behind `Dataset`'s sources and transformations."""

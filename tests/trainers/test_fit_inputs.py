@@ -1,0 +1,66 @@
+"""fit/evaluate/predict over kerasish.data.Dataset, PyDataset and generators."""
+import numpy as np
+import pytest
+
+import kerasish as keras
+from kerasish import layers
+from kerasish.data import Dataset
+
+
+def data(n=64):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(n, 3)).astype("float32")
+    y = (x @ np.array([[1.0], [-1.0], [2.0]], dtype="float32")).astype("float32")
+    return x, y
+
+
+def model():
+    m = keras.Sequential([keras.Input((3,)), layers.Dense(1)])
+    m.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    return m
+
+
+def test_fit_and_evaluate_from_a_dataset_match_arrays():
+    x, y = data()
+    ds = Dataset.from_tensor_slices((x, y)).batch(16)
+    a, b = model(), model()
+    b.set_weights(a.get_weights())
+    hist_ds = a.fit(ds, epochs=3, verbose=0, validation_data=ds)
+    hist_arr = b.fit(x, y, batch_size=16, epochs=3, verbose=0, shuffle=False,
+                     validation_data=(x, y))
+    np.testing.assert_allclose(hist_ds.history["loss"], hist_arr.history["loss"], rtol=1e-5)
+    np.testing.assert_allclose(hist_ds.history["val_loss"], hist_arr.history["val_loss"], rtol=1e-5)
+    assert hist_ds.params["steps"] == 4
+    np.testing.assert_allclose(a.evaluate(ds, verbose=0), b.evaluate(x, y, verbose=0), rtol=1e-5)
+    assert a.predict(ds, verbose=0).shape == (64, 1)
+
+
+def test_infinite_dataset_needs_steps_per_epoch():
+    x, y = data()
+    ds = Dataset.from_tensor_slices((x, y)).repeat().batch(16)
+    history = model().fit(ds, epochs=2, steps_per_epoch=3, verbose=0)
+    assert len(history.history["loss"]) == 2
+
+
+def test_dataset_with_y_argument_is_refused():
+    x, y = data()
+    with pytest.raises(ValueError, match="`y` argument is not supported"):
+        model().fit(Dataset.from_tensor_slices((x, y)).batch(8), y, verbose=0)
+
+
+def test_py_dataset_batches_and_epoch_end():
+    x, y = data(32)
+    ends = []
+
+    class Batches(keras.utils.PyDataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return x[i * 8:(i + 1) * 8], y[i * 8:(i + 1) * 8]
+
+        def on_epoch_end(self):
+            ends.append(1)
+
+    history = model().fit(Batches(), epochs=2, verbose=0)
+    assert history.params["steps"] == 4 and len(ends) == 2
