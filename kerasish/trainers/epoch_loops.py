@@ -3,6 +3,7 @@ import warnings
 
 import numpy as np
 
+from kerasish.distribute import distribute_lib
 from kerasish.ops import core
 from kerasish.trainers import data_adapters
 from kerasish.utils import tree
@@ -86,6 +87,7 @@ def fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
         vx, vy, vsw = data_adapters.unpack_x_y_sample_weight(validation_data) \
             if isinstance(validation_data, (tuple, list)) else (validation_data, None, None)
         val_adapter = data_adapters.get_adapter(vx, vy, vsw, validation_batch_size or batch_size)
+    adapter, train_step, verbose = distribute_lib.loop_setup(model, adapter, verbose, "train")
     steps = steps_per_epoch or adapter.num_batches
     cbs = _callbacks(model, callbacks, verbose, epochs, steps, history=True)
     iterator = StepIterator(adapter, steps_per_epoch)
@@ -100,16 +102,19 @@ def fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
         logs = {}
         for step, batch in iterator.epoch():
             cbs.on_train_batch_begin(step)
-            logs = to_floats(model.train_step(batch))
+            logs = to_floats(train_step(batch))
             cbs.on_train_batch_end(step, logs)
             if model._nan_batch:
-                _report_nan(model, epoch, step)
+                if not model.stop_training:  # TerminateOnNaN may already have reported it
+                    _report_nan(model, epoch, step)
+                model.stop_training = True
                 break
             if model.stop_training:
                 break
         epoch_logs = _sorted_logs(_metrics_result_or_logs(model, logs))
         if val_adapter is not None and _should_validate(epoch, validation_freq):
-            val_logs = evaluate_adapter(model, val_adapter, 0, None, validation_steps)
+            val_logs = evaluate_adapter(model, val_adapter, 0, None, validation_steps,
+                                        callback_list=cbs)
             epoch_logs.update({f"val_{k}": v for k, v in _sorted_logs(val_logs).items()})
         cbs.on_epoch_end(epoch, epoch_logs)
         training_logs = epoch_logs
@@ -126,7 +131,6 @@ def _metrics_result_or_logs(model, logs):
 
 
 def _report_nan(model, epoch, step):
-    model.stop_training = True
     print(f"Epoch {epoch + 1}, batch {step + 1}: the loss is NaN or infinite; stopping "
           "training. The weights from before this batch are kept.")
 
@@ -143,15 +147,21 @@ def evaluate(model, x, y, batch_size, verbose, sample_weight, steps, callbacks, 
     return format_results(model, logs, return_dict)
 
 
-def evaluate_adapter(model, adapter, verbose, callbacks, steps):
-    """Runs test_step over an adapter; returns float logs."""
-    cbs = _callbacks(model, callbacks, verbose, 1, steps or adapter.num_batches, history=False)
+def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=None):
+    """Runs test_step over an adapter; returns float logs.
+
+    Inside `fit`, `callback_list` is fit's own list, so users' callbacks get
+    the `on_test_*` hooks as in Keras (the progress bar stays silent).
+    """
+    adapter, test_step, verbose = distribute_lib.loop_setup(model, adapter, verbose, "test")
+    cbs = callback_list or _callbacks(model, callbacks, verbose, 1,
+                                      steps or adapter.num_batches, history=False)
     model.reset_metrics()
     cbs.on_test_begin()
     logs = {}
     for step, batch in StepIterator(adapter, steps).epoch():
         cbs.on_test_batch_begin(step)
-        logs = to_floats(model.test_step(batch))
+        logs = to_floats(test_step(batch))
         cbs.on_test_batch_end(step, logs)
     logs = _sorted_logs(to_floats(model.get_metrics_result()))
     cbs.on_test_end(logs)
@@ -171,13 +181,14 @@ def format_results(model, logs, return_dict):
 
 def predict(model, x, batch_size, verbose, steps, callbacks):
     adapter = data_adapters.get_adapter(x, None, None, batch_size, shuffle=False)
-    verbose = _verbose(verbose)
+    adapter, predict_step, verbose = distribute_lib.loop_setup(model, adapter, _verbose(verbose),
+                                                               "predict")
     cbs = _callbacks(model, callbacks, verbose, 1, steps or adapter.num_batches, history=False)
     cbs.on_predict_begin()
     outputs = []
     for step, batch in StepIterator(adapter, steps).epoch():
         cbs.on_predict_batch_begin(step)
-        batch_out = tree.map_structure(core.convert_to_numpy, model.predict_step(batch))
+        batch_out = tree.map_structure(core.convert_to_numpy, predict_step(batch))
         outputs.append(batch_out)
         cbs.on_predict_batch_end(step, {"outputs": batch_out})
     cbs.on_predict_end()

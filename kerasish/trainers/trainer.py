@@ -8,6 +8,7 @@ data adapter, drive callbacks and build the logs Keras reports.
 import numpy as np
 
 from kerasish.autodiff.tape import GradientTape
+from kerasish.distribute import distribute_lib
 from kerasish.ops import core, elementwise as ew
 from kerasish.trainers import compile_utils, data_adapters, epoch_loops
 from kerasish.utils import tree
@@ -27,6 +28,13 @@ class Trainer:
         self._loss_tracker = None
         self._compile_config = None
         self.steps_per_execution = steps_per_execution
+        self._distribute_strategy = distribute_lib.current_strategy()
+
+    @property
+    def distribute_strategy(self):
+        """The strategy the model was created (or compiled) under; the default one if none."""
+        from kerasish import distribute
+        return self._distribute_strategy or distribute.get_strategy()
 
     # compile ----------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
@@ -61,6 +69,7 @@ class Trainer:
         self.compiled = True
         self._trainable_cache = None
         self.stop_training = False
+        self._distribute_strategy = distribute_lib.current_strategy() or self._distribute_strategy
 
     def _output_names(self):
         outputs = getattr(self, "_outputs", None)
@@ -108,7 +117,7 @@ class Trainer:
                 "No loss to compute. Provide a `loss` argument in `compile()` (and `y` data), "
                 "or add losses with `add_loss()`."
             )
-        return total
+        return distribute_lib.scale_loss(total)  # a replica's share of the global batch
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Updates the compiled metrics and returns `get_metrics_result()`."""
@@ -139,7 +148,8 @@ class Trainer:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
-        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
+                                        sample_weight=_batch_size(x))
         if not _is_finite(loss):
             self._nan_batch = True  # skip this update: the weights stay the last good ones
             return self.get_metrics_result()
@@ -154,7 +164,8 @@ class Trainer:
         y_pred = self(x, training=False)
         loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
                                  training=False)
-        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
+                                        sample_weight=_batch_size(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def predict_step(self, data):
@@ -197,19 +208,22 @@ class Trainer:
             sample_weight = data_adapters._class_weight_to_sample_weight(
                 core.convert_to_numpy(y), class_weight, sample_weight)
         self.reset_metrics()
-        logs = self.train_step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
+        step = distribute_lib.step_function(self, "train")
+        logs = step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
         return epoch_loops.format_results(self, logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """Evaluates one batch; returns the metrics (scalar/list/dict)."""
         self._assert_compiled("test_on_batch")
         self.reset_metrics()
-        logs = self.test_step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
+        step = distribute_lib.step_function(self, "test")
+        logs = step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
         return epoch_loops.format_results(self, logs, return_dict)
 
     def predict_on_batch(self, x):
         """The model's outputs for one batch, as numpy."""
-        return tree.map_structure(core.convert_to_numpy, self.predict_step((x,)))
+        step = distribute_lib.step_function(self, "predict")
+        return tree.map_structure(core.convert_to_numpy, step((x,)))
 
 
 def _batch_size(x):
