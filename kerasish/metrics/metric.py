@@ -1,0 +1,144 @@
+"""The `Metric` base class: state in non-trainable Variables on the device.
+
+A metric accumulates statistics batch after batch with `update_state`,
+reports them with `result()` (a Tensor, still on the device) and starts over
+with `reset_state()`. Its state lives in `kerasish.Variable`s made by
+`add_variable`, listed by `metric.variables` (saving reads them).
+"""
+from kerasish.autodiff.tensor import Variable
+from kerasish.backend import config
+from kerasish.ops import creation
+from kerasish.utils import naming
+
+
+def _initial_value(initializer, shape, dtype):
+    """The first value of a metric variable as a Tensor on the current device."""
+    if initializer is None or initializer in ("zeros", "Zeros"):
+        return creation.zeros(shape, dtype=dtype)
+    if initializer in ("ones", "Ones"):
+        return creation.ones(shape, dtype=dtype)
+    if callable(initializer):
+        return initializer(tuple(shape), dtype=dtype)
+    from kerasish import initializers
+    return initializers.get(initializer)(tuple(shape), dtype=dtype)
+
+
+class Metric:
+    """Encapsulates a metric's state and logic.
+
+    Subclasses create their state in `__init__` with `self.add_variable(...)`,
+    update it in `update_state` with `assign`/`assign_add`, and compute the
+    value in `result()`.
+
+    Args:
+        dtype: dtype of the state and result (default `floatx()`).
+        name: the metric name (a snake-case class name by default).
+
+    Example:
+        >>> class Total(keras.metrics.Metric):
+        ...     def __init__(self, name="total", **kwargs):
+        ...         super().__init__(name=name, **kwargs)
+        ...         self.total = self.add_variable((), "zeros", name="total")
+        ...     def update_state(self, values):
+        ...         self.total.assign_add(keras.ops.sum(values))
+        ...     def result(self):
+        ...         return keras.ops.convert_to_tensor(self.total)
+        >>> m = Total()
+        >>> float(m([1.0, 2.0]))
+        3.0
+    """
+
+    def __init__(self, dtype=None, name=None):
+        self.name = name or naming.auto_name(type(self).__name__)
+        self._dtype = config.standardize_dtype(getattr(dtype, "compute_dtype", dtype)
+                                               or config.floatx())
+        self._variables = []
+        self._metrics = []
+
+    @property
+    def dtype(self):
+        """The dtype of the state and result, e.g. "float32"."""
+        return self._dtype
+
+    @property
+    def variables(self):
+        """The state variables (this metric's, then those of inner metrics)."""
+        out = list(self._variables)
+        for metric in self._metrics:
+            out.extend(metric.variables)
+        return out
+
+    def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="sum", name=None):
+        """Creates a non-trainable state Variable on the current device.
+
+        Args:
+            shape: the variable's shape.
+            initializer: "zeros" (default), "ones", an initializer or a callable
+                `(shape, dtype) -> value`.
+            dtype: its dtype (default: the metric's dtype).
+            aggregation: how replicas combine it ("sum" by default).
+            name: a short name, e.g. "total".
+
+        Returns:
+            The `Variable`.
+        """
+        self._check_super_called()
+        dtype = dtype or self.dtype
+        shape = tuple(int(n) for n in shape)
+        value = _initial_value(initializer, shape, dtype)
+        variable = Variable(value, dtype=dtype, trainable=False, aggregation=aggregation,
+                            name=name)
+        variable.path = f"{self.name}/{variable.name}"
+        self._variables.append(variable)
+        return variable
+
+    def add_weight(self, shape=(), initializer=None, dtype=None, name=None):
+        """Alias of `add_variable` kept for backward compatibility."""
+        return self.add_variable(shape, initializer, dtype=dtype, name=name)
+
+    def __setattr__(self, name, value):
+        # Inner metrics assigned as attributes contribute their variables.
+        if isinstance(value, Metric) and "_metrics" in self.__dict__ \
+                and all(value is not m for m in self._metrics):
+            self._metrics.append(value)
+        super().__setattr__(name, value)
+
+    def update_state(self, *args, **kwargs):
+        """Accumulates statistics; subclasses implement it."""
+        raise NotImplementedError(f"{type(self).__name__} must implement `update_state`.")
+
+    def result(self):
+        """The current value (a Tensor, or a dict of Tensors); subclasses implement it."""
+        raise NotImplementedError(f"{type(self).__name__} must implement `result`.")
+
+    def reset_state(self):
+        """Sets every state variable back to zero."""
+        for variable in self.variables:
+            variable.assign(0)
+
+    def __call__(self, *args, **kwargs):
+        """`update_state(*args, **kwargs)` then `result()`."""
+        self._check_super_called()
+        self.update_state(*args, **kwargs)
+        return self.result()
+
+    def get_config(self):
+        """The constructor arguments as a dict."""
+        return {"name": self.name, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config_dict):
+        """Rebuilds a metric from `get_config()`'s output."""
+        return cls(**config_dict)
+
+    def _check_super_called(self):
+        if "_variables" not in self.__dict__:
+            raise RuntimeError(
+                f"{type(self).__name__}: you forgot to call `super().__init__()` in "
+                "`__init__()`."
+            )
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name}>"
+
+    __str__ = __repr__
