@@ -84,7 +84,7 @@ class _LSTM(_Sequence):
         u = rec.shape[0]
         g_out, dh, dc = g_final
         dz_all = xp.zeros((batch, length, 4 * u), dtype=x.dtype)
-        d_rec = xp.zeros_like(rec)
+        h_prevs = xp.zeros((batch, length, u), dtype=x.dtype)
         for k, t, h_prev, c_prev, i, f, g, o, tc, m in reversed(cache):
             g_out = g_out + g_seq[:, k]
             if m is None:
@@ -97,12 +97,13 @@ class _LSTM(_Sequence):
             dz = xp.concatenate([dc_total * g * i * (1 - i), dc_total * c_prev * f * (1 - f),
                                  dc_total * i * (1 - g * g), dh_new * tc * o * (1 - o)], axis=1)
             dz_all[:, t] = dz
-            d_rec += h_prev.T @ dz
+            h_prevs[:, t] = h_prev
             dh = (dh if m is not None else 0) + dz @ rec.T
             dc = (dc if m is not None else 0) + dc_total * f
         flat = dz_all.reshape(batch * length, -1)
         dx = (flat @ kernel.T).reshape(x.shape)
         d_kernel = x.reshape(batch * length, -1).T @ flat
+        d_rec = h_prevs.reshape(batch * length, -1).T @ flat  # one GEMM for all steps
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh + g_out, dc]
 
 
@@ -210,7 +211,7 @@ class _SimpleRNN(_Sequence):
         batch, length, _ = x.shape
         g_out, dh = g_final
         dz_all = xp.zeros((batch, length, rec.shape[0]), dtype=x.dtype)
-        d_rec = xp.zeros_like(rec)
+        h_prevs = xp.zeros_like(dz_all)
         for k, t, h_prev, h_new, m in reversed(cache):
             g_out = g_out + g_seq[:, k]
             if m is None:
@@ -220,11 +221,12 @@ class _SimpleRNN(_Sequence):
                 g_out, carry = xp.where(m, 0, g_out), xp.where(m, 0, dh)
             dz = dh_new * (1 - h_new * h_new)
             dz_all[:, t] = dz
-            d_rec += h_prev.T @ dz
+            h_prevs[:, t] = h_prev
             dh = carry + dz @ rec.T
         flat = dz_all.reshape(batch * length, -1)
         dx = (flat @ kernel.T).reshape(x.shape)
         d_kernel = x.reshape(batch * length, -1).T @ flat
+        d_rec = h_prevs.reshape(batch * length, -1).T @ flat  # one GEMM for all steps
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh + g_out]
 
 
