@@ -21,6 +21,7 @@ import numpy as np
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish import ops
 from kerasish.backend import config, devices
+from kerasish.distribute import distribute_lib
 from kerasish.ops import core
 from kerasish.optimizers.schedules import learning_rate_schedule
 from kerasish.utils import naming
@@ -345,6 +346,8 @@ class BaseOptimizer:
         grads = list(grads)
         if not grads:
             return
+        if distribute_lib.replica_apply(self, grads, trainable_variables):
+            return  # inside strategy.run: the strategy applies one summed update
         variables = self._resolve_variables(grads, trainable_variables)
         grads, variables = self._filter_empty_gradients(grads, variables)
         grads = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
