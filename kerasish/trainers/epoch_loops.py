@@ -22,8 +22,23 @@ def _callbacks(model, callbacks, verbose, epochs, steps, history):
 
 
 def to_floats(logs):
-    """Reads metric tensors once (one device->host transfer per value)."""
-    return {k: float(core.convert_to_numpy(v)) for k, v in logs.items()}
+    """Reads metric tensors once (one device->host transfer per value).
+
+    Nested dicts (a metric whose result is a dict, e.g. `compile_metrics`
+    returned by a custom `train_step`) are flattened, as Keras's
+    `pythonify_logs` does; a value that is not a scalar stays an array.
+    """
+    out = {}
+    for k, v in (logs or {}).items():
+        if isinstance(v, dict):
+            out.update(to_floats(v))
+            continue
+        value = core.convert_to_numpy(v) if v is not None else v
+        try:
+            out[k] = float(value)
+        except (TypeError, ValueError):
+            out[k] = value
+    return out
 
 
 class StepIterator:
@@ -94,13 +109,19 @@ def fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
     model.stop_training = False
     model._nan_batch = False
     model._trainable_cache = None
+    model._initial_epoch, model._resume_step = None, 0
     cbs.on_train_begin()
+    # BackupAndRestore sets where an interrupted run stopped (Keras 3's `_initial_epoch`).
+    initial_epoch = model._initial_epoch if model._initial_epoch is not None else initial_epoch
+    resume_step = model._resume_step or 0
     training_logs = None
     for epoch in range(initial_epoch, epochs):
         model.reset_metrics()
         cbs.on_epoch_begin(epoch)
         logs = {}
         for step, batch in iterator.epoch():
+            if step < resume_step:
+                continue  # trained before the interruption; drawn only to keep the order
             cbs.on_train_batch_begin(step)
             logs = to_floats(train_step(batch))
             cbs.on_train_batch_end(step, logs)
@@ -118,6 +139,7 @@ def fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
             epoch_logs.update({f"val_{k}": v for k, v in _sorted_logs(val_logs).items()})
         cbs.on_epoch_end(epoch, epoch_logs)
         training_logs = epoch_logs
+        resume_step = 0
         if model.stop_training or iterator.exhausted:
             break
     cbs.on_train_end(training_logs)
@@ -173,7 +195,11 @@ def format_results(model, logs, return_dict):
     logs = to_floats(logs)
     if return_dict:
         return logs
-    names = [m.name for m in model.metrics]
+    names = []
+    for m in model.metrics:  # the compiled metrics by their own (unprefixed) names, as Keras
+        inner = getattr(m, "metrics", None) if getattr(m, "name", None) == "compile_metrics" \
+            else None
+        names.extend([sub.name for sub in inner] if isinstance(inner, list) else [m.name])
     results = [logs[n] for n in names if n in logs]
     results += [logs[k] for k in sorted(logs) if k not in names]
     return results[0] if len(results) == 1 else results
