@@ -16,8 +16,11 @@ arrays as input; seed the run with `keras.utils.set_random_seed`).
 Resuming needs the trainer to honour two attributes this callback sets in
 `on_train_begin`: `model._initial_epoch` (Keras 3's own) and
 `model._resume_step` (batches of that epoch already trained, skipped
-without training).
+without training). Under a multi-worker strategy only the chief writes
+(and deletes) the files; every worker restores from them. All writes are
+atomic, so a crash during a backup leaves the previous one intact.
 """
+import contextlib
 import json
 import os
 import shutil
@@ -81,10 +84,9 @@ class BackupAndRestore(Callback):
         self._batches_seen_since_last_saving = 0
         self._last_batch_seen = 0
         self._resume = None
-        found = self._read_backup()
-        if found is None:
+        metadata = self._read_backup()
+        if metadata is None:
             return
-        path, metadata = found
         state = metadata.get("kerasish") or {}
         self.model._initial_epoch = metadata["epoch"]
         self.model._resume_step = int(state.get("steps_done", 0))
@@ -93,7 +95,7 @@ class BackupAndRestore(Callback):
         self._resume = state or None
 
     def _read_backup(self):
-        """(path, metadata) of the newest readable backup after loading its weights."""
+        """The metadata of the newest readable backup, after loading its weights (or None)."""
         candidates = [(self._weights_path, self._training_metadata_path)]
         if self.double_checkpoint:
             candidates.append((self._prev_weights_path, self._prev_training_metadata_path))
@@ -102,7 +104,7 @@ class BackupAndRestore(Callback):
             if not os.path.exists(weights_path):
                 continue
             try:
-                return weights_path, self._load(weights_path, metadata_path)
+                return self._load(weights_path, metadata_path)
             except (OSError, ValueError, KeyError) as e:
                 errors.append(f"{weights_path}: {e}")
         if errors:
@@ -125,12 +127,9 @@ class BackupAndRestore(Callback):
         except OSError as e:
             raise ValueError(f"not a readable HDF5 file ({e})") from None
         with f:
+            metadata = _metadata(f, metadata_path)
             saving_lib.read_weights(model, f, source=weights_path)
-            stored = f[STATE_DATASET][()] if STATE_DATASET in f else None
-        if stored is not None:
-            return json.loads(stored.decode("utf8") if isinstance(stored, bytes) else stored)
-        with open(metadata_path, encoding="utf8") as meta:    # a backup written by Keras
-            return {"epoch": int(json.load(meta)["epoch"]), "batch": 0}
+        return metadata
 
     def on_epoch_begin(self, epoch, logs=None):
         if self._resume is not None and epoch != self._current_epoch:
@@ -186,7 +185,14 @@ class BackupAndRestore(Callback):
             return True
         return False
 
+    def _is_writer(self):
+        """Only the chief writes under a multi-worker strategy (every worker restores)."""
+        strategy = getattr(self.model, "_distribute_strategy", None)
+        return strategy is None or strategy.extended.should_checkpoint
+
     def _save_model(self, batch, steps_done):
+        if not self._is_writer():
+            return
         os.makedirs(self.backup_dir, exist_ok=True)
         if self.double_checkpoint:
             _atomic_copy(self._weights_path, self._prev_weights_path)
@@ -213,18 +219,26 @@ class BackupAndRestore(Callback):
     def on_train_end(self, logs=None):
         self.model._initial_epoch = None
         self.model._resume_step = 0
-        if not self.delete_checkpoint:
+        if not self.delete_checkpoint or not self._is_writer():
             return
         for path in (self._weights_path, self._training_metadata_path, self._prev_weights_path,
                      self._prev_training_metadata_path):
-            if os.path.exists(path):
+            with contextlib.suppress(FileNotFoundError):
                 os.remove(path)
-        if os.path.isdir(self.backup_dir) and not os.listdir(self.backup_dir):
+        with contextlib.suppress(OSError):     # absent, or holding other files: keep it
             os.rmdir(self.backup_dir)
 
 
+def _metadata(h5_file, metadata_path):
+    """kerasish's record inside the weights file, else Keras's `training_metadata.json`."""
+    if STATE_DATASET in h5_file:
+        stored = h5_file[STATE_DATASET][()]
+        return json.loads(stored.decode("utf8") if isinstance(stored, bytes) else stored)
+    with open(metadata_path, encoding="utf8") as meta:    # a backup written by Keras
+        return {"epoch": int(json.load(meta)["epoch"]), "batch": 0}
+
+
 def _atomic_copy(source, target):
-    if not os.path.exists(source):
-        return
-    with atomic.atomic_path(target) as tmp:
-        shutil.copyfile(source, tmp)
+    with contextlib.suppress(FileNotFoundError):
+        with atomic.atomic_path(target) as tmp:
+            shutil.copyfile(source, tmp)

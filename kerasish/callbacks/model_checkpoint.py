@@ -137,7 +137,8 @@ class ModelCheckpoint(MonitorCallback):
 
 
 def _check_arguments(filepath, save_freq, save_weights_only):
-    if save_freq != "epoch" and not (isinstance(save_freq, int) and not isinstance(save_freq, bool)):
+    is_int = isinstance(save_freq, int) and not isinstance(save_freq, bool)
+    if save_freq != "epoch" and not is_int:
         raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are 'epoch' "
                          "or integer values")
     if save_weights_only:

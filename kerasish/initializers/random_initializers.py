@@ -184,7 +184,12 @@ class VarianceScaling(RandomInitializer):
         >>> keras.initializers.VarianceScaling(2.0, "fan_in", "uniform")((64, 32))
     """
 
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
+                 input_axes=None, output_axes=None):
+        if input_axes is not None or output_axes is not None:
+            raise NotImplementedError(
+                "VarianceScaling: custom `input_axes`/`output_axes` fans (Keras 3.15's EinsumDense "
+                "option) are not supported by kerasish; leave them None.")
         if not scale > 0.0:
             raise ValueError(f"VarianceScaling: `scale` must be a positive float. Received: scale={scale}")
         if mode not in _MODES:

@@ -253,6 +253,24 @@ class Layer:
                 stack = list(layer._layers) + stack
         return out
 
+    # Metrics ---------------------------------------------------------------
+    def _tracked_metrics(self):
+        """Metrics assigned as attributes of this layer (lists and dicts included)."""
+        return _scan(self)[2]
+
+    @property
+    def metrics(self):
+        """Metrics assigned as attributes of this layer and of its sublayers."""
+        out = list(self._tracked_metrics())
+        for layer in self._layers:
+            out.extend(layer.metrics)
+        return out
+
+    @property
+    def metrics_variables(self):
+        """The state variables of all of `metrics`."""
+        return [v for m in self.metrics for v in m.variables]
+
     # Losses ----------------------------------------------------------------
     def add_loss(self, loss):
         """Adds a scalar loss tensor (collected in `losses`, cleared each outer call)."""
@@ -391,17 +409,60 @@ class Layer:
 
     # Config ----------------------------------------------------------------
     def get_config(self):
-        """Constructor arguments as a JSON-friendly dict."""
+        """Constructor arguments as a JSON-friendly dict (Keras 3's rules).
+
+        `name`, `trainable`, `dtype` (and `activity_regularizer` when set). A
+        user subclass that does not override `get_config` also gets its
+        constructor arguments (defaults included) when they are all plain
+        values (str, int, float, bool, None, and lists/dicts of them);
+        otherwise, as in Keras, it raises NotImplementedError.
+        """
         from kerasish.saving import serialization
-        base = {"name": self.name, "trainable": self.trainable,
-                "dtype": serialization.serialize_dtype_policy(self._dtype_policy)}
-        if type(self).get_config is Layer.get_config and type(self).__module__.split(".")[0] != "kerasish":
-            args, kwargs = self._init_args
-            if args:
-                params = [p for p in inspect.signature(type(self).__init__).parameters][1:]
-                kwargs = {**dict(zip(params, args)), **kwargs}
-            base.update({k: v for k, v in kwargs.items() if k not in base})
-        return base
+        config = {"name": self.name}
+        if _uses_default(type(self), "get_config") and \
+                type(self).__module__.split(".")[0] != "kerasish":
+            config.update(self._auto_config())
+            params = inspect.signature(type(self).__init__).parameters
+            if "name" not in params and not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+                config.pop("name", None)
+        config["trainable"] = self.trainable
+        config["dtype"] = serialization.serialize_dtype_policy(self._dtype_policy)
+        if self._activity_regularizer is not None:
+            from kerasish import regularizers
+            config["activity_regularizer"] = regularizers.serialize(self._activity_regularizer)
+        return config
+
+    get_config._kerasish_default = True
+
+    def _auto_config(self):
+        """The constructor arguments recorded at creation, as Keras's auto-config."""
+        args, kwargs = self._init_args
+        cls = type(self)
+        signature = inspect.signature(cls.__init__)
+        argspec = inspect.getfullargspec(cls.__init__)
+        error = None
+        try:
+            bound = signature.bind(None, *args, **kwargs)
+        except TypeError:
+            bound, error = None, "values"
+        if bound is not None and any(p.kind == p.POSITIONAL_ONLY for n, p in
+                                     signature.parameters.items() if n != argspec.args[0]):
+            bound, error = None, "positional"
+        config = {}
+        if bound is not None:
+            bound.apply_defaults()
+            config = dict(bound.arguments)
+            config.update(config.pop(argspec.varkw, {}) if argspec.varkw else {})
+            config.pop(argspec.args[0])
+            config.pop("name", None)
+            if argspec.varargs is not None and config.pop(argspec.varargs):
+                error = "positional"
+            if error is None and not all(isinstance(v, (str, int, float, bool, type(None)))
+                                         for v in tree.flatten(config)):
+                error = "values"
+        if error is not None:
+            raise NotImplementedError(_auto_config_error(cls.__name__, error))
+        return config
 
     @classmethod
     def from_config(cls, config_dict):
@@ -447,6 +508,43 @@ def _signature(cls):
     return sig
 
 
+def _uses_default(cls, method):
+    """True when `cls.method` is a kerasish base default (not user-overridden)."""
+    return getattr(getattr(cls, method), "_kerasish_default", False)
+
+
+_AUTO_CONFIG_EXAMPLE = """
+class CustomLayer(keras.layers.Layer):
+    def __init__(self, arg1, arg2, **kwargs):
+        super().__init__(**kwargs)
+        self.arg1 = arg1
+        self.arg2 = arg2
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({
+            "arg1": self.arg1,
+            "arg2": self.arg2,
+        })
+        return config
+"""
+
+
+def _auto_config_error(class_name, kind):
+    """Keras's message when a config cannot be generated from the constructor arguments."""
+    if kind == "positional":
+        head = (f"Object {class_name} was created by passing\npositional only or variadic "
+                "positional arguments (e.g.,\n`*args`) to `__init__()`, which is not supported "
+                "by the\nautomatic config generation. Please remove all positional\nonly and "
+                "variadic arguments from `__init__()`\nor override `get_config()` and "
+                "`from_config()` to make\nthe object serializatble.")
+    else:
+        head = (f"Object {class_name} was created by passing\nnon-serializable argument values "
+                "in `__init__()`,\nand therefore the object must override `get_config()` in\n"
+                "order to be serializable. Please implement `get_config()`.")
+    return f"\n{head}\n\nExample:\n\n{_AUTO_CONFIG_EXAMPLE}"
+
+
 def _overrides(layer, method):
     """True when the layer's class defines its own `method` (not a base default)."""
     impl = getattr(type(layer), method)
@@ -481,10 +579,11 @@ def _get_mask(x):
 
 
 def _scan(layer):
-    """(sublayers, variables) assigned as attributes, lists and dicts included."""
-    layers, variables, seen = [], [], {id(layer)}
+    """(sublayers, variables, metrics) assigned as attributes, lists and dicts included."""
+    layers, variables, metrics, seen = [], [], [], {id(layer)}
     stack = [v for k, v in layer.__dict__.items() if k not in _SKIP_ATTRS]
     stack.reverse()
+    metric_cls = _metric_class()
     while stack:
         value = stack.pop()
         if isinstance(value, Layer):
@@ -495,17 +594,27 @@ def _scan(layer):
             if id(value) not in seen:
                 seen.add(id(value))
                 variables.append(value)
+        elif isinstance(value, metric_cls):
+            if id(value) not in seen:
+                seen.add(id(value))
+                metrics.append(value)
         elif isinstance(value, (list, tuple)):
             stack.extend(reversed(value))
         elif isinstance(value, dict):
             stack.extend(reversed(list(value.values())))
-    return layers, variables
+    return layers, variables, metrics
 
 
-_SKIP_ATTRS = {"_inbound_nodes", "_init_args", "_trainable_variables",
+def _metric_class():
+    from kerasish.metrics.metric import Metric
+    return Metric
+
+
+_SKIP_ATTRS = {"_inbound_nodes", "_init_args", "_trainable_variables", "_trainable_cache",
                "_non_trainable_variables", "_losses", "_build_shapes", "_initial_weights",
                "_outputs", "_inputs", "_nodes_by_depth", "_trainer_state", "optimizer",
-               "history", "_compile_config", "_callbacks", "_parent_model"}
+               "history", "_compile_config", "_callbacks", "_parent_model", "_loss_tracker",
+               "_compile_metrics", "_compile_loss"}
 
 
 def _input_shape_from_kwargs(kwargs):

@@ -1,10 +1,12 @@
-"""Functional model <-> config in Keras 3's format.
+"""Functional model <-> config in Keras 3's format (tf.keras 2's is read too).
 
 Each layer entry carries `name` and `inbound_nodes`: a list of
 `{"args": [...], "kwargs": {...}}` where tensors appear as
 `{"class_name": "__keras_tensor__", "config": {"shape", "dtype",
 "keras_history": [layer_name, node_index, tensor_index]}}`. Node indexes
-count only the nodes that belong to this model.
+count only the nodes that belong to this model. tf.keras 2 configs list
+each node as `[[layer_name, node_index, tensor_index, kwargs], ...]`;
+`functional_from_config` accepts both.
 """
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.saving import serialization
@@ -95,8 +97,7 @@ def functional_from_config(cls, config, custom_objects=None):
         remaining = []
         for name, node in pending:
             try:
-                args = _decode(node.get("args", []), outputs_of)
-                kwargs = _decode(node.get("kwargs", {}), outputs_of)
+                args, kwargs = _node_arguments(node, outputs_of)
             except KeyError:
                 remaining.append((name, node))
                 continue
@@ -122,7 +123,27 @@ def functional_from_config(cls, config, custom_objects=None):
     outputs = resolve(config["output_layers"])
     if isinstance(inputs, list) and len(inputs) == 1:
         inputs = inputs[0]
+    if isinstance(outputs, list) and len(outputs) == 1:
+        outputs = outputs[0]
     return cls(inputs, outputs, name=config.get("name"), trainable=config.get("trainable", True))
+
+
+def _node_arguments(node, outputs_of):
+    """(args, kwargs) of one recorded call; KeyError while an input is not built yet.
+
+    Keras 3 nodes are `{"args": [...], "kwargs": {...}}`; tf.keras 2 nodes
+    are lists of `[layer_name, node_index, tensor_index, kwargs]` whose
+    tensors form the first argument (a list when there are several).
+    """
+    if isinstance(node, dict):
+        return (_decode(node.get("args", []), outputs_of),
+                _decode(node.get("kwargs", {}), outputs_of))
+    tensors, kwargs = [], {}
+    for entry in node:
+        name, node_index, tensor_index = entry[:3]
+        kwargs = entry[3] if len(entry) > 3 else {}
+        tensors.append(tree.flatten(outputs_of[(name, node_index)])[tensor_index])
+    return [tensors[0] if len(tensors) == 1 else tensors], dict(kwargs or {})
 
 
 def _decode(value, outputs_of):

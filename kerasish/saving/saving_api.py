@@ -1,19 +1,25 @@
 """Public saving entry points: save_weights, load_weights, save_model, load_model.
 
 Formats: Keras 3 `.weights.h5`; the `.keras` zip (metadata.json,
-config.json, model.weights.h5, stored uncompressed); legacy `.h5` weights
-from tf.keras 2 / Keras 3 (read). Every write is atomic.
+config.json, model.weights.h5, stored uncompressed); legacy `.h5`/`.hdf5`
+(tf.keras 2 and Keras 3 `model.save("x.h5")`: read, and written by
+`model.save("x.h5")`). Every write is atomic (a failure leaves any previous
+file intact) and every load is all or nothing (a failure leaves the
+model's weights unchanged).
 """
 import datetime
 import io
 import json
+import os
 import zipfile
 
 import h5py
 
-from kerasish.saving import atomic, legacy_h5, saving_lib, serialization
+from kerasish.saving import (atomic, compat, legacy_h5, legacy_model, saving_lib,
+                             serialization)
 
 KERAS_VERSION = "3.15.1"
+_LEGACY_SUFFIXES = (".h5", ".hdf5")
 
 
 def _require_built(model, action):
@@ -21,22 +27,44 @@ def _require_built(model, action):
     if unbuilt:
         raise ValueError(
             f"Cannot {action}: layer '{unbuilt[0].name}' of model '{model.name}' was never built "
-            "and so has no variables yet. Call the model on a batch of data (or `model.build`) first."
+            "and so has no variables yet. Call the model on a batch of data (or `model.build`) "
+            "first."
         )
 
 
 def save_weights(model, filepath, overwrite=True, max_shard_size=None):
-    """Writes `model`'s weights (and built optimizer state) to `<name>.weights.h5`."""
-    filepath = str(filepath)
+    """Writes `model`'s weights (and built optimizer state) to `<name>.weights.h5`.
+
+    Args:
+        model: a built model.
+        filepath: path ending in `.weights.h5` (str or PathLike).
+        overwrite: replace an existing file (atomically) when True.
+        max_shard_size: not supported (raises).
+
+    Example:
+        >>> model.save_weights("model.weights.h5")
+    """
+    filepath = os.fspath(filepath)
     if not filepath.endswith(".weights.h5"):
         raise ValueError(
             f"The filename must end in `.weights.h5`. Received: filepath={filepath}"
         )
     if max_shard_size is not None:
-        raise NotImplementedError("save_weights(max_shard_size=...) sharding is not supported yet.")
+        raise NotImplementedError(
+            "save_weights(max_shard_size=...) (sharded `.weights.json` files) is not supported "
+            "by kerasish; save a single `.weights.h5` file instead.")
     _require_built(model, "save weights")
     with atomic.atomic_path(filepath, overwrite) as tmp:
         saving_lib.write_weights(model, tmp)
+
+
+def _check_exists(filepath):
+    if not os.path.exists(filepath):
+        raise FileNotFoundError(f"No such file: {filepath!r}.")
+    if os.path.isdir(filepath):
+        raise IsADirectoryError(
+            f"{filepath!r} is a directory; expected a `.keras`, `.weights.h5` or `.h5` file "
+            "(SavedModel folders from TensorFlow are not supported).")
 
 
 def _open_h5(filepath, data=None):
@@ -49,34 +77,66 @@ def _open_h5(filepath, data=None):
 
 
 def load_weights(model, filepath, skip_mismatch=False, by_name=False, **kwargs):
-    """Loads weights from `.weights.h5`, `.keras` or legacy `.h5`/`.hdf5` files."""
-    filepath = str(filepath)
-    if filepath.endswith(".keras"):
-        with _open_zip(filepath) as archive:
-            data = archive.read("model.weights.h5")
-        with _open_h5(filepath, data) as f:
-            saving_lib.read_weights(model, f, skip_mismatch=skip_mismatch)
-        return
-    if not filepath.endswith((".h5", ".hdf5")):
+    """Loads weights from `.weights.h5`, `.keras` or legacy `.h5`/`.hdf5` files.
+
+    All or nothing: on any mismatch nothing is assigned.
+
+    Args:
+        model: the model to fill (built).
+        filepath: the file.
+        skip_mismatch: warn and skip layers whose weights do not fit.
+        by_name: legacy `.h5` only: match layers by name instead of order.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: not a weights file, or weights that do not fit (the
+            message names the file, layer, variable and both shapes).
+    """
+    filepath = os.fspath(filepath)
+    if kwargs:
+        raise TypeError(f"load_weights() got unexpected keyword arguments {sorted(kwargs)}.")
+    if not filepath.endswith((".keras",) + _LEGACY_SUFFIXES):
         raise ValueError(
             f"File format not supported: filepath={filepath}. kerasish reads `.keras`, "
             "`.weights.h5` and legacy `.h5`/`.hdf5` weight files."
         )
+    _check_exists(filepath)
     _require_built(model, "load weights")
+    if filepath.endswith(".keras"):
+        if by_name:
+            raise ValueError("by_name=True is only supported for legacy `.h5` weight files.")
+        data = _read_archive(filepath, "model.weights.h5")
+        with _open_h5(filepath, data) as f:
+            saving_lib.read_weights(model, f, skip_mismatch=skip_mismatch, source=filepath)
+        return
     with _open_h5(filepath) as f:
         if legacy_h5.is_legacy(f):
-            legacy_h5.load_weights(model, f, by_name=by_name, skip_mismatch=skip_mismatch)
+            legacy_h5.load_weights(model, f, by_name=by_name, skip_mismatch=skip_mismatch,
+                                   source=filepath)
         else:
             if by_name:
-                raise ValueError("by_name=True is only supported for legacy `.h5` weight files.")
-            saving_lib.read_weights(model, f, skip_mismatch=skip_mismatch)
+                raise ValueError("by_name=True is only supported for legacy `.h5` weight files "
+                                 f"({filepath!r} uses the Keras 3 `.weights.h5` layout).")
+            saving_lib.read_weights(model, f, skip_mismatch=skip_mismatch, source=filepath)
 
 
 def _open_zip(filepath):
     try:
         return zipfile.ZipFile(filepath, "r")
     except (zipfile.BadZipFile, OSError) as e:
-        raise ValueError(f"{filepath!r} is not a valid `.keras` archive: {e}") from None
+        raise ValueError(f"{filepath!r} is not a valid `.keras` archive (not a zip file, or "
+                         f"truncated): {e}") from None
+
+
+def _read_archive(filepath, *members):
+    with _open_zip(filepath) as archive:
+        try:
+            data = [archive.read(member) for member in members]
+        except KeyError as e:
+            raise ValueError(f"{filepath!r} is missing {e} (not a Keras model archive).") from None
+        except (zipfile.BadZipFile, OSError, EOFError) as e:   # e.g. bad CRC in a damaged file
+            raise ValueError(f"{filepath!r} is a damaged `.keras` archive: {e}") from None
+    return data[0] if len(data) == 1 else data
 
 
 def _compile_config(model):
@@ -91,12 +151,23 @@ def _compile_config(model):
 
 
 def model_config(model):
-    """The `config.json` content of a `.keras` archive."""
+    """The `config.json` content of a `.keras` archive.
+
+    Args:
+        model: the model.
+
+    Returns:
+        dict with module, class_name, config, registered_name, build_config
+        and compile_config, as Keras 3 writes it.
+    """
     entry = serialization.serialize_keras_object(model)
-    if type(model).__name__ == "Functional":
+    kind = type(model).__name__
+    if kind == "Functional":
         entry.update({"module": "keras.src.models.functional", "registered_name": "Functional"})
         entry["build_config"] = {"input_shape": None}
     else:
+        if kind == "Sequential" and type(model).__module__.startswith("kerasish."):
+            entry["module"] = "keras"
         build = model.get_build_config()
         entry["build_config"] = _jsonable(build) if build else None
     entry["compile_config"] = _compile_config(model)
@@ -112,17 +183,47 @@ def _jsonable(value):
 
 
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
-    """Writes config + weights (+ optimizer state) to a `.keras` zip archive."""
-    filepath = str(filepath)
+    """Writes config + weights (+ optimizer state) to `.keras` (or legacy `.h5`).
+
+    Args:
+        model: a built model.
+        filepath: path ending in `.keras` (or `.h5`/`.hdf5` for the legacy format).
+        overwrite: replace an existing file (atomically) when True.
+        zipped: only the zipped `.keras` format is supported.
+        include_optimizer: legacy `.h5` only: False leaves out the training
+            config and the optimizer state.
+
+    Example:
+        >>> model.save("model.keras")
+        >>> restored = keras.models.load_model("model.keras")
+    """
+    filepath = os.fspath(filepath)
+    include_optimizer = kwargs.pop("include_optimizer", True)
+    if "save_format" in kwargs:
+        raise ValueError(
+            "The `save_format` argument is deprecated in Keras 3. Please remove this argument "
+            "and pass a file path with either `.keras` or `.h5` extension. Received: "
+            f"save_format={kwargs['save_format']}")
+    if kwargs:
+        raise TypeError(f"save() got unexpected keyword arguments {sorted(kwargs)}.")
+    if filepath.endswith(_LEGACY_SUFFIXES):
+        _require_built(model, "save the model")
+        with atomic.atomic_path(filepath, overwrite) as tmp:
+            with h5py.File(tmp, "w") as f:
+                legacy_model.save_model(model, f, KERAS_VERSION, include_optimizer)
+        return
     if not filepath.endswith(".keras"):
         raise ValueError(
-            "Invalid filepath extension for saving. Please add a `.keras` extension (kerasish "
-            f"writes the Keras 3 zip format). Received: filepath={filepath}"
+            "Invalid filepath extension for saving. Please add either a `.keras` extension for "
+            "the native Keras format (recommended) or a `.h5` extension. Use "
+            "`model.export(filepath)` if you want to export a SavedModel for use with "
+            f"TFLite/TFServing/etc. Received: filepath={filepath}."
         )
     if zipped is False:
-        raise NotImplementedError("save(zipped=False) (an unzipped folder) is not supported.")
+        raise NotImplementedError("save(zipped=False) (an unzipped folder) is not supported by "
+                                  "kerasish; save a zipped `.keras` file.")
     _require_built(model, "save the model")
-    config = json.dumps(model_config(model), default=_json_default)
+    config = json.dumps(model_config(model), default=legacy_model.json_default)
     metadata = json.dumps({"keras_version": KERAS_VERSION,
                            "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")})
     weights = io.BytesIO()
@@ -134,58 +235,92 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
             archive.writestr("model.weights.h5", weights.getvalue())
 
 
-def _json_default(value):
-    import numpy as np
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """Rebuilds a model saved with `model.save(...keras)`: config, weights, optimizer."""
-    filepath = str(filepath)
-    if not filepath.endswith(".keras"):
+    """Rebuilds a model saved with `model.save`: config, weights, optimizer state.
+
+    Reads `.keras` archives (Keras 3 and kerasish) and legacy full-model
+    `.h5`/`.hdf5` files (Keras 3 and tf.keras 2).
+
+    Args:
+        filepath: the file.
+        custom_objects: dict name -> class/function for custom objects
+            that are not registered with `register_keras_serializable`.
+        compile: compile the model as saved (and restore the optimizer).
+        safe_mode: refuse to deserialize Python code (Lambda layers).
+
+    Returns:
+        The model.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: not a model file, an unknown class (named, with a hint
+            to `custom_objects`), or weights that do not fit.
+
+    Example:
+        >>> model = keras.models.load_model("model.keras", custom_objects={"MyLayer": MyLayer})
+    """
+    filepath = os.fspath(filepath)
+    if not filepath.endswith((".keras",) + _LEGACY_SUFFIXES):
         raise ValueError(
             f"File format not supported: filepath={filepath}. kerasish's load_model reads "
-            "`.keras` archives (legacy `.h5` full-model files: load_weights into a rebuilt model)."
+            "`.keras` archives and legacy `.h5`/`.hdf5` full-model files."
         )
-    with _open_zip(filepath) as archive:
-        try:
-            config = json.loads(archive.read("config.json"))
-            data = archive.read("model.weights.h5")
-        except KeyError as e:
-            raise ValueError(f"{filepath!r} is missing {e} (not a Keras model archive).") from None
-    with serialization.safe_mode_scope(safe_mode):
-        model = serialization.deserialize_keras_object(config, custom_objects=custom_objects)
-    build = config.get("build_config")
-    if not model.built and build and build.get("input_shape") is not None:
-        model.build_from_config(build)
+    _check_exists(filepath)
+    with serialization.custom_object_scope(custom_objects or {}), \
+            serialization.safe_mode_scope(safe_mode):
+        if filepath.endswith(_LEGACY_SUFFIXES):
+            with _open_h5(filepath) as f:
+                return legacy_model.load_model(f, filepath, custom_objects, compile)
+        return _load_keras_archive(filepath, custom_objects, compile)
+
+
+def _load_keras_archive(filepath, custom_objects, compile):
+    config_bytes, data = _read_archive(filepath, "config.json", "model.weights.h5")
+    try:
+        config = json.loads(config_bytes)
+    except ValueError as e:
+        raise ValueError(f"{filepath!r}: config.json is not valid JSON: {e}") from None
+    model = serialization.deserialize_keras_object(compat.normalize(config),
+                                                   custom_objects=custom_objects)
+    _build_for_loading(model, config.get("build_config"))
     compile_config = config.get("compile_config") or {}
     if compile and compile_config:
         _compile_from_config(model, compile_config, custom_objects)
     with _open_h5(filepath, data) as f:
-        saving_lib.read_weights(model, f)
+        saving_lib.read_weights(model, f, source=filepath)
     return model
 
 
+def _build_for_loading(model, build_config):
+    """Builds every layer from the saved input shape (subclassed models included).
+
+    As Keras 3 does for a model without its own `build()`, a subclassed
+    model is run once on zeros of the saved input shape, in inference mode.
+    """
+    shape = (build_config or {}).get("input_shape")
+    if shape is None:
+        return
+    from kerasish.layers.layer import _overrides
+    if not model.built and _overrides(model, "build"):
+        model.build_from_config(build_config)
+    if saving_lib.unbuilt_layers(model):
+        from kerasish.layers import symbolic
+        from kerasish.layers.keras_tensor import KerasTensor
+        symbolic._probe(model, [_placeholders(shape, KerasTensor, model.compute_dtype)], {})
+
+
+def _placeholders(shape, make, dtype):
+    if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
+        return [_placeholders(s, make, dtype) for s in shape]
+    return make(tuple(shape), dtype)
+
+
 def _compile_from_config(model, config, custom_objects):
-    from kerasish import optimizers
-    optimizer = optimizers.deserialize(config["optimizer"], custom_objects=custom_objects) \
-        if isinstance(config.get("optimizer"), dict) else config.get("optimizer", "rmsprop")
-    model.compile(optimizer=optimizer, loss=_maybe_object(config.get("loss"), custom_objects),
+    optimizer = config.get("optimizer", "rmsprop")
+    resolve = legacy_model.resolve_compile_object
+    model.compile(optimizer=legacy_model.deserialize_optimizer(optimizer, custom_objects),
+                  loss=resolve(config.get("loss"), custom_objects),
                   loss_weights=config.get("loss_weights"),
-                  metrics=_maybe_object(config.get("metrics"), custom_objects),
-                  weighted_metrics=_maybe_object(config.get("weighted_metrics"), custom_objects))
+                  metrics=resolve(config.get("metrics"), custom_objects),
+                  weighted_metrics=resolve(config.get("weighted_metrics"), custom_objects))
     model.optimizer.build(model.trainable_variables)
-
-
-def _maybe_object(value, custom_objects):
-    if isinstance(value, dict) and "class_name" in value and "config" in value:
-        return serialization.deserialize_keras_object(value, custom_objects=custom_objects)
-    if isinstance(value, list):
-        return [_maybe_object(v, custom_objects) for v in value]
-    if isinstance(value, dict):
-        return {k: _maybe_object(v, custom_objects) for k, v in value.items()}
-    return value

@@ -4,10 +4,17 @@ The walk (as Keras 3's `saving_lib`): a Sequential/Functional model lists
 `layers` first (as `layers/<snake_case class>`, uniquified per container),
 then its attributes in sorted order (private ones last): a layer or
 optimizer attribute `a` goes to path `a`, a list/dict attribute to
-`a/<snake_case class>[_k]`. Each object stores its own variables as
-datasets "0", "1", ... in `<path>/vars` (with `@name`). An object reached
-twice is stored once, at its first path.
+`a/<snake_case class>[_k]` (a nested list to `a/container[_k]/...`). Each
+object stores its own variables as datasets "0", "1", ... in `<path>/vars`
+(with `@name`). An object reached twice is stored once, at its first path.
+
+Loading is all or nothing: every value is read and checked before the
+first variable changes. As in Keras, a layer whose variables do not match
+the file is an error, while an optimizer whose state does not match is
+skipped with a warning (its slots may not exist yet).
 """
+import warnings
+
 import h5py
 import numpy as np
 
@@ -17,7 +24,9 @@ _SKIP = {"_inbound_nodes", "_functional_layers", "_stack", "_nodes", "_inputs", 
          "_inputs_struct", "_outputs_struct", "_compile_loss", "_compile_metrics",
          "_loss_tracker", "_trainable_variables", "_non_trainable_variables", "_init_args",
          "_graph_outputs", "_trainable_cache", "_losses", "history", "_input_tensor",
-         "_parent_model", "_callbacks"}
+         "_parent_model", "_callbacks", "_compile_config", "_initial_weights",
+         "_build_shapes", "_nodes_by_depth", "_trainer_state"}
+_LEGACY_LAYERS = "_layer_checkpoint_dependencies"   # Keras 2.13-2.15 ".keras" files
 
 
 def _is_saveable(value):
@@ -26,14 +35,45 @@ def _is_saveable(value):
 
 
 def _is_optimizer(value):
-    return hasattr(value, "apply_gradients") and hasattr(value, "variables")
+    return hasattr(value, "apply_gradients") and hasattr(value, "variables") \
+        and not isinstance(value, type)
 
 
 def own_variables(obj):
-    """The variables an object stores itself (not its sublayers')."""
+    """The variables an object stores itself (not its sublayers').
+
+    Args:
+        obj: a layer, model or optimizer.
+
+    Returns:
+        list of Variables in save order (trainable then non-trainable for
+        layers; `optimizer.variables` for optimizers).
+    """
     if _is_optimizer(obj):
         return list(obj.variables)
-    return obj._own_variables()
+    own = obj._trainable_variables + obj._non_trainable_variables
+    known = {id(v) for v in own}
+    for variable in _attribute_variables(obj):
+        if id(variable) not in known:
+            known.add(id(variable))
+            own.append(variable)
+    return own
+
+
+def _attribute_variables(obj):
+    """Variables assigned as attributes (also in lists/dicts), not sublayers' or caches."""
+    from kerasish.autodiff.tensor import Variable
+    from kerasish.layers.layer import _SKIP_ATTRS, Layer
+    skip = _SKIP | _SKIP_ATTRS
+    stack = [v for k, v in reversed(list(vars(obj).items())) if k not in skip]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Variable):
+            yield value
+        elif isinstance(value, (list, tuple)) and not isinstance(value, Layer):
+            stack.extend(reversed(value))
+        elif isinstance(value, dict):
+            stack.extend(reversed(list(value.values())))
 
 
 def _children(obj):
@@ -43,15 +83,26 @@ def _children(obj):
         yield "layers", obj.layers
     if _is_optimizer(obj):
         return
-    names = sorted((k for k in vars(obj) if k not in _SKIP), key=lambda k: (k.startswith("_"), k))
+    attrs = vars(obj)
+    names = sorted((k for k in attrs if k not in _SKIP), key=lambda k: (k.startswith("_"), k))
     for name in names:
-        value = vars(obj)[name]
+        value = attrs[name]
         if _is_saveable(value) or isinstance(value, (list, tuple, dict)):
             yield name, value
 
 
 def walk(obj, path="", visited=None):
-    """Yields (path, object) for every saveable object in Keras's order."""
+    """Yields (path, object) for every saveable object in Keras 3's order.
+
+    Args:
+        obj: the root (a model, layer or optimizer).
+        path: the root's path ("" for the file root).
+        visited: ids already yielded (shared across the walk).
+
+    Example:
+        >>> [p for p, _ in walk(model)]
+        ['', 'layers/dense', 'layers/dense_1', 'optimizer']
+    """
     visited = set() if visited is None else visited
     if id(obj) in visited:
         return
@@ -62,75 +113,161 @@ def walk(obj, path="", visited=None):
         if _is_saveable(child):
             yield from walk(child, child_path, visited)
         else:
-            values = list(child.values()) if isinstance(child, dict) else list(child)
-            used = {}
-            for value in values:
-                if not _is_saveable(value):
-                    continue
-                base = to_snake_case(type(value).__name__)
-                used[base] = used.get(base, -1) + 1
-                key = base if used[base] == 0 else f"{base}_{used[base]}"
-                yield from walk(value, f"{child_path}/{key}", visited)
+            yield from _walk_container(child, child_path, visited, set())
+
+
+def _walk_container(container, path, visited, seen_containers):
+    if id(container) in seen_containers:
+        return
+    seen_containers.add(id(container))
+    values = list(container.values()) if isinstance(container, dict) else list(container)
+    used = {}
+    for value in values:
+        if _is_saveable(value):
+            key = _unique(to_snake_case(type(value).__name__), used)
+            yield from walk(value, f"{path}/{key}", visited)
+        elif isinstance(value, (list, tuple, dict)):
+            key = _unique("container", used)
+            yield from _walk_container(value, f"{path}/{key}", visited, seen_containers)
+
+
+def _unique(base, used):
+    used[base] = used.get(base, -1) + 1
+    return base if used[base] == 0 else f"{base}_{used[base]}"
 
 
 def write_weights(model, target):
     """Writes every object's variables in Keras 3's layout.
 
     Args:
-        model: the model.
-        target: a file path or a writable file object (e.g. BytesIO).
+        model: the model (or any layer).
+        target: a file path or a writable binary file object (e.g. BytesIO).
+
+    Example:
+        >>> write_weights(model, "model.weights.h5")
     """
     with h5py.File(target, "w") as f:
         for path, obj in walk(model):
             group = f.require_group(f"{path}/vars" if path else "vars")
-            group.attrs["name"] = getattr(obj, "name", "")
+            group.attrs["name"] = str(getattr(obj, "name", ""))
             for i, variable in enumerate(own_variables(obj)):
                 group.create_dataset(str(i), data=variable.numpy())
 
 
-def read_weights(model, h5_root, skip_mismatch=False):
+def vars_group(h5_root, path):
+    """The `<path>/vars` group of a Keras 3 layout file, or None.
+
+    Falls back to Keras 2.13-2.15's `_layer_checkpoint_dependencies` name
+    for `layers`, as Keras 3 does.
+    """
+    key = f"{path}/vars" if path else "vars"
+    group = _get_group(h5_root, key)
+    if group is None and _LEGACY_LAYERS in h5_root:
+        group = _get_group(h5_root, key.replace("layers", _LEGACY_LAYERS))
+    return group
+
+
+def _get_group(root, key):
+    try:
+        found = root.get(key)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return found if isinstance(found, h5py.Group) else None
+
+
+def _stored_keys(group, source, path):
+    if group is None:
+        return []
+    keys = [k for k in group.keys() if isinstance(group[k], h5py.Dataset)]
+    if not all(k.isdigit() for k in keys):
+        raise ValueError(
+            f"{source}: group '{group.name}' (for '{path or 'the model'}') has datasets "
+            f"{sorted(keys)}, but Keras 3 weights files number them '0', '1', ... This looks "
+            "like a legacy HDF5 weights file; load it from a path ending in `.h5`."
+        )
+    return sorted(keys, key=int)
+
+
+def read_weights(model, h5_root, skip_mismatch=False, source="the weights file"):
     """Loads a Keras 3 layout group into `model`, all or nothing.
 
-    Every variable is checked first; values are assigned only if all fit
-    (with `skip_mismatch`, mismatching objects are skipped with a warning).
+    Every value is read and checked first; variables change only if every
+    layer fits. With `skip_mismatch`, mismatching layers are skipped with a
+    warning instead. Extra groups in the file are ignored (as in Keras).
+
+    Args:
+        model: the model (or layer) to load into.
+        h5_root: an open h5py File or Group in Keras 3's layout.
+        skip_mismatch: warn and skip layers whose variables do not fit.
+        source: how to name the file in messages.
+
+    Raises:
+        ValueError: naming the file, each layer/variable and both shapes.
     """
-    import warnings
-    assignments, errors = [], []
+    assignments, errors, skipped = [], [], []
     for path, obj in walk(model):
         variables = own_variables(obj)
-        if not variables:
+        group = vars_group(h5_root, path)
+        stored = _stored_keys(group, source, path)
+        if not variables and not stored:
             continue
-        if _is_optimizer(obj) and not getattr(obj, "built", False):
-            continue
-        group = h5_root.get(f"{path}/vars" if path else "vars")
-        stored = [] if group is None else sorted(group.keys(), key=int)
-        problem = _mismatch(obj, variables, group, stored)
-        if problem:
-            if skip_mismatch:
-                warnings.warn(f"Skipping loading weights for '{path or obj.name}': {problem}", stacklevel=3)
-                continue
+        problem = _mismatch(obj, path, variables, group, stored)
+        if problem is None:
+            assignments.extend((v, group[k]) for v, k in zip(variables, stored))
+        elif _is_optimizer(obj):
+            skipped.append(_optimizer_warning(obj, variables, stored, problem, source))
+        elif skip_mismatch:
+            skipped.append(f"Skipping loading weights for '{path or obj.name}' from {source}: "
+                           f"{problem}")
+        else:
             errors.append(problem)
-            continue
-        assignments.extend((v, group[k][()]) for v, k in zip(variables, stored))
     if errors:
         raise ValueError(
-            f"A total of {len(errors)} objects could not be loaded. Nothing was loaded.\n"
-            + "\n".join(errors)
-        )
-    for variable, value in assignments:
+            f"A total of {len(errors)} objects could not be loaded from {source}. Nothing was "
+            "loaded (the model's weights are unchanged).\n" + "\n".join(errors))
+    values = [(variable, _read(dataset, source)) for variable, dataset in assignments]
+    for variable, value in values:
         variable.assign(value)
+    for message in skipped:
+        warnings.warn(message, stacklevel=3)
 
 
-def _mismatch(obj, variables, group, stored):
-    label = f"Layer '{obj.name}'" if not _is_optimizer(obj) else f"Optimizer '{obj.name}'"
+def _read(dataset, source):
+    try:
+        return dataset[()]
+    except (OSError, ValueError, KeyError) as e:
+        raise ValueError(
+            f"Could not read dataset '{dataset.name}' from {source} (the file may be truncated "
+            f"or corrupted). Nothing was loaded: {e}") from None
+
+
+def _optimizer_warning(optimizer, variables, stored, problem, source):
+    if len(variables) == len(stored):
+        return (f"Skipping variable loading for optimizer '{optimizer.name}' from {source}: "
+                f"{problem}")
+    message = (f"Skipping variable loading for optimizer '{optimizer.name}' from {source}, "
+               f"because it has {len(variables)} variables whereas the saved optimizer has "
+               f"{len(stored)} variables. ")
+    if not getattr(optimizer, "built", True):
+        message += "This is likely because the optimizer has not been called/built yet."
+    return message
+
+
+def _mismatch(obj, path, variables, group, stored):
+    where = f" (file group '{path}/vars')" if path else ""
+    label = (f"Optimizer '{obj.name}'" if _is_optimizer(obj) else f"Layer '{obj.name}'") + where
     if len(stored) != len(variables):
+        if not variables and not getattr(obj, "built", True):
+            return (f"{label} was never built and thus it doesn't have any variables. However "
+                    f"the weights file lists {len(stored)} variables for this layer. Build the "
+                    "model (call it on data) before loading.")
         return (f"{label} expected {len(variables)} variables, but received {len(stored)} "
                 f"variables during loading. Expected: {[v.name for v in variables]}")
     for v, k in zip(variables, stored):
         shape = tuple(group[k].shape)
         if shape != tuple(v.shape):
-            return (f"{label}: variable '{v.name}' has shape {tuple(v.shape)} but the file has "
-                    f"shape {shape}.")
+            return (f"{label}: variable '{v.name}' (#{k}) has shape {tuple(v.shape)} in the "
+                    f"model but shape {shape} in the file.")
     return None
 
 
@@ -140,4 +277,5 @@ def unbuilt_layers(model):
 
 
 def as_numpy(value):
+    """`np.asarray(value)` (kept for callers of the lead's API)."""
     return np.asarray(value)

@@ -132,7 +132,8 @@ def fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
                 break
             if model.stop_training:
                 break
-        epoch_logs = _sorted_logs(_metrics_result_or_logs(model, logs))
+        epoch_logs = _sorted_logs(_metrics_result_or_logs(model, logs) if logs or not resume_step
+                                  else to_floats(model.get_metrics_result()))
         if val_adapter is not None and _should_validate(epoch, validation_freq):
             val_logs = evaluate_adapter(model, val_adapter, 0, None, validation_steps,
                                         callback_list=cbs)
