@@ -8,8 +8,37 @@ from kerasish import (activations, backend, callbacks, config, constraints, data
 from kerasish.autodiff import GradientTape, Tensor, Variable
 from kerasish.backend import device
 from kerasish.dtype_policies import DTypePolicy
+from kerasish.initializers import Initializer
 from kerasish.layers import Input, InputSpec, Layer
+from kerasish.layers.keras_tensor import KerasTensor
+from kerasish.losses import Loss
+from kerasish.metrics import Metric
 from kerasish.models import Model, Sequential
+from kerasish.optimizers import Optimizer
+from kerasish.regularizers import Regularizer
+
+
+def _export_merge_functions():
+    """`keras.layers.add`, `concatenate`, ...: the lower-case functional merge forms."""
+    import importlib
+    from kerasish.layers import merging
+    for name in merging.FUNCTIONAL_FORMS:
+        if not hasattr(layers, name):
+            setattr(layers, name, getattr(
+                importlib.import_module(f"kerasish.layers.merging.{name}"), name))
+
+
+_export_merge_functions()
+
+
+def _symbolic_ops():
+    """`keras.ops.*` called on KerasTensors (functional API) record graph ops, as in
+    Keras (`ops.sum(x, axis=1)` between layers); on real tensors nothing changes."""
+    from kerasish.layers import symbolic
+    symbolic.install_symbolic_dispatch(ops)
+
+
+_symbolic_ops()
 
 __version__ = "0.1.0"
 version = __version__

@@ -2,36 +2,17 @@
 
 An op calls `record(...)` only when `_active` is non-empty, so code outside
 any tape (predict, metrics) pays one list check per op and nothing more.
-A recorded node is `(inputs, outputs, backward, name, raw)`: `backward`
-maps output gradients (Tensors) to one gradient per input. Backwards
-written with ops are themselves recorded by outer tapes, which gives
-higher-order gradients; `raw=True` marks a fused backward in array code.
-
-The backward walk iterates the recorded nodes in reverse order: recording
-order is already a topological order, so no recursion is needed.
+The node format and the backward walk live in `recording.py`; their names
+are re-exported here (`tape._active`, `tape.record`, ...), which is how ops
+reach them.
 """
 import contextlib
 
+from kerasish.autodiff.recording import (_active, _fill_missing, _refuse_higher_order,  # noqa: F401
+                                         _relevant, backprop, needs, record, record_pair,
+                                         tracked)
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.utils import tree
-
-_active = []  # tapes that are recording now, innermost last
-
-
-def record(name, inputs, outputs, backward, raw=False):
-    """Offers an executed op to every recording tape.
-
-    Args:
-        name: the op's name (for error messages).
-        inputs: tuple of the op's Tensor inputs (non-tensors excluded).
-        outputs: tuple of the op's output Tensors.
-        backward: callable(grads) -> tuple with one gradient (or None) per
-            input; `grads` is the output gradient for one-output ops, else a
-            list with one gradient (or None) per output.
-        raw: True if `backward` is array code that outer tapes cannot see.
-    """
-    for tape in _active:
-        tape._record(name, inputs, outputs, backward, raw)
 
 
 class GradientTape:
@@ -77,33 +58,36 @@ class GradientTape:
             _active.remove(self)
             self._recording = False
 
-    def _record(self, name, inputs, outputs, backward, raw):
+    def _record(self, name, inputs, outputs, backward, raw, ctx=None):
         watched = self._watched
         hit = False
         for x in inputs:
-            key = id(x)
-            if key in watched:
+            if id(x) in watched:
                 hit = True
-            elif self._watch_vars and isinstance(x, Variable) and x.trainable:
-                watched[key] = x
+            elif self._watch_vars and type(x) is not Tensor and isinstance(x, Variable) \
+                    and x.trainable:
+                watched[id(x)] = x
                 hit = True
         if hit:
             for out in outputs:
                 watched[id(out)] = out
-            self._nodes.append((inputs, outputs, backward, name, raw))
+            self._nodes.append((inputs, outputs, backward, name, raw, ctx))
 
     def watch(self, tensor):
         """Watches a tensor (or nested structure of tensors) for gradients.
 
         Args:
             tensor: a Tensor/Variable or a nested structure of them.
+
+        Example:
+            >>> with keras.GradientTape() as tape:
+            ...     tape.watch(x)
         """
         for t in tree.flatten(tensor):
             if not isinstance(t, Tensor):
                 raise ValueError(
                     f"GradientTape.watch expects Tensors or Variables; got {type(t).__name__}. "
-                    "Convert with keras.ops.convert_to_tensor first."
-                )
+                    "Convert with keras.ops.convert_to_tensor first.")
             self._watched[id(t)] = t
 
     def watched_variables(self):
@@ -127,12 +111,19 @@ class GradientTape:
             self._push()
 
     def reset(self):
-        """Clears everything recorded so far."""
+        """Clears everything recorded so far (the tape can be used again)."""
         self._watched.clear()
         self._nodes.clear()
         self._used = False
 
     # Differentiation ------------------------------------------------------
+    def _check_usable(self, what):
+        if self._used and not self._persistent:
+            raise RuntimeError(
+                f"GradientTape.{what}: a non-persistent GradientTape can only be used to "
+                "compute one set of gradients (or jacobians). Use "
+                "GradientTape(persistent=True) to call it several times.")
+
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients="none"):
         """Computes gradients of `target` w.r.t. `sources`.
@@ -150,25 +141,22 @@ class GradientTape:
 
         Returns:
             Gradients with the structure of `sources`.
+
+        Example:
+            >>> grads = tape.gradient(loss, {"w": w, "b": b})
         """
-        if self._used and not self._persistent:
-            raise RuntimeError(
-                "A non-persistent GradientTape can only be used to compute one set "
-                "of gradients (or jacobians). Use GradientTape(persistent=True)."
-            )
+        self._check_usable("gradient")
         if unconnected_gradients not in ("none", "zero"):
             raise ValueError(
-                "unconnected_gradients must be 'none' or 'zero'. "
-                f"Received: {unconnected_gradients!r}"
-            )
+                "GradientTape.gradient: unconnected_gradients must be 'none' or 'zero'. "
+                f"Received: {unconnected_gradients!r}")
         flat_targets = tree.flatten(target)
         flat_sources = tree.flatten(sources)
         for s in flat_sources:
             if not isinstance(s, Tensor):
                 raise ValueError(
-                    f"GradientTape.gradient: sources must be Tensors or Variables; got "
-                    f"{type(s).__name__}."
-                )
+                    "GradientTape.gradient: sources must be Tensors or Variables; got "
+                    f"{type(s).__name__}.")
         seeds = _seeds(flat_targets, output_gradients)
         was_recording = self._recording
         self._pop()  # a tape never records its own backward pass
@@ -199,30 +187,82 @@ class GradientTape:
             target: a Tensor.
             sources: a Tensor/Variable or nested structure of them.
             unconnected_gradients: "none" or "zero".
+
+        Returns:
+            Jacobians with the structure of `sources` (None where unconnected
+            and `unconnected_gradients="none"`).
+
+        Example:
+            >>> tape.jacobian(ops.square(x), x)   # diag(2 x) for a vector x
         """
+        self._check_usable("jacobian")
         from kerasish.ops import creation, manipulation as shape
         flat_sources = tree.flatten(sources)
+        n = max(1, target.size)
+        rows = [[] for _ in flat_sources]
         persistent, self._persistent = self._persistent, True
         try:
-            rows = [[] for _ in flat_sources]
-            n = max(1, target.size)
             for i in range(n):
                 seed = creation.zeros((n,), dtype=target.dtype)
                 seed._value[i] = 1
-                seed = shape.reshape(seed, target.shape)
-                grads = self.gradient(target, flat_sources, output_gradients=seed,
-                                      unconnected_gradients="zero")
+                grads = self.gradient(target, flat_sources,
+                                      output_gradients=shape.reshape(seed, target.shape),
+                                      unconnected_gradients=unconnected_gradients)
                 for row, g in zip(rows, grads):
                     row.append(g)
         finally:
             self._persistent = persistent
         if not persistent:
-            self._used = True
+            self._used, self._nodes, self._watched = True, [], {}
         result = []
         for s, row in zip(flat_sources, rows):
+            if any(g is None for g in row):
+                result.append(None)
+                continue
             stacked = shape.stack(row, axis=0)
             result.append(shape.reshape(stacked, tuple(target.shape) + tuple(s.shape)))
         return tree.pack_sequence_as(sources, result)
+
+    def batch_jacobian(self, target, source, unconnected_gradients="none"):
+        """Per-example Jacobians: (batch, *target.shape[1:], *source.shape[1:]).
+
+        Assumes example `i` of `target` depends only on example `i` of `source`
+        (as `tf.GradientTape.batch_jacobian` does).
+
+        Args:
+            target: a Tensor (batch, ...).
+            source: a Tensor (batch, ...).
+            unconnected_gradients: "none" or "zero".
+
+        Returns:
+            Tensor, or None when unconnected and `unconnected_gradients="none"`.
+
+        Example:
+            >>> tape.batch_jacobian(ops.square(x), x).shape   # x: (4, 3) -> (4, 3, 3)
+        """
+        self._check_usable("batch_jacobian")
+        from kerasish.ops import creation, manipulation as shape
+        if target.shape[0] != source.shape[0]:
+            raise ValueError(f"GradientTape.batch_jacobian: target batch {target.shape[0]} "
+                             f"differs from source batch {source.shape[0]}.")
+        inner = int(max(1, target.size // max(1, target.shape[0])))
+        persistent, self._persistent = self._persistent, True
+        rows = []
+        try:
+            for j in range(inner):
+                seed = creation.zeros((target.shape[0], inner), dtype=target.dtype)
+                seed._value[:, j] = 1
+                rows.append(self.gradient(target, source,
+                                          output_gradients=shape.reshape(seed, target.shape),
+                                          unconnected_gradients=unconnected_gradients))
+        finally:
+            self._persistent = persistent
+        if not persistent:
+            self._used, self._nodes, self._watched = True, [], {}
+        if any(r is None for r in rows):
+            return None
+        stacked = shape.stack(rows, axis=1)
+        return shape.reshape(stacked, tuple(target.shape) + tuple(source.shape[1:]))
 
 
 def _seeds(targets, output_gradients):
@@ -232,8 +272,8 @@ def _seeds(targets, output_gradients):
     flat = tree.flatten(output_gradients)
     if len(flat) != len(targets):
         raise ValueError(
-            f"output_gradients has {len(flat)} entries but there are {len(targets)} targets."
-        )
+            f"GradientTape.gradient: output_gradients has {len(flat)} entries but there "
+            f"are {len(targets)} targets.")
     seeds = []
     for t, g in zip(targets, flat):
         if g is None:
@@ -242,77 +282,7 @@ def _seeds(targets, output_gradients):
         g = core.convert_to_tensor(g, dtype=t.dtype)
         if g.shape != t.shape:
             raise ValueError(
-                f"output_gradients entry has shape {g.shape} but its target has shape {t.shape}."
-            )
+                f"GradientTape.gradient: output_gradients entry has shape {g.shape} but its "
+                f"target has shape {t.shape}.")
         seeds.append(g)
     return seeds
-
-
-def backprop(nodes, targets, seeds, sources):
-    """Walks `nodes` backwards from `targets` and returns {id(tensor): grad}.
-
-    Only nodes downstream of a source are visited. Gradients of
-    intermediates are dropped as soon as their producer has consumed them.
-    """
-    from kerasish.ops import elementwise
-    reach = {id(s) for s in sources}
-    source_ids = set(reach)
-    relevant = []
-    for node in nodes:
-        for x in node[0]:
-            if id(x) in reach:
-                relevant.append(node)
-                for o in node[1]:
-                    reach.add(id(o))
-                break
-    grads = {}
-
-    def accumulate(key, g):
-        prev = grads.get(key)
-        grads[key] = g if prev is None else elementwise.add(prev, g)
-
-    for t, seed in zip(targets, seeds):
-        if id(t) in reach:
-            accumulate(id(t), seed)
-    for inputs, outputs, backward, name, raw in reversed(relevant):
-        if len(outputs) == 1:
-            key = id(outputs[0])
-            g = grads.get(key) if key in source_ids else grads.pop(key, None)
-            if g is None:
-                continue
-            if raw and _active:
-                _refuse_higher_order(name, inputs, [g])
-            in_grads = backward(g)
-        else:
-            out_grads = [grads.get(id(o)) if id(o) in source_ids else grads.pop(id(o), None)
-                         for o in outputs]
-            if all(g is None for g in out_grads):
-                continue
-            if raw and _active:
-                _refuse_higher_order(name, inputs, out_grads)
-            in_grads = backward(_fill_missing(outputs, out_grads))
-        for x, g in zip(inputs, in_grads):
-            if g is not None:
-                key = id(x)
-                if key in reach:
-                    accumulate(key, g)
-    return grads
-
-
-def _fill_missing(outputs, grads):
-    from kerasish.ops import creation
-    return [creation.zeros_like(o) if g is None else g for o, g in zip(outputs, grads)]
-
-
-def _refuse_higher_order(name, inputs, grads):
-    """Raises when an outer tape would need to see inside a fused backward."""
-    for tape in _active:
-        watched = tape._watched
-        if any(id(x) in watched for x in inputs) or any(
-                g is not None and id(g) in watched for g in grads):
-            raise NotImplementedError(
-                f"Op '{name}' has a fused backward written in raw array code, so a "
-                "second-order gradient through it cannot be recorded. Compute this "
-                "part with fine-grained kerasish.ops (e.g. matmul + add instead of "
-                "the fused dense) when you need higher-order gradients."
-            )

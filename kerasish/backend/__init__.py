@@ -8,6 +8,7 @@ from kerasish.backend.config import (epsilon, floatx, image_data_format,
                                      set_epsilon, set_floatx,
                                      set_image_data_format, standardize_dtype,
                                      to_numpy_dtype)
+from kerasish.backend.dtypes import result_type
 from kerasish.backend.devices import (Device, cupy_available, current_device,
                                      default_device, device, device_of_array,
                                      get_device, is_array, list_devices,
@@ -40,7 +41,7 @@ __all__ = [
     "Device", "backend", "clear_session", "cupy_available", "current_device",
     "default_device", "device", "device_of_array", "epsilon", "floatx",
     "get_device", "image_data_format", "is_array", "is_float_dtype",
-    "is_int_dtype", "list_devices", "scope_device", "set_epsilon",
+    "is_int_dtype", "list_devices", "result_type", "scope_device", "set_epsilon",
     "set_floatx", "set_image_data_format", "standardize_dtype", "to_host",
     "to_numpy_dtype", "xp_of",
 ]

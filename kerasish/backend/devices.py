@@ -57,7 +57,7 @@ class Device:
         self.name = f"{kind}:{index}"
         self.xp = np if kind == "cpu" else _cupy
         self._rng = None
-        self._seed = None
+        self._seed = _global_seed[0]
 
     def __repr__(self):
         return f"Device({self.name!r})"
@@ -115,6 +115,20 @@ class Device:
 
 _devices = {}
 _lock = threading.Lock()
+_global_seed = [None]  # set by kerasish.random.set_seed; seeds devices made later too
+
+
+def set_global_seed(seed):
+    """Re-seeds every existing device's generator and remembers `seed` for new ones.
+
+    Args:
+        seed: an int (or None for fresh entropy).
+    """
+    _global_seed[0] = seed
+    with _lock:
+        devices = list(_devices.values())
+    for dev in devices:
+        dev.seed(seed)
 _local = threading.local()
 
 
@@ -150,16 +164,28 @@ def get_device(spec=None):
         return _devices[name]
 
 
+_default = []  # the default Device, resolved once from KERASISH_BACKEND
+
+
 def default_device():
-    """The device used outside any `device()` scope, from KERASISH_BACKEND."""
-    choice = os.environ.get("KERASISH_BACKEND", "numpy").lower()
-    if choice == "cupy":
-        return get_device("gpu:0")
-    if choice != "numpy":
+    """The device used outside any `device()` scope.
+
+    `KERASISH_BACKEND` ("numpy", the default, or "cupy") is read on first
+    use, like Keras reads `KERAS_BACKEND` once.
+
+    Returns:
+        Device: "cpu:0" for numpy, "gpu:0" for cupy.
+    """
+    if _default:
+        return _default[0]
+    choice = os.environ.get("KERASISH_BACKEND", "numpy").strip().lower()
+    if choice not in ("numpy", "cupy"):
         raise ValueError(
             f"KERASISH_BACKEND must be 'numpy' or 'cupy'. Received: {choice!r}"
         )
-    return get_device("cpu:0")
+    dev = get_device("gpu:0" if choice == "cupy" else "cpu:0")
+    _default.append(dev)
+    return dev
 
 
 def _scope_stack():
@@ -171,8 +197,10 @@ def _scope_stack():
 
 def current_device():
     """The device of the innermost active `device()` scope, else the default."""
-    stack = _scope_stack()
-    return stack[-1] if stack else default_device()
+    stack = getattr(_local, "stack", None)
+    if stack:
+        return stack[-1]
+    return _default[0] if _default else default_device()
 
 
 def scope_device():

@@ -1,40 +1,92 @@
 """kerasish.ops: differentiable functions with Keras 3 `keras.ops` names.
 
 Every function accepts Tensors, Variables, numpy arrays and Python numbers
-and returns Tensors on the inputs' device.
+and returns Tensors on the inputs' device. Dtypes follow Keras's promotion
+rules (`kerasish.backend.result_type`).
 """
 from kerasish.ops import _operators
+from kerasish.ops.attention import dot_product_attention
+from kerasish.ops.control_flow import (associative_scan, cond, custom_gradient,
+                                       fori_loop, map, scan, switch,
+                                       vectorized_map, while_loop)
+from kerasish.ops.conv import (conv, conv_transpose, depthwise_conv,
+                               separable_conv)
 from kerasish.ops.core import (cast, convert_to_numpy, convert_to_tensor,
                                dtype, is_tensor, ndim, shape, stop_gradient)
-from kerasish.ops.creation import (arange, empty, eye, full, full_like,
-                                   identity, linspace, ones, ones_like, tri,
-                                   zeros, zeros_like)
-from kerasish.ops.elementwise import (abs, absolute, add, arccos, arcsin,
-                                      arctan, ceil, clip, cos, cosh, divide,
-                                      equal, erf, exp, expm1, floor,
+from kerasish.ops.creation import (arange, array, empty, empty_like, eye, full,
+                                   full_like, identity, linspace, logspace,
+                                   ones, ones_like, tri, zeros, zeros_like)
+from kerasish.ops.elementwise import (abs, absolute, add, arccos, arccosh,
+                                      arcsin, arcsinh, arctan, arctan2,
+                                      arctanh, cbrt, ceil, clip, conj,
+                                      conjugate, copy, cos, cosh, deg2rad,
+                                      divide, divide_no_nan, equal, erf,
+                                      erfinv, exp, exp2, expm1, floor,
                                       floor_divide, greater, greater_equal,
-                                      isfinite, isinf, isnan, less, less_equal,
-                                      log, log1p, log2, log10, logical_and,
-                                      logical_not, logical_or, logical_xor,
-                                      maximum, minimum, mod, multiply,
-                                      nan_to_num, negative, not_equal, power,
-                                      reciprocal, round, rsqrt, sign, sin,
-                                      sinh, sqrt, square, subtract, tan, tanh,
-                                      true_divide, where)
-from kerasish.ops.linalg import dot, einsum, matmul, norm, outer, tensordot
-from kerasish.ops.nn import (binary_crossentropy, categorical_crossentropy,
-                             dense, elu, gelu, hard_sigmoid, hard_silu,
-                             hard_swish, leaky_relu, log_sigmoid, log_softmax,
-                             mish, moments, normalize, relu, relu6, selu,
-                             sigmoid, silu, softmax, softplus, softsign,
-                             sparse_categorical_crossentropy, swish)
+                                      hypot, imag, isclose, isfinite, isinf,
+                                      isnan, isneginf, isposinf, less,
+                                      less_equal, log, log1p, log2, log10,
+                                      logaddexp, logical_and, logical_not,
+                                      logical_or, logical_xor, maximum,
+                                      minimum, mod, multiply, nan_to_num,
+                                      negative, not_equal, power, rad2deg,
+                                      real, reciprocal, round, rsqrt, sign,
+                                      signbit, sin, sinh, sqrt, square,
+                                      subtract, tan, tanh, true_divide, trunc,
+                                      where)
+from kerasish.ops.extras import (allclose, array_split, cross, diagflat,
+                                 dsplit, dstack, erfc, fliplr, flipud, fmod,
+                                 get_item, heaviside, hsplit, isin, kron,
+                                 logaddexp2, nanmax, nanmean, nanmin, nanprod,
+                                 nanstd, nansum, nanvar, percentile, psnr, ptp,
+                                 select, sinc, sparse_sigmoid, trapezoid,
+                                 vander, vsplit)
+from kerasish.ops.integer_ops import (bincount, bitwise_and, bitwise_invert,
+                                      bitwise_left_shift, bitwise_not,
+                                      bitwise_or, bitwise_right_shift,
+                                      bitwise_xor, digitize, gcd, lcm,
+                                      left_shift, right_shift, saturate_cast,
+                                      unique, unravel_index)
+from kerasish.ops.linalg import (dot, einsum, inner, matmul, norm, outer,
+                                 tensordot, vdot)
+from kerasish.ops.manipulation import (append, broadcast_to, concatenate,
+                                       diff, expand_dims, flatten, flip,
+                                       getitem, hstack, meshgrid, moveaxis,
+                                       multi_hot, one_hot, pad, ravel, repeat,
+                                       reshape, roll, rot90, scatter,
+                                       scatter_update, size, slice,
+                                       slice_update, split, squeeze, stack,
+                                       swapaxes, take, take_along_axis, tile,
+                                       transpose, unstack, vstack)
+from kerasish.ops.matrix import (det, diag, diagonal, inv, logdet, slogdet,
+                                 solve, trace, tril, triu)
+from kerasish.ops.nn import (batch_normalization, binary_crossentropy,
+                             categorical_crossentropy, celu, dense, elu, gelu,
+                             glu, hard_shrink, hard_sigmoid, hard_silu,
+                             hard_swish, hard_tanh, layer_normalization,
+                             leaky_relu, log_sigmoid, log_softmax, mish,
+                             moments, normalize, relu, relu6,
+                             rms_normalization, selu, sigmoid, silu,
+                             soft_shrink, softmax, softplus, softsign,
+                             sparse_categorical_crossentropy, sparse_plus,
+                             sparsemax, squareplus, swish, tanh_shrink,
+                             threshold)
+from kerasish.ops.pooling import average_pool, max_pool
 from kerasish.ops.reduction import (all, amax, amin, any, argmax, argmin,
                                     count_nonzero, cumprod, cumsum, logsumexp,
                                     max, mean, min, prod, std, sum, var)
-from kerasish.ops.manipulation import (broadcast_to, concatenate, expand_dims, flatten,
-                                flip, moveaxis, one_hot, pad, ravel, repeat,
-                                reshape, roll, scatter, size, slice, split,
-                                squeeze, stack, swapaxes, take,
-                                take_along_axis, tile, transpose, unstack)
+from kerasish.ops.segment import segment_max, segment_min, segment_sum
+from kerasish.ops.sorting import (argsort, average, in_top_k, median,
+                                  quantile, searchsorted, sort, top_k)
+
+
+def nonzero(x):
+    """Indices of the non-zero elements, one int32 tensor per axis.
+
+    Example:
+        >>> ops.nonzero(ops.convert_to_tensor([0, 3, 0, 4]))   # (array([1, 3]),)
+    """
+    return where(x)
+
 
 _operators.install()

@@ -10,12 +10,19 @@ import numpy as np
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices as _dev
+from kerasish.backend.dtypes import result_type
 
 _PY_SCALARS = (int, float, bool, np.number, np.bool_)
 
 
 def is_tensor(x):
     """True for kerasish Tensors and Variables.
+
+    Args:
+        x: anything.
+
+    Returns:
+        bool.
 
     Example:
         >>> ops.is_tensor(ops.ones(2))
@@ -43,6 +50,9 @@ def to_array(x, device=None, dtype=None):
         x: the data.
         device: a Device; the current device if None.
         dtype: optional dtype to cast to.
+
+    Returns:
+        a numpy or cupy array.
     """
     device = device or _dev.current_device()
     if isinstance(x, Tensor):
@@ -50,9 +60,16 @@ def to_array(x, device=None, dtype=None):
     elif _dev.is_array(x):
         array = device.send(x)
     else:
-        host = np.asarray(x)
+        if isinstance(x, (list, tuple)) and any(isinstance(v, Tensor) for v in x):
+            x = np.stack([convert_to_numpy(v) for v in x])  # keeps the tensors' dtype
+        try:
+            host = np.asarray(x)
+        except ValueError:
+            host = np.empty(0, dtype=object)
         if host.dtype == object:
-            raise ValueError(f"Cannot convert {type(x).__name__} of mixed/ragged data to a tensor.")
+            raise ValueError(
+                f"convert_to_tensor: cannot convert {type(x).__name__} of mixed or "
+                "ragged data to a tensor.")
         dtype = dtype or _default_dtype(host, x)
         array = device.send(host)
     if dtype is not None:
@@ -81,21 +98,45 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
         >>> ops.convert_to_tensor([1, 2]).dtype
         'int32'
     """
-    if sparse or ragged:
-        raise NotImplementedError("kerasish has no sparse or ragged tensors.")
     if isinstance(x, Tensor):
         if dtype is not None and config.standardize_dtype(dtype) != x.dtype:
             return cast(x, dtype)
         return x
+    if sparse or ragged:
+        raise NotImplementedError(
+            "convert_to_tensor: kerasish has no sparse or ragged tensors "
+            f"(got sparse={sparse}, ragged={ragged}).")
     device = _dev.current_device()
     return Tensor(to_array(x, device, dtype), device)
 
 
 def convert_to_numpy(x):
-    """Returns `x` as a numpy array (from Tensor, cupy array, list...)."""
+    """Returns `x` as a numpy array (from Tensor, cupy array, list...).
+
+    Args:
+        x: a Tensor, array or Python data.
+
+    Returns:
+        numpy.ndarray.
+
+    Example:
+        >>> ops.convert_to_numpy(ops.ones(2))
+        array([1., 1.], dtype=float32)
+    """
     if isinstance(x, Tensor):
         return x.numpy()
     return _dev.to_host(x) if _dev.is_array(x) else np.asarray(x)
+
+
+def describe(*xs):
+    """"shape (2, 3) float32, shape (3,) int32" for error messages."""
+    parts = []
+    for x in xs:
+        if hasattr(x, "shape") and hasattr(x, "dtype"):
+            parts.append(f"shape {tuple(x.shape)} {config.standardize_dtype(x.dtype)}")
+        else:
+            parts.append(f"{type(x).__name__} {x!r}")
+    return ", ".join(parts)
 
 
 def common_device(name, tensors):
@@ -105,12 +146,11 @@ def common_device(name, tensors):
         if t._device is not dev:
             scope = _dev.scope_device()
             if scope is None:
-                found = ", ".join(sorted({t._device.name for t in tensors}))
+                found = "; ".join(f"{t.device}: {describe(t)}" for t in tensors)
                 raise ValueError(
-                    f"Op '{name}' got tensors on different devices ({found}). Move them "
-                    "with keras.ops.convert_to_tensor inside `with keras.device(...)`, "
-                    "or run the op inside a device scope."
-                )
+                    f"ops.{name}: got tensors on different devices ({found}). Move "
+                    "them with keras.ops.convert_to_tensor inside `with keras.device(...)`,"
+                    " or run the op inside a device scope.")
             return scope
     return dev
 
@@ -121,19 +161,26 @@ def operands(name, *xs):
     Python scalars stay raw scalars (weakly typed, never differentiated);
     everything else becomes a Tensor.
 
+    Args:
+        name: the op's name (for error messages).
+        *xs: the inputs.
+
     Returns:
         (values, tensors, device): raw values for computing, the Tensor inputs
-        (for recording) and the device to compute on.
+        (None for Python scalars) and the device to compute on.
     """
-    tensors = [x if isinstance(x, Tensor) else None for x in xs]
-    for i, x in enumerate(xs):
-        if tensors[i] is None and not isinstance(x, _PY_SCALARS):
-            tensors[i] = convert_to_tensor(x)
+    tensors = [x if isinstance(x, Tensor) else
+               None if isinstance(x, _PY_SCALARS) else convert_to_tensor(x) for x in xs]
     present = [t for t in tensors if t is not None]
     if not present:
         tensors[0] = convert_to_tensor(xs[0])
         present = [tensors[0]]
-    dev = present[0]._device if len(present) == 1 else common_device(name, present)
+    dev = present[0]._device
+    if len(present) > 1:
+        for t in present:
+            if t._device is not dev:
+                dev = common_device(name, present)
+                break
     values = []
     for x, t in zip(xs, tensors):
         if t is None:
@@ -145,12 +192,48 @@ def operands(name, *xs):
     return values, tensors, dev
 
 
+def promote(a, b):
+    """Casts two raw operands (arrays or Python scalars) to their Keras result type.
+
+    Python scalars stay weak: they never widen a float array, a Python float
+    turns an int/bool array into floatx, a Python int turns bool into int32.
+
+    Args:
+        a, b: raw arrays, numpy scalars or Python scalars.
+
+    Returns:
+        (a, b) ready for the array library.
+    """
+    da = getattr(a, "dtype", None)
+    db = getattr(b, "dtype", None)
+    if da is not None and db is not None:
+        if da == db:
+            return a, b
+        target = config.to_numpy_dtype(result_type(da, db))
+        return (a if da == target else a.astype(target),
+                b if db == target else b.astype(target))
+    if da is None and db is None:
+        return a, b
+    array, scalar = (a, b) if da is not None else (b, a)
+    kind = array.dtype.kind
+    if kind in "fc" or isinstance(scalar, bool):
+        return a, b
+    if isinstance(scalar, float) or (kind == "b" and isinstance(scalar, int)):
+        target = config.to_numpy_dtype(result_type(array.dtype, type(scalar)))
+        array = array.astype(target)
+        return (array, b) if da is not None else (a, array)
+    return a, b
+
+
 def cast(x, dtype):
     """Casts a tensor to `dtype`; differentiable between float types.
 
     Args:
         x: tensor-like.
         dtype: target dtype name.
+
+    Returns:
+        Tensor of `dtype`.
 
     Example:
         >>> ops.cast(ops.ones(2), "int32").dtype
@@ -167,34 +250,76 @@ def cast(x, dtype):
     return out
 
 
-def stop_gradient(x):
-    """Returns `x` unchanged but cut from gradient computation.
+def stop_gradient(variable):
+    """Returns the value unchanged but cut from gradient computation.
+
+    Args:
+        variable: a tensor-like (a Variable's current value is copied).
+
+    Returns:
+        Tensor with no recorded history.
 
     Example:
         >>> y = ops.stop_gradient(x) * 2   # d y / d x == None
     """
-    x = convert_to_tensor(x)
-    return Tensor(x._value, x._device)
+    x = convert_to_tensor(variable)
+    value = x._value.copy() if isinstance(x, Variable) else x._value
+    return Tensor(value, x._device)
 
 
 def dtype(x):
-    """The dtype name of a tensor-like."""
+    """The dtype name of a tensor-like.
+
+    Args:
+        x: tensor-like.
+
+    Returns:
+        str, e.g. "float32".
+
+    Example:
+        >>> ops.dtype([1.0])
+        'float32'
+    """
     return convert_to_tensor(x).dtype
 
 
 def shape(x):
-    """The static shape of a tensor-like, as a tuple."""
+    """The static shape of a tensor-like, as a tuple.
+
+    Args:
+        x: tensor-like.
+
+    Returns:
+        tuple of ints.
+
+    Example:
+        >>> ops.shape(ops.zeros((2, 3)))
+        (2, 3)
+    """
     return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
 
 
 def ndim(x):
-    """The number of dimensions of a tensor-like."""
+    """The number of dimensions of a tensor-like.
+
+    Args:
+        x: tensor-like.
+
+    Returns:
+        int.
+
+    Example:
+        >>> ops.ndim(ops.zeros((2, 3)))
+        2
+    """
     return len(shape(x))
 
 
 def result_dtype(*values):
-    """The numpy result dtype of mixing raw arrays and weak Python scalars."""
-    return np.result_type(*[v.dtype if hasattr(v, "dtype") else v for v in values])
+    """The Keras result dtype name of mixing raw arrays and weak Python scalars."""
+    return result_type(*[v.dtype if hasattr(v, "dtype") else
+                         (bool if isinstance(v, bool) else int if isinstance(v, int) else float)
+                         for v in values])
 
 
 def float_operand(x):
@@ -205,10 +330,25 @@ def float_operand(x):
     return x
 
 
-def check_finite_input(name, array, xp):
-    """Raises a clear error when `array` holds NaN (for ops that must not get NaN)."""
-    if array.dtype.kind == "f" and bool(xp.isnan(array).any()):
-        raise ValueError(f"Op '{name}' received NaN input values (shape {array.shape}).")
+def check_finite_input(name, array, xp=None):
+    """Raises a clear error when a float `array` holds NaN or infinity.
+
+    For inputs that are used as labels or indices, where NaN would silently
+    turn into garbage integers.
+
+    Args:
+        name: the op's name.
+        array: raw array (or Tensor).
+        xp: its array module (found from the array if None).
+    """
+    if isinstance(array, Tensor):
+        array = array._value
+    xp = xp or _dev.xp_of(array)
+    if array.dtype.kind == "f" and not bool(xp.isfinite(array).all()):
+        bad = int((~xp.isfinite(array)).sum())
+        raise ValueError(
+            f"ops.{name}: received {bad} NaN/infinite value(s) in an input that must "
+            f"be finite (shape {tuple(array.shape)}, dtype {array.dtype.name}).")
 
 
 __all__ = ["Tensor", "Variable", "cast", "convert_to_numpy", "convert_to_tensor",

@@ -1,4 +1,6 @@
 """Tensor constructors: zeros, ones, full, arange, linspace, eye, ..."""
+import numpy as np
+
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, devices as _dev
 from kerasish.ops.core import convert_to_tensor
@@ -24,17 +26,30 @@ def zeros(shape, dtype=None):
 
 
 def ones(shape, dtype=None):
-    """A tensor of ones (dtype defaults to floatx)."""
+    """A tensor of ones (dtype defaults to floatx).
+
+    Example:
+        >>> ops.ones((2,))   # [1., 1.]
+    """
     return _make(lambda xp, dt: xp.ones(_shape(shape), dt), dtype)
 
 
 def full(shape, fill_value, dtype=None):
-    """A tensor filled with `fill_value`."""
+    """A tensor filled with `fill_value` (dtype defaults to floatx).
+
+    Example:
+        >>> ops.full((2,), 7.0)   # [7., 7.]
+    """
     return _make(lambda xp, dt: xp.full(_shape(shape), fill_value, dt), dtype)
 
 
 def empty(shape, dtype=None):
-    """An uninitialised tensor."""
+    """An uninitialised tensor (dtype defaults to floatx).
+
+    Example:
+        >>> ops.empty((2, 3)).shape
+        (2, 3)
+    """
     return _make(lambda xp, dt: xp.empty(_shape(shape), dt), dtype)
 
 
@@ -44,35 +59,57 @@ def _like(x, dtype):
 
 
 def zeros_like(x, dtype=None):
-    """Zeros with the shape (and dtype) of `x`, on `x`'s device."""
+    """Zeros with the shape (and dtype) of `x`, on `x`'s device.
+
+    Example:
+        >>> ops.zeros_like(ops.ones((2,), "int32"))   # [0, 0] int32
+    """
     x, dt = _like(x, dtype)
     return Tensor(x._device.xp.zeros(x.shape, dt), x._device)
 
 
 def ones_like(x, dtype=None):
-    """Ones with the shape (and dtype) of `x`, on `x`'s device."""
+    """Ones with the shape (and dtype) of `x`, on `x`'s device.
+
+    Example:
+        >>> ops.ones_like(ops.zeros((2,)))   # [1., 1.]
+    """
     x, dt = _like(x, dtype)
     return Tensor(x._device.xp.ones(x.shape, dt), x._device)
 
 
 def full_like(x, fill_value, dtype=None):
-    """`fill_value` with the shape (and dtype) of `x`."""
+    """`fill_value` with the shape (and dtype) of `x`.
+
+    Example:
+        >>> ops.full_like(ops.zeros((2,)), 3.0)   # [3., 3.]
+    """
     x, dt = _like(x, dtype)
     return Tensor(x._device.xp.full(x.shape, fill_value, dt), x._device)
 
 
-def arange(start, stop=None, step=1, dtype=None):
-    """Evenly spaced values in [start, stop); int32 for int arguments, else floatx."""
+def arange(start, stop=None, step=None, dtype=None):
+    """Evenly spaced values in [start, stop); int32 for int arguments, else floatx.
+
+    Example:
+        >>> ops.arange(3)   # [0, 1, 2] int32
+    """
     if dtype is None:
-        is_int = all(isinstance(v, int) for v in (start, stop, step) if v is not None)
+        is_int = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                     for v in (start, stop, step) if v is not None)
         dtype = "int32" if is_int else config.floatx()
     if stop is None:
         start, stop = 0, start
+    step = 1 if step is None else step
     return _make(lambda xp, dt: xp.arange(start, stop, step, dtype=dt), dtype)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """`num` evenly spaced values from `start` to `stop`."""
+    """`num` evenly spaced values from `start` to `stop` (floatx by default).
+
+    Example:
+        >>> ops.linspace(0.0, 1.0, 3)   # [0., 0.5, 1.]
+    """
     dev = _dev.current_device()
     dt = config.to_numpy_dtype(dtype)
     values, step = dev.xp.linspace(start, stop, num, endpoint=endpoint, retstep=True, axis=axis)
@@ -81,15 +118,59 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def eye(N, M=None, k=0, dtype=None):
-    """A 2-D tensor with ones on the k-th diagonal."""
+    """A 2-D tensor with ones on the k-th diagonal.
+
+    Example:
+        >>> ops.eye(2)   # [[1., 0.], [0., 1.]]
+    """
     return _make(lambda xp, dt: xp.eye(N, M, k, dtype=dt), dtype)
 
 
 def identity(n, dtype=None):
-    """The n x n identity matrix."""
+    """The n x n identity matrix.
+
+    Example:
+        >>> ops.identity(2)   # [[1., 0.], [0., 1.]]
+    """
     return eye(n, dtype=dtype)
 
 
 def tri(N, M=None, k=0, dtype=None):
-    """Ones at and below the k-th diagonal."""
+    """Ones at and below the k-th diagonal.
+
+    Example:
+        >>> ops.tri(2)   # [[1., 0.], [1., 1.]]
+    """
     return _make(lambda xp, dt: xp.tri(N, M, k, dtype=dt), dtype)
+
+
+def empty_like(x, dtype=None):
+    """An uninitialised tensor with the shape (and dtype) of `x`.
+
+    Example:
+        >>> ops.empty_like(ops.ones((2, 3))).shape
+        (2, 3)
+    """
+    x, dt = _like(x, dtype)
+    return Tensor(x._device.xp.empty(x.shape, dt), x._device)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
+    """`num` values evenly spaced on a log scale from base**start to base**stop.
+
+    Example:
+        >>> ops.logspace(0, 2, 3)   # [1., 10., 100.]
+    """
+    dev = _dev.current_device()
+    values = dev.xp.logspace(start, stop, num, endpoint=endpoint, base=base, axis=axis)
+    return Tensor(values.astype(config.to_numpy_dtype(dtype)), dev)
+
+
+def array(x, dtype=None):
+    """Creates a tensor from data (same as `convert_to_tensor`).
+
+    Example:
+        >>> ops.array([1, 2]).dtype
+        'int32'
+    """
+    return convert_to_tensor(x, dtype=dtype)

@@ -1,18 +1,34 @@
-"""Elementwise math and comparisons with broadcasting (Keras `ops` names).
+"""Binary elementwise math and comparisons with broadcasting (Keras `ops` names).
 
-Each differentiable op states its derivative with ops, so gradients of
-gradients work. Broadcast inputs get their gradient summed back to their
-own shape by `unbroadcast`.
+Inputs are promoted with Keras's rules (`core.promote`), so
+`int32 + float32 -> float32` and `int32 / int32 -> float32`. Each
+differentiable op states its derivative with ops, so gradients of gradients
+work. Broadcast inputs get their gradient summed back to their own shape by
+`unbroadcast`. One-argument math lives in `unary.py`.
 """
+from functools import partial
+
+import numpy as np
+
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import config
 from kerasish.ops import core
-from kerasish.ops.core import convert_to_tensor, float_operand, operands
+from kerasish.ops.core import convert_to_tensor, operands, promote
 
 
 def unbroadcast(g, shape):
-    """Sums `g` over the axes that broadcasting added to reach `g.shape` from `shape`."""
-    if g.shape == tuple(shape):
+    """Sums `g` over the axes that broadcasting added to reach `g.shape` from `shape`.
+
+    Args:
+        g: a gradient Tensor.
+        shape: the shape of the input it belongs to.
+
+    Returns:
+        Tensor of `shape`.
+    """
+    shape = tuple(shape)
+    if g.shape == shape:
         return g
     from kerasish.ops import reduction, manipulation as shape_ops
     extra = g.ndim - len(shape)
@@ -23,86 +39,127 @@ def unbroadcast(g, shape):
     return shape_ops.reshape(g, shape)
 
 
+def fit_gradient(g, t):
+    """`g` summed to `t`'s shape and cast to `t`'s dtype.
+
+    Args:
+        g: a gradient Tensor.
+        t: the input Tensor it belongs to.
+
+    Returns:
+        Tensor with `t`'s shape and dtype.
+    """
+    gv, tv = g._value, t._value
+    if gv.shape == tv.shape and gv.dtype == tv.dtype:
+        return g
+    g = unbroadcast(g, tv.shape)
+    if g._value.dtype != tv.dtype:
+        g = core.cast(g, tv.dtype)
+    return g
+
+
 def _differentiable(t):
     return t is not None and t._value.dtype.kind == "f"
 
 
-def _binary(name, compute, grad_x1=None, grad_x2=None):
+def _binary_error(name, a, b, err):
+    return ValueError(
+        f"ops.{name}: cannot combine inputs with {core.describe(a, b)} "
+        f"(shapes must broadcast; numpy says: {err}).")
+
+
+def _binary_backward(grad_x1, grad_x2, x1v, x2v, t1, t2, need1, need2, out, g):
+    g1 = fit_gradient(grad_x1(g, x1v, x2v, out), t1) if need1 else None
+    g2 = fit_gradient(grad_x2(g, x1v, x2v, out), t2) if need2 else None
+    if t1 is None:
+        return (g2,)
+    return (g1,) if t2 is None else (g1, g2)
+
+
+def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=None):
     """Builds a broadcasting binary op.
 
     Args:
         name: the op's public name.
-        compute: fn(xp, a, b) -> array.
+        compute: fn(xp, a, b) -> array, or the name of a ufunc that numpy
+            and cupy share (called directly: no wrapper on the hot path).
         grad_x1, grad_x2: fn(g, x1, x2, out) -> gradient before unbroadcasting
             (None: not differentiable in that argument).
+        promote_inputs: apply Keras type promotion before computing.
+        doc: the docstring.
+
+    Returns:
+        the op function `op(x1, x2)`.
     """
+    if isinstance(compute, str):
+        ufunc_name, np_ufunc = compute, getattr(np, compute)
+
+        def compute(xp, a, b):
+            return np_ufunc(a, b) if xp is np else getattr(xp, ufunc_name)(a, b)
+    else:
+        np_ufunc = None
+
+    backward = None if grad_x1 is None else partial(_binary_backward, grad_x1, grad_x2)
+
     def op(x1, x2):
-        (a, b), (t1, t2), dev = operands(name, x1, x2)
-        out = Tensor(compute(dev.xp, a, b), dev)
-        if _tape._active and grad_x1 is not None:
-            need1 = _differentiable(t1)
-            need2 = _differentiable(t2) and grad_x2 is not None
-            if need1 or need2:
-                x1v = t1 if t1 is not None else x1
-                x2v = t2 if t2 is not None else x2
-                inputs = tuple(t for t in (t1, t2) if t is not None)
-
-                def backward(g):
-                    grads = []
-                    if t1 is not None:
-                        grads.append(unbroadcast(grad_x1(g, x1v, x2v, out), t1.shape) if need1 else None)
-                    if t2 is not None:
-                        grads.append(unbroadcast(grad_x2(g, x1v, x2v, out), t2.shape) if need2 else None)
-                    return grads
-
-                _tape.record(name, inputs, (out,), backward)
+        if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._device is x2._device:
+            t1, t2, dev, a, b = x1, x2, x1._device, x1._value, x2._value
+            if promote_inputs and a.dtype is not b.dtype:
+                a, b = promote(a, b)
+        else:
+            (a, b), (t1, t2), dev = operands(name, x1, x2)
+            if promote_inputs:
+                a, b = promote(a, b)
+        try:
+            xp = dev.xp
+            value = np_ufunc(a, b) if xp is np and np_ufunc is not None else compute(xp, a, b)
+        except (ValueError, TypeError) as err:
+            raise _binary_error(name, x1 if t1 is None else t1, x2 if t2 is None else t2,
+                                err) from None
+        out = Tensor(value, dev)
+        if _tape._active and backward is not None:
+            _tape.record_pair(name, t1, t2 if grad_x2 is not None else None, out, backward,
+                              x1 if t1 is None else t1, x2 if t2 is None else t2)
         return out
-    op.__name__ = name
-    op.__doc__ = f"Elementwise `{name}` of two tensors with broadcasting (Keras `ops.{name}`)."
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc or (
+        f"Elementwise `{name}` of two tensors with broadcasting (Keras `ops.{name}`).\n\n"
+        "    Args:\n        x1, x2: tensors, arrays or Python numbers.\n\n"
+        "    Returns:\n        Tensor of the broadcast shape.\n\n"
+        f"    Example:\n        >>> ops.{name}(ops.ones(3), 2.0)\n")
     return op
 
 
-def _unary(name, compute, grad=None, float_only=True):
-    """Builds a unary op; `grad(g, x, out)` gives the input gradient."""
-    def op(x):
-        x = float_operand(x) if float_only else convert_to_tensor(x)
-        out = Tensor(compute(x._device.xp, x._value), x._device)
-        if _tape._active and grad is not None and x._value.dtype.kind == "f":
-            _tape.record(name, (x,), (out,), lambda g: (grad(g, x, out),))
-        return out
-    op.__name__ = name
-    op.__doc__ = f"Elementwise `{name}` (Keras `ops.{name}`)."
-    return op
+def _grad_one(g, a, b, o):
+    return g
 
 
-add = _binary("add", lambda xp, a, b: xp.add(a, b),
-              lambda g, a, b, o: g, lambda g, a, b, o: g)
-subtract = _binary("subtract", lambda xp, a, b: xp.subtract(a, b),
-                   lambda g, a, b, o: g, lambda g, a, b, o: negative(g))
-multiply = _binary("multiply", lambda xp, a, b: xp.multiply(a, b),
-                   lambda g, a, b, o: multiply(g, b), lambda g, a, b, o: multiply(g, a))
+def _grad_neg(g, a, b, o):
+    return negative(g)
+
+
+add = binary("add", "add", _grad_one, _grad_one)
+subtract = binary("subtract", "subtract", _grad_one, _grad_neg)
+multiply = binary("multiply", "multiply",
+                  lambda g, a, b, o: multiply(g, b), lambda g, a, b, o: multiply(g, a))
 
 
 def _true_divide(xp, a, b):
-    out = xp.true_divide(a, b)
-    if out.dtype.kind == "f" and out.dtype.itemsize == 8 and not _is_f64(a, b):
-        out = out.astype("float32")
-    return out
+    """a / b; int and bool inputs are divided in floatx (Keras: int32 / int32 -> float32)."""
+    da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+    if (da is None or da.kind not in "fc") and (db is None or db.kind not in "fc"):
+        floatx = config.floatx()
+        a = a.astype(floatx) if da is not None else a
+        b = b.astype(floatx) if db is not None else b
+    return xp.true_divide(a, b)
 
 
-def _is_f64(*values):
-    return any(getattr(v, "dtype", None) is not None and v.dtype.kind == "f"
-               and v.dtype.itemsize == 8 for v in values)
-
-
-divide = _binary("divide", _true_divide,
-                 lambda g, a, b, o: divide(g, b),
-                 lambda g, a, b, o: negative(divide(multiply(g, o), b)))
+divide = binary("divide", _true_divide, lambda g, a, b, o: divide(g, b),
+                lambda g, a, b, o: negative(divide(multiply(g, o), b)))
 true_divide = divide
-floor_divide = _binary("floor_divide", lambda xp, a, b: xp.floor_divide(a, b))
-mod = _binary("mod", lambda xp, a, b: xp.mod(a, b),
-              lambda g, a, b, o: g,
-              lambda g, a, b, o: negative(multiply(g, floor_divide(a, b))))
+floor_divide = binary("floor_divide", "floor_divide")
+mod = binary("mod", "mod", _grad_one,
+             lambda g, a, b, o: negative(multiply(g, floor_divide(a, b))))
 
 
 def _power_grad_base(g, a, b, o):
@@ -114,7 +171,14 @@ def _power_grad_exponent(g, a, b, o):
     return multiply(g, multiply(o, log(safe)))
 
 
-power = _binary("power", lambda xp, a, b: xp.power(a, b), _power_grad_base, _power_grad_exponent)
+def _power(xp, a, b):
+    if getattr(b, "dtype", None) is not None and b.dtype.kind in "iu" and \
+            getattr(a, "dtype", None) is not None and a.dtype.kind in "iu" and (b < 0).any():
+        raise ValueError("ops.power: integers to negative integer powers are not allowed.")
+    return xp.power(a, b)
+
+
+power = binary("power", _power, _power_grad_base, _power_grad_exponent)
 
 
 def _pick_grad(mask_fn):
@@ -123,96 +187,112 @@ def _pick_grad(mask_fn):
     return grad
 
 
-maximum = _binary("maximum", lambda xp, a, b: xp.maximum(a, b),
-                  _pick_grad(lambda a, b: greater_equal(a, b)),
-                  _pick_grad(lambda a, b: less(a, b)))
-minimum = _binary("minimum", lambda xp, a, b: xp.minimum(a, b),
-                  _pick_grad(lambda a, b: less_equal(a, b)),
-                  _pick_grad(lambda a, b: greater(a, b)))
-
-equal = _binary("equal", lambda xp, a, b: xp.equal(a, b))
-not_equal = _binary("not_equal", lambda xp, a, b: xp.not_equal(a, b))
-less = _binary("less", lambda xp, a, b: xp.less(a, b))
-less_equal = _binary("less_equal", lambda xp, a, b: xp.less_equal(a, b))
-greater = _binary("greater", lambda xp, a, b: xp.greater(a, b))
-greater_equal = _binary("greater_equal", lambda xp, a, b: xp.greater_equal(a, b))
-logical_and = _binary("logical_and", lambda xp, a, b: xp.logical_and(a, b))
-logical_or = _binary("logical_or", lambda xp, a, b: xp.logical_or(a, b))
-logical_xor = _binary("logical_xor", lambda xp, a, b: xp.logical_xor(a, b))
-
-negative = _unary("negative", lambda xp, a: xp.negative(a), lambda g, x, o: negative(g), False)
-absolute = _unary("absolute", lambda xp, a: xp.abs(a),
-                  lambda g, x, o: multiply(g, sign(x)), False)
-abs = absolute  # noqa: A001 - Keras exports ops.abs
-sign = _unary("sign", lambda xp, a: xp.sign(a), None, False)
-exp = _unary("exp", lambda xp, a: xp.exp(a), lambda g, x, o: multiply(g, o))
-expm1 = _unary("expm1", lambda xp, a: xp.expm1(a), lambda g, x, o: multiply(g, add(o, 1.0)))
-log = _unary("log", lambda xp, a: xp.log(a), lambda g, x, o: divide(g, x))
-log1p = _unary("log1p", lambda xp, a: xp.log1p(a), lambda g, x, o: divide(g, add(x, 1.0)))
-log2 = _unary("log2", lambda xp, a: xp.log2(a),
-              lambda g, x, o: divide(g, multiply(x, 0.6931471805599453)))
-log10 = _unary("log10", lambda xp, a: xp.log10(a),
-               lambda g, x, o: divide(g, multiply(x, 2.302585092994046)))
-sqrt = _unary("sqrt", lambda xp, a: xp.sqrt(a), lambda g, x, o: divide(g, multiply(o, 2.0)))
-rsqrt = _unary("rsqrt", lambda xp, a: 1.0 / xp.sqrt(a),
-               lambda g, x, o: multiply(g, multiply(power(o, 3), -0.5)))
-square = _unary("square", lambda xp, a: xp.square(a),
-                lambda g, x, o: multiply(g, multiply(x, 2.0)), False)
-reciprocal = _unary("reciprocal", lambda xp, a: 1.0 / a,
-                    lambda g, x, o: negative(multiply(g, square(o))))
-sin = _unary("sin", lambda xp, a: xp.sin(a), lambda g, x, o: multiply(g, cos(x)))
-cos = _unary("cos", lambda xp, a: xp.cos(a), lambda g, x, o: negative(multiply(g, sin(x))))
-tan = _unary("tan", lambda xp, a: xp.tan(a), lambda g, x, o: multiply(g, add(square(o), 1.0)))
-sinh = _unary("sinh", lambda xp, a: xp.sinh(a), lambda g, x, o: multiply(g, cosh(x)))
-cosh = _unary("cosh", lambda xp, a: xp.cosh(a), lambda g, x, o: multiply(g, sinh(x)))
-tanh = _unary("tanh", lambda xp, a: xp.tanh(a),
-              lambda g, x, o: multiply(g, subtract(1.0, square(o))))
-arcsin = _unary("arcsin", lambda xp, a: xp.arcsin(a),
-                lambda g, x, o: divide(g, sqrt(subtract(1.0, square(x)))))
-arccos = _unary("arccos", lambda xp, a: xp.arccos(a),
-                lambda g, x, o: negative(divide(g, sqrt(subtract(1.0, square(x))))))
-arctan = _unary("arctan", lambda xp, a: xp.arctan(a),
-                lambda g, x, o: divide(g, add(square(x), 1.0)))
-floor = _unary("floor", lambda xp, a: xp.floor(a), None, False)
-ceil = _unary("ceil", lambda xp, a: xp.ceil(a), None, False)
-isnan = _unary("isnan", lambda xp, a: xp.isnan(a), None, False)
-isinf = _unary("isinf", lambda xp, a: xp.isinf(a), None, False)
-isfinite = _unary("isfinite", lambda xp, a: xp.isfinite(a), None, False)
-logical_not = _unary("logical_not", lambda xp, a: xp.logical_not(a), None, False)
+maximum = binary("maximum", "maximum",
+                 _pick_grad(lambda a, b: greater_equal(a, b)),
+                 _pick_grad(lambda a, b: less(a, b)))
+minimum = binary("minimum", "minimum",
+                 _pick_grad(lambda a, b: less_equal(a, b)),
+                 _pick_grad(lambda a, b: greater(a, b)))
 
 
-def _erf_array(xp, a):
-    if xp.__name__ == "numpy":
-        from scipy import special
-        return special.erf(a).astype(a.dtype, copy=False)
-    import cupyx.scipy.special as special  # pragma: no cover - GPU only
-    return special.erf(a)
+def _float_binary(compute):
+    """Wraps `compute` so int/bool inputs are computed in floatx."""
+    def fn(xp, a, b):
+        if getattr(a, "dtype", None) is not None and a.dtype.kind not in "fc":
+            a = a.astype(config.floatx())
+        if getattr(b, "dtype", None) is not None and b.dtype.kind not in "fc":
+            b = b.astype(config.floatx())
+        return compute(xp, a, b)
+    return fn
 
 
-erf = _unary("erf", _erf_array,
-             lambda g, x, o: multiply(g, multiply(exp(negative(square(x))), 1.1283791670955126)))
+def _atan2_grad(which):
+    def grad(g, y, x, o):
+        denom = add(square(x), square(y))
+        return divide(multiply(g, x if which == 0 else negative(y)), denom)
+    return grad
 
 
-def round(x, decimals=0):  # noqa: A001 - Keras exports ops.round
-    """Rounds half to even (like numpy and Keras); zero gradient."""
-    x = convert_to_tensor(x)
-    return Tensor(x._device.xp.round(x._value, decimals), x._device)
+arctan2 = binary("arctan2", _float_binary(lambda xp, a, b: xp.arctan2(a, b)),
+                 _atan2_grad(0), _atan2_grad(1))
+logaddexp = binary("logaddexp", _float_binary(lambda xp, a, b: xp.logaddexp(a, b)),
+                   lambda g, a, b, o: multiply(g, exp(subtract(a, o))),
+                   lambda g, a, b, o: multiply(g, exp(subtract(b, o))))
+hypot = binary("hypot", _float_binary(lambda xp, a, b: xp.hypot(a, b)),
+               lambda g, a, b, o: multiply(g, divide(a, o)),
+               lambda g, a, b, o: multiply(g, divide(b, o)))
+
+equal = binary("equal", "equal", promote_inputs=False)
+not_equal = binary("not_equal", "not_equal", promote_inputs=False)
+less = binary("less", "less", promote_inputs=False)
+less_equal = binary("less_equal", "less_equal", promote_inputs=False)
+greater = binary("greater", "greater", promote_inputs=False)
+greater_equal = binary("greater_equal", "greater_equal",
+                       promote_inputs=False)
+logical_and = binary("logical_and", "logical_and", promote_inputs=False)
+logical_or = binary("logical_or", "logical_or", promote_inputs=False)
+logical_xor = binary("logical_xor", "logical_xor", promote_inputs=False)
+
+
+def divide_no_nan(x1, x2):
+    """`x1 / x2`, but 0 where `x2 == 0` (and a zero gradient there).
+
+    Args:
+        x1, x2: tensors or numbers.
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> ops.divide_no_nan(ops.ones(2), ops.convert_to_tensor([0.0, 2.0]))  # [0., 0.5]
+    """
+    zero = equal(x2, 0)
+    safe = where(zero, 1, x2)
+    return where(zero, 0, divide(x1, safe))
+
+
+def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
+    """True where `|x1 - x2| <= atol + rtol * |x2|` (numpy semantics).
+
+    Args:
+        x1, x2: tensors.
+        rtol, atol: tolerances.
+        equal_nan: treat NaNs in the same place as equal.
+
+    Returns:
+        bool Tensor.
+
+    Example:
+        >>> ops.isclose(ops.ones(2), 1.0 + 1e-9)   # [True, True]
+    """
+    (a, b), _, dev = operands("isclose", x1, x2)
+    return Tensor(dev.xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan), dev)
 
 
 def clip(x, x_min, x_max):
-    """Clips values to [x_min, x_max]; gradient passes where not clipped.
+    """Clips values to [x_min, x_max]; the gradient passes where not clipped.
+
+    Args:
+        x: tensor.
+        x_min, x_max: bounds (numbers or broadcastable tensors).
+
+    Returns:
+        Tensor with the dtype of `x` (bool becomes int32).
 
     Example:
-        >>> ops.clip(ops.convert_to_tensor([-2.0, 0.5, 3.0]), 0.0, 1.0)
+        >>> ops.clip(ops.convert_to_tensor([-2.0, 0.5, 3.0]), 0.0, 1.0)  # [0., 0.5, 1.]
     """
+    x = convert_to_tensor(x)
+    if x._value.dtype.kind == "b":
+        x = core.cast(x, "int32")
     (a, lo, hi), (t, tlo, thi), dev = operands("clip", x, x_min, x_max)
-    out = Tensor(dev.xp.clip(a, lo, hi), dev)
+    out = Tensor(dev.xp.clip(a, lo, hi).astype(a.dtype, copy=False), dev)
     if _tape._active and _differentiable(t):
         inputs = tuple(v for v in (t, tlo, thi) if v is not None)
 
         def backward(g):
             inside = logical_and(greater_equal(t, x_min), less_equal(t, x_max))
-            grads = [multiply(g, core.cast(inside, g.dtype))]
+            grads = [fit_gradient(multiply(g, core.cast(inside, g.dtype)), t)]
             return grads + [None] * (len(inputs) - 1)
 
         _tape.record("clip", inputs, (out,), backward)
@@ -222,15 +302,32 @@ def clip(x, x_min, x_max):
 def where(condition, x1=None, x2=None):
     """Picks from `x1` where `condition` is true, else from `x2` (broadcasting).
 
-    With only `condition`, returns the indices of true elements (numpy's nonzero).
+    With only `condition`, returns the indices of true elements (numpy's
+    nonzero) as int32 tensors.
+
+    Args:
+        condition: bool tensor.
+        x1, x2: values (tensors or numbers), promoted to a common dtype.
+
+    Returns:
+        Tensor, or a tuple of index tensors.
+
+    Example:
+        >>> ops.where(ops.convert_to_tensor([True, False]), 1.0, 0.0)  # [1., 0.]
     """
     if x1 is None and x2 is None:
         cond = convert_to_tensor(condition)
-        return tuple(Tensor(i, cond._device) for i in cond._device.xp.nonzero(cond._value))
+        xp = cond._device.xp
+        return tuple(Tensor(i.astype("int32"), cond._device) for i in xp.nonzero(cond._value))
     if x1 is None or x2 is None:
         raise ValueError("ops.where: give both `x1` and `x2`, or neither.")
     (c, a, b), (tc, t1, t2), dev = operands("where", condition, x1, x2)
-    out = Tensor(dev.xp.where(c, a, b), dev)
+    a, b = promote(a, b)
+    try:
+        out = Tensor(dev.xp.where(c, a, b), dev)
+    except ValueError as err:
+        raise ValueError(f"ops.where: cannot broadcast condition, x1, x2 with "
+                         f"{core.describe(c, a, b)} ({err}).") from None
     if _tape._active and (_differentiable(t1) or _differentiable(t2)):
         inputs = tuple(v for v in (tc, t1, t2) if v is not None)
         cond = tc if tc is not None else convert_to_tensor(condition)
@@ -239,22 +336,21 @@ def where(condition, x1=None, x2=None):
             zero = multiply(g, 0.0)
             grads = [None] if tc is not None else []
             if t1 is not None:
-                grads.append(unbroadcast(where(cond, g, zero), t1.shape))
+                grads.append(fit_gradient(where(cond, g, zero), t1) if _differentiable(t1) else None)
             if t2 is not None:
-                grads.append(unbroadcast(where(cond, zero, g), t2.shape))
+                grads.append(fit_gradient(where(cond, zero, g), t2) if _differentiable(t2) else None)
             return grads
 
         _tape.record("where", inputs, (out,), backward)
     return out
 
 
-def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
-    """Replaces NaN and infinities with finite numbers."""
-    x = convert_to_tensor(x)
-    xp = x._device.xp
-    return Tensor(xp.nan_to_num(x._value, nan=nan, posinf=posinf, neginf=neginf), x._device)
-
-
-def sigmoid_array(x_tensor):
-    """Raw stable sigmoid of a tensor's array via the device kernel."""
-    return x_tensor._device.kernel("sigmoid")(x_tensor._value)
+# One-argument math (defined in unary.py, re-exported here for compatibility).
+from kerasish.ops.unary import (abs, absolute, arccos, arccosh, arcsin,  # noqa: E402,F401,A004
+                                arcsinh, arctan, arctanh, cbrt, ceil, conj, conjugate,
+                                copy, cos, cosh, deg2rad, erf, erfinv, exp, exp2, expm1,
+                                floor, imag, isfinite, isinf, isnan, isneginf, isposinf,
+                                log, log1p, log2, log10, logical_not, nan_to_num,
+                                negative, rad2deg, real, reciprocal, round, rsqrt,
+                                sigmoid_array, sign, signbit, sin, sinh, sqrt, square,
+                                tan, tanh, trunc)

@@ -1,56 +1,91 @@
-"""Products: matmul, dot, tensordot, einsum, outer, and norms."""
+"""Products: matmul, dot, tensordot, einsum, outer, vdot, inner, and norms."""
+import string
+
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import elementwise as ew, reduction, manipulation as shape_ops
-from kerasish.ops.core import convert_to_tensor, operands
+from kerasish.backend import config
+from kerasish.backend.dtypes import result_type
+from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
+from kerasish.ops.core import convert_to_tensor, operands as _operands
+
+
+def _product_dtype(*arrays):
+    """Keras's dtype for products: promoted, but int8 x int8 accumulates in int32."""
+    names = {config.standardize_dtype(a.dtype) for a in arrays}
+    if names == {"int8"}:
+        return np.dtype("int32")
+    return config.to_numpy_dtype(result_type(*names)) if len(names) > 1 else arrays[0].dtype
+
+
+def _cast_all(arrays, dtype):
+    return [a if a.dtype == dtype else a.astype(dtype) for a in arrays]
 
 
 def _matmul_shapes_ok(a, b):
     if a.ndim == 0 or b.ndim == 0:
         return False
-    k_a = a.shape[-1]
     k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
-    return k_a == k_b
+    return a.shape[-1] == k_b
 
 
 def matmul(x1, x2):
     """Matrix product with numpy's matmul semantics (batched, 1-D promotion).
 
+    Args:
+        x1: (..., n, k) or (k,).
+        x2: (..., k, m) or (k,).
+
+    Returns:
+        Tensor (..., n, m).
+
     Example:
         >>> ops.matmul(ops.ones((2, 3)), ops.ones((3, 4))).shape
         (2, 4)
     """
-    (a, b), (t1, t2), dev = operands("matmul", convert_to_tensor(x1), convert_to_tensor(x2))
+    (a, b), (t1, t2), dev = _operands("matmul", convert_to_tensor(x1), convert_to_tensor(x2))
     if not _matmul_shapes_ok(a, b):
         raise ValueError(
-            f"ops.matmul: incompatible shapes {tuple(a.shape)} and {tuple(b.shape)} "
-            "(the last axis of x1 must equal the second-to-last axis of x2)."
-        )
-    out = Tensor(dev.xp.matmul(a, b), dev)
-    if _tape._active and (t1._value.dtype.kind == "f" or t2._value.dtype.kind == "f"):
-        _tape.record("matmul", (t1, t2), (out,), lambda g: _matmul_grads(g, t1, t2))
+            f"ops.matmul: incompatible inputs {core.describe(a, b)} (the last axis of x1 "
+            "must equal the second-to-last axis of x2).")
+    if a.dtype != b.dtype or a.dtype.itemsize == 1:
+        a, b = _cast_all((a, b), _product_dtype(a, b))
+    try:
+        value = dev.xp.matmul(a, b)
+    except ValueError as err:
+        raise ValueError(f"ops.matmul: batch shapes do not broadcast for inputs "
+                         f"{core.describe(a, b)} ({err}).") from None
+    out = Tensor(value, dev)
+    if _tape._active:
+        _tape.record_pair("matmul", t1, t2, out, _matmul_backward)
     return out
 
 
-def _matmul_grads(g, a, b):
-    a2 = shape_ops.expand_dims(a, 0) if a.ndim == 1 else a
-    b2 = shape_ops.expand_dims(b, -1) if b.ndim == 1 else b
-    g2 = g
-    if a.ndim == 1:
-        g2 = shape_ops.expand_dims(g2, -2)
-    if b.ndim == 1:
-        g2 = shape_ops.expand_dims(g2, -1)
-    ga = matmul(g2, shape_ops.swapaxes(b2, -1, -2))
-    gb = matmul(shape_ops.swapaxes(a2, -1, -2), g2)
-    ga = ew.unbroadcast(ga, a2.shape)
-    gb = ew.unbroadcast(gb, b2.shape)
-    return (shape_ops.reshape(ga, a.shape), shape_ops.reshape(gb, b.shape))
+def _matmul_backward(_a, _b, a, b, need_a, need_b, out, g):
+    ga, gb = _matmul_grads(g, a, b, need_a, need_b)
+    return ga, gb
+
+
+def _matmul_grads(g, a, b, need_a=True, need_b=True):
+    a2 = shape_ops.reshape(a, (1, a.shape[0])) if a.ndim == 1 else a
+    b2 = shape_ops.reshape(b, (b.shape[0], 1)) if b.ndim == 1 else b
+    full = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]) + (a2.shape[-2], b2.shape[-1])
+    g2 = shape_ops.reshape(g, full)
+    ga = gb = None
+    if need_a and a._value.dtype.kind == "f":
+        ga = shape_ops.reshape(ew.fit_gradient(matmul(g2, shape_ops.swapaxes(b2, -1, -2)), a2), a.shape)
+    if need_b and b._value.dtype.kind == "f":
+        gb = shape_ops.reshape(ew.fit_gradient(matmul(shape_ops.swapaxes(a2, -1, -2), g2), b2), b.shape)
+    return ga, gb
 
 
 def dot(x1, x2):
-    """numpy.dot: matmul for >=1-D inputs, multiply for scalars."""
+    """numpy.dot: matmul for >=1-D inputs, multiply for scalars.
+
+    Example:
+        >>> ops.dot(ops.ones(3), ops.ones(3))   # 3.0
+    """
     a, b = convert_to_tensor(x1), convert_to_tensor(x2)
     if a.ndim == 0 or b.ndim == 0:
         return ew.multiply(a, b)
@@ -59,23 +94,52 @@ def dot(x1, x2):
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
 
 
+def vdot(x1, x2):
+    """Dot product of the flattened inputs.
+
+    Example:
+        >>> ops.vdot(ops.ones((2, 2)), ops.ones((2, 2)))   # 4.0
+    """
+    return matmul(shape_ops.ravel(x1), shape_ops.ravel(x2))
+
+
+def inner(x1, x2):
+    """Sum product over the last axes (numpy.inner).
+
+    Example:
+        >>> ops.inner(ops.ones(3), ops.ones(3))   # 3.0
+    """
+    a, b = convert_to_tensor(x1), convert_to_tensor(x2)
+    if a.ndim == 0 or b.ndim == 0:
+        return ew.multiply(a, b)
+    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
+
+
 def tensordot(x1, x2, axes=2):
-    """Sums products over the given axes (numpy.tensordot), via transpose + matmul."""
+    """Sums products over the given axes (numpy.tensordot), via transpose + matmul.
+
+    Example:
+        >>> ops.tensordot(ops.ones((2, 3)), ops.ones((3, 4)), axes=1).shape
+        (2, 4)
+    """
     a, b = convert_to_tensor(x1), convert_to_tensor(x2)
     if isinstance(axes, int):
         axes_a = list(range(a.ndim - axes, a.ndim))
         axes_b = list(range(axes))
     else:
         axes_a, axes_b = axes
-        axes_a = [axes_a] if isinstance(axes_a, int) else [i % a.ndim for i in axes_a]
-        axes_b = [axes_b] if isinstance(axes_b, int) else [i % b.ndim for i in axes_b]
+        axes_a = [axes_a] if isinstance(axes_a, int) else list(axes_a)
+        axes_b = [axes_b] if isinstance(axes_b, int) else list(axes_b)
         axes_a = [i % a.ndim for i in axes_a]
         axes_b = [i % b.ndim for i in axes_b]
+    sizes_a = [a.shape[i] for i in axes_a]
+    sizes_b = [b.shape[i] for i in axes_b]
+    if sizes_a != sizes_b:
+        raise ValueError(f"ops.tensordot: contracted axes differ in size ({sizes_a} vs "
+                         f"{sizes_b}) for inputs {core.describe(a, b)}.")
     free_a = [i for i in range(a.ndim) if i not in axes_a]
     free_b = [i for i in range(b.ndim) if i not in axes_b]
-    k = int(np.prod([a.shape[i] for i in axes_a]))
-    if k != int(np.prod([b.shape[i] for i in axes_b])):
-        raise ValueError(f"ops.tensordot: contracted sizes differ for shapes {a.shape} and {b.shape}.")
+    k = int(np.prod(sizes_a))
     a2 = shape_ops.reshape(shape_ops.transpose(a, free_a + axes_a), (-1, k))
     b2 = shape_ops.reshape(shape_ops.transpose(b, axes_b + free_b), (k, -1))
     out_shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b)
@@ -83,73 +147,124 @@ def tensordot(x1, x2, axes=2):
 
 
 def outer(x1, x2):
-    """Outer product of two flattened tensors."""
+    """Outer product of two flattened tensors.
+
+    Example:
+        >>> ops.outer(ops.ones(2), ops.ones(3)).shape
+        (2, 3)
+    """
     a = shape_ops.reshape(convert_to_tensor(x1), (-1, 1))
     b = shape_ops.reshape(convert_to_tensor(x2), (1, -1))
     return ew.multiply(a, b)
 
 
-def einsum(subscripts, *operands_):
-    """Einstein summation (numpy.einsum); the gradient of each operand is an einsum too.
+def _expand_ellipsis(subscripts, tensors):
+    """Rewrites '...' as explicit letters, broadcasting operands' ellipsis dims.
+
+    Returns:
+        (input specs, output spec, tensors broadcast where their ellipsis dims differ).
+    """
+    inputs_spec, arrow, output_spec = subscripts.replace(" ", "").partition("->")
+    specs = inputs_spec.split(",")
+    if len(specs) != len(tensors):
+        raise ValueError(f"ops.einsum: {subscripts!r} names {len(specs)} operands but "
+                         f"{len(tensors)} were given.")
+    if not arrow:
+        letters = [c for c in inputs_spec if c.isalpha()]
+        output_spec = ("..." if "..." in inputs_spec else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    if "..." not in subscripts:
+        return specs, output_spec, list(tensors)
+    free = [c for c in string.ascii_letters if c not in subscripts]
+    ranks = [t.ndim - len(s.replace("...", "")) if "..." in s else 0 for s, t in zip(specs, tensors)]
+    width = max(ranks)
+    batch = np.broadcast_shapes(*[t.shape[:r] if "..." in s else ()
+                                  for s, t, r in zip(specs, tensors, ranks)])
+    letters = "".join(free[:width])
+    new_specs, new_tensors = [], []
+    for s, t, r in zip(specs, tensors, ranks):
+        if "..." in s:
+            if t.shape[:r] != batch[width - r:]:
+                t = shape_ops.broadcast_to(shape_ops.reshape(t, (1,) * (width - r) + t.shape),
+                                           batch + t.shape[r:])
+                r = width
+            s = s.replace("...", letters[width - r:])
+        new_specs.append(s)
+        new_tensors.append(t)
+    return new_specs, output_spec.replace("...", letters), new_tensors
+
+
+def einsum(subscripts, *operands, **kwargs):
+    """Einstein summation (numpy.einsum, '...' allowed); each gradient is an einsum too.
+
+    Args:
+        subscripts: e.g. "ij,jk->ik" or "...ij,...jk->...ik".
+        *operands: the tensors.
+        **kwargs: accepted for Keras compatibility (e.g. `optimize`), unused.
+
+    Returns:
+        Tensor.
 
     Example:
-        >>> ops.einsum("ij,jk->ik", a, b)
+        >>> ops.einsum("ij,jk->ik", ops.ones((2, 3)), ops.ones((3, 4))).shape
+        (2, 4)
     """
-    values, tensors, dev = operands("einsum", *operands_)
-    inputs_spec, _, output_spec = subscripts.replace(" ", "").partition("->")
-    specs = inputs_spec.split(",")
-    if "..." in subscripts:
-        raise NotImplementedError("ops.einsum: ellipsis subscripts are not supported yet.")
-    if not output_spec and "->" not in subscripts:
-        letters = [c for c in inputs_spec if c.isalpha()]
-        output_spec = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    out = Tensor(dev.xp.einsum(subscripts, *values, optimize=True), dev)
+    tensors = [convert_to_tensor(t) for t in operands]
+    specs, output_spec, tensors = _expand_ellipsis(subscripts, tensors)
+    values, tensors, dev = _operands("einsum", *tensors)
+    values = _cast_all(values, _product_dtype(*values))
+    expr = ",".join(specs) + "->" + output_spec
+    try:
+        value = dev.xp.einsum(expr, *values, optimize=len(values) > 2)
+    except ValueError as err:
+        raise ValueError(f"ops.einsum: {subscripts!r} does not fit operands "
+                         f"{core.describe(*values)} ({err}).") from None
+    out = Tensor(value, dev)
     if _tape._active and any(t._value.dtype.kind == "f" for t in tensors):
-        def backward(g):
-            grads = []
-            for i, t in enumerate(tensors):
-                others = [tensors[j] for j in range(len(tensors)) if j != i]
-                other_specs = [specs[j] for j in range(len(specs)) if j != i]
-                summed = "".join(c for c in specs[i] if c not in output_spec
-                                 and all(c not in s for s in other_specs))
-                spec_in = specs[i]
-                target = "".join(c for c in spec_in if c not in summed)
-                expr = ",".join([output_spec] + other_specs) + "->" + _dedupe(target)
-                gi = einsum(expr, g, *others)
-                grads.append(_expand_einsum_grad(gi, spec_in, target, t.shape))
-            return grads
-        _tape.record("einsum", tuple(tensors), (out,), backward)
+        _tape.record("einsum", tuple(tensors), (out,),
+                     lambda g: _einsum_grads(g, specs, output_spec, tensors))
     return out
 
 
-def _dedupe(spec):
-    seen = []
-    for c in spec:
-        if c not in seen:
-            seen.append(c)
-    return "".join(seen)
-
-
-def _expand_einsum_grad(g, spec_in, target, shape):
-    """Broadcasts back over axes summed away inside one operand and over repeated letters."""
-    if spec_in == target and len(set(spec_in)) == len(spec_in):
-        return g
-    if len(set(spec_in)) != len(spec_in):
-        raise NotImplementedError("ops.einsum: gradient with repeated letters in one operand (traces).")
-    present = _dedupe(target)
-    for axis, c in enumerate(spec_in):
-        if c not in present:
-            g = shape_ops.expand_dims(g, axis)
-    return shape_ops.broadcast_to(g, shape)
+def _einsum_grads(g, specs, output_spec, tensors):
+    grads = []
+    for i, t in enumerate(tensors):
+        if t._value.dtype.kind != "f":
+            grads.append(None)
+            continue
+        others = [tensors[j] for j in range(len(tensors)) if j != i]
+        other_specs = [specs[j] for j in range(len(specs)) if j != i]
+        spec_in = specs[i]
+        if len(set(spec_in)) != len(spec_in):
+            raise NotImplementedError(
+                f"ops.einsum: no gradient for operand {i} with a repeated letter "
+                f"({spec_in!r}, a trace/diagonal); use ops.diagonal or ops.trace instead.")
+        summed = "".join(c for c in spec_in if c not in output_spec
+                         and all(c not in s for s in other_specs))
+        target = "".join(c for c in spec_in if c not in summed)
+        gi = einsum(",".join([output_spec] + other_specs) + "->" + target, g, *others)
+        for axis, c in enumerate(spec_in):
+            if c in summed:
+                gi = shape_ops.expand_dims(gi, axis)
+        grads.append(ew.fit_gradient(shape_ops.broadcast_to(gi, t.shape), t))
+    return grads
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
-    """Vector 2-norm (default), 1-norm or max-norm along `axis`; Frobenius for matrices."""
-    x = convert_to_tensor(x)
+    """Vector 2-norm (default), 1-norm or max-norm along `axis`; Frobenius for matrices.
+
+    Example:
+        >>> ops.norm(ops.convert_to_tensor([3.0, 4.0]))   # 5.0
+    """
+    x = core.float_operand(x)
     if ord in (None, 2, "fro", "euclidean"):
         return ew.sqrt(reduction.sum(ew.square(x), axis=axis, keepdims=keepdims))
     if ord == 1:
         return reduction.sum(ew.absolute(x), axis=axis, keepdims=keepdims)
     if ord in (np.inf, "inf"):
         return reduction.max(ew.absolute(x), axis=axis, keepdims=keepdims)
-    raise NotImplementedError(f"ops.norm: ord={ord!r} is not supported.")
+    if isinstance(ord, (int, float)) and ord > 0 and not isinstance(ord, bool):
+        powered = reduction.sum(ew.power(ew.absolute(x), float(ord)), axis=axis, keepdims=keepdims)
+        return ew.power(powered, 1.0 / ord)
+    raise NotImplementedError(f"ops.norm: ord={ord!r} is not supported (use None, 1, 2, "
+                              "a positive p, 'fro' or inf).")

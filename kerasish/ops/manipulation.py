@@ -1,12 +1,22 @@
-"""Shape and indexing ops: reshape, transpose, concatenate, take, getitem, ..."""
+"""Shape ops: reshape, transpose, concatenate, stack, split, tile, pad, meshgrid, ...
+
+Gathers and scatters (take, getitem, one_hot, scatter...) live in
+`indexing.py` and are re-exported here, so `manipulation.take` keeps working.
+"""
 import builtins
 
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import config
+from kerasish.backend.dtypes import result_type
 from kerasish.ops import core
 from kerasish.ops.core import convert_to_tensor
+from kerasish.ops.indexing import (_index_add, _ScatterAdd, _unwrap_key,  # noqa: F401
+                                   getitem, multi_hot, one_hot, scatter,
+                                   scatter_update, slice, slice_update, take,
+                                   take_along_axis)
 
 
 def _record(name, x, out, backward):
@@ -14,8 +24,21 @@ def _record(name, x, out, backward):
         _tape.record(name, (x,), (out,), lambda g: (backward(g),))
 
 
+def _axis(name, axis, ndim):
+    if not -builtins.max(ndim, 1) <= axis < builtins.max(ndim, 1):
+        raise ValueError(f"ops.{name}: axis {axis} is out of bounds for a tensor of rank {ndim}.")
+    return axis % builtins.max(ndim, 1)
+
+
 def reshape(x, newshape):
     """Reshapes `x`; one entry of `newshape` may be -1.
+
+    Args:
+        x: tensor-like.
+        newshape: int or tuple of ints.
+
+    Returns:
+        Tensor.
 
     Example:
         >>> ops.reshape(ops.ones(6), (2, -1)).shape
@@ -27,27 +50,46 @@ def reshape(x, newshape):
         value = x._value.reshape(newshape)
     except ValueError:
         raise ValueError(
-            f"ops.reshape: cannot reshape a tensor of shape {x.shape} "
-            f"({x.size} elements) into shape {newshape}."
-        ) from None
+            f"ops.reshape: cannot reshape a tensor of shape {x.shape} ({x.size} elements, "
+            f"{x.dtype}) into shape {newshape}.") from None
     out = Tensor(value, x._device)
-    shape = x.shape
-    _record("reshape", x, out, lambda g: reshape(g, shape))
+    if _tape._active and x._value.dtype.kind == "f":
+        shape = x.shape
+        _tape.record("reshape", (x,), (out,), lambda g: (reshape(g, shape),))
     return out
 
 
 def transpose(x, axes=None):
-    """Permutes the axes (reverses them when `axes` is None)."""
+    """Permutes the axes (reverses them when `axes` is None).
+
+    Args:
+        x: tensor-like.
+        axes: a permutation of range(ndim), or None.
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> ops.transpose(ops.zeros((2, 3))).shape
+        (3, 2)
+    """
     x = convert_to_tensor(x)
-    axes = tuple(range(x.ndim))[::-1] if axes is None else tuple(a % x.ndim for a in axes)
+    axes = tuple(range(x.ndim))[::-1] if axes is None else tuple(int(a) % builtins.max(x.ndim, 1) for a in axes)
+    if sorted(axes) != list(range(x.ndim)):
+        raise ValueError(f"ops.transpose: axes {axes} are not a permutation for shape {x.shape}.")
     out = Tensor(x._value.transpose(axes), x._device)
-    inverse = tuple(np.argsort(axes))
+    inverse = tuple(int(i) for i in np.argsort(axes))
     _record("transpose", x, out, lambda g: transpose(g, inverse))
     return out
 
 
 def moveaxis(x, source, destination):
-    """Moves axes to new positions (numpy semantics)."""
+    """Moves axes to new positions (numpy semantics).
+
+    Example:
+        >>> ops.moveaxis(ops.zeros((2, 3, 4)), 0, -1).shape
+        (3, 4, 2)
+    """
     x = convert_to_tensor(x)
     src = [int(a) % x.ndim for a in np.atleast_1d(source)]
     dst = [int(a) % x.ndim for a in np.atleast_1d(destination)]
@@ -58,7 +100,12 @@ def moveaxis(x, source, destination):
 
 
 def swapaxes(x, axis1, axis2):
-    """Swaps two axes."""
+    """Swaps two axes.
+
+    Example:
+        >>> ops.swapaxes(ops.zeros((2, 3, 4)), 0, 2).shape
+        (4, 3, 2)
+    """
     x = convert_to_tensor(x)
     order = list(range(x.ndim))
     order[axis1], order[axis2] = order[axis2], order[axis1]
@@ -66,30 +113,53 @@ def swapaxes(x, axis1, axis2):
 
 
 def expand_dims(x, axis):
-    """Inserts a length-1 axis at `axis`."""
+    """Inserts length-1 axes at `axis` (an int or a tuple).
+
+    Example:
+        >>> ops.expand_dims(ops.zeros((2,)), -1).shape
+        (2, 1)
+    """
     x = convert_to_tensor(x)
     return reshape(x, np.expand_dims(np.empty(x.shape, dtype=bool), axis).shape)
 
 
 def squeeze(x, axis=None):
-    """Removes length-1 axes (all of them when `axis` is None)."""
+    """Removes length-1 axes (all of them when `axis` is None).
+
+    Example:
+        >>> ops.squeeze(ops.zeros((1, 2, 1))).shape
+        (2,)
+    """
     x = convert_to_tensor(x)
     if axis is not None:
         for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
+            a = _axis("squeeze", a, x.ndim)
             if x.shape[a] != 1:
                 raise ValueError(
-                    f"ops.squeeze: cannot squeeze axis {a} of size {x.shape[a]} (shape {x.shape})."
-                )
+                    f"ops.squeeze: cannot squeeze axis {a} of size {x.shape[a]} (shape {x.shape}).")
     return reshape(x, np.squeeze(np.empty(x.shape, dtype=bool), axis=axis).shape)
 
 
 def ravel(x):
-    """Flattens to one dimension."""
+    """Flattens to one dimension.
+
+    Example:
+        >>> ops.ravel(ops.zeros((2, 3))).shape
+        (6,)
+    """
     return reshape(x, (-1,))
 
 
+flatten = ravel
+
+
 def broadcast_to(x, shape):
-    """Broadcasts `x` to `shape`; the gradient sums over broadcast axes."""
+    """Broadcasts `x` to `shape`; the gradient sums over broadcast axes.
+
+    Example:
+        >>> ops.broadcast_to(ops.ones((3,)), (2, 3)).shape
+        (2, 3)
+    """
     from kerasish.ops.elementwise import unbroadcast
     x = convert_to_tensor(x)
     shape = tuple(int(n) for n in shape)
@@ -104,52 +174,118 @@ def broadcast_to(x, shape):
 
 
 def concatenate(xs, axis=0):
-    """Joins tensors along an existing axis.
+    """Joins tensors along an existing axis (dtypes promoted as in Keras).
+
+    Args:
+        xs: a list of tensors with equal shapes except along `axis`.
+        axis: the axis.
+
+    Returns:
+        Tensor.
 
     Example:
         >>> ops.concatenate([ops.ones((2, 1)), ops.zeros((2, 2))], axis=1).shape
         (2, 3)
     """
-    values, tensors, dev = core.operands("concatenate", *xs)
+    if not len(xs):
+        raise ValueError("ops.concatenate: needs at least one tensor.")
+    values, tensors, dev = core.operands("concatenate", *[convert_to_tensor(x) for x in xs])
     ndim = values[0].ndim
-    axis = axis % max(ndim, 1)
+    axis = _axis("concatenate", axis, ndim)
     for v in values[1:]:
         if v.ndim != ndim or any(a != b for i, (a, b) in enumerate(zip(v.shape, values[0].shape)) if i != axis):
             raise ValueError(
                 "ops.concatenate: all inputs must have the same shape except along "
-                f"axis {axis}. Received shapes {[tuple(v.shape) for v in values]}."
-            )
+                f"axis {axis}. Received {core.describe(*values)}.")
+    dtypes = {v.dtype for v in values}
+    if len(dtypes) > 1:
+        target = config.to_numpy_dtype(result_type(*dtypes))
+        values = [v.astype(target, copy=False) for v in values]
     out = Tensor(dev.xp.concatenate(values, axis=axis), dev)
     if _tape._active and any(t._value.dtype.kind == "f" for t in tensors):
         sizes = [v.shape[axis] for v in values]
 
         def backward(g):
+            from kerasish.ops.elementwise import fit_gradient
             bounds = np.cumsum(sizes)[:-1].tolist()
-            return split(g, bounds, axis=axis)
+            return [fit_gradient(p, t) for p, t in zip(split(g, bounds, axis=axis), tensors)]
 
         _tape.record("concatenate", tuple(tensors), (out,), backward)
     return out
 
 
-def stack(xs, axis=0):
-    """Stacks tensors of equal shape along a new axis."""
+def append(x1, x2, axis=None):
+    """Appends `x2` to `x1` along `axis` (both flattened when None).
+
+    Example:
+        >>> ops.append(ops.ones(2), ops.zeros(1)).shape
+        (3,)
+    """
+    if axis is None:
+        return concatenate([ravel(x1), ravel(x2)], axis=0)
+    return concatenate([x1, x2], axis=axis)
+
+
+def stack(x, axis=0):
+    """Stacks tensors of equal shape along a new axis.
+
+    Example:
+        >>> ops.stack([ops.ones(3), ops.zeros(3)]).shape
+        (2, 3)
+    """
+    xs = [convert_to_tensor(t) for t in x]
+    if len({t.shape for t in xs}) > 1:
+        raise ValueError(f"ops.stack: all inputs must have the same shape; got {core.describe(*xs)}.")
+    return concatenate([expand_dims(t, axis) for t in xs], axis=axis)
+
+
+def hstack(xs):
+    """Concatenates along axis 1 (axis 0 for 1-D inputs), like numpy.hstack.
+
+    Example:
+        >>> ops.hstack([ops.ones((2, 1)), ops.ones((2, 2))]).shape
+        (2, 3)
+    """
     xs = [convert_to_tensor(x) for x in xs]
-    if len({x.shape for x in xs}) > 1:
-        raise ValueError(f"ops.stack: all inputs must have the same shape; got {[x.shape for x in xs]}.")
-    return concatenate([expand_dims(x, axis) for x in xs], axis=axis)
+    return concatenate(xs, axis=0 if xs[0].ndim == 1 else 1)
+
+
+def vstack(xs):
+    """Stacks rows: 1-D inputs become rows, then concatenates along axis 0.
+
+    Example:
+        >>> ops.vstack([ops.ones(3), ops.zeros(3)]).shape
+        (2, 3)
+    """
+    xs = [convert_to_tensor(x) for x in xs]
+    return concatenate([reshape(x, (1, -1)) if x.ndim < 2 else x for x in xs], axis=0)
 
 
 def split(x, indices_or_sections, axis=0):
-    """Splits along `axis` into equal sections or at the given indices."""
+    """Splits along `axis` into equal sections or at the given indices.
+
+    Args:
+        x: tensor.
+        indices_or_sections: number of equal sections, or split points.
+        axis: the axis.
+
+    Returns:
+        list of Tensors.
+
+    Example:
+        >>> [p.shape for p in ops.split(ops.zeros((4, 2)), 2)]
+        [(2, 2), (2, 2)]
+    """
     x = convert_to_tensor(x)
-    if isinstance(indices_or_sections, int):
-        if x.shape[axis] % indices_or_sections:
+    axis = _axis("split", axis, x.ndim)
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0 or x.shape[axis] % sections:
             raise ValueError(
-                f"ops.split: axis {axis} of size {x.shape[axis]} does not split into "
-                f"{indices_or_sections} equal sections."
-            )
-        step = x.shape[axis] // indices_or_sections
-        bounds = [step * i for i in range(1, indices_or_sections)]
+                f"ops.split: axis {axis} of size {x.shape[axis]} (shape {x.shape}) does not "
+                f"split into {sections} equal sections.")
+        step = x.shape[axis] // sections
+        bounds = [step * i for i in range(1, sections)]
     else:
         bounds = [int(i) for i in indices_or_sections]
     edges = [0] + bounds + [x.shape[axis]]
@@ -157,251 +293,40 @@ def split(x, indices_or_sections, axis=0):
     pieces = []
     for lo, hi in zip(edges[:-1], edges[1:]):
         index[axis] = builtins.slice(lo, hi)
-        pieces.append(x[tuple(index)])
+        pieces.append(getitem(x, tuple(index)))
     return pieces
 
 
 def unstack(x, num=None, axis=0):
-    """Splits along `axis` into tensors with that axis removed."""
-    x = convert_to_tensor(x)
-    return [squeeze(p, axis) for p in split(x, x.shape[axis], axis=axis)]
+    """Splits along `axis` into tensors with that axis removed.
 
-
-def tile(x, repeats):
-    """Repeats the whole tensor `repeats` times per axis."""
-    x = convert_to_tensor(x)
-    repeats = (repeats,) if isinstance(repeats, int) else tuple(repeats)
-    out = Tensor(x._device.xp.tile(x._value, repeats), x._device)
-    ndim = out.ndim
-    src = (1,) * (ndim - x.ndim) + x.shape
-    reps = (1,) * (ndim - len(repeats)) + repeats
-
-    def backward(g):
-        from kerasish.ops import reduction
-        split_shape = []
-        for r, n in zip(reps, src):
-            split_shape += [r, n]
-        summed = reduction.sum(reshape(g, split_shape), axis=tuple(range(0, 2 * ndim, 2)))
-        return reshape(summed, x.shape)
-
-    _record("tile", x, out, backward)
-    return out
-
-
-def repeat(x, repeats, axis=None):
-    """Repeats each element `repeats` times along `axis` (flattened if None)."""
-    x = convert_to_tensor(x)
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
-    axis = axis % x.ndim
-    if not isinstance(repeats, int):
-        reps = np.asarray(core.convert_to_numpy(repeats)).astype(np.int64)
-        idx = np.repeat(np.arange(x.shape[axis]), reps)
-        return take(x, idx, axis=axis)
-    out = Tensor(x._device.xp.repeat(x._value, repeats, axis=axis), x._device)
-
-    def backward(g):
-        from kerasish.ops import reduction
-        shape = x.shape[:axis] + (x.shape[axis], repeats) + x.shape[axis + 1:]
-        return reduction.sum(reshape(g, shape), axis=axis + 1)
-
-    _record("repeat", x, out, backward)
-    return out
-
-
-def pad(x, pad_width, mode="constant", constant_values=None):
-    """Pads with `constant_values` (or "reflect"/"symmetric"/"edge" modes)."""
-    x = convert_to_tensor(x)
-    width = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2)
-                            if np.ndim(pad_width) else [[pad_width, pad_width]], (x.ndim, 2))
-    kwargs = {"constant_values": constant_values or 0} if mode == "constant" else {}
-    out = Tensor(x._device.xp.pad(x._value, width.tolist(), mode=mode, **kwargs), x._device)
-    if mode == "constant":
-        index = tuple(builtins.slice(int(lo), int(lo) + n) for (lo, _), n in zip(width, x.shape))
-        _record("pad", x, out, lambda g: g[index])
-    elif _tape._active and x._value.dtype.kind == "f":
-        raise NotImplementedError(f"ops.pad: gradient of mode={mode!r} is not implemented; use 'constant'.")
-    return out
-
-
-def flip(x, axis=None):
-    """Reverses the order of elements along `axis` (all axes if None)."""
-    x = convert_to_tensor(x)
-    out = Tensor(x._device.xp.flip(x._value, axis=axis), x._device)
-    _record("flip", x, out, lambda g: flip(g, axis))
-    return out
-
-
-def roll(x, shift, axis=None):
-    """Rolls elements along `axis` (numpy semantics)."""
-    x = convert_to_tensor(x)
-    out = Tensor(x._device.xp.roll(x._value, shift, axis=axis), x._device)
-    neg = tuple(-s for s in shift) if isinstance(shift, (tuple, list)) else -shift
-    _record("roll", x, out, lambda g: roll(g, neg, axis))
-    return out
-
-
-def _check_indices(name, idx):
-    if idx.dtype.kind not in "iub":
-        raise TypeError(
-            f"ops.{name}: indices must be integers; got dtype {idx.dtype.name}. "
-            "Cast them with ops.cast(indices, 'int32')."
-        )
-
-
-def take(x, indices, axis=None):
-    """Gathers entries along `axis` (numpy's take; negative indices allowed).
-
-    The gradient scatter-adds into zeros (no dense one-hot matmul).
+    Example:
+        >>> len(ops.unstack(ops.zeros((3, 2))))
+        3
     """
     x = convert_to_tensor(x)
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
-    axis = axis % x.ndim
-    idx = core.to_array(indices, x._device)
-    _check_indices("take", idx)
-    n = x.shape[axis]
-    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
-        raise IndexError(
-            f"ops.take: index out of range for axis {axis} of size {n} "
-            f"(got min {int(idx.min())}, max {int(idx.max())})."
-        )
-    out = Tensor(x._device.xp.take(x._value, idx, axis=axis), x._device)
-    _record("take", x, out, lambda g: _scatter_add_along(g, idx, axis, x.shape))
-    return out
-
-
-def _scatter_add_along(g, idx, axis, shape):
-    """Gradient of take: adds rows of `g` at `idx` along `axis` into zeros."""
-    return _ScatterAdd(idx, axis, shape)(g)
-
-
-class _ScatterAdd:
-    """take's adjoint as its own op so that gradients of gradients work."""
-
-    def __init__(self, idx, axis, shape):
-        self.idx, self.axis, self.shape = idx, axis, shape
-
-    def __call__(self, g):
-        xp = g._device.xp
-        moved = xp.moveaxis(g._value, list(range(self.axis, self.axis + self.idx.ndim)),
-                            list(range(self.idx.ndim)))
-        flat = moved.reshape((self.idx.size,) + moved.shape[self.idx.ndim:])
-        target = xp.zeros((self.shape[self.axis],) + flat.shape[1:], dtype=g._value.dtype)
-        g._device.kernel("index_add")(target, self.idx.reshape(-1) % self.shape[self.axis], flat)
-        out = Tensor(xp.moveaxis(target, 0, self.axis), g._device)
-        if _tape._active:
-            idx, axis = self.idx, self.axis
-            _tape.record("scatter_add", (g,), (out,), lambda gg: (take(gg, idx, axis=axis),))
-        return out
-
-
-def take_along_axis(x, indices, axis=None):
-    """Gathers with an index array shaped like `x` (numpy semantics)."""
-    x = convert_to_tensor(x)
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
-    axis = axis % x.ndim
-    idx = core.to_array(indices, x._device)
-    _check_indices("take_along_axis", idx)
-    xp = x._device.xp
-    out = Tensor(xp.take_along_axis(x._value, idx, axis=axis), x._device)
-
-    def backward(g):
-        full = xp.broadcast_to(idx, g.shape)
-        grid = list(xp.indices(full.shape, sparse=True))
-        grid[axis] = full
-        return _index_add(g, tuple(grid), x.shape)
-
-    _record("take_along_axis", x, out, backward)
-    return out
-
-
-def _index_add(g, index, shape):
-    """Adds `g` into zeros of `shape` at an advanced `index` (differentiable)."""
-    xp = g._device.xp
-    target = xp.zeros(shape, dtype=g._value.dtype)
-    if _is_basic_index(index):
-        target[index] = g._value  # a basic index never repeats an element
-    else:
-        g._device.kernel("index_add")(target, index, g._value)
-    out = Tensor(target, g._device)
-    if _tape._active:
-        _tape.record("index_add", (g,), (out,), lambda gg: (gg[index],))
-    return out
-
-
-def _is_basic_index(index):
-    """True when `index` has only ints, slices, None and Ellipsis."""
-    items = index if isinstance(index, tuple) else (index,)
-    return all(isinstance(k, (int, np.integer, type(None), type(Ellipsis)))
-               or type(k).__name__ == "slice" for k in items)
-
-
-def getitem(x, key):
-    """`x[key]` with numpy indexing; the gradient scatters into zeros."""
-    x = convert_to_tensor(x)
-    key = _unwrap_key(key)
-    out = Tensor(x._value[key], x._device)
-    if _tape._active and x._value.dtype.kind == "f":
-        shape = x.shape
-        _tape.record("getitem", (x,), (out,), lambda g: (_index_add(g, key, shape),))
-    return out
-
-
-def _unwrap_key(key):
-    """Converts Tensor indices inside an index expression to raw arrays."""
-    if isinstance(key, tuple):
-        return tuple(_unwrap_key(k) for k in key)
-    if isinstance(key, Tensor):
-        if key._value.dtype.kind not in "iub":
-            raise TypeError(f"Tensor indices must be integers or booleans; got dtype {key.dtype}.")
-        return key._value
-    if isinstance(key, float):
-        raise TypeError(f"Indices must be integers or slices, not float ({key!r}).")
-    if isinstance(key, list):
-        arr = np.asarray(key)
-        if arr.dtype.kind == "f":
-            raise TypeError("Indices must be integers or booleans; got a list of floats.")
-        return arr
-    if isinstance(key, np.ndarray) and key.dtype.kind == "f":
-        raise TypeError(f"Indices must be integers or booleans; got dtype {key.dtype}.")
-    return key
-
-
-def slice(x, start_indices, shape):  # noqa: A001 - Keras exports ops.slice
-    """Static slice: `shape[i]` elements from `start_indices[i]` on each axis."""
-    import builtins
-    index = tuple(builtins.slice(int(s), int(s) + int(n)) for s, n in zip(start_indices, shape))
-    return getitem(x, index)
-
-
-def one_hot(x, num_classes, axis=-1, dtype=None):
-    """One-hot encodes integer labels (out-of-range labels give all zeros, as in Keras)."""
-    x = convert_to_tensor(x)
-    _check_indices("one_hot", x._value)
-    xp = x._device.xp
-    eye = xp.arange(num_classes)
-    out = (x._value[..., None] == eye).astype(core.config.to_numpy_dtype(dtype))
-    if axis != -1:
-        out = xp.moveaxis(out, -1, axis)
-    return Tensor(out, x._device)
-
-
-def flatten(x):
-    """Flattens to one dimension (alias of ravel)."""
-    return ravel(x)
-
-
-def scatter(indices, values, shape):
-    """A zeros tensor of `shape` with `values` added at `indices` (Keras ops.scatter)."""
-    values = convert_to_tensor(values)
-    idx = core.to_array(indices, values._device)
-    _check_indices("scatter", idx)
-    index = tuple(idx[..., i] for i in range(idx.shape[-1]))
-    return _index_add(values, index, tuple(shape))
+    axis = _axis("unstack", axis, x.ndim)
+    if num is not None and num != x.shape[axis]:
+        raise ValueError(f"ops.unstack: num={num} but axis {axis} of shape {x.shape} has "
+                         f"{x.shape[axis]} entries.")
+    index = [builtins.slice(None)] * x.ndim
+    pieces = []
+    for i in range(x.shape[axis]):
+        index[axis] = i
+        pieces.append(getitem(x, tuple(index)))
+    return pieces
 
 
 def size(x):
-    """Number of elements."""
+    """Number of elements.
+
+    Example:
+        >>> ops.size(ops.zeros((2, 3)))
+        6
+    """
     return convert_to_tensor(x).size
+
+
+# Layout ops (tile, repeat, pad, flip, roll, rot90, meshgrid, diff), re-exported.
+from kerasish.ops.layout import (diff, flip, meshgrid, pad, repeat, roll,  # noqa: E402,F401
+                                 rot90, tile)

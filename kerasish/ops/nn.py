@@ -1,27 +1,35 @@
-"""Neural-network ops: activations, softmax, cross-entropies, moments, fused dense.
+"""Activations, softmax and log-softmax (Keras `ops` names and defaults).
 
-Fused ops (dense, cross-entropy from logits) compute their backward on raw
-arrays when no other tape is recording (first-order training, the hot
-path) and with ops otherwise, so higher-order gradients stay correct.
+Cross-entropies, normalisation, attention and the fused dense op live in
+their own modules and are re-exported here for `nn.<name>` callers.
 """
 import math
+from functools import partial
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend import config
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
-from kerasish.ops.core import convert_to_tensor, float_operand
+from kerasish.ops.core import float_operand
 
 
-def _activation(name, compute, grad):
+def _activation_backward(grad, _a, _b, x, _none, _need, _need_none, out, g):
+    return (grad(g, x, out),)
+
+
+def _activation(name, compute, grad, doc):
     """Builds an activation; `grad(g, x, out)` is written with ops."""
+    backward = partial(_activation_backward, grad)
+
     def op(x):
         x = float_operand(x)
         out = Tensor(compute(x._device.xp, x._value, x), x._device)
         if _tape._active:
-            _tape.record(name, (x,), (out,), lambda g: (grad(g, x, out),))
+            _tape.record_pair(name, x, None, out, backward)
         return out
-    op.__name__ = name
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"{doc}\n\n    Args:\n        x: tensor-like (ints become floatx).\n\n"
+                  f"    Returns:\n        Tensor of the same shape.\n\n"
+                  f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([-1.0, 0.0, 2.0]))\n")
     return op
 
 
@@ -31,36 +39,44 @@ def _mask_grad(cond):
     return grad
 
 
-relu = _activation("relu", lambda xp, a, x: xp.maximum(a, 0), _mask_grad(lambda x: ew.greater(x, 0)))
-relu6 = _activation("relu6", lambda xp, a, x: xp.clip(a, 0, 6),
-                    _mask_grad(lambda x: ew.logical_and(ew.greater(x, 0), ew.less(x, 6))))
+relu = _activation("relu", lambda xp, a, x: xp.maximum(a, 0).astype(a.dtype, copy=False),
+                   _mask_grad(lambda x: ew.greater(x, 0)), "max(x, 0); gradient 0 at 0.")
+relu6 = _activation("relu6", lambda xp, a, x: xp.clip(a, 0, 6).astype(a.dtype, copy=False),
+                    _mask_grad(lambda x: ew.logical_and(ew.greater(x, 0), ew.less(x, 6))),
+                    "min(max(x, 0), 6).")
 sigmoid = _activation(
     "sigmoid", lambda xp, a, x: ew.sigmoid_array(x),
-    lambda g, x, o: ew.multiply(g, ew.multiply(o, ew.subtract(1.0, o))))
+    lambda g, x, o: ew.multiply(g, ew.multiply(o, ew.subtract(1.0, o))),
+    "1 / (1 + exp(-x)), computed without overflow.")
 softsign = _activation(
     "softsign", lambda xp, a, x: a / (1 + xp.abs(a)),
-    lambda g, x, o: ew.divide(g, ew.square(ew.add(ew.absolute(x), 1.0))))
+    lambda g, x, o: ew.divide(g, ew.square(ew.add(ew.absolute(x), 1.0))), "x / (1 + |x|).")
 hard_sigmoid = _activation(
-    "hard_sigmoid", lambda xp, a, x: xp.clip(a / 6.0 + 0.5, 0, 1),
+    "hard_sigmoid", lambda xp, a, x: xp.clip(a / 6.0 + 0.5, 0, 1).astype(a.dtype, copy=False),
     lambda g, x, o: ew.multiply(g, ew.multiply(core.cast(
-        ew.logical_and(ew.greater(x, -3.0), ew.less(x, 3.0)), g.dtype), 1.0 / 6.0)))
-
-
-def _softplus_array(xp, a, x):
-    return xp.logaddexp(a, 0).astype(a.dtype, copy=False)
-
-
-softplus = _activation("softplus", _softplus_array, lambda g, x, o: ew.multiply(g, sigmoid(x)))
+        ew.logical_and(ew.greater(x, -3.0), ew.less(x, 3.0)), g.dtype), 1.0 / 6.0)),
+    "relu6(x + 3) / 6.")
+softplus = _activation(
+    "softplus", lambda xp, a, x: xp.logaddexp(a, 0).astype(a.dtype, copy=False),
+    lambda g, x, o: ew.multiply(g, sigmoid(x)), "log(1 + exp(x)), stable for large |x|.")
 tanh = ew.tanh
 
 
 def log_sigmoid(x):
-    """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
-    return ew.negative(softplus(ew.negative(x)))
+    """log(sigmoid(x)) = -softplus(-x), stable for large |x|.
+
+    Example:
+        >>> ops.log_sigmoid(ops.convert_to_tensor([0.0]))   # [-0.6931]
+    """
+    return ew.negative(softplus(ew.negative(float_operand(x))))
 
 
 def silu(x):
-    """x * sigmoid(x) (also called swish)."""
+    """x * sigmoid(x) (also called swish).
+
+    Example:
+        >>> ops.silu(ops.convert_to_tensor([0.0, 1.0]))   # [0., 0.7311]
+    """
     x = float_operand(x)
     return ew.multiply(x, sigmoid(x))
 
@@ -69,7 +85,11 @@ swish = silu
 
 
 def hard_silu(x):
-    """x * hard_sigmoid(x)."""
+    """x * hard_sigmoid(x) (also called hard_swish).
+
+    Example:
+        >>> ops.hard_silu(ops.convert_to_tensor([3.0]))   # [3.]
+    """
     x = float_operand(x)
     return ew.multiply(x, hard_sigmoid(x))
 
@@ -78,25 +98,52 @@ hard_swish = hard_silu
 
 
 def leaky_relu(x, negative_slope=0.2):
-    """x if x > 0 else negative_slope * x (Keras default slope 0.2)."""
+    """x if x > 0 else negative_slope * x (Keras default slope 0.2).
+
+    Example:
+        >>> ops.leaky_relu(ops.convert_to_tensor([-1.0, 2.0]))   # [-0.2, 2.]
+    """
     x = float_operand(x)
     return ew.where(ew.greater(x, 0), x, ew.multiply(x, negative_slope))
 
 
 def elu(x, alpha=1.0):
-    """x if x > 0 else alpha * (exp(x) - 1)."""
+    """x if x > 0 else alpha * (exp(x) - 1).
+
+    Example:
+        >>> ops.elu(ops.convert_to_tensor([-1.0, 2.0]))   # [-0.6321, 2.]
+    """
     x = float_operand(x)
     negative_part = ew.multiply(ew.expm1(ew.minimum(x, 0.0)), alpha)
     return ew.where(ew.greater(x, 0), x, negative_part)
 
 
 def selu(x):
-    """Scaled ELU with the self-normalising constants."""
+    """Scaled ELU with the self-normalising constants.
+
+    Example:
+        >>> ops.selu(ops.convert_to_tensor([1.0]))   # [1.0507]
+    """
     return ew.multiply(elu(x, alpha=1.6732632423543772), 1.0507009873554805)
 
 
+def celu(x, alpha=1.0):
+    """max(x, 0) + min(0, alpha * (exp(x / alpha) - 1)).
+
+    Example:
+        >>> ops.celu(ops.convert_to_tensor([-1.0, 2.0]))   # [-0.6321, 2.]
+    """
+    x = float_operand(x)
+    negative_part = ew.multiply(ew.expm1(ew.divide(ew.minimum(x, 0.0), alpha)), alpha)
+    return ew.add(relu(x), negative_part)
+
+
 def gelu(x, approximate=True):
-    """Gaussian error linear unit; `approximate=True` (Keras ops default) uses tanh."""
+    """Gaussian error linear unit; `approximate=True` (Keras ops default) uses tanh.
+
+    Example:
+        >>> ops.gelu(ops.convert_to_tensor([1.0]))   # [0.8412]
+    """
     x = float_operand(x)
     if approximate:
         inner = ew.multiply(ew.add(x, ew.multiply(ew.power(x, 3), 0.044715)), math.sqrt(2 / math.pi))
@@ -104,20 +151,110 @@ def gelu(x, approximate=True):
     return ew.multiply(ew.multiply(x, 0.5), ew.add(ew.erf(ew.divide(x, math.sqrt(2.0))), 1.0))
 
 
+def glu(x, axis=-1):
+    """Gated linear unit: a * sigmoid(b) where a, b are the halves of `x` along `axis`.
+
+    Example:
+        >>> ops.glu(ops.ones((2, 4))).shape
+        (2, 2)
+    """
+    x = float_operand(x)
+    if x.shape[axis] % 2:
+        raise ValueError(f"ops.glu: axis {axis} of shape {x.shape} must have an even size.")
+    a, b = shape_ops.split(x, 2, axis=axis)
+    return ew.multiply(a, sigmoid(b))
+
+
 def mish(x):
-    """x * tanh(softplus(x))."""
+    """x * tanh(softplus(x)).
+
+    Example:
+        >>> ops.mish(ops.convert_to_tensor([1.0]))   # [0.8651]
+    """
     x = float_operand(x)
     return ew.multiply(x, ew.tanh(softplus(x)))
 
 
+def hard_tanh(x):
+    """clip(x, -1, 1).
+
+    Example:
+        >>> ops.hard_tanh(ops.convert_to_tensor([-2.0, 0.5]))   # [-1., 0.5]
+    """
+    return ew.clip(float_operand(x), -1.0, 1.0)
+
+
+def tanh_shrink(x):
+    """x - tanh(x).
+
+    Example:
+        >>> ops.tanh_shrink(ops.convert_to_tensor([0.0]))   # [0.]
+    """
+    x = float_operand(x)
+    return ew.subtract(x, ew.tanh(x))
+
+
+def hard_shrink(x, threshold=0.5):
+    """x where |x| > threshold, else 0.
+
+    Example:
+        >>> ops.hard_shrink(ops.convert_to_tensor([-1.0, 0.2]))   # [-1., 0.]
+    """
+    x = float_operand(x)
+    return ew.where(ew.greater(ew.absolute(x), threshold), x, 0.0)
+
+
+def soft_shrink(x, threshold=0.5):
+    """x - threshold above it, x + threshold below -threshold, 0 between.
+
+    Example:
+        >>> ops.soft_shrink(ops.convert_to_tensor([-1.0, 0.2, 1.0]))   # [-0.5, 0., 0.5]
+    """
+    x = float_operand(x)
+    return ew.where(ew.greater(x, threshold), ew.subtract(x, threshold),
+                    ew.where(ew.less(x, -threshold), ew.add(x, threshold), 0.0))
+
+
+def squareplus(x, b=4):
+    """(x + sqrt(x^2 + b)) / 2, a smooth relu.
+
+    Example:
+        >>> ops.squareplus(ops.convert_to_tensor([0.0]))   # [1.]
+    """
+    x = float_operand(x)
+    return ew.multiply(ew.add(x, ew.sqrt(ew.add(ew.square(x), float(b)))), 0.5)
+
+
+def sparse_plus(x):
+    """0 for x <= -1, x for x >= 1, (x + 1)^2 / 4 between.
+
+    Example:
+        >>> ops.sparse_plus(ops.convert_to_tensor([-2.0, 0.0, 2.0]))   # [0., 0.25, 2.]
+    """
+    x = float_operand(x)
+    middle = ew.multiply(ew.square(ew.add(x, 1.0)), 0.25)
+    return ew.where(ew.less_equal(x, -1.0), 0.0, ew.where(ew.greater_equal(x, 1.0), x, middle))
+
+
+def threshold(x, threshold, default_value):
+    """x where x > threshold, else `default_value`.
+
+    Example:
+        >>> ops.threshold(ops.convert_to_tensor([0.5, 2.0]), 1.0, 0.0)   # [0., 2.]
+    """
+    x = float_operand(x)
+    return ew.where(ew.greater(x, threshold), x, default_value)
+
+
 def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) along `axis`, max-shifted for stability.
+    """exp(x) / sum(exp(x)) along `axis` (an int or tuple), max-shifted for stability.
 
     Example:
         >>> ops.softmax(ops.convert_to_tensor([1.0, 1.0]))   # [0.5, 0.5]
     """
     x = float_operand(x)
     xp = x._device.xp
+    axis = tuple(axis) if isinstance(axis, list) else axis
     shifted = x._value - xp.max(x._value, axis=axis, keepdims=True)
     e = xp.exp(shifted)
     out = Tensor(e / xp.sum(e, axis=axis, keepdims=True), x._device)
@@ -130,9 +267,14 @@ def softmax(x, axis=-1):
 
 
 def log_softmax(x, axis=-1):
-    """x - logsumexp(x) along `axis`."""
+    """x - logsumexp(x) along `axis`.
+
+    Example:
+        >>> ops.log_softmax(ops.convert_to_tensor([0.0, 0.0]))   # [-0.6931, -0.6931]
+    """
     x = float_operand(x)
     xp = x._device.xp
+    axis = tuple(axis) if isinstance(axis, list) else axis
     shifted = x._value - xp.max(x._value, axis=axis, keepdims=True)
     out = Tensor(shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True)), x._device)
     if _tape._active:
@@ -143,209 +285,30 @@ def log_softmax(x, axis=-1):
     return out
 
 
-# Cross-entropies ------------------------------------------------------------
-def _clip_probs(output):
-    eps = config.epsilon()
-    return ew.clip(output, eps, 1.0 - eps)
+def sparsemax(x, axis=-1):
+    """Euclidean projection of `x` onto the probability simplex along `axis`.
 
-
-def binary_crossentropy(target, output, from_logits=False):
-    """Elementwise binary cross-entropy (no reduction), as Keras ops.
-
-    With `from_logits=True` it is `max(x,0) - x*t + log1p(exp(-|x|))`,
-    exact for logits of any size (e.g. +-1e4).
+    Example:
+        >>> ops.sparsemax(ops.convert_to_tensor([1.0, 3.0]))   # [0., 1.]
     """
-    output = float_operand(output)
-    target = core.cast(convert_to_tensor(target), output.dtype)
-    _check_same_shape("binary_crossentropy", target, output)
-    if from_logits:
-        x = output
-        return ew.add(ew.subtract(ew.maximum(x, 0.0), ew.multiply(x, target)),
-                      ew.log1p(ew.exp(ew.negative(ew.absolute(x)))))
-    p = _clip_probs(output)
-    return ew.negative(ew.add(ew.multiply(target, ew.log(p)),
-                              ew.multiply(ew.subtract(1.0, target), ew.log(ew.subtract(1.0, p)))))
-
-
-def _check_same_shape(name, target, output):
-    if target.shape != output.shape:
-        raise ValueError(
-            f"ops.{name}: `target` and `output` must have the same shape. "
-            f"Received: target.shape={target.shape}, output.shape={output.shape}"
-        )
-
-
-def categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Cross-entropy between one-hot/soft targets and predictions, reduced over `axis`."""
-    output = float_operand(output)
-    target = core.cast(convert_to_tensor(target), output.dtype)
-    _check_same_shape("categorical_crossentropy", target, output)
-    if from_logits:
-        return _softmax_xent(target, output, axis)
-    probs = ew.divide(output, reduction.sum(output, axis=axis, keepdims=True))
-    return ew.negative(reduction.sum(ew.multiply(target, ew.log(_clip_probs(probs))), axis=axis))
-
-
-def _softmax_xent(target, logits, axis):
-    """Fused softmax cross-entropy from logits (soft targets)."""
-    xp = logits._device.xp
-    z = logits._value
-    shifted = z - xp.max(z, axis=axis, keepdims=True)
-    lse = xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
-    log_probs = shifted - lse
-    loss = Tensor(-xp.sum(target._value * log_probs, axis=axis), logits._device)
-    if _tape._active:
-        def backward(g):
-            ge = shape_ops.expand_dims(g, axis)
-            t_sum = reduction.sum(target, axis=axis, keepdims=True)
-            if len(_tape._active) == 0:
-                probs = Tensor(xp.exp(log_probs), logits._device)
-            else:
-                probs = softmax(logits, axis=axis)
-            glogits = ew.multiply(ge, ew.subtract(ew.multiply(probs, t_sum), target))
-            gtarget = ew.multiply(ge, ew.negative(log_softmax(logits, axis=axis)))
-            return (gtarget, glogits)
-        _tape.record("softmax_cross_entropy", (target, logits), (loss,), backward)
-    return loss
-
-
-def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Cross-entropy with integer labels; labels out of range raise a clear error."""
-    output = float_operand(output)
-    labels = convert_to_tensor(target)
-    if labels._value.dtype.kind == "f":
-        labels = core.cast(labels, "int64")
-    if labels.ndim == output.ndim and labels.shape[-1] == 1:
-        labels = shape_ops.squeeze(labels, -1)
-    if axis not in (-1, output.ndim - 1):
-        output = shape_ops.moveaxis(output, axis, -1)
-    if labels.shape != output.shape[:-1]:
-        raise ValueError(
-            "sparse_categorical_crossentropy: labels of shape "
-            f"{labels.shape} do not match predictions of shape {output.shape} "
-            "(expected labels shaped like the predictions without the class axis)."
-        )
-    num_classes = output.shape[-1]
-    lv = labels._value
-    if lv.size and (int(lv.max()) >= num_classes or int(lv.min()) < 0):
-        raise ValueError(
-            f"sparse_categorical_crossentropy: labels must be in [0, {num_classes}) for "
-            f"{num_classes} classes; got min {int(lv.min())}, max {int(lv.max())}."
-        )
-    if not from_logits:
-        probs = ew.divide(output, reduction.sum(output, axis=-1, keepdims=True))
-        picked = shape_ops.take_along_axis(_clip_probs(probs), shape_ops.expand_dims(labels, -1), axis=-1)
-        return ew.negative(ew.log(shape_ops.squeeze(picked, -1)))
-    return _sparse_softmax_xent(lv, output)
-
-
-def _sparse_softmax_xent(labels, logits):
-    """Fused softmax cross-entropy from logits with integer labels."""
-    xp = logits._device.xp
-    z = logits._value
-    shifted = z - xp.max(z, axis=-1, keepdims=True)
-    lse = xp.log(xp.sum(xp.exp(shifted), axis=-1, keepdims=True))
-    idx = labels[..., None]
-    loss = Tensor((lse - xp.take_along_axis(shifted, idx, axis=-1))[..., 0], logits._device)
-    if _tape._active:
-        def backward(g):
-            onehot = shape_ops.one_hot(Tensor(labels, logits._device), z.shape[-1], dtype=logits.dtype)
-            if len(_tape._active) == 0:
-                probs = Tensor(xp.exp(shifted - lse), logits._device)
-            else:
-                probs = softmax(logits, axis=-1)
-            return (ew.multiply(shape_ops.expand_dims(g, -1), ew.subtract(probs, onehot)),)
-        _tape.record("sparse_softmax_cross_entropy", (logits,), (loss,), backward)
-    return loss
-
-
-# Statistics -------------------------------------------------------------------
-def moments(x, axes, keepdims=False, synchronized=False):
-    """Mean and (biased) variance of `x` over `axes`.
-
-    Returns:
-        (mean, variance) tensors.
-    """
+    from kerasish.ops import sorting
     x = float_operand(x)
-    mean = reduction.mean(x, axis=axes, keepdims=True)
-    variance = reduction.mean(ew.square(ew.subtract(x, core.stop_gradient(mean))), axis=axes, keepdims=True)
-    variance = ew.subtract(variance, ew.square(ew.subtract(mean, core.stop_gradient(mean))))
-    if not keepdims:
-        mean = shape_ops.squeeze(mean, axes)
-        variance = shape_ops.squeeze(variance, axes)
-    return mean, variance
+    z = shape_ops.moveaxis(x, axis, -1)
+    ordered = ew.negative(sorting.sort(ew.negative(z), axis=-1))
+    n = z.shape[-1]
+    ks = core.convert_to_tensor(list(range(1, n + 1)), dtype=x.dtype)
+    cumulative = reduction.cumsum(ordered, axis=-1)
+    support = core.cast(ew.greater(ew.add(ew.multiply(ordered, ks), 1.0), cumulative), x.dtype)
+    k = reduction.sum(support, axis=-1, keepdims=True)
+    tau = ew.divide(ew.subtract(reduction.sum(ew.multiply(ordered, support), axis=-1, keepdims=True), 1.0), k)
+    return shape_ops.moveaxis(relu(ew.subtract(z, tau)), -1, axis)
 
 
-def normalize(x, axis=-1, order=2, epsilon=None):
-    """x divided by its `order`-norm along `axis` (Keras ops.normalize)."""
-    from kerasish.ops import linalg
-    x = float_operand(x)
-    eps = config.epsilon() if epsilon is None else epsilon
-    if order == 2:
-        sq = reduction.sum(ew.square(x), axis=axis, keepdims=True)
-        return ew.multiply(x, ew.rsqrt(ew.maximum(sq, eps * eps)))
-    norm = linalg.norm(x, ord=order, axis=axis, keepdims=True)
-    return ew.divide(x, ew.maximum(norm, eps))
-
-
-# Fused dense --------------------------------------------------------------------
-_FUSED_ACTIVATIONS = ("linear", "relu")
-
-
-def dense(x, kernel, bias=None, activation=None):
-    """`activation(x @ kernel + bias)` in one fused op (relu or linear fused).
-
-    Args:
-        x: input of shape (..., in).
-        kernel: (in, units).
-        bias: (units,) or None.
-        activation: None, "linear", "relu", or any callable applied afterwards.
-
-    Returns:
-        Tensor of shape (..., units).
-    """
-    name = activation if isinstance(activation, str) else getattr(activation, "__name__", None)
-    fused = name if name in _FUSED_ACTIVATIONS or activation is None else None
-    tensors = [x, kernel] + ([bias] if bias is not None else [])
-    values, tensors, dev = core.operands("dense", *tensors)
-    a, w = values[0], values[1]
-    if a.shape[-1] != w.shape[0]:
-        raise ValueError(
-            f"dense: input last dimension {a.shape[-1]} does not match kernel shape {tuple(w.shape)}."
-        )
-    xp = dev.xp
-    y = a @ w
-    if bias is not None:
-        y += values[2]
-    if fused == "relu":
-        xp.maximum(y, 0, out=y)
-    out = Tensor(y, dev)
-    if _tape._active:
-        _tape.record("dense", tuple(tensors), (out,),
-                     lambda g: _dense_backward(g, tensors, out, fused == "relu"))
-    if fused is None and activation is not None:
-        from kerasish import activations
-        out = activations.get(activation)(out)
-    return out
-
-
-def _dense_backward(g, tensors, out, relu_fused):
-    x, w = tensors[0], tensors[1]
-    if _tape._active:  # an outer tape watches: stay in ops for higher order
-        gz = ew.multiply(g, core.cast(ew.greater(out, 0), g.dtype)) if relu_fused else g
-        units = w.shape[1]
-        gz2 = shape_ops.reshape(gz, (-1, units))
-        gx = shape_ops.reshape(gz2 @ shape_ops.transpose(w), x.shape)
-        gw = shape_ops.transpose(shape_ops.reshape(x, (-1, w.shape[0]))) @ gz2
-        grads = [gx, gw]
-        if len(tensors) > 2:
-            grads.append(reduction.sum(gz2, axis=0))
-        return grads
-    dev = out._device
-    gz = g._value * (out._value > 0) if relu_fused else g._value
-    gz2 = gz.reshape(-1, gz.shape[-1])
-    x2 = x._value.reshape(-1, x.shape[-1])
-    grads = [Tensor((gz2 @ w._value.T).reshape(x.shape), dev), Tensor(x2.T @ gz2, dev)]
-    if len(tensors) > 2:
-        grads.append(Tensor(gz2.sum(axis=0), dev))
-    return grads
+# Re-exports (see the module docstring).
+from kerasish.ops.crossentropy import (binary_crossentropy,  # noqa: E402,F401
+                                       categorical_crossentropy,
+                                       sparse_categorical_crossentropy)
+from kerasish.ops.fused import dense  # noqa: E402,F401
+from kerasish.ops.stats import (batch_normalization,  # noqa: E402,F401
+                                        layer_normalization, moments, normalize,
+                                        rms_normalization)

@@ -10,7 +10,7 @@ from kerasish.ops import core, elementwise as ew
 from kerasish.ops.core import convert_to_tensor
 
 
-def _axes(axis, ndim):
+def _axes(axis, ndim, name="reduce"):
     """Normalises `axis` to a sorted tuple of non-negative ints (None = all)."""
     if axis is None:
         return tuple(range(ndim))
@@ -20,7 +20,7 @@ def _axes(axis, ndim):
     for a in axis:
         a = int(a)
         if not -ndim <= a < builtins.max(ndim, 1):
-            raise ValueError(f"axis {a} is out of bounds for a tensor of rank {ndim}.")
+            raise ValueError(f"ops.{name}: axis {a} is out of bounds for a tensor of rank {ndim}.")
         out.append(a % builtins.max(ndim, 1))
     return tuple(sorted(set(out)))
 
@@ -34,15 +34,41 @@ def _expand_to(g, x_shape, axes, keepdims):
     return shape_ops.broadcast_to(g, x_shape)
 
 
+_ACCUMULATE_AS = {"bool": "int32", "int8": "int32", "int16": "int32",
+                  "uint8": "uint32", "uint16": "uint32"}
+
+
+def accumulator_dtype(dtype):
+    """Keras's result dtype of sum/prod/cumsum: small ints widen to (u)int32, others keep."""
+    name = core.config.standardize_dtype(dtype)
+    return _ACCUMULATE_AS.get(name, name)
+
+
+def _scan_dtype(dtype):
+    """cumsum/cumprod keep the input dtype (bool becomes int32), as in Keras."""
+    return "int32" if dtype.kind == "b" else dtype
+
+
 def sum(x, axis=None, keepdims=False):  # noqa: A001 - Keras exports ops.sum
     """Sum of elements over `axis` (None: all).
+
+    Args:
+        x: tensor-like.
+        axis: int, tuple of ints or None.
+        keepdims: keep reduced axes with length 1.
+
+    Returns:
+        Tensor; ints keep their dtype (bool/int8/int16 give int32), as in Keras.
 
     Example:
         >>> ops.sum(ops.ones((2, 3)), axis=1)   # [3., 3.]
     """
     x = convert_to_tensor(x)
-    axes = _axes(axis, x.ndim)
-    out = Tensor(x._device.xp.sum(x._value, axis=axes, keepdims=keepdims), x._device)
+    axes = _axes(axis, x.ndim, "sum")
+    value = x._device.xp.sum(x._value, axis=axes, keepdims=keepdims)
+    if x._value.dtype.kind != "f":
+        value = value.astype(accumulator_dtype(x._value.dtype))
+    out = Tensor(value, x._device)
     if _tape._active and x._value.dtype.kind == "f":
         shape = x.shape
         _tape.record("sum", (x,), (out,), lambda g: (_expand_to(g, shape, axes, keepdims),))
@@ -50,9 +76,21 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 - Keras exports ops.sum
 
 
 def mean(x, axis=None, keepdims=False):
-    """Mean over `axis`; integer inputs give floatx results as in Keras."""
+    """Mean over `axis`; integer inputs give floatx results as in Keras.
+
+    Args:
+        x: tensor-like.
+        axis: int, tuple of ints or None (all).
+        keepdims: keep reduced axes with length 1.
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> ops.mean(ops.convert_to_tensor([1, 2]))   # 1.5 (float32)
+    """
     x = core.float_operand(x)
-    axes = _axes(axis, x.ndim)
+    axes = _axes(axis, x.ndim, "mean")
     count = 1
     for a in axes:
         count *= x.shape[a]
@@ -69,7 +107,7 @@ def _extremum(name, fn):
         x = convert_to_tensor(x)
         if x.size == 0 and initial is None:
             raise ValueError(f"ops.{name}: cannot reduce an empty tensor of shape {x.shape}.")
-        axes = _axes(axis, x.ndim)
+        axes = _axes(axis, x.ndim, name)
         kwargs = {} if initial is None else {"initial": initial}
         out = Tensor(fn(x._device.xp)(x._value, axis=axes, keepdims=keepdims, **kwargs), x._device)
         if _tape._active and x._value.dtype.kind == "f":
@@ -83,8 +121,12 @@ def _extremum(name, fn):
 
             _tape.record(name, (x,), (out,), backward)
         return out
-    op.__name__ = name
-    op.__doc__ = f"`{name}` over `axis`; ties share the gradient equally."
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"`{name}` over `axis`; ties share the gradient equally.\n\n"
+                  "    Args:\n        x: tensor-like.\n        axis: int, tuple or None (all).\n"
+                  "        keepdims: keep reduced axes.\n        initial: optional starting value.\n\n"
+                  "    Returns:\n        Tensor of the input dtype.\n\n"
+                  f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([1.0, 3.0]))\n")
     return op
 
 
@@ -95,10 +137,24 @@ amin = min
 
 
 def prod(x, axis=None, keepdims=False, dtype=None):
-    """Product over `axis` (gradient: product of the others, zero-safe)."""
+    """Product over `axis` (gradient: product of the others, zero-safe).
+
+    Args:
+        x: tensor-like.
+        axis: int, tuple of ints or None (all).
+        keepdims: keep reduced axes with length 1.
+        dtype: optional dtype to compute in.
+
+    Returns:
+        Tensor (small ints widen to int32 as in Keras).
+
+    Example:
+        >>> ops.prod(ops.convert_to_tensor([2.0, 3.0]))   # 6.0
+    """
     x = convert_to_tensor(x, dtype=dtype)
-    axes = _axes(axis, x.ndim)
-    out = Tensor(x._device.xp.prod(x._value, axis=axes, keepdims=keepdims), x._device)
+    axes = _axes(axis, x.ndim, "prod")
+    value = x._device.xp.prod(x._value, axis=axes, keepdims=keepdims)
+    out = Tensor(value.astype(accumulator_dtype(x._value.dtype), copy=False), x._device)
     if _tape._active and x._value.dtype.kind == "f":
         shape = x.shape
 
@@ -128,12 +184,17 @@ def _exclusive_cumprod(x, reverse):
 
 
 def cumsum(x, axis=None, dtype=None):
-    """Cumulative sum along `axis` (flattened when None)."""
+    """Cumulative sum along `axis` (flattened when None).
+
+    Example:
+        >>> ops.cumsum(ops.convert_to_tensor([1, 2, 3]))   # [1, 3, 6]
+    """
     from kerasish.ops import manipulation as shape_ops
     x = convert_to_tensor(x, dtype=dtype)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
-    out = Tensor(x._device.xp.cumsum(x._value, axis=axis), x._device)
+    value = x._device.xp.cumsum(x._value, axis=axis)
+    out = Tensor(value.astype(_scan_dtype(x._value.dtype), copy=False), x._device)
     if _tape._active and x._value.dtype.kind == "f":
         _tape.record("cumsum", (x,), (out,),
                      lambda g: (shape_ops.flip(cumsum(shape_ops.flip(g, axis), axis), axis),))
@@ -141,12 +202,17 @@ def cumsum(x, axis=None, dtype=None):
 
 
 def cumprod(x, axis=None, dtype=None):
-    """Cumulative product along `axis` (flattened when None)."""
+    """Cumulative product along `axis` (flattened when None); gradient needs nonzero x.
+
+    Example:
+        >>> ops.cumprod(ops.convert_to_tensor([1, 2, 3]))   # [1, 2, 6]
+    """
     from kerasish.ops import manipulation as shape_ops
     x = convert_to_tensor(x, dtype=dtype)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
-    out = Tensor(x._device.xp.cumprod(x._value, axis=axis), x._device)
+    value = x._device.xp.cumprod(x._value, axis=axis)
+    out = Tensor(value.astype(_scan_dtype(x._value.dtype), copy=False), x._device)
     if _tape._active and x._value.dtype.kind == "f":
         def backward(g):
             # d out_j / d x_i = out_j / x_i for j >= i (valid for nonzero x)
@@ -157,19 +223,39 @@ def cumprod(x, axis=None, dtype=None):
 
 
 def var(x, axis=None, keepdims=False):
-    """Biased variance over `axis` (divides by N, like Keras)."""
+    """Biased variance over `axis` (divides by N, like Keras).
+
+    Example:
+        >>> ops.var(ops.convert_to_tensor([1.0, 3.0]))   # 1.0
+    """
     x = core.float_operand(x)
     centred = ew.subtract(x, mean(x, axis=axis, keepdims=True))
     return mean(ew.square(centred), axis=axis, keepdims=keepdims)
 
 
 def std(x, axis=None, keepdims=False):
-    """Standard deviation over `axis` (biased, like Keras)."""
+    """Standard deviation over `axis` (biased, like Keras).
+
+    Example:
+        >>> ops.std(ops.convert_to_tensor([1.0, 3.0]))   # 1.0
+    """
     return ew.sqrt(var(x, axis=axis, keepdims=keepdims))
 
 
 def logsumexp(x, axis=None, keepdims=False):
-    """log(sum(exp(x))) computed stably (max-shifted)."""
+    """log(sum(exp(x))) over `axis`, computed stably (max-shifted).
+
+    Args:
+        x: tensor-like.
+        axis: int, tuple of ints or None (all).
+        keepdims: keep reduced axes with length 1.
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> ops.logsumexp(ops.convert_to_tensor([1e4, 1e4]))   # 1e4 + log(2)
+    """
     x = core.float_operand(x)
     m = core.stop_gradient(max(x, axis=axis, keepdims=True))
     m = ew.where(ew.isfinite(m), m, 0.0)
@@ -177,7 +263,7 @@ def logsumexp(x, axis=None, keepdims=False):
     out = ew.add(ew.log(summed), m)
     if not keepdims:
         from kerasish.ops import manipulation as shape_ops
-        axes = _axes(axis, x.ndim)
+        axes = _axes(axis, x.ndim, "logsumexp")
         out = shape_ops.reshape(out, tuple(n for i, n in enumerate(x.shape) if i not in axes))
     return out
 
@@ -188,8 +274,9 @@ def _index_reduction(name):
         xp = x._device.xp
         result = getattr(xp, name)(x._value, axis=axis, keepdims=keepdims)
         return Tensor(xp.asarray(result).astype("int32"), x._device)
-    op.__name__ = name
-    op.__doc__ = f"Indices of the {name[3:]}imum along `axis` (int32, no gradient)."
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"Indices of the {name[3:]}imum along `axis` (int32, no gradient).\n\n"
+                  f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([1.0, 3.0, 2.0]))\n")
     return op
 
 
@@ -198,19 +285,31 @@ argmin = _index_reduction("argmin")
 
 
 def any(x, axis=None, keepdims=False):  # noqa: A001
-    """True where any element along `axis` is truthy."""
+    """True where any element along `axis` is truthy.
+
+    Example:
+        >>> ops.any(ops.convert_to_tensor([0, 1]))   # True
+    """
     x = convert_to_tensor(x)
     return Tensor(x._device.xp.any(x._value, axis=axis, keepdims=keepdims), x._device)
 
 
 def all(x, axis=None, keepdims=False):  # noqa: A001
-    """True where every element along `axis` is truthy."""
+    """True where every element along `axis` is truthy.
+
+    Example:
+        >>> ops.all(ops.convert_to_tensor([0, 1]))   # False
+    """
     x = convert_to_tensor(x)
     return Tensor(x._device.xp.all(x._value, axis=axis, keepdims=keepdims), x._device)
 
 
 def count_nonzero(x, axis=None):
-    """Number of non-zero elements along `axis` (int32)."""
+    """Number of non-zero elements along `axis` (int32).
+
+    Example:
+        >>> ops.count_nonzero(ops.convert_to_tensor([0, 1, 2]))   # 2
+    """
     x = convert_to_tensor(x)
     xp = x._device.xp
     return Tensor(xp.asarray(xp.count_nonzero(x._value, axis=axis)).astype("int32"), x._device)

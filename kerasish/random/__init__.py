@@ -168,15 +168,59 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     return out
 
 
+def gamma(shape, alpha, dtype=None, seed=None):
+    """Samples from a gamma distribution with concentration `alpha` (scale 1).
+
+    Example:
+        >>> keras.random.gamma((3,), alpha=2.0, seed=1).shape
+        (3,)
+    """
+    dev, gen = _generator(seed)
+    values = gen.gamma(alpha, 1.0, _shape(shape))
+    return Tensor(values.astype(config.to_numpy_dtype(_float(dtype))), dev)
+
+
+def binomial(shape, counts, probabilities, dtype=None, seed=None):
+    """Samples successes out of `counts` trials with success `probabilities`.
+
+    Example:
+        >>> keras.random.binomial((2,), counts=10, probabilities=0.5, seed=1)
+    """
+    dev, gen = _generator(seed)
+    counts = core.convert_to_numpy(counts)
+    probs = core.convert_to_numpy(probabilities)
+    values = gen.binomial(dev.send(counts).astype("int64"), dev.send(probs), _shape(shape))
+    return Tensor(values.astype(config.to_numpy_dtype(_float(dtype))), dev)
+
+
+def beta(shape, alpha, beta, dtype=None, seed=None):
+    """Samples from a beta distribution.
+
+    Example:
+        >>> keras.random.beta((2,), alpha=2.0, beta=3.0, seed=1)
+    """
+    dev, gen = _generator(seed)
+    values = gen.beta(core.convert_to_numpy(alpha), core.convert_to_numpy(beta), _shape(shape))
+    return Tensor(values.astype(config.to_numpy_dtype(_float(dtype))), dev)
+
+
 def set_seed(seed):
-    """Seeds Python's, numpy's and every kerasish device's generators."""
+    """Seeds Python's, numpy's and every kerasish device's generators.
+
+    Devices created later are seeded from the same value, so
+    `keras.utils.set_random_seed(n)` makes `seed=None` draws reproducible.
+
+    Args:
+        seed: an int.
+
+    Example:
+        >>> keras.random.set_seed(42)
+    """
+    seed = int(seed)
     _pyrandom.seed(seed)
     np.random.seed(seed)
-    for name in _dev.list_devices():
-        _dev.get_device(name).seed(seed)
-    for dev in list(_dev._devices.values()):
-        dev.seed(seed)
+    _dev.set_global_seed(seed)
 
 
-__all__ = ["SeedGenerator", "categorical", "dropout", "normal", "randint",
-           "shuffle", "truncated_normal", "uniform"]
+__all__ = ["SeedGenerator", "beta", "binomial", "categorical", "dropout", "gamma",
+           "normal", "randint", "set_seed", "shuffle", "truncated_normal", "uniform"]

@@ -175,3 +175,97 @@ def lion_update(param, grad, m, lr, beta_1, beta_2):
     """Lion step in one fused pass (see numpy_kernels)."""
     dt = param.dtype
     _lion(grad, _scalar(lr, dt), dt.type(beta_1), dt.type(beta_2), param, m)
+
+
+# Convolution: im2col and input gradient (2-D ElementwiseKernels + cuBLAS) ---
+# Same contracts as numpy_kernels.conv_im2col / conv_input_grad.
+# 1-D convolutions run as 2-D ones with a unit height; other ranks use the
+# numpy code, which is written against xp and runs on cupy arrays.
+_IM2COL_PARAMS = ("raw T x, int32 h, int32 w, int32 c, int32 oh, int32 ow, int32 groups, "
+                  "int32 kh, int32 kw, int32 cg, int32 sy, int32 sx, int32 dy, int32 dx")
+_im2col_2d = cupy.ElementwiseKernel(
+    _IM2COL_PARAMS, "T col",
+    """
+    long long t = i;
+    const int ci = t % cg; t /= cg;
+    const int kj = t % kw; t /= kw;
+    const int ki = t % kh; t /= kh;
+    const int gi = t % groups; t /= groups;
+    const int oj = t % ow; t /= ow;
+    const int oi = t % oh; t /= oh;
+    const long long y = oi * sy + ki * dy;
+    const long long xx = oj * sx + kj * dx;
+    col = x[((t * h + y) * w + xx) * c + gi * cg + ci];
+    """, "kerasish_im2col_2d")
+_col2im_2d = cupy.ElementwiseKernel(
+    _IM2COL_PARAMS.replace("raw T x", "raw T col"), "T img",
+    """
+    long long t = i;
+    const int cc = t % c; t /= c;
+    const int xx = t % w; t /= w;
+    const int y = t % h; t /= h;
+    const int gi = cc / cg, ci = cc % cg;
+    T acc = 0;
+    for (int ki = 0; ki < kh; ++ki) {
+        const int ys = y - ki * dy;
+        if (ys < 0 || ys % sy != 0 || ys / sy >= oh) continue;
+        for (int kj = 0; kj < kw; ++kj) {
+            const int xs = xx - kj * dx;
+            if (xs < 0 || xs % sx != 0 || xs / sx >= ow) continue;
+            acc += col[(((((t * oh + ys / sy) * ow + xs / sx) * groups + gi) * kh + ki)
+                        * kw + kj) * cg + ci];
+        }
+    }
+    img = acc;
+    """, "kerasish_col2im_2d")
+
+
+def _as_2d(kernel_spatial, strides, dilation):
+    if len(kernel_spatial) == 1:
+        return (1,) + tuple(kernel_spatial), (1,) + tuple(strides), (1,) + tuple(dilation)
+    return tuple(kernel_spatial), tuple(strides), tuple(dilation)
+
+
+def conv_im2col(x, kernel_spatial, strides, dilation, out_spatial, groups=1):
+    """Convolution patches in one kernel launch (see numpy_kernels.conv_im2col)."""
+    from kerasish.backend.kernels import numpy_kernels
+    if len(kernel_spatial) not in (1, 2):
+        return numpy_kernels.conv_im2col(x, kernel_spatial, strides, dilation, out_spatial, groups)
+    (kh, kw), (sy, sx), (dy, dx) = _as_2d(kernel_spatial, strides, dilation)
+    oh, ow = (1,) + tuple(out_spatial) if len(out_spatial) == 1 else tuple(out_spatial)
+    n, c = x.shape[0], x.shape[-1]
+    h, w = (1, x.shape[1]) if x.ndim == 3 else x.shape[1:3]
+    cg = c // groups
+    cols = cupy.empty((n, *out_spatial, groups, *kernel_spatial, cg), dtype=x.dtype)
+    _im2col_2d(cupy.ascontiguousarray(x), h, w, c, oh, ow, groups, kh, kw, cg,
+               sy, sx, dy, dx, cols)
+    return cols
+
+
+def conv_input_grad(gy, w, padded_shape, kernel_spatial, strides, dilation, groups=1):
+    """Input gradient as one cuBLAS GEMM (gy @ W^T) and a col2im kernel that
+    gathers, per input element, the columns that read it (no atomics); see
+    numpy_kernels.conv_input_grad for the contract."""
+    from kerasish.backend.kernels import numpy_kernels
+    nd = len(kernel_spatial)
+    if nd not in (1, 2):
+        return numpy_kernels.conv_input_grad(gy, w, padded_shape, kernel_spatial, strides,
+                                             dilation, groups)
+    f, c = w.shape[-1], padded_shape[-1]
+    cg, fg = c // groups, f // groups
+    m = gy.size // f
+    gy2 = gy.reshape(m, f)
+    if groups == 1:
+        cols = gy2 @ w.reshape(-1, f).T
+    else:
+        kernels = w.reshape(-1, groups, fg).transpose(1, 2, 0)           # (G, F/G, K*Cg)
+        cols = cupy.matmul(gy2.reshape(m, groups, fg).transpose(1, 0, 2), kernels)
+        cols = cols.transpose(1, 0, 2)
+    (kh, kw), (sy, sx), (dy, dx) = _as_2d(kernel_spatial, strides, dilation)
+    out_spatial = gy.shape[1:1 + nd]
+    oh, ow = (1,) + tuple(out_spatial) if nd == 1 else tuple(out_spatial)
+    h, w_ = (1, padded_shape[1]) if nd == 1 else tuple(padded_shape[1:3])
+    img = cupy.empty(tuple(padded_shape), dtype=cols.dtype)
+    _col2im_2d(cupy.ascontiguousarray(cols), h, w_, c, oh, ow, groups, kh, kw, cg,
+               sy, sx, dy, dx, img)
+    return img

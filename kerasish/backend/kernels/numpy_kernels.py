@@ -325,3 +325,86 @@ def lion_update(param, grad, m, lr, beta_1, beta_2):
     m *= b2
     xp.multiply(grad, one - b2, out=tmp2)
     m += tmp2
+
+
+# Convolution: im2col and the input gradient -----------------------------------
+# Channels_last layout with any number of spatial axes. Columns have shape
+# (N, *out_spatial, groups, *kernel_spatial, C // groups), so each group's
+# patch is contiguous and a grouped conv is one batched GEMM. Both kernels
+# loop over the kernel offsets only (kh * kw strided copies / GEMM + adds),
+# never over pixels or batch items.
+__all__ += ["conv_im2col", "conv_input_grad"]
+
+
+def _conv_windows(kernel_spatial, strides, dilation, out_spatial):
+    """(offset index, strided input slices) for every kernel offset, row-major."""
+    import itertools
+    for index, offsets in enumerate(itertools.product(*(range(k) for k in kernel_spatial))):
+        yield index, offsets, (slice(None),) + tuple(
+            slice(k * d, k * d + s * (o - 1) + 1, s)
+            for k, d, s, o in zip(offsets, dilation, strides, out_spatial))
+
+
+def conv_im2col(x, kernel_spatial, strides, dilation, out_spatial, groups=1):
+    """Gathers the convolution patches of a padded channels_last input.
+
+    Args:
+        x: padded input of shape (N, *spatial, C).
+        kernel_spatial, strides, dilation, out_spatial: tuples with one entry
+            per spatial axis.
+        groups: number of channel groups (C must be divisible by it).
+
+    Returns:
+        cols of shape (N, *out_spatial, groups, *kernel_spatial, C // groups).
+    """
+    xp = xp_of(x)
+    cg = x.shape[-1] // groups
+    cols = xp.empty((x.shape[0], *out_spatial, groups, *kernel_spatial, cg), dtype=x.dtype)
+    xg = x.reshape(x.shape[:-1] + (groups, cg))
+    for _, offsets, window in _conv_windows(kernel_spatial, strides, dilation, out_spatial):
+        cols[(Ellipsis,) + offsets + (slice(None),)] = xg[window]
+    return cols
+
+
+def conv_input_grad(gy, w, padded_shape, kernel_spatial, strides, dilation, groups=1):
+    """Gradient of a channels_last convolution w.r.t. its padded input.
+
+    col2im fused with the GEMM: for each kernel offset one GEMM
+    `gy @ W[offset]^T` into a contiguous buffer, added into the strided input
+    window (contiguous rows on both sides, unlike a col2im of one big
+    column matrix, whose rows are strided by kh * kw * C).
+
+    Args:
+        gy: output gradient (N, *out_spatial, F).
+        w: kernel (*kernel_spatial, C // groups, F).
+        padded_shape: shape (N, *spatial, C) of the padded input.
+        kernel_spatial, strides, dilation: tuples, one entry per spatial axis.
+        groups: number of channel groups.
+
+    Returns:
+        array of `padded_shape`.
+    """
+    xp = xp_of(gy)
+    nd = len(kernel_spatial)
+    out_spatial = gy.shape[1:1 + nd]
+    f, c = w.shape[-1], padded_shape[-1]
+    cg, fg = c // groups, f // groups
+    m = gy.size // f
+    dtype = xp.result_type(gy.dtype, w.dtype)
+    gy2 = gy.reshape(m, f)
+    kernels = w.reshape((-1, cg, f))
+    out = xp.zeros(tuple(padded_shape[:-1]) + (groups, cg), dtype=dtype)
+    if groups == 1:
+        tmp = xp.empty((m, cg), dtype=dtype)
+        src = tmp.reshape(gy.shape[:-1] + (1, cg))
+    else:
+        gyg = gy2.reshape(m, groups, fg).transpose(1, 0, 2)                # (G, M, F/G)
+        tmp = xp.empty((groups, m, cg), dtype=dtype)
+        src = tmp.transpose(1, 0, 2).reshape(gy.shape[:-1] + (groups, cg))  # a view
+    for index, _, window in _conv_windows(kernel_spatial, strides, dilation, out_spatial):
+        if groups == 1:
+            xp.matmul(gy2, kernels[index].T, out=tmp)
+        else:
+            xp.matmul(gyg, kernels[index].reshape(cg, groups, fg).transpose(1, 2, 0), out=tmp)
+        out[window] += src
+    return out.reshape(padded_shape)

@@ -1,0 +1,373 @@
+"""Gathers and scatters: take, take_along_axis, `x[key]`, scatter, slice_update, one_hot.
+
+Gradients of gathers scatter-add into zeros (repeated indices accumulate);
+the scatter-adds are ops themselves, so second order works too.
+"""
+import builtins
+
+import numpy as np
+
+from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import config
+from kerasish.ops import core
+from kerasish.ops.core import convert_to_tensor
+
+
+def _record(name, x, out, backward):
+    if _tape._active and x._value.dtype.kind == "f":
+        _tape.record(name, (x,), (out,), lambda g: (backward(g),))
+
+
+def check_indices(name, idx):
+    """Raises a clear TypeError unless `idx` (raw array) holds integers or booleans."""
+    if idx.dtype.kind not in "iub":
+        raise TypeError(
+            f"ops.{name}: indices must be integers; got dtype {idx.dtype.name} "
+            f"(shape {tuple(idx.shape)}). Cast them with ops.cast(indices, 'int32').")
+
+
+def _index_array(name, indices, device):
+    idx = core.to_array(indices, device)
+    check_indices(name, idx)
+    return idx
+
+
+def take(x, indices, axis=None):
+    """Gathers entries along `axis` (numpy's take; negative indices count from the end).
+
+    The gradient scatter-adds into zeros (no dense one-hot matmul).
+
+    Args:
+        x: tensor.
+        indices: int tensor/array of any shape.
+        axis: the axis to gather from (None: the flattened tensor).
+
+    Returns:
+        Tensor of shape `x.shape[:axis] + indices.shape + x.shape[axis+1:]`.
+
+    Example:
+        >>> ops.take(ops.convert_to_tensor([[1, 2], [3, 4]]), [1, 0], axis=0)  # [[3, 4], [1, 2]]
+    """
+    from kerasish.ops.manipulation import reshape
+    x = convert_to_tensor(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = axis % builtins.max(x.ndim, 1)
+    idx = _index_array("take", indices, x._device)
+    n = x.shape[axis]
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
+        raise IndexError(
+            f"ops.take: index out of range for axis {axis} of size {n} in a tensor of "
+            f"shape {x.shape} (got min {int(idx.min())}, max {int(idx.max())}).")
+    out = Tensor(x._device.xp.take(x._value, idx, axis=axis), x._device)
+    shape = x.shape
+    _record("take", x, out, lambda g: _ScatterAdd(idx, axis, shape)(g))
+    return out
+
+
+class _ScatterAdd:
+    """take's adjoint as its own op so that gradients of gradients work."""
+
+    def __init__(self, idx, axis, shape):
+        self.idx, self.axis, self.shape = idx, axis, shape
+
+    def __call__(self, g):
+        xp = g._device.xp
+        moved = xp.moveaxis(g._value, list(range(self.axis, self.axis + self.idx.ndim)),
+                            list(range(self.idx.ndim)))
+        flat = moved.reshape((self.idx.size,) + moved.shape[self.idx.ndim:])
+        target = xp.zeros((self.shape[self.axis],) + flat.shape[1:], dtype=g._value.dtype)
+        g._device.kernel("index_add")(target, self.idx.reshape(-1) % self.shape[self.axis], flat)
+        out = Tensor(xp.moveaxis(target, 0, self.axis), g._device)
+        if _tape._active:
+            idx, axis = self.idx, self.axis
+            _tape.record("scatter_add", (g,), (out,), lambda gg: (take(gg, idx, axis=axis),))
+        return out
+
+
+def take_along_axis(x, indices, axis=None):
+    """Gathers with an index array shaped like `x` (numpy semantics).
+
+    Args:
+        x: tensor.
+        indices: int array broadcastable against `x` except along `axis`.
+        axis: the axis (None: flattened).
+
+    Returns:
+        Tensor shaped like `indices` (broadcast).
+
+    Example:
+        >>> x = ops.convert_to_tensor([[10., 30., 20.]])
+        >>> ops.take_along_axis(x, ops.argsort(x), axis=-1)   # [[10., 20., 30.]]
+    """
+    from kerasish.ops.manipulation import reshape
+    x = convert_to_tensor(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = axis % x.ndim
+    idx = _index_array("take_along_axis", indices, x._device)
+    xp = x._device.xp
+    try:
+        value = xp.take_along_axis(x._value, idx, axis=axis)
+    except (ValueError, IndexError) as err:
+        raise ValueError(f"ops.take_along_axis: x has shape {x.shape}, indices have shape "
+                         f"{tuple(idx.shape)} ({err}).") from None
+    out = Tensor(value, x._device)
+
+    def backward(g):
+        full = xp.broadcast_to(idx, g.shape) % x.shape[axis]
+        grid = list(xp.indices(full.shape, sparse=True))
+        grid[axis] = full
+        return _index_add(g, tuple(grid), x.shape)
+
+    _record("take_along_axis", x, out, backward)
+    return out
+
+
+def _index_add(g, index, shape):
+    """Adds `g` into zeros of `shape` at an advanced `index` (differentiable)."""
+    xp = g._device.xp
+    target = xp.zeros(shape, dtype=g._value.dtype)
+    if _is_basic_index(index):
+        target[index] = g._value  # a basic index never repeats an element
+    else:
+        g._device.kernel("index_add")(target, index, g._value)
+    out = Tensor(target, g._device)
+    if _tape._active:
+        _tape.record("index_add", (g,), (out,), lambda gg: (gg[index],))
+    return out
+
+
+def _is_basic_index(index):
+    """True when `index` has only ints, slices, None and Ellipsis."""
+    items = index if isinstance(index, tuple) else (index,)
+    return all(isinstance(k, (int, np.integer, builtins.slice, type(None), type(Ellipsis)))
+               for k in items)
+
+
+def getitem(x, key):
+    """`x[key]` with numpy indexing; the gradient scatters into zeros.
+
+    Args:
+        x: tensor.
+        key: ints, slices, None, Ellipsis, int/bool arrays or tensors.
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> ops.ones((3, 4))[1:, ::2].shape
+        (2, 2)
+    """
+    x = convert_to_tensor(x)
+    key = _unwrap_key(key)
+    try:
+        value = x._value[key]
+    except IndexError as err:
+        raise IndexError(f"ops.getitem: index {key!r} is invalid for a tensor of shape "
+                         f"{x.shape} ({err}).") from None
+    out = Tensor(value, x._device)
+    if _tape._active and x._value.dtype.kind == "f":
+        shape = x.shape
+        _tape.record("getitem", (x,), (out,), lambda g: (_index_add(g, key, shape),))
+    return out
+
+
+def _unwrap_key(key):
+    """Converts Tensor indices inside an index expression to raw arrays."""
+    if isinstance(key, tuple):
+        return tuple(_unwrap_key(k) for k in key)
+    if isinstance(key, Tensor):
+        if key._value.dtype.kind not in "iub":
+            raise TypeError(f"ops.getitem: tensor indices must be integers or booleans; got "
+                            f"shape {key.shape} {key.dtype}.")
+        return key._value
+    if isinstance(key, (float, np.floating)):
+        raise TypeError(f"ops.getitem: indices must be integers or slices, not float ({key!r}).")
+    if isinstance(key, list):
+        arr = np.asarray(key)
+        if arr.dtype.kind == "f":
+            raise TypeError(f"ops.getitem: indices must be integers or booleans; got a list "
+                            f"of floats of shape {arr.shape}.")
+        return arr
+    if isinstance(key, np.ndarray) and key.dtype.kind == "f":
+        raise TypeError(f"ops.getitem: indices must be integers or booleans; got shape "
+                        f"{key.shape} {key.dtype}.")
+    return key
+
+
+def _static_ints(name, values):
+    out = []
+    for v in values:
+        v = core.convert_to_numpy(v) if isinstance(v, Tensor) else v
+        if np.asarray(v).dtype.kind not in "iu":
+            raise TypeError(f"ops.{name}: start indices must be integers; got {v!r}.")
+        out.append(int(v))
+    return out
+
+
+def slice(inputs, start_indices, shape):  # noqa: A001 - Keras exports ops.slice
+    """Static slice: `shape[i]` elements from `start_indices[i]` on each axis.
+
+    Args:
+        inputs: tensor.
+        start_indices: one start per axis.
+        shape: one length per axis.
+
+    Returns:
+        Tensor of `shape`.
+
+    Example:
+        >>> ops.slice(ops.arange(10), [2], [3])   # [2, 3, 4]
+    """
+    starts = _static_ints("slice", start_indices)
+    index = tuple(builtins.slice(s, s + int(n)) for s, n in zip(starts, shape))
+    return getitem(inputs, index)
+
+
+def _update(name, inputs, index, updates):
+    """`inputs` with `inputs[index] = updates`; differentiable in both."""
+    x = convert_to_tensor(inputs)
+    u = core.cast(convert_to_tensor(updates), x.dtype) if not isinstance(updates, Tensor) \
+        or updates.dtype != x.dtype else updates
+    value = x._value.copy()
+    try:
+        value[index] = core.to_array(u, x._device)
+    except (ValueError, IndexError) as err:
+        raise ValueError(f"ops.{name}: cannot write updates of shape {u.shape} into a "
+                         f"tensor of shape {x.shape} ({err}).") from None
+    out = Tensor(value, x._device)
+    if _tape._active and x._value.dtype.kind == "f":
+        keep = x._device.xp.ones(x.shape, dtype=x._value.dtype)
+        keep[index] = 0
+        keep = Tensor(keep, x._device)
+
+        def backward(g):
+            from kerasish.ops.elementwise import multiply
+            return (multiply(g, keep), getitem(g, index).reshape(u.shape))
+
+        _tape.record(name, (x, u), (out,), backward)
+    return out
+
+
+def slice_update(inputs, start_indices, updates):
+    """Returns `inputs` with a block starting at `start_indices` replaced by `updates`.
+
+    Args:
+        inputs: tensor.
+        start_indices: one start per axis.
+        updates: the block (same rank as `inputs`).
+
+    Returns:
+        New Tensor (inputs is not modified).
+
+    Example:
+        >>> ops.slice_update(ops.zeros((4,)), [1], ops.ones((2,)))   # [0., 1., 1., 0.]
+    """
+    u = convert_to_tensor(updates)
+    starts = _static_ints("slice_update", start_indices)
+    index = tuple(builtins.slice(s, s + n) for s, n in zip(starts, u.shape))
+    return _update("slice_update", inputs, index, u)
+
+
+def scatter_update(inputs, indices, updates, reduction=None):
+    """Returns `inputs` with the entries at `indices` set to (or combined with) `updates`.
+
+    Args:
+        inputs: tensor of rank R.
+        indices: int array of shape (N, K), K <= R: one index tuple per row.
+        updates: values of shape (N,) + inputs.shape[K:].
+        reduction: None (replace) or "add" (add, repeated indices accumulate).
+
+    Returns:
+        New Tensor.
+
+    Example:
+        >>> ops.scatter_update(ops.zeros((2, 2)), [[0, 1]], [5.0])   # [[0., 5.], [0., 0.]]
+    """
+    x = convert_to_tensor(inputs)
+    idx = np.asarray(core.convert_to_numpy(indices))
+    check_indices("scatter_update", idx)
+    if reduction == "add":
+        from kerasish.ops.elementwise import add
+        return add(x, scatter(idx, core.cast(convert_to_tensor(updates), x.dtype), x.shape))
+    if reduction is not None:
+        raise NotImplementedError(f"ops.scatter_update: reduction={reduction!r} is not supported "
+                                  "(use None or 'add').")
+    idx = idx.reshape(-1, idx.shape[-1]) if idx.ndim else idx.reshape(1, 1)
+    index = tuple(core.to_array(idx[:, i], x._device) for i in range(idx.shape[-1]))
+    return _update("scatter_update", x, index, updates)
+
+
+def scatter(indices, values, shape):
+    """A zeros tensor of `shape` with `values` added at `indices` (Keras ops.scatter).
+
+    Args:
+        indices: int array of shape (N, K).
+        values: (N,) + shape[K:]; repeated indices add up.
+        shape: the output shape.
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> ops.scatter([[0], [2], [0]], [1.0, 2.0, 3.0], (3,))   # [4., 0., 2.]
+    """
+    values = convert_to_tensor(values)
+    idx = _index_array("scatter", indices, values._device)
+    index = tuple(idx[..., i] for i in range(idx.shape[-1]))
+    return _index_add(values, index, tuple(int(n) for n in shape))
+
+
+def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
+    """One-hot encodes integer labels; labels outside [0, num_classes) give all zeros.
+
+    Args:
+        x: int tensor of labels.
+        num_classes: depth of the encoding.
+        axis: where the new class axis goes.
+        dtype: output dtype (floatx by default).
+        sparse: must be False (kerasish has no sparse tensors).
+
+    Returns:
+        Tensor of shape x.shape with `num_classes` inserted at `axis`.
+
+    Example:
+        >>> ops.one_hot(ops.convert_to_tensor([0, 2]), 3)   # [[1, 0, 0], [0, 0, 1]]
+    """
+    if sparse:
+        raise NotImplementedError("ops.one_hot: sparse=True is not supported (no sparse tensors).")
+    x = convert_to_tensor(x)
+    check_indices("one_hot", x._value)
+    xp = x._device.xp
+    classes = xp.arange(int(num_classes))
+    out = (x._value[..., None] == classes).astype(config.to_numpy_dtype(dtype))
+    if axis != -1:
+        out = xp.moveaxis(out, -1, axis)
+    return Tensor(out, x._device)
+
+
+def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs):
+    """Multi-hot encodes integer labels: 1 for every class present in a row.
+
+    Args:
+        inputs: int tensor, (batch, n) or (n,).
+        num_classes: depth of the encoding.
+        axis: the class axis.
+        dtype: output dtype (floatx by default).
+        sparse: must be False.
+
+    Returns:
+        Tensor of shape (batch, num_classes) or (num_classes,).
+
+    Example:
+        >>> ops.multi_hot(ops.convert_to_tensor([[0, 2], [1, 1]]), 3)  # [[1, 0, 1], [0, 1, 0]]
+    """
+    num_classes = kwargs.pop("num_tokens", num_classes)
+    if num_classes is None:
+        raise ValueError("ops.multi_hot: `num_classes` is required.")
+    x = convert_to_tensor(inputs)
+    encoded = one_hot(x, num_classes, axis=axis, dtype=dtype, sparse=sparse)
+    reduce_axis = 1 if x.ndim > 1 else 0
+    return Tensor(encoded._value.max(axis=reduce_axis), x._device)

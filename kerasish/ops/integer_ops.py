@@ -1,0 +1,126 @@
+"""Integer ops: bitwise logic and shifts, gcd/lcm, bincount, digitize, unique, ...
+
+None of them has a gradient (their inputs are integers).
+"""
+import numpy as np
+
+from kerasish.autodiff.tensor import Tensor
+from kerasish.ops import core, elementwise as ew
+from kerasish.ops.core import convert_to_tensor
+
+
+def _raw_int_op(name, fn):
+    def op(x, y):
+        (a, b), _, dev = core.operands(name, x, y)
+        a, b = core.promote(a, b)
+        for v in (a, b):
+            if getattr(v, "dtype", np.dtype(int)).kind not in "iub":
+                raise TypeError(f"ops.{name}: needs integer or bool inputs; got "
+                                f"{core.describe(a, b)}.")
+        return Tensor(fn(dev.xp)(a, b), dev)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"Elementwise `{name}` of integer tensors (no gradient).\n\n"
+                  f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([12]), 8)\n")
+    return op
+
+
+bitwise_and = _raw_int_op("bitwise_and", lambda xp: xp.bitwise_and)
+bitwise_or = _raw_int_op("bitwise_or", lambda xp: xp.bitwise_or)
+bitwise_xor = _raw_int_op("bitwise_xor", lambda xp: xp.bitwise_xor)
+bitwise_left_shift = _raw_int_op("bitwise_left_shift", lambda xp: xp.left_shift)
+bitwise_right_shift = _raw_int_op("bitwise_right_shift", lambda xp: xp.right_shift)
+left_shift, right_shift = bitwise_left_shift, bitwise_right_shift
+gcd = _raw_int_op("gcd", lambda xp: xp.gcd)
+lcm = _raw_int_op("lcm", lambda xp: xp.lcm)
+
+
+def bitwise_invert(x):
+    """Bitwise NOT of an integer/bool tensor.
+
+    Example:
+        >>> ops.bitwise_invert(ops.convert_to_tensor([0], "int8"))   # [-1]
+    """
+    x = convert_to_tensor(x)
+    if x._value.dtype.kind not in "iub":
+        raise TypeError(f"ops.bitwise_invert: needs integer or bool input; got {core.describe(x)}.")
+    return Tensor(x._device.xp.invert(x._value), x._device)
+
+
+bitwise_not = bitwise_invert
+
+
+def digitize(x, bins):
+    """Index of the bin each value falls in (numpy.digitize, int32).
+
+    Example:
+        >>> ops.digitize(ops.convert_to_tensor([0.5, 2.5]), [1.0, 2.0])   # [0, 2]
+    """
+    x = convert_to_tensor(x)
+    edges = core.to_array(bins, x._device)
+    return Tensor(x._device.xp.digitize(x._value, edges).astype("int32"), x._device)
+
+
+def bincount(x, weights=None, minlength=0, sparse=False):
+    """Counts of each non-negative integer (weighted sums with `weights`).
+
+    Example:
+        >>> ops.bincount(ops.convert_to_tensor([0, 1, 1, 3]))   # [1, 2, 0, 1]
+    """
+    if sparse:
+        raise NotImplementedError("ops.bincount: sparse=True is not supported.")
+    x = convert_to_tensor(x)
+    xp = x._device.xp
+    w = None if weights is None else core.to_array(weights, x._device)
+    if x.ndim == 2:
+        rows = [xp.bincount(r, None if w is None else wr, minlength=minlength)
+                for r, wr in zip(x._value, w if w is not None else [None] * x.shape[0])]
+        size = max(len(r) for r in rows)
+        out = xp.stack([xp.pad(r, (0, size - len(r))) for r in rows])
+    else:
+        out = xp.bincount(x._value, w, minlength=minlength)
+    dtype = "int32" if w is None else core.result_dtype(x._value, w)
+    return Tensor(out.astype(dtype), x._device)
+
+
+def unravel_index(indices, shape):
+    """Coordinates of flat `indices` in an array of `shape` (tuple of int32 tensors).
+
+    Example:
+        >>> ops.unravel_index(ops.convert_to_tensor([5]), (2, 3))   # ([1], [2])
+    """
+    idx = convert_to_tensor(indices)
+    coords = idx._device.xp.unravel_index(idx._value, tuple(shape))
+    return tuple(Tensor(c.astype(idx._value.dtype), idx._device) for c in coords)
+
+
+def unique(x, sorted=True, return_index=False, return_inverse=False, return_counts=False,
+           axis=None, size=None, fill_value=None):
+    """Unique values (numpy.unique), optionally with inverse indices and counts.
+
+    Example:
+        >>> ops.unique(ops.convert_to_tensor([3, 1, 3]))   # [1, 3]
+    """
+    if size is not None:
+        raise NotImplementedError("ops.unique: `size` padding is not supported.")
+    x = convert_to_tensor(x)
+    res = x._device.xp.unique(x._value, return_index=return_index, return_inverse=return_inverse,
+                              return_counts=return_counts, axis=axis)
+    if not (return_index or return_inverse or return_counts):
+        return Tensor(res, x._device)
+    return tuple(Tensor(r if i == 0 else r.astype("int32"), x._device) for i, r in enumerate(res))
+
+
+def saturate_cast(x, dtype):
+    """Casts with clipping to the target dtype's range (no overflow wrap-around).
+
+    Example:
+        >>> ops.saturate_cast(ops.convert_to_tensor([300.0, -5.0]), "uint8")   # [255, 0]
+    """
+    x = convert_to_tensor(x)
+    target = core.config.to_numpy_dtype(dtype)
+    info = np.iinfo(target) if target.kind in "iu" else np.finfo(target)
+    lo, hi = max(info.min, -np.inf), info.max
+    if x._value.dtype.kind in "iu":
+        src = np.iinfo(x._value.dtype)
+        lo, hi = max(lo, src.min), min(hi, src.max)
+    return core.cast(ew.clip(x, lo, hi), dtype)

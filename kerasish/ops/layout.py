@@ -1,0 +1,207 @@
+"""Layout ops: tile, repeat, pad, flip, roll, rot90, meshgrid, diff.
+
+Re-exported by `manipulation`; every gradient is written with ops.
+"""
+import builtins
+
+import numpy as np
+
+from kerasish.autodiff.tensor import Tensor
+from kerasish.ops import core
+from kerasish.ops.core import convert_to_tensor
+from kerasish.ops.indexing import getitem, take
+from kerasish.ops.manipulation import (_axis, _record, broadcast_to, ravel, reshape,
+                                       transpose)
+
+
+def tile(x, repeats):
+    """Repeats the whole tensor `repeats` times per axis.
+
+    Example:
+        >>> ops.tile(ops.ones((2,)), 3).shape
+        (6,)
+    """
+    x = convert_to_tensor(x)
+    repeats = (int(repeats),) if isinstance(repeats, (int, np.integer)) else tuple(int(r) for r in repeats)
+    out = Tensor(x._device.xp.tile(x._value, repeats), x._device)
+    ndim = out.ndim
+    src = (1,) * (ndim - x.ndim) + x.shape
+    reps = (1,) * (ndim - len(repeats)) + repeats
+
+    def backward(g):
+        from kerasish.ops import reduction
+        split_shape = []
+        for r, n in zip(reps, src):
+            split_shape += [r, n]
+        summed = reduction.sum(reshape(g, split_shape), axis=tuple(range(0, 2 * ndim, 2)))
+        return reshape(summed, x.shape)
+
+    _record("tile", x, out, backward)
+    return out
+
+
+def repeat(x, repeats, axis=None):
+    """Repeats each element `repeats` times along `axis` (flattened if None).
+
+    Example:
+        >>> ops.repeat(ops.convert_to_tensor([1, 2]), 2)   # [1, 1, 2, 2]
+    """
+    x = convert_to_tensor(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = _axis("repeat", axis, x.ndim)
+    if not isinstance(repeats, (int, np.integer)):
+        reps = np.asarray(core.convert_to_numpy(repeats)).astype(np.int64)
+        idx = np.repeat(np.arange(x.shape[axis]), reps)
+        return take(x, idx, axis=axis)
+    repeats = int(repeats)
+    out = Tensor(x._device.xp.repeat(x._value, repeats, axis=axis), x._device)
+
+    def backward(g):
+        from kerasish.ops import reduction
+        shape = x.shape[:axis] + (x.shape[axis], repeats) + x.shape[axis + 1:]
+        return reduction.sum(reshape(g, shape), axis=axis + 1)
+
+    _record("repeat", x, out, backward)
+    return out
+
+
+_GATHER_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+def pad(x, pad_width, mode="constant", constant_values=None):
+    """Pads a tensor (numpy.pad semantics).
+
+    Args:
+        x: tensor.
+        pad_width: int, (before, after) or one pair per axis.
+        mode: "constant", "edge", "reflect", "symmetric" or "wrap".
+        constant_values: fill value for "constant" (0 by default).
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> ops.pad(ops.ones((1, 2)), [[1, 1], [0, 0]]).shape
+        (3, 2)
+    """
+    x = convert_to_tensor(x)
+    if constant_values is not None and mode != "constant":
+        raise ValueError("ops.pad: `constant_values` can only be given when mode='constant'. "
+                         f"Received: mode={mode!r}")
+    try:
+        width = np.asarray(pad_width, dtype=np.int64)
+        width = np.broadcast_to(np.repeat(width.reshape(1), 2) if width.size == 1
+                                else width.reshape(-1, 2), (x.ndim, 2))
+    except ValueError:
+        raise ValueError(f"ops.pad: pad_width {pad_width!r} does not fit a tensor of shape "
+                         f"{x.shape}.") from None
+    if mode in _GATHER_PAD_MODES:  # a gather per axis: differentiable through take
+        for axis, (lo, hi) in enumerate(width.tolist()):
+            if lo or hi:
+                x = take(x, np.pad(np.arange(x.shape[axis]), (lo, hi), mode=mode), axis=axis)
+        return x
+    if mode != "constant":
+        raise NotImplementedError(
+            f"ops.pad: mode={mode!r} is not supported; use one of "
+            f"{('constant',) + _GATHER_PAD_MODES}.")
+    fill = 0 if constant_values is None else constant_values
+    out = Tensor(x._device.xp.pad(x._value, width.tolist(), mode="constant",
+                                  constant_values=fill), x._device)
+    index = tuple(builtins.slice(int(lo), int(lo) + n) for (lo, _), n in zip(width, x.shape))
+    _record("pad", x, out, lambda g: g[index])
+    return out
+
+
+def flip(x, axis=None):
+    """Reverses the order of elements along `axis` (all axes if None).
+
+    Example:
+        >>> ops.flip(ops.convert_to_tensor([1, 2, 3]))   # [3, 2, 1]
+    """
+    x = convert_to_tensor(x)
+    out = Tensor(x._device.xp.flip(x._value, axis=axis), x._device)
+    _record("flip", x, out, lambda g: flip(g, axis))
+    return out
+
+
+def roll(x, shift, axis=None):
+    """Rolls elements along `axis` (numpy semantics).
+
+    Example:
+        >>> ops.roll(ops.convert_to_tensor([1, 2, 3]), 1)   # [3, 1, 2]
+    """
+    x = convert_to_tensor(x)
+    out = Tensor(x._device.xp.roll(x._value, shift, axis=axis), x._device)
+    neg = tuple(-s for s in shift) if isinstance(shift, (tuple, list)) else -shift
+    _record("roll", x, out, lambda g: roll(g, neg, axis))
+    return out
+
+
+def rot90(array, k=1, axes=(0, 1)):
+    """Rotates by 90 degrees `k` times in the plane of `axes` (numpy.rot90).
+
+    Example:
+        >>> ops.rot90(ops.convert_to_tensor([[1, 2], [3, 4]]))   # [[2, 4], [1, 3]]
+    """
+    x = convert_to_tensor(array)
+    if x.ndim < 2 or len(axes) != 2 or axes[0] % x.ndim == axes[1] % x.ndim:
+        raise ValueError(f"ops.rot90: needs rank >= 2 and two distinct axes; got shape "
+                         f"{x.shape}, axes={axes}.")
+    k = k % 4
+    a0, a1 = axes
+    if k == 2:
+        return flip(flip(x, a0), a1)
+    if k == 0:
+        return x
+    order = list(range(x.ndim))
+    order[a0], order[a1] = order[a1], order[a0]
+    return transpose(flip(x, a1), order) if k == 1 else flip(transpose(x, order), a1)
+
+
+def meshgrid(*x, indexing="xy"):
+    """Coordinate grids from 1-D tensors (numpy.meshgrid; differentiable).
+
+    Args:
+        *x: 1-D tensors.
+        indexing: "xy" (Cartesian) or "ij" (matrix).
+
+    Returns:
+        list of Tensors, all of the same shape.
+
+    Example:
+        >>> [g.shape for g in ops.meshgrid(ops.arange(3), ops.arange(2))]
+        [(2, 3), (2, 3)]
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"ops.meshgrid: indexing must be 'xy' or 'ij'; got {indexing!r}.")
+    xs = [ravel(convert_to_tensor(v)) for v in x]
+    shape = [v.shape[0] for v in xs]
+    if indexing == "xy" and len(xs) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    grids = []
+    for i, v in enumerate(xs):
+        where = i
+        if indexing == "xy" and len(xs) > 1 and i < 2:
+            where = 1 - i
+        view = [1] * len(xs)
+        view[where] = -1
+        grids.append(broadcast_to(reshape(v, view), shape))
+    return grids
+
+
+def diff(a, n=1, axis=-1):
+    """n-th discrete difference along `axis` (numpy.diff).
+
+    Example:
+        >>> ops.diff(ops.convert_to_tensor([1, 4, 9]))   # [3, 5]
+    """
+    from kerasish.ops.elementwise import subtract
+    x = convert_to_tensor(a)
+    axis = _axis("diff", axis, x.ndim)
+    for _ in range(n):
+        hi = [builtins.slice(None)] * x.ndim
+        lo = [builtins.slice(None)] * x.ndim
+        hi[axis], lo[axis] = builtins.slice(1, None), builtins.slice(None, -1)
+        x = subtract(getitem(x, tuple(hi)), getitem(x, tuple(lo)))
+    return x

@@ -1,0 +1,185 @@
+"""Matrix structure and linear algebra: tril, triu, diag, diagonal, trace, inv, solve, det.
+
+Every gradient is written with ops (second order works).
+"""
+import numpy as np
+
+from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.tensor import Tensor
+from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
+from kerasish.ops.core import convert_to_tensor, float_operand
+from kerasish.ops.indexing import _index_add
+
+
+def _triangle(name, fn):
+    def op(x, k=0):
+        x = convert_to_tensor(x)
+        if x.ndim < 2:
+            raise ValueError(f"ops.{name}: needs a tensor of rank >= 2; got shape {x.shape}.")
+        out = Tensor(fn(x._device.xp)(x._value, k=k), x._device)
+        if _tape._active and x._value.dtype.kind == "f":
+            _tape.record(name, (x,), (out,), lambda g: (op(g, k),))
+        return out
+    op.__name__ = op.__qualname__ = name
+    side = "below" if name == "tril" else "above"
+    op.__doc__ = (
+        f"Keeps the elements on and {side} the k-th diagonal of the last two axes, zeroes the rest.\n\n"
+        "    Args:\n        x: tensor of rank >= 2.\n        k: diagonal offset.\n\n"
+        "    Returns:\n        Tensor.\n\n"
+        f"    Example:\n        >>> ops.{name}(ops.ones((3, 3)))\n")
+    return op
+
+
+tril = _triangle("tril", lambda xp: xp.tril)
+triu = _triangle("triu", lambda xp: xp.triu)
+
+
+def _diag_positions(n, k):
+    rows = np.arange(n) + max(-k, 0)
+    cols = np.arange(n) + max(k, 0)
+    return rows, cols
+
+
+def diag(x, k=0):
+    """Builds a diagonal matrix from a 1-D tensor, or extracts a diagonal of a 2-D one.
+
+    Args:
+        x: 1-D or 2-D tensor.
+        k: diagonal offset.
+
+    Returns:
+        Tensor (2-D for 1-D input, 1-D for 2-D input).
+
+    Example:
+        >>> ops.diag(ops.convert_to_tensor([1, 2]))   # [[1, 0], [0, 2]]
+    """
+    x = convert_to_tensor(x)
+    if x.ndim == 1:
+        n = x.shape[0]
+        size = n + abs(k)
+        rows, cols = _diag_positions(n, k)
+        if x._value.dtype.kind != "f":
+            return Tensor(x._device.xp.diag(x._value, k), x._device)
+        return _index_add(x, (rows, cols), (size, size))
+    if x.ndim == 2:
+        return diagonal(x, offset=k)
+    raise ValueError(f"ops.diag: needs a 1-D or 2-D tensor; got shape {x.shape}.")
+
+
+def diagonal(x, offset=0, axis1=0, axis2=1):
+    """The diagonal over `axis1`/`axis2`, as the last axis of the result (numpy.diagonal).
+
+    Example:
+        >>> ops.diagonal(ops.reshape(ops.arange(4), (2, 2)))   # [0, 3]
+    """
+    x = convert_to_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"ops.diagonal: needs a tensor of rank >= 2; got shape {x.shape}.")
+    moved = shape_ops.moveaxis(x, (axis1, axis2), (-2, -1))
+    n_rows, n_cols = moved.shape[-2:]
+    n = max(0, min(n_rows - max(-offset, 0), n_cols - max(offset, 0)))
+    rows, cols = _diag_positions(n, offset)
+    return moved[..., rows, cols]
+
+
+def trace(x, offset=0, axis1=0, axis2=1):
+    """Sum of the diagonal (small int dtypes accumulate in int32).
+
+    Example:
+        >>> ops.trace(ops.eye(3))   # 3.0
+    """
+    return reduction.sum(diagonal(x, offset, axis1, axis2), axis=-1)
+
+
+def _square_matrix(name, x):
+    x = float_operand(x)
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"ops.{name}: needs square matrices (..., n, n); got {core.describe(x)}.")
+    return x
+
+
+def _mT(x):
+    return shape_ops.swapaxes(x, -1, -2)
+
+
+def inv(x):
+    """Matrix inverse over the last two axes; gradient -inv^T g inv^T.
+
+    Example:
+        >>> ops.inv(ops.eye(2) * 2.0)   # [[0.5, 0], [0, 0.5]]
+    """
+    from kerasish.ops.linalg import matmul
+    x = _square_matrix("inv", x)
+    try:
+        value = x._device.xp.linalg.inv(x._value)
+    except np.linalg.LinAlgError as err:
+        raise ValueError(f"ops.inv: singular matrix ({core.describe(x)}): {err}.") from None
+    out = Tensor(value, x._device)
+    if _tape._active:
+        _tape.record("inv", (x,), (out,),
+                     lambda g: (ew.negative(matmul(_mT(out), matmul(g, _mT(out)))),))
+    return out
+
+
+def solve(a, b):
+    """Solves `a @ x = b` for x (a: (..., n, n), b: (..., n, m) or (..., n)).
+
+    Example:
+        >>> ops.solve(ops.eye(2) * 2.0, ops.ones((2, 1)))   # [[0.5], [0.5]]
+    """
+    from kerasish.ops.linalg import matmul
+    a = _square_matrix("solve", a)
+    b = float_operand(b)
+    vector = b.ndim == a.ndim - 1
+    b2 = shape_ops.expand_dims(b, -1) if vector else b
+    if b2.shape[-2] != a.shape[-1]:
+        raise ValueError(f"ops.solve: a and b do not fit ({core.describe(a, b)}).")
+    value = a._device.xp.linalg.solve(a._value, b2._value)
+    out = Tensor(value, a._device)
+    if _tape._active:
+        def backward(g):
+            gb = solve(_mT(a), g)
+            return (ew.negative(matmul(gb, _mT(out))), gb)
+        _tape.record("solve", (a, b2), (out,), backward)
+    return shape_ops.squeeze(out, -1) if vector else out
+
+
+def slogdet(x):
+    """(sign, log|det|) of square matrices; log|det| is differentiable.
+
+    Example:
+        >>> sign, logabs = ops.slogdet(ops.eye(2) * 2.0)   # 1.0, log(4)
+    """
+    x = _square_matrix("slogdet", x)
+    sign, logabs = x._device.xp.linalg.slogdet(x._value)
+    dt = x._value.dtype
+    logabs = Tensor(x._device.xp.asarray(logabs, dtype=dt), x._device)
+    if _tape._active:
+        _tape.record("slogdet", (x,), (logabs,),
+                     lambda g: (ew.multiply(g[..., None, None], _mT(inv(x))),))
+    return Tensor(x._device.xp.asarray(sign, dtype=dt), x._device), logabs
+
+
+def logdet(x):
+    """log(det(x)) of positive-determinant matrices (via slogdet).
+
+    Example:
+        >>> ops.logdet(ops.eye(2) * 2.0)   # log(4)
+    """
+    sign, logabs = slogdet(x)
+    return ew.where(ew.greater(sign, 0), logabs, float("nan"))
+
+
+def det(x):
+    """Determinant of square matrices; gradient det * inv^T.
+
+    Example:
+        >>> ops.det(ops.eye(2) * 2.0)   # 4.0
+    """
+    x = _square_matrix("det", x)
+    out = Tensor(x._device.xp.asarray(x._device.xp.linalg.det(x._value), dtype=x._value.dtype),
+                 x._device)
+    if _tape._active:
+        _tape.record("det", (x,), (out,),
+                     lambda g: (ew.multiply(ew.multiply(g, out)[..., None, None], _mT(inv(x))),))
+    return out

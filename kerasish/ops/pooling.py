@@ -1,0 +1,279 @@
+"""Pooling ops: max_pool and average_pool (1, 2 or 3 spatial axes).
+
+Both run in channels_last layout (channels_first is transposed in and out)
+and loop only over the pool offsets: for a 2x2 pool that is four strided
+views of the input combined with `maximum` (or summed), never a loop over
+pixels or batch items. Padding "same" follows TensorFlow: max pooling
+ignores the padded positions and average pooling divides by the number of
+real (unpadded) elements in each window.
+
+Backward passes are written as pairs of adjoint linear maps (max pooling:
+route the gradient to each window's first maximum / gather it back;
+average pooling: spread / sum), each recorded with the other as its
+backward, so second-order gradients work. Without an outer tape they run on
+raw arrays and record nothing.
+"""
+import itertools
+import math
+
+import numpy as np
+
+from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.tensor import Tensor
+from kerasish.ops import core
+from kerasish.ops.conv import (_from_channels_last, _to_channels_last, same_padding,
+                               standardize_data_format, standardize_padding,
+                               standardize_tuple)
+
+
+class _PoolGeometry:
+    """Sizes of one channels_last pooling: x (N, *in, C) -> (N, *out, C)."""
+
+    __slots__ = ("pool", "strides", "pads", "in_spatial", "out_spatial", "overlapping")
+
+    def __init__(self, pool, strides, pads, in_spatial, out_spatial):
+        self.pool, self.strides, self.pads = pool, strides, pads
+        self.in_spatial, self.out_spatial = in_spatial, out_spatial
+        self.overlapping = any(s < k for s, k in zip(strides, pool))
+
+    @property
+    def padded(self):
+        return any(lo or hi for lo, hi in self.pads)
+
+    def windows(self):
+        """One strided slice of the padded input per pool offset."""
+        for offsets in itertools.product(*(range(k) for k in self.pool)):
+            yield (slice(None),) + tuple(
+                slice(k, k + s * (o - 1) + 1, s)
+                for k, s, o in zip(offsets, self.strides, self.out_spatial)) + (slice(None),)
+
+    def pad(self, xp, x, value):
+        if not self.padded:
+            return x
+        return xp.pad(x, ((0, 0),) + self.pads + ((0, 0),), constant_values=value)
+
+    def padded_zeros(self, xp, shape, dtype):
+        return xp.zeros((shape[0],) + tuple(s + lo + hi for s, (lo, hi) in
+                                           zip(self.in_spatial, self.pads)) + (shape[-1],),
+                        dtype=dtype)
+
+    def crop(self, x):
+        if not self.padded:
+            return x
+        return x[(slice(None),) + tuple(slice(lo, lo + s) for s, (lo, _) in
+                                        zip(self.in_spatial, self.pads)) + (slice(None),)]
+
+
+def _geometry(op, x_shape, pool_size, strides, padding):
+    rank = len(x_shape) - 2
+    pool = standardize_tuple(pool_size, rank, "pool_size", op)
+    strides = pool if strides is None else standardize_tuple(strides, rank, "strides", op)
+    in_spatial = tuple(x_shape[1:-1])
+    if padding == "same":
+        pads = tuple(same_padding(s, k, st) for s, k, st in zip(in_spatial, pool, strides))
+    else:
+        pads = tuple((0, 0) for _ in in_spatial)
+    padded = tuple(s + lo + hi for s, (lo, hi) in zip(in_spatial, pads))
+    if any(p < k for p, k in zip(padded, pool)):
+        raise ValueError(
+            f"{op}: the pool size {pool} is larger than the padded input (spatial size "
+            f"{padded}). Received inputs of shape {tuple(x_shape)} (channels_last) with "
+            f"padding={padding!r}.")
+    out = tuple((p - k) // s + 1 for p, k, s in zip(padded, pool, strides))
+    return _PoolGeometry(pool, strides, pads, in_spatial, out)
+
+
+def _prepare(op, inputs, pool_size, strides, padding, data_format):
+    x = core.convert_to_tensor(inputs)
+    if x.ndim not in (3, 4, 5):
+        raise ValueError(f"{op}: expected inputs of rank 3, 4 or 5 (batch, spatial..., "
+                         f"channels). Received inputs of shape {tuple(x.shape)}.")
+    padding = standardize_padding(padding, op)
+    data_format = standardize_data_format(data_format, op)
+    x = _to_channels_last(x, data_format)
+    return x, _geometry(op, x.shape, pool_size, strides, padding), data_format
+
+
+def _combine(xp, ufunc, xpad, geom):
+    """`ufunc` (maximum or add) folded over the windows of every pool offset."""
+    windows = list(geom.windows())
+    if len(windows) == 1:
+        return xpad[windows[0]].copy()
+    out = ufunc(xpad[windows[0]], xpad[windows[1]])
+    for window in windows[2:]:
+        ufunc(out, xpad[window], out=out)
+    return out
+
+
+# Max pooling ---------------------------------------------------------------------
+def _lowest(dtype):
+    return -np.inf if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
+
+
+def _max_routes(xp, xpad, out, geom):
+    """One boolean mask per pool offset marking, per window, its first maximum."""
+    masks, taken = [], None
+    for window in geom.windows():
+        hit = xpad[window] == out
+        if taken is None:
+            taken = hit.copy()
+        else:
+            hit &= ~taken
+            taken |= hit
+        masks.append(hit)
+    return masks
+
+
+def _route_raw(xp, g, masks, geom, x_shape):
+    gpad = geom.padded_zeros(xp, x_shape, g.dtype)
+    for window, mask in zip(geom.windows(), masks):
+        if geom.overlapping:
+            gpad[window] += g * mask
+        else:  # each input position belongs to one window: write in place
+            xp.multiply(g, mask, out=gpad[window])
+    return geom.crop(gpad)
+
+
+def _gather_raw(xp, gx, masks, geom):
+    gpad = geom.pad(xp, gx, 0)
+    total = None
+    for window, mask in zip(geom.windows(), masks):
+        part = gpad[window] * mask
+        total = part if total is None else xp.add(total, part, out=total)
+    return total
+
+
+def _route(g, masks, geom, x_shape):
+    """Sends each window's gradient to its maximum (the max-pool backward)."""
+    values, (g_t,), dev = core.operands("max_pool_grad", g)
+    out = Tensor(_route_raw(dev.xp, values[0], masks, geom, x_shape), dev)
+    if _tape._active:
+        _tape.record("max_pool_grad", (g_t,), (out,),
+                     lambda gg: (_gather(gg, masks, geom, g_t.shape),))
+    return out
+
+
+def _gather(gx, masks, geom, g_shape):
+    """The adjoint of `_route`: reads each window's maximum position."""
+    values, (gx_t,), dev = core.operands("max_pool_gather", gx)
+    out = Tensor(_gather_raw(dev.xp, values[0], masks, geom), dev)
+    if _tape._active:
+        _tape.record("max_pool_gather", (gx_t,), (out,),
+                     lambda gg: (_route(gg, masks, geom, gx_t.shape),))
+    return out
+
+
+def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
+    """Max pooling over 1, 2 or 3 spatial axes, as Keras `ops.max_pool`.
+
+    The gradient goes to the first maximum of each window (row-major order),
+    as in TensorFlow.
+
+    Args:
+        inputs: (batch, *spatial, channels) or channels_first.
+        pool_size: int or tuple, one per spatial axis.
+        strides: int or tuple; None means `pool_size`.
+        padding: "valid" or "same".
+        data_format: "channels_last" or "channels_first" (None: the config default).
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> ops.max_pool(np.arange(16.0).reshape(1, 4, 4, 1), 2)[0, :, :, 0]   # [[5, 7], [13, 15]]
+    """
+    x, geom, data_format = _prepare("ops.max_pool", inputs, pool_size, strides, padding,
+                                    data_format)
+    xp, dev = x._device.xp, x._device
+    xpad = geom.pad(xp, x._value, _lowest(x._value.dtype))
+    out = _combine(xp, xp.maximum, xpad, geom)
+    y = Tensor(out, dev)
+    if _tape._active and x._value.dtype.kind == "f":
+        x_shape = x.shape
+
+        def backward(g):
+            masks = _max_routes(xp, xpad, out, geom)
+            if _tape._active:
+                return (_route(g, masks, geom, x_shape),)
+            return (Tensor(_route_raw(xp, g._value, masks, geom, x_shape), dev),)
+
+        _tape.record("max_pool", (x,), (y,), backward)
+    return _from_channels_last(y, data_format)
+
+
+# Average pooling -------------------------------------------------------------------
+def _window_counts(xp, geom, dtype):
+    """Real (unpadded) elements per window: a scalar, or (1, *out, 1) with padding."""
+    if not geom.padded:
+        return float(math.prod(geom.pool))
+    counts = None
+    for axis, (k, s, o, size, (lo, _)) in enumerate(
+            zip(geom.pool, geom.strides, geom.out_spatial, geom.in_spatial, geom.pads)):
+        start = np.arange(o) * s - lo
+        per_axis = np.minimum(start + k, size) - np.maximum(start, 0)
+        shape = [1] * len(geom.pool)
+        shape[axis] = o
+        per_axis = per_axis.reshape(shape)
+        counts = per_axis if counts is None else counts * per_axis
+    return xp.asarray(counts.reshape((1,) + counts.shape + (1,)).astype(dtype))
+
+
+def _avg_raw(xp, x, geom):
+    total = _combine(xp, xp.add, geom.pad(xp, x, 0), geom)
+    total /= _window_counts(xp, geom, total.dtype)
+    return total
+
+
+def _spread_raw(xp, g, geom, x_shape):
+    share = g / _window_counts(xp, geom, g.dtype)
+    gpad = geom.padded_zeros(xp, x_shape, share.dtype)
+    for window in geom.windows():
+        if geom.overlapping:
+            gpad[window] += share
+        else:
+            gpad[window] = share
+    return geom.crop(gpad)
+
+
+def _average(x, geom):
+    """Average over windows (channels_last), recorded with `_spread` as backward."""
+    values, (x_t,), dev = core.operands("average_pool", x)
+    out = Tensor(_avg_raw(dev.xp, values[0], geom), dev)
+    if _tape._active:
+        _tape.record("average_pool", (x_t,), (out,), lambda g: (_spread(g, geom, x_t.shape),))
+    return out
+
+
+def _spread(g, geom, x_shape):
+    """The adjoint of `_average`: each window's gradient shared by its elements."""
+    values, (g_t,), dev = core.operands("average_pool_grad", g)
+    out = Tensor(_spread_raw(dev.xp, values[0], geom, x_shape), dev)
+    if _tape._active:
+        _tape.record("average_pool_grad", (g_t,), (out,), lambda gg: (_average(gg, geom),))
+    return out
+
+
+def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
+    """Average pooling over 1, 2 or 3 spatial axes, as Keras `ops.average_pool`.
+
+    With padding "same" each window is divided by its number of real
+    (unpadded) elements, as TensorFlow does.
+
+    Args:
+        inputs: (batch, *spatial, channels) or channels_first.
+        pool_size: int or tuple, one per spatial axis.
+        strides: int or tuple; None means `pool_size`.
+        padding: "valid" or "same".
+        data_format: "channels_last" or "channels_first" (None: the config default).
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> ops.average_pool(np.ones((1, 4, 4, 1)), 2).shape
+        (1, 2, 2, 1)
+    """
+    x, geom, data_format = _prepare("ops.average_pool", inputs, pool_size, strides, padding,
+                                    data_format)
+    x = core.float_operand(x)
+    return _from_channels_last(_average(x, geom), data_format)

@@ -1,0 +1,106 @@
+"""Segment reductions: segment_sum, segment_max, segment_min (Keras `ops.segment_*`).
+
+Rows of `data` whose segment id is negative are dropped; empty segments
+hold 0 (sum) or -inf/+inf (max/min; the dtype's extreme for ints).
+"""
+import numpy as np
+
+from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.tensor import Tensor
+from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
+from kerasish.ops.core import convert_to_tensor
+from kerasish.ops.indexing import _index_add, check_indices
+
+
+def _prepare(name, data, segment_ids, num_segments):
+    data = convert_to_tensor(data)
+    ids = convert_to_tensor(segment_ids)
+    core.check_finite_input(name, ids._value)
+    check_indices(name, ids._value)
+    ids = core.convert_to_numpy(ids).astype(np.int64)
+    if ids.ndim != 1 or ids.shape[0] != data.shape[0]:
+        raise ValueError(f"ops.{name}: segment_ids must be 1-D with one id per row of data; "
+                         f"got ids of shape {ids.shape} for data of shape {data.shape}.")
+    if num_segments is None:
+        num_segments = int(ids.max()) + 1 if ids.size else 0
+    num_segments = int(num_segments)
+    if ids.size and ids.max() >= num_segments:
+        raise ValueError(f"ops.{name}: segment id {int(ids.max())} is out of range for "
+                         f"num_segments={num_segments}.")
+    keep = np.nonzero(ids >= 0)[0]
+    return data, ids, keep, num_segments
+
+
+def segment_sum(data, segment_ids, num_segments=None, sorted=False):
+    """Sums the rows of `data` that share a segment id.
+
+    Args:
+        data: tensor (n, ...).
+        segment_ids: int ids (n,); negative ids drop their row.
+        num_segments: number of output rows (max id + 1 if None).
+        sorted: accepted for Keras compatibility (ids need not be sorted).
+
+    Returns:
+        Tensor (num_segments, ...).
+
+    Example:
+        >>> ops.segment_sum(ops.convert_to_tensor([1.0, 2.0, 3.0]), [0, 0, 1])   # [3., 3.]
+    """
+    data, ids, keep, n = _prepare("segment_sum", data, segment_ids, num_segments)
+    rows = shape_ops.take(data, keep, axis=0) if keep.size != ids.size else data
+    return _index_add(rows, (ids[keep],), (n,) + data.shape[1:])
+
+
+def _segment_extreme(name, data, segment_ids, num_segments, largest):
+    data, ids, keep, n = _prepare(name, data, segment_ids, num_segments)
+    xp = data._device.xp
+    dt = data._value.dtype
+    if dt.kind == "f":
+        fill = -np.inf if largest else np.inf
+    else:
+        info = np.iinfo(dt) if dt.kind in "iu" else None
+        fill = (info.min if largest else info.max) if info else (not largest)
+    value = xp.full((n,) + data.shape[1:], fill, dtype=dt)
+    ufunc = xp.maximum if largest else xp.minimum
+    ufunc.at(value, xp.asarray(ids[keep]), data._value[xp.asarray(keep)])
+    out = Tensor(value, data._device)
+    if _tape._active and dt.kind == "f":
+        def backward(g):
+            # ties share the gradient equally (TensorFlow's rule)
+            safe_ids = np.where(ids >= 0, ids, 0)
+            picked = ew.logical_and(ew.equal(data, shape_ops.take(out, safe_ids, axis=0)),
+                                    Tensor(xp.asarray((ids >= 0).reshape((-1,) + (1,) * (data.ndim - 1))),
+                                           data._device))
+            hits = core.cast(picked, g.dtype)
+            count = segment_sum(hits, ids, n)
+            share = ew.divide(g, ew.maximum(count, 1.0))
+            return (ew.multiply(shape_ops.take(share, safe_ids, axis=0), hits),)
+        _tape.record(name, (data,), (out,), backward)
+    return out
+
+
+def segment_max(data, segment_ids, num_segments=None, sorted=False):
+    """Maximum over the rows of `data` that share a segment id.
+
+    Args:
+        data: tensor (n, ...).
+        segment_ids: int ids (n,); negative ids drop their row.
+        num_segments: number of output rows (max id + 1 if None).
+        sorted: accepted for Keras compatibility.
+
+    Returns:
+        Tensor (num_segments, ...); empty segments hold -inf.
+
+    Example:
+        >>> ops.segment_max(ops.convert_to_tensor([1.0, 5.0, 3.0]), [0, 0, 1])   # [5., 3.]
+    """
+    return _segment_extreme("segment_max", data, segment_ids, num_segments, True)
+
+
+def segment_min(data, segment_ids, num_segments=None, sorted=False):
+    """Minimum over the rows of `data` that share a segment id (empty: +inf).
+
+    Example:
+        >>> ops.segment_min(ops.convert_to_tensor([1.0, 5.0, 3.0]), [0, 0, 1])   # [1., 3.]
+    """
+    return _segment_extreme("segment_min", data, segment_ids, num_segments, False)

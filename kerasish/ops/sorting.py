@@ -1,0 +1,201 @@
+"""Sorting and ranking: sort, argsort, top_k, in_top_k, searchsorted, median, quantile.
+
+Sorted values are gathers (`take_along_axis`), so their gradients flow back
+to the picked elements. Ties keep the lower index first (stable sorts), as
+TensorFlow's and JAX's `top_k` do.
+"""
+import numpy as np
+
+from kerasish.autodiff.tensor import Tensor
+from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
+from kerasish.ops.core import convert_to_tensor
+from kerasish.ops.indexing import take_along_axis
+
+
+def _stable_argsort(xp, a, axis, descending=False):
+    if descending:
+        if a.dtype.kind in "ub":
+            a = a.astype("int64")
+        a = -a
+    return xp.argsort(a, axis=axis, kind="stable")
+
+
+def argsort(x, axis=-1):
+    """Indices that sort `x` ascending along `axis` (stable; int32).
+
+    Args:
+        x: tensor.
+        axis: the axis (None: the flattened tensor).
+
+    Returns:
+        int32 Tensor.
+
+    Example:
+        >>> ops.argsort(ops.convert_to_tensor([3, 1, 2]))   # [1, 2, 0]
+    """
+    x = convert_to_tensor(x)
+    if axis is None:
+        x, axis = shape_ops.ravel(x), 0
+    xp = x._device.xp
+    return Tensor(_stable_argsort(xp, x._value, axis).astype("int32"), x._device)
+
+
+def sort(x, axis=-1):
+    """Sorts ascending along `axis`; the gradient flows to the original positions.
+
+    Example:
+        >>> ops.sort(ops.convert_to_tensor([3.0, 1.0, 2.0]))   # [1., 2., 3.]
+    """
+    x = convert_to_tensor(x)
+    if axis is None:
+        x, axis = shape_ops.ravel(x), 0
+    if x.ndim == 0:
+        return x
+    return take_along_axis(x, argsort(x, axis=axis), axis=axis)
+
+
+def top_k(x, k, sorted=True):
+    """The `k` largest entries along the last axis and their indices.
+
+    Args:
+        x: tensor (..., n).
+        k: how many.
+        sorted: results in descending order (they always are here).
+
+    Returns:
+        (values, int32 indices), each (..., k).
+
+    Example:
+        >>> values, idx = ops.top_k(ops.convert_to_tensor([1.0, 5.0, 3.0]), 2)  # [5., 3.], [1, 2]
+    """
+    x = convert_to_tensor(x)
+    k = int(k)
+    if x.ndim == 0 or not 0 <= k <= x.shape[-1]:
+        raise ValueError(f"ops.top_k: k={k} must be in [0, {x.shape[-1] if x.ndim else 0}] "
+                         f"for input {core.describe(x)}.")
+    xp = x._device.xp
+    idx = _stable_argsort(xp, x._value, -1, descending=True)[..., :k].astype("int32")
+    indices = Tensor(idx, x._device)
+    return take_along_axis(x, indices, axis=-1), indices
+
+
+def in_top_k(targets, predictions, k):
+    """True where the target class's score is among the `k` largest (ties count).
+
+    Args:
+        targets: int labels (batch,).
+        predictions: scores (batch, classes).
+        k: how many top entries count.
+
+    Returns:
+        bool Tensor (batch,).
+
+    Example:
+        >>> ops.in_top_k([1], [[0.1, 0.7, 0.2]], 1)   # [True]
+    """
+    preds = convert_to_tensor(predictions)
+    labels = convert_to_tensor(targets)
+    core.check_finite_input("in_top_k", labels._value)
+    xp = preds._device.xp
+    lv = core.to_array(labels, preds._device).astype("int64")
+    picked = xp.take_along_axis(preds._value, lv[..., None], axis=-1)
+    kth = -xp.sort(-preds._value, axis=-1)[..., min(int(k), preds.shape[-1]) - 1:][..., :1]
+    return Tensor((picked >= kth)[..., 0], preds._device)
+
+
+def searchsorted(sorted_sequence, values, side="left"):
+    """Insertion indices of `values` into a sorted 1-D sequence (int32).
+
+    Example:
+        >>> ops.searchsorted(ops.convert_to_tensor([1, 3, 5]), ops.convert_to_tensor([4]))  # [2]
+    """
+    seq = convert_to_tensor(sorted_sequence)
+    if seq.ndim != 1:
+        raise ValueError(f"ops.searchsorted: sorted_sequence must be 1-D; got shape {seq.shape}.")
+    vals = core.to_array(values, seq._device)
+    return Tensor(seq._device.xp.searchsorted(seq._value, vals, side=side).astype("int32"),
+                  seq._device)
+
+
+def quantile(x, q, axis=None, method="linear", keepdims=False):
+    """The q-th quantile(s) along `axis`, by linear interpolation of the sorted values.
+
+    Args:
+        x: tensor.
+        q: a float in [0, 1] or a 1-D list of them.
+        axis: int or None (flattened).
+        method: "linear", "lower", "higher", "midpoint" or "nearest".
+        keepdims: keep the reduced axis.
+
+    Returns:
+        Tensor (with a leading axis for each q when q is a list).
+
+    Example:
+        >>> ops.quantile(ops.convert_to_tensor([1.0, 2.0, 3.0, 4.0]), 0.5)   # 2.5
+    """
+    x = core.float_operand(x)
+    if axis is None:
+        x, axis, flat = shape_ops.ravel(x), 0, True
+    else:
+        flat = False
+    axis = axis % x.ndim
+    qs = np.atleast_1d(np.asarray(core.convert_to_numpy(q), dtype=np.float64))
+    n = x.shape[axis]
+    ordered = sort(x, axis=axis)
+    results = []
+    for qi in qs:
+        pos = float(qi) * (n - 1)
+        lo, hi = int(np.floor(pos)), int(np.ceil(pos))
+        frac = float(pos - lo)
+        lo, hi = {"lower": (lo, lo), "higher": (hi, hi), "nearest": (int(np.round(pos)),) * 2,
+                  "midpoint": (lo, hi)}.get(method, (lo, hi))
+        frac = 0.5 if method == "midpoint" and lo != hi else frac
+        a = shape_ops.take(ordered, [lo], axis=axis)
+        b = shape_ops.take(ordered, [hi], axis=axis)
+        value = a if lo == hi else ew.add(ew.multiply(a, 1.0 - frac), ew.multiply(b, frac))
+        if not keepdims:
+            value = shape_ops.squeeze(value, axis)
+        elif flat:
+            value = shape_ops.reshape(value, (1,))
+        results.append(value)
+    if np.ndim(core.convert_to_numpy(q)) == 0:
+        return results[0]
+    return shape_ops.stack(results, axis=0)
+
+
+def median(x, axis=None, keepdims=False):
+    """The median along `axis` (mean of the two middle values for even counts).
+
+    Example:
+        >>> ops.median(ops.convert_to_tensor([3.0, 1.0, 2.0]))   # 2.0
+    """
+    return quantile(x, 0.5, axis=axis, keepdims=keepdims)
+
+
+def average(x, axis=None, weights=None):
+    """Weighted mean along `axis` (plain mean without weights).
+
+    Args:
+        x: tensor.
+        axis: int or None.
+        weights: 1-D weights along `axis`, or weights shaped like `x`.
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> ops.average(ops.convert_to_tensor([1.0, 3.0]), weights=[3.0, 1.0])   # 1.5
+    """
+    x = core.float_operand(x)
+    if weights is None:
+        return reduction.mean(x, axis=axis)
+    w = core.float_operand(weights)
+    if w.shape != x.shape:
+        if axis is None or w.ndim != 1:
+            raise ValueError(f"ops.average: weights of shape {w.shape} do not fit x of shape "
+                             f"{x.shape} (1-D weights need an axis).")
+        view = [1] * x.ndim
+        view[axis] = -1
+        w = shape_ops.reshape(w, view)
+    total = reduction.sum(ew.multiply(x, w), axis=axis)
+    return ew.divide(total, reduction.sum(ew.multiply(ew.add(ew.multiply(x, 0.0), 1.0), w), axis=axis))

@@ -1,0 +1,139 @@
+"""Statistics and normalisation: moments, normalize, batch/layer/RMS normalisation (ops).
+
+All are compositions of differentiable ops (second order works).
+"""
+from kerasish.backend import config
+from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
+from kerasish.ops.core import float_operand
+
+
+def moments(x, axes, keepdims=False, synchronized=False):
+    """Mean and (biased) variance of `x` over `axes`.
+
+    float16 inputs are computed in float32 and cast back, like Keras.
+
+    Args:
+        x: tensor.
+        axes: int or list of axes to reduce.
+        keepdims: keep reduced axes with length 1.
+        synchronized: must be False (single device).
+
+    Returns:
+        (mean, variance) tensors.
+
+    Example:
+        >>> mean, var = ops.moments(ops.convert_to_tensor([1.0, 3.0]), axes=[0])   # 2.0, 1.0
+    """
+    if synchronized:
+        raise NotImplementedError("ops.moments: synchronized=True needs a distribution strategy.")
+    x = float_operand(x)
+    dtype = x.dtype
+    if dtype == "float16":
+        x = core.cast(x, "float32")
+    axes = tuple(axes) if isinstance(axes, (list, tuple)) else (axes,)
+    mean = reduction.mean(x, axis=axes, keepdims=True)
+    centred = ew.subtract(x, core.stop_gradient(mean))
+    variance = reduction.mean(ew.square(centred), axis=axes, keepdims=True)
+    variance = ew.subtract(variance, ew.square(ew.subtract(mean, core.stop_gradient(mean))))
+    if not keepdims:
+        mean = shape_ops.squeeze(mean, axes)
+        variance = shape_ops.squeeze(variance, axes)
+    if dtype == "float16":
+        mean, variance = core.cast(mean, dtype), core.cast(variance, dtype)
+    return mean, variance
+
+
+def normalize(x, axis=-1, order=2, epsilon=None):
+    """x divided by its `order`-norm along `axis` (Keras ops.normalize).
+
+    Example:
+        >>> ops.normalize(ops.convert_to_tensor([3.0, 4.0]))   # [0.6, 0.8]
+    """
+    from kerasish.ops import linalg
+    x = float_operand(x)
+    eps = config.epsilon() if epsilon is None else epsilon
+    if order == 2:
+        sq = reduction.sum(ew.square(x), axis=axis, keepdims=True)
+        return ew.multiply(x, ew.rsqrt(ew.maximum(sq, eps * eps)))
+    norm = linalg.norm(x, ord=order, axis=axis, keepdims=True)
+    return ew.divide(x, ew.maximum(norm, eps))
+
+
+def _along(v, axis, ndim):
+    """Reshapes a 1-D per-channel tensor to broadcast along `axis`."""
+    if v is None:
+        return None
+    v = core.convert_to_tensor(v)
+    if v.ndim != 1:
+        return v
+    shape = [1] * ndim
+    shape[axis] = v.shape[0]
+    return shape_ops.reshape(v, shape)
+
+
+def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=1e-3):
+    """`(x - mean) / sqrt(variance + epsilon) * scale + offset` with per-`axis` statistics.
+
+    Args:
+        x: tensor.
+        mean, variance: 1-D tensors of length `x.shape[axis]`.
+        axis: the channel axis.
+        offset, scale: optional 1-D tensors (beta and gamma).
+        epsilon: added to the variance.
+
+    Returns:
+        Tensor shaped like `x`.
+
+    Example:
+        >>> ops.batch_normalization(ops.ones((2, 3)), ops.ones(3), ops.ones(3), axis=-1)
+    """
+    x = float_operand(x)
+    axis = axis % x.ndim
+    mean, variance = _along(mean, axis, x.ndim), _along(variance, axis, x.ndim)
+    inv = ew.rsqrt(ew.add(variance, epsilon))
+    if scale is not None:
+        inv = ew.multiply(inv, _along(scale, axis, x.ndim))
+    res = ew.negative(ew.multiply(mean, inv))
+    if offset is not None:
+        res = ew.add(res, _along(offset, axis, x.ndim))
+    return ew.add(ew.multiply(x, inv), res)
+
+
+def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwargs):
+    """Normalises over `axis` to zero mean and unit variance, then scales and shifts.
+
+    Args:
+        x: tensor.
+        gamma, beta: optional scale and offset broadcastable along `axis`.
+        axis: int or tuple of axes.
+        epsilon: added to the variance (Keras's epsilon() if None).
+
+    Returns:
+        Tensor shaped like `x`.
+
+    Example:
+        >>> ops.layer_normalization(ops.convert_to_tensor([[1.0, 3.0]]))   # [[-1., 1.]]
+    """
+    x = float_operand(x)
+    eps = config.epsilon() if epsilon is None else epsilon
+    axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+    mean, variance = moments(x, axes, keepdims=True)
+    out = ew.multiply(ew.subtract(x, mean), ew.rsqrt(ew.add(variance, eps)))
+    if gamma is not None:
+        out = ew.multiply(out, gamma)
+    if beta is not None:
+        out = ew.add(out, beta)
+    return out
+
+
+def rms_normalization(x, scale=None, axis=-1, epsilon=None):
+    """x / sqrt(mean(x^2) + epsilon) * scale over `axis`.
+
+    Example:
+        >>> ops.rms_normalization(ops.convert_to_tensor([[3.0, 4.0]]))
+    """
+    x = float_operand(x)
+    eps = config.epsilon() if epsilon is None else epsilon
+    ms = reduction.mean(ew.square(x), axis=axis, keepdims=True)
+    out = ew.multiply(x, ew.rsqrt(ew.add(ms, eps)))
+    return out if scale is None else ew.multiply(out, scale)

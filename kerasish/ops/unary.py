@@ -1,0 +1,178 @@
+"""One-argument elementwise math: exp, log, sqrt, trigonometry, rounding, tests.
+
+Float-only functions turn int/bool inputs into `floatx()` first (Keras:
+`ops.exp(int32) -> float32`). Each derivative is written with ops, so it can
+be differentiated again. `elementwise` is imported at the bottom (it
+re-exports these names), which keeps the two modules importable in any order.
+"""
+import math
+from functools import partial
+
+from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.tensor import Tensor
+from kerasish.ops.core import convert_to_tensor, float_operand
+
+
+def _unary_backward(grad, _a, _b, x, _none, _need, _need_none, out, g):
+    return (grad(g, x, out),)
+
+
+def unary(name, compute, grad=None, float_only=True, doc=None):
+    """Builds a unary op.
+
+    Args:
+        name: the op's public name.
+        compute: fn(xp, array) -> array.
+        grad: fn(g, x, out) -> input gradient, written with ops (None: no gradient).
+        float_only: cast int/bool inputs to floatx first.
+        doc: the docstring.
+
+    Returns:
+        the op function `op(x)`.
+    """
+    backward = None if grad is None else partial(_unary_backward, grad)
+
+    def op(x):
+        if not isinstance(x, Tensor) or (float_only and x._value.dtype.kind not in "fc"):
+            x = float_operand(x) if float_only else convert_to_tensor(x)
+        out = Tensor(compute(x._device.xp, x._value), x._device)
+        if _tape._active and backward is not None:
+            _tape.record_pair(name, x, None, out, backward)
+        return out
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc or (
+        f"Elementwise `{name}` (Keras `ops.{name}`).\n\n"
+        "    Args:\n        x: tensor-like.\n\n"
+        "    Returns:\n        Tensor of the same shape.\n\n"
+        f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([0.5, 1.0]))\n")
+    return op
+
+
+def _times(factor):
+    """Gradient `g * factor(x, out)`."""
+    return lambda g, x, o: ew.multiply(g, factor(x, o))
+
+
+negative = unary("negative", lambda xp, a: xp.negative(a),
+                 lambda g, x, o: negative(g), float_only=False)
+absolute = unary("absolute", lambda xp, a: xp.abs(a), _times(lambda x, o: sign(x)), False)
+abs = absolute  # noqa: A001 - Keras exports ops.abs
+sign = unary("sign", lambda xp, a: xp.sign(a), None, False)
+square = unary("square", lambda xp, a: xp.square(a if a.dtype.kind != "b" else a.astype("int32")),
+               _times(lambda x, o: ew.multiply(x, 2.0)), False)
+exp = unary("exp", lambda xp, a: xp.exp(a), _times(lambda x, o: o))
+exp2 = unary("exp2", lambda xp, a: xp.exp2(a), _times(lambda x, o: ew.multiply(o, math.log(2.0))))
+expm1 = unary("expm1", lambda xp, a: xp.expm1(a), _times(lambda x, o: ew.add(o, 1.0)))
+log = unary("log", lambda xp, a: xp.log(a), lambda g, x, o: ew.divide(g, x))
+log1p = unary("log1p", lambda xp, a: xp.log1p(a), lambda g, x, o: ew.divide(g, ew.add(x, 1.0)))
+log2 = unary("log2", lambda xp, a: xp.log2(a),
+             lambda g, x, o: ew.divide(g, ew.multiply(x, math.log(2.0))))
+log10 = unary("log10", lambda xp, a: xp.log10(a),
+              lambda g, x, o: ew.divide(g, ew.multiply(x, math.log(10.0))))
+sqrt = unary("sqrt", lambda xp, a: xp.sqrt(a), lambda g, x, o: ew.divide(g, ew.multiply(o, 2.0)))
+rsqrt = unary("rsqrt", lambda xp, a: 1.0 / xp.sqrt(a),
+              _times(lambda x, o: ew.multiply(ew.multiply(o, ew.multiply(o, o)), -0.5)))
+cbrt = unary("cbrt", lambda xp, a: xp.cbrt(a),
+             lambda g, x, o: ew.divide(g, ew.multiply(square(o), 3.0)))
+reciprocal = unary("reciprocal", lambda xp, a: 1.0 / a, lambda g, x, o: negative(ew.multiply(g, square(o))))
+sin = unary("sin", lambda xp, a: xp.sin(a), _times(lambda x, o: cos(x)))
+cos = unary("cos", lambda xp, a: xp.cos(a), lambda g, x, o: negative(ew.multiply(g, sin(x))))
+tan = unary("tan", lambda xp, a: xp.tan(a), _times(lambda x, o: ew.add(square(o), 1.0)))
+sinh = unary("sinh", lambda xp, a: xp.sinh(a), _times(lambda x, o: cosh(x)))
+cosh = unary("cosh", lambda xp, a: xp.cosh(a), _times(lambda x, o: sinh(x)))
+tanh = unary("tanh", lambda xp, a: xp.tanh(a), _times(lambda x, o: ew.subtract(1.0, square(o))))
+arcsin = unary("arcsin", lambda xp, a: xp.arcsin(a),
+               lambda g, x, o: ew.divide(g, sqrt(ew.subtract(1.0, square(x)))))
+arccos = unary("arccos", lambda xp, a: xp.arccos(a),
+               lambda g, x, o: negative(ew.divide(g, sqrt(ew.subtract(1.0, square(x))))))
+arctan = unary("arctan", lambda xp, a: xp.arctan(a),
+               lambda g, x, o: ew.divide(g, ew.add(square(x), 1.0)))
+arcsinh = unary("arcsinh", lambda xp, a: xp.arcsinh(a),
+                lambda g, x, o: ew.divide(g, sqrt(ew.add(square(x), 1.0))))
+arccosh = unary("arccosh", lambda xp, a: xp.arccosh(a),
+                lambda g, x, o: ew.divide(g, sqrt(ew.subtract(square(x), 1.0))))
+arctanh = unary("arctanh", lambda xp, a: xp.arctanh(a),
+                lambda g, x, o: ew.divide(g, ew.subtract(1.0, square(x))))
+deg2rad = unary("deg2rad", lambda xp, a: xp.deg2rad(a), _times(lambda x, o: math.pi / 180.0))
+rad2deg = unary("rad2deg", lambda xp, a: xp.rad2deg(a), _times(lambda x, o: 180.0 / math.pi))
+floor = unary("floor", lambda xp, a: xp.floor(a))
+ceil = unary("ceil", lambda xp, a: xp.ceil(a))
+trunc = unary("trunc", lambda xp, a: a if a.dtype.kind in "iub" else xp.trunc(a), float_only=False)
+isnan = unary("isnan", lambda xp, a: xp.isnan(a), float_only=False)
+isinf = unary("isinf", lambda xp, a: xp.isinf(a), float_only=False)
+isfinite = unary("isfinite", lambda xp, a: xp.isfinite(a), float_only=False)
+isposinf = unary("isposinf", lambda xp, a: xp.isposinf(a), float_only=False)
+isneginf = unary("isneginf", lambda xp, a: xp.isneginf(a), float_only=False)
+signbit = unary("signbit", lambda xp, a: xp.signbit(a), float_only=False)
+logical_not = unary("logical_not", lambda xp, a: xp.logical_not(a), float_only=False)
+copy = unary("copy", lambda xp, a: a.copy(), lambda g, x, o: g, float_only=False)
+real = unary("real", lambda xp, a: xp.real(a), lambda g, x, o: g, float_only=False)
+conjugate = unary("conjugate", lambda xp, a: xp.conjugate(a), lambda g, x, o: g, float_only=False)
+conj = conjugate
+imag = unary("imag", lambda xp, a: xp.zeros_like(a) if a.dtype.kind != "c" else xp.imag(a),
+             float_only=False)
+
+
+def _special(fname):
+    """scipy.special.<fname> on CPU, cupyx.scipy.special.<fname> on GPU."""
+    def compute(xp, a):
+        if xp.__name__ == "numpy":
+            from scipy import special
+        else:  # pragma: no cover - GPU only
+            import cupyx.scipy.special as special
+        return getattr(special, fname)(a).astype(a.dtype, copy=False)
+    return compute
+
+
+erf = unary("erf", _special("erf"),
+            _times(lambda x, o: ew.multiply(exp(negative(square(x))), 2.0 / math.sqrt(math.pi))))
+erfinv = unary("erfinv", _special("erfinv"),
+               _times(lambda x, o: ew.multiply(exp(square(o)), math.sqrt(math.pi) / 2.0)))
+
+
+def round(x, decimals=0):  # noqa: A001 - Keras exports ops.round
+    """Rounds half to even (like numpy and Keras); no gradient.
+
+    Args:
+        x: tensor-like.
+        decimals: number of decimals.
+
+    Returns:
+        Tensor of the same dtype.
+
+    Example:
+        >>> ops.round(ops.convert_to_tensor([0.5, 1.5, 2.25]))   # [0., 2., 2.]
+    """
+    x = convert_to_tensor(x)
+    return Tensor(x._device.xp.round(x._value, decimals), x._device)
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    """Replaces NaN and infinities with finite numbers (gradient passes where finite).
+
+    Args:
+        x: tensor-like.
+        nan: value for NaN.
+        posinf, neginf: values for +-inf (dtype max/min if None).
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> ops.nan_to_num(ops.convert_to_tensor([float("nan"), 1.0]))   # [0., 1.]
+    """
+    x = convert_to_tensor(x)
+    xp = x._device.xp
+    out = Tensor(xp.nan_to_num(x._value, nan=nan, posinf=posinf, neginf=neginf), x._device)
+    if _tape._active and x._value.dtype.kind == "f":
+        _tape.record("nan_to_num", (x,), (out,),
+                     lambda g: (ew.where(isfinite(x), g, ew.multiply(g, 0.0)),))
+    return out
+
+
+def sigmoid_array(x_tensor):
+    """Raw stable sigmoid of a tensor's array via the device kernel."""
+    return x_tensor._device.kernel("sigmoid")(x_tensor._value)
+
+
+from kerasish.ops import elementwise as ew  # noqa: E402 - see the module docstring

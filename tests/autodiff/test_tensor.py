@@ -1,0 +1,51 @@
+"""Tensor and Variable basics: conversions, in-place updates, errors, pickling."""
+import pickle
+
+import numpy as np
+import pytest
+
+from kerasish import Variable, ops
+
+
+def test_tensor_properties_and_conversions():
+    t = ops.convert_to_tensor([[1.0, 2.0]])
+    assert t.shape == (1, 2) and t.dtype == "float32" and t.ndim == 2 and t.size == 2
+    assert t.device == "cpu:0"
+    np.testing.assert_array_equal(np.asarray(t), [[1.0, 2.0]])
+    assert np.asarray(t, dtype="float64").dtype == np.float64
+    assert t.tolist() == [[1.0, 2.0]] and float(ops.sum(t)) == 3.0 and int(ops.sum(t)) == 3
+    assert f"{ops.sum(t):.1f}" == "3.0" and "shape=(1, 2)" in repr(t) and str(t) == str(t.numpy())
+    assert pickle.loads(pickle.dumps(t)).numpy().tolist() == [[1.0, 2.0]]
+
+
+def test_tensor_errors():
+    with pytest.raises(TypeError, match="Only integer tensors can be used as an index"):
+        [1, 2][ops.convert_to_tensor(1.0)]
+    assert [1, 2][ops.convert_to_tensor(1)] == 2
+    with pytest.raises(TypeError, match="len"):
+        len(ops.convert_to_tensor(1.0))
+    with pytest.raises(TypeError, match="Iteration"):
+        iter(ops.convert_to_tensor(1.0)).__next__()
+    with pytest.raises(ValueError, match=r"truth value.*\(2,\)"):
+        bool(ops.ones(2))
+
+
+def test_variable_dtype_inference_and_in_place_updates():
+    assert Variable(1.0).dtype == "float32" and Variable(3).dtype == "int32"
+    assert Variable(np.ones(2)).dtype == "float32" and Variable([1.0], dtype="float64").dtype == "float64"
+    v = Variable([1.0, 2.0], name="w")
+    buffer = v.value
+    v.assign([3.0, 4.0])
+    v.assign_add(1.0)
+    v.assign_sub(ops.convert_to_tensor([0.5, 0.5]))
+    assert v.value is buffer and v.numpy().tolist() == [3.5, 4.5]
+    snapshot = v.numpy()
+    v.assign([0.0, 0.0])
+    assert snapshot.tolist() == [3.5, 4.5]
+    with pytest.raises(ValueError, match=r"Variable.assign.*\(3,\).*'w'.*\(2,\)"):
+        v.assign([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="shape"):
+        Variable("zeros")
+    assert Variable("ones", shape=(2,)).numpy().tolist() == [1.0, 1.0]
+    restored = pickle.loads(pickle.dumps(Variable([1.0], trainable=False, name="m")))
+    assert restored.name == "m" and not restored.trainable

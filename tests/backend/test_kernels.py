@@ -1,0 +1,70 @@
+"""Fused kernels: every cupy kernel has a numpy reference; cupy never loads on CPU."""
+import ast
+import importlib
+import inspect
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kerasish.backend import devices, kernels
+from kerasish.backend.kernels import numpy_kernels
+
+CUPY_FILE = Path(kernels.__file__).with_name("cupy_kernels.py")
+
+
+def _public_functions(path):
+    tree = ast.parse(path.read_text())
+    return {node.name: [a.arg for a in node.args.args]
+            for node in tree.body if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")}
+
+
+def test_every_cupy_kernel_has_a_numpy_reference_with_the_same_signature():
+    gpu = _public_functions(CUPY_FILE)
+    assert gpu, "cupy_kernels.py defines no kernels"
+    for name, args in gpu.items():
+        assert hasattr(numpy_kernels, name), f"cupy kernel {name!r} has no numpy reference"
+        ref_args = list(inspect.signature(getattr(numpy_kernels, name)).parameters)
+        assert ref_args == args, f"{name}: cupy args {args} != numpy args {ref_args}"
+
+
+def test_numpy_all_lists_exactly_the_public_kernels():
+    public = set(_public_functions(Path(numpy_kernels.__file__)))
+    assert set(numpy_kernels.__all__) == public
+    assert kernels.names() == sorted(public)
+
+
+def test_lookup_and_reference_kernels():
+    assert kernels.lookup("sigmoid", "cpu") is numpy_kernels.sigmoid
+    with pytest.raises(NotImplementedError, match="No fused kernel named 'nope' for cpu"):
+        kernels.lookup("nope", "cpu")
+    x = np.array([-800.0, -1.0, 0.0, 2.0, 800.0])
+    np.testing.assert_allclose(numpy_kernels.sigmoid(x), [0.0, 1 / (1 + np.e), 0.5, 1 / (1 + np.exp(-2)), 1.0])
+    target = np.zeros(3)
+    numpy_kernels.index_add(target, np.array([0, 0, 2]), np.array([1.0, 2.0, 3.0]))
+    assert target.tolist() == [3.0, 0.0, 3.0]
+
+
+def test_cupy_kernels_are_never_imported_on_cpu():
+    from kerasish import ops
+    with __import__("kerasish").GradientTape() as tape:
+        x = ops.convert_to_tensor([1.0, -2.0])
+        tape.watch(x)
+        y = ops.sum(ops.sigmoid(x) * ops.take(x, [0, 0]))
+    tape.gradient(y, x)
+    if not devices.cupy_available():
+        assert "kerasish.backend.kernels.cupy_kernels" not in sys.modules
+        assert "cupy" not in sys.modules
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not devices.cupy_available(), reason="needs cupy and a CUDA GPU")
+def test_cupy_kernels_match_numpy_references():  # pragma: no cover - needs a GPU
+    import cupy
+    cupy_kernels = importlib.import_module("kerasish.backend.kernels.cupy_kernels")
+    x = np.linspace(-5, 5, 11)
+    np.testing.assert_allclose(cupy.asnumpy(cupy_kernels.sigmoid(cupy.asarray(x))), numpy_kernels.sigmoid(x))
+    target = cupy.zeros(3)
+    cupy_kernels.index_add(target, cupy.asarray([0, 0, 2]), cupy.asarray([1.0, 2.0, 3.0]))
+    assert cupy.asnumpy(target).tolist() == [3.0, 0.0, 3.0]

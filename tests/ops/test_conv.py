@@ -1,0 +1,237 @@
+"""kerasish.ops.conv: forward against a direct nested-loop convolution, gradients, errors."""
+import itertools
+import sys
+
+import numpy as np
+import pytest
+
+import kerasish as keras
+import kerasish.ops.conv  # noqa: F401  (the module; `ops.conv` is the function)
+from kerasish import ops
+from kerasish.testing import check_gradients, check_second_order
+
+conv_module = sys.modules["kerasish.ops.conv"]
+
+
+def tf_same_pads(size, k_eff, stride):
+    out = -(-size // stride)
+    total = max((out - 1) * stride + k_eff - size, 0)
+    return total // 2, total - total // 2
+
+
+def reference_conv(x, w, strides, padding, dilation):
+    """Direct convolution, one output element at a time (channels_last, any rank)."""
+    nd = x.ndim - 2
+    kernel, cg, filters = w.shape[:-2], w.shape[-2], w.shape[-1]
+    groups = x.shape[-1] // cg
+    pads = [tf_same_pads(x.shape[1 + i], dilation[i] * (kernel[i] - 1) + 1, strides[i])
+            if padding == "same" else (0, 0) for i in range(nd)]
+    xp = np.pad(x, [(0, 0)] + pads + [(0, 0)])
+    out = [(xp.shape[1 + i] - dilation[i] * (kernel[i] - 1) - 1) // strides[i] + 1
+           for i in range(nd)]
+    y = np.zeros((x.shape[0], *out, filters))
+    for n, o, f in itertools.product(range(x.shape[0]), itertools.product(*map(range, out)),
+                                     range(filters)):
+        g = f // (filters // groups)
+        total = 0.0
+        for k in itertools.product(*map(range, kernel)):
+            pos = tuple(o[i] * strides[i] + k[i] * dilation[i] for i in range(nd))
+            for c in range(cg):
+                total += xp[(n, *pos, g * cg + c)] * w[(*k, c, f)]
+        y[(n, *o, f)] = total
+    return y
+
+
+def reference_conv_transpose(x, w, strides, padding, output_padding, dilation):
+    """Scatter definition: every input pixel adds kernel * value into the output."""
+    nd = x.ndim - 2
+    kernel = w.shape[:-2]
+    sizes, lows = [], []
+    for i in range(nd):
+        k_eff = dilation[i] * (kernel[i] - 1) + 1
+        size, s = x.shape[1 + i], strides[i]
+        if output_padding is None:
+            out = size * s + max(k_eff - s, 0) if padding == "valid" else size * s
+        else:
+            pad = k_eff // 2 if padding == "same" else 0
+            out = (size - 1) * s + k_eff - 2 * pad + output_padding[i]
+        total = max((size - 1) * s + k_eff - out, 0) if padding == "same" else 0
+        sizes.append(out)
+        lows.append(total // 2)
+    big = np.zeros((x.shape[0], *[o + 2 * k * d for o, k, d in zip(sizes, kernel, dilation)],
+                    w.shape[-2]))
+    for n, p in itertools.product(range(x.shape[0]), itertools.product(*[range(s) for s in
+                                                                         x.shape[1:-1]])):
+        for k in itertools.product(*map(range, kernel)):
+            pos = tuple(p[i] * strides[i] + k[i] * dilation[i] - lows[i] + kernel[i] * dilation[i]
+                        for i in range(nd))
+            big[(n, *pos)] += w[k] @ x[(n, *p)]
+    crop = tuple(slice(k * d, k * d + o) for k, d, o in zip(kernel, dilation, sizes))
+    return big[(slice(None), *crop)]
+
+
+CASES = [  # input shape, kernel shape, strides, padding, dilation
+    ((2, 7, 7, 3), (3, 3, 3, 4), 1, "valid", 1),
+    ((2, 7, 6, 3), (3, 2, 3, 4), 2, "same", 1),
+    ((1, 8, 8, 4), (3, 3, 4, 2), 1, "same", 2),
+    ((2, 6, 6, 4), (3, 3, 2, 4), (2, 1), "valid", 1),      # groups = 2
+    ((1, 6, 6, 6), (3, 3, 2, 6), 1, "same", 1),            # groups = 3
+    ((2, 9, 3), (3, 3, 6), 2, "valid", 1),                 # 1-D
+    ((2, 9, 2), (2, 1, 4), 1, "same", 3),                  # 1-D, groups, dilation
+    ((2, 5, 5, 4), (1, 1, 4, 3), 2, "valid", 1),           # 1x1, strided
+    ((1, 4, 5, 4, 2), (2, 2, 2, 2, 3), 1, "same", 1),      # 3-D
+]
+
+
+@pytest.mark.parametrize("x_shape, w_shape, strides, padding, dilation", CASES)
+def test_conv_matches_direct_convolution(x_shape, w_shape, strides, padding, dilation):
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    nd = len(x_shape) - 2
+    s = strides if isinstance(strides, tuple) else (strides,) * nd
+    expected = reference_conv(x, w, s, padding, (dilation,) * nd)
+    y = ops.conv(x, w, strides=strides, padding=padding, dilation_rate=dilation)
+    np.testing.assert_allclose(y.numpy(), expected, atol=1e-10)
+    perm = (0, nd + 1) + tuple(range(1, nd + 1))
+    y_cf = ops.conv(x.transpose(perm), w, strides=strides, padding=padding,
+                    dilation_rate=dilation, data_format="channels_first")
+    np.testing.assert_allclose(y_cf.numpy(), expected.transpose(perm), atol=1e-10)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, strides, padding, dilation", CASES[:-1])
+def test_conv_gradients(x_shape, w_shape, strides, padding, dilation):
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    check_gradients(lambda x, w: ops.conv(x, w, strides=strides, padding=padding,
+                                          dilation_rate=dilation), [x, w])
+
+
+def test_conv_matches_scipy_correlate():
+    scipy_signal = pytest.importorskip("scipy.signal")
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((1, 9, 8, 2)), rng.standard_normal((4, 3, 2, 1))
+    expected = sum(scipy_signal.correlate2d(x[0, :, :, c], w[:, :, c, 0], mode="valid")
+                   for c in range(2))
+    np.testing.assert_allclose(ops.conv(x, w).numpy()[0, :, :, 0], expected, atol=1e-12)
+
+
+def test_fused_conv_bias_relu_and_second_order():
+    rng = np.random.default_rng(4)
+    x, w, b = rng.standard_normal((2, 5, 5, 2)), rng.standard_normal((3, 3, 2, 3)), \
+        rng.standard_normal(3)
+    y = conv_module.fused_conv(x, w, b, activation="relu", padding="same")
+    np.testing.assert_allclose(y.numpy(), np.maximum(ops.conv(x, w, padding="same").numpy()
+                                                     + b, 0), atol=1e-12)
+    check_gradients(lambda x, w, b: conv_module.fused_conv(x, w, b, activation="relu", strides=2,
+                                                   padding="same"), [x, w, b])
+    check_second_order(lambda x, w, b: conv_module.fused_conv(x, w, b, activation="relu",
+                                                      padding="same"), [x[:1], w, b])
+    tanh = conv_module.fused_conv(x, w, b, activation="tanh")
+    np.testing.assert_allclose(tanh.numpy(), np.tanh(ops.conv(x, w).numpy() + b), atol=1e-12)
+
+
+def test_conv_second_order():
+    rng = np.random.default_rng(5)
+    x, w = rng.standard_normal((1, 5, 4, 2)), rng.standard_normal((2, 2, 1, 2))  # groups 2
+    check_second_order(lambda x, w: ops.conv(x, w, strides=2, padding="same"), [x, w])
+
+
+@pytest.mark.parametrize("strides, padding, output_padding, dilation", [
+    (2, "valid", None, 1), (2, "same", None, 1), (1, "same", None, 1), (3, "valid", None, 1),
+    (2, "same", (1, 0), 1), (3, "valid", (2, 1), 1), (1, "valid", None, 2),
+])
+def test_conv_transpose_matches_scatter_definition(strides, padding, output_padding, dilation):
+    rng = np.random.default_rng(6)
+    x, w = rng.standard_normal((2, 3, 4, 2)), rng.standard_normal((3, 2, 4, 2))
+    expected = reference_conv_transpose(x, w, (strides,) * 2, padding, output_padding,
+                                        (dilation,) * 2)
+    y = ops.conv_transpose(x, w, strides=strides, padding=padding,
+                           output_padding=output_padding, dilation_rate=dilation)
+    assert y.shape == expected.shape
+    np.testing.assert_allclose(y.numpy(), expected, atol=1e-10)
+    check_gradients(lambda x, w: ops.conv_transpose(
+        x, w, strides=strides, padding=padding, output_padding=output_padding,
+        dilation_rate=dilation), [x[:1], w])
+
+
+def test_conv_transpose_is_the_adjoint_of_conv_and_second_order():
+    rng = np.random.default_rng(7)
+    a, w = rng.standard_normal((2, 8, 8, 3)), rng.standard_normal((3, 3, 3, 4))
+    y = ops.conv(a, w, strides=2, padding="same")
+    b = rng.standard_normal(y.shape)
+    back = ops.conv_transpose(b, w.transpose(0, 1, 2, 3), strides=2, padding="same")
+    np.testing.assert_allclose(np.sum(y.numpy() * b), np.sum(a * back.numpy()), rtol=1e-10)
+    check_second_order(lambda x, w: ops.conv_transpose(x, w, strides=2, padding="same"),
+                       [b[:1, :2, :2], w])
+
+
+def test_depthwise_and_separable_conv():
+    rng = np.random.default_rng(8)
+    x, dk = rng.standard_normal((2, 6, 6, 3)), rng.standard_normal((3, 3, 3, 2))
+    y = ops.depthwise_conv(x, dk, strides=1, padding="same").numpy()
+    for c in range(3):
+        for m in range(2):
+            expected = reference_conv(x[..., c:c + 1], dk[:, :, c:c + 1, m:m + 1], (1, 1),
+                                      "same", (1, 1))
+            np.testing.assert_allclose(y[..., c * 2 + m], expected[..., 0], atol=1e-10)
+    pk = rng.standard_normal((1, 1, 6, 4))
+    sep = ops.separable_conv(x, dk, pk, strides=2, padding="same").numpy()
+    depthwise = ops.depthwise_conv(x, dk, strides=2, padding="same").numpy()
+    np.testing.assert_allclose(sep, depthwise @ pk[0, 0], atol=1e-10)
+    check_gradients(lambda x, d, p: ops.separable_conv(x, d, p, strides=2, padding="same"),
+                    [x[:1], dk, pk])
+
+
+def test_chunked_path_matches(monkeypatch):
+    rng = np.random.default_rng(9)
+    x, w = rng.standard_normal((5, 6, 6, 2)), rng.standard_normal((3, 3, 2, 3))
+    whole = ops.conv(x, w, padding="same").numpy()
+    monkeypatch.setattr(conv_module, "_CHUNK_BYTES", 1)   # one batch item per chunk
+    np.testing.assert_allclose(ops.conv(x, w, padding="same").numpy(), whole, atol=1e-12)
+    check_gradients(lambda x, w: ops.conv(x, w, padding="same"), [x[:3], w])
+    check_gradients(lambda x, w: ops.conv_transpose(x, w, strides=2),
+                    [x[:2], np.ascontiguousarray(w.transpose(0, 1, 3, 2))])
+
+
+def test_float32_and_int_inputs():
+    x = np.arange(2 * 5 * 5, dtype="int32").reshape(2, 5, 5, 1)
+    w = np.ones((3, 3, 1, 1), "float32")
+    y = ops.conv(x, w)
+    assert y.dtype == "float32"
+    np.testing.assert_allclose(y.numpy(), reference_conv(x.astype(float), w, (1, 1), "valid",
+                                                         (1, 1)), rtol=1e-6)
+
+
+def test_unwatched_input_gets_no_gradient_but_kernel_does():
+    x = ops.convert_to_tensor(np.random.rand(1, 5, 5, 1).astype("float32"))
+    w = keras.Variable(np.random.rand(3, 3, 1, 2).astype("float32"))
+    with keras.GradientTape() as tape:
+        y = ops.sum(ops.conv(x, w))
+    gx, gw = tape.gradient(y, [x, w])
+    assert gx is None
+    for f in range(2):
+        np.testing.assert_allclose(gw.numpy()[:, :, 0, f], _patch_sums(x.numpy()), rtol=1e-5)
+
+
+def _patch_sums(x):
+    return np.array([[x[0, i:i + 3, j:j + 3, 0].sum() for j in range(3)] for i in range(3)])
+
+
+def test_errors_name_the_shapes():
+    x = np.zeros((1, 4, 4, 3))
+    with pytest.raises(ValueError, match=r"kernel .* larger than the padded input.*\(1, 4, 4, 3\)"):
+        ops.conv(x, np.zeros((5, 5, 3, 2)))
+    with pytest.raises(ValueError, match="not a multiple of the kernel's input channels 2"):
+        ops.conv(x, np.zeros((3, 3, 2, 2)))
+    with pytest.raises(ValueError, match="cannot be split into 3 groups"):
+        ops.conv(np.zeros((1, 4, 4, 6)), np.zeros((3, 3, 2, 4)))
+    with pytest.raises(ValueError, match="rank 3, 4 or 5"):
+        ops.conv(np.zeros((4, 4)), np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="unknown padding 'full'"):
+        ops.conv(x, np.zeros((3, 3, 3, 2)), padding="full")
+    with pytest.raises(ValueError, match="unknown data_format 'nhwc'"):
+        ops.conv(x, np.zeros((3, 3, 3, 2)), data_format="nhwc")
+    with pytest.raises(ValueError, match="`strides` must be"):
+        ops.conv(x, np.zeros((3, 3, 3, 2)), strides=(1, 0))
+    with pytest.raises(ValueError, match="kernel's last axis"):
+        ops.conv_transpose(x, np.zeros((3, 3, 2, 2)))

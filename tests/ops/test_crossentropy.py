@@ -1,0 +1,102 @@
+"""kerasish.ops cross-entropies: Keras formulas, logits stability, gradients, bad labels."""
+import numpy as np
+import pytest
+from scipy import special
+
+from kerasish import GradientTape, ops
+from kerasish.backend import epsilon
+from kerasish.testing import check_gradients, check_second_order
+
+RNG = np.random.default_rng(9)
+LOGITS = RNG.standard_normal((4, 3))
+PROBS = special.softmax(LOGITS, axis=-1)
+LABELS = np.array([0, 2, 1, 2])
+ONEHOT = np.eye(3)[LABELS]
+BINARY = (RNG.uniform(size=(4, 3)) > 0.5).astype(float)
+
+
+def _clip(p):
+    return np.clip(p, epsilon(), 1 - epsilon())
+
+
+def test_binary_crossentropy_matches_keras_formula():
+    p = special.expit(LOGITS)
+    ref = -(BINARY * np.log(_clip(p)) + (1 - BINARY) * np.log(1 - _clip(p)))
+    np.testing.assert_allclose(ops.binary_crossentropy(BINARY, p).numpy(), ref, rtol=1e-10)
+    np.testing.assert_allclose(ops.binary_crossentropy(BINARY, LOGITS, from_logits=True).numpy(),
+                               ref, rtol=1e-6)
+    np.testing.assert_allclose(float(ops.binary_crossentropy([1.0], [0.5])[0]), np.log(2), rtol=1e-6)
+
+
+def test_categorical_and_sparse_match_reference():
+    ref = -np.sum(ONEHOT * special.log_softmax(LOGITS, axis=-1), axis=-1)
+    np.testing.assert_allclose(ops.categorical_crossentropy(ONEHOT, LOGITS, from_logits=True).numpy(), ref)
+    np.testing.assert_allclose(ops.categorical_crossentropy(ONEHOT, PROBS).numpy(), ref, rtol=1e-6)
+    np.testing.assert_allclose(ops.sparse_categorical_crossentropy(LABELS, LOGITS, from_logits=True).numpy(), ref)
+    np.testing.assert_allclose(ops.sparse_categorical_crossentropy(LABELS, PROBS).numpy(), ref, rtol=1e-6)
+    np.testing.assert_allclose(ops.sparse_categorical_crossentropy(LABELS[:, None], PROBS).numpy(), ref, rtol=1e-6)
+    np.testing.assert_allclose(  # unnormalised probabilities are renormalised, as in Keras
+        ops.categorical_crossentropy(ONEHOT, PROBS * 3.0).numpy(), ref, rtol=1e-6)
+    moved = ops.categorical_crossentropy(ONEHOT.T, LOGITS.T, from_logits=True, axis=0)
+    np.testing.assert_allclose(moved.numpy(), ref)
+    np.testing.assert_allclose(
+        ops.sparse_categorical_crossentropy(LABELS, LOGITS.T, from_logits=True, axis=0).numpy(), ref)
+    assert ops.sparse_categorical_crossentropy(LABELS.astype("float32"), PROBS).shape == (4,)
+
+
+@pytest.mark.parametrize("from_logits", [False, True])
+def test_gradients(from_logits):
+    out = LOGITS if from_logits else PROBS
+    check_gradients(lambda o: ops.categorical_crossentropy(ONEHOT * 0.8 + 0.05, o, from_logits=from_logits), [out])
+    check_gradients(lambda o: ops.sparse_categorical_crossentropy(LABELS, o, from_logits=from_logits), [out])
+    bout = LOGITS if from_logits else special.expit(LOGITS)
+    check_gradients(lambda o: ops.binary_crossentropy(BINARY, o, from_logits=from_logits), [bout])
+    check_gradients(lambda t: ops.categorical_crossentropy(t, out, from_logits=from_logits), [ONEHOT * 0.5])
+
+
+@pytest.mark.parametrize("from_logits", [False, True])
+def test_second_order(from_logits):
+    out = LOGITS[:2] if from_logits else PROBS[:2]
+    check_second_order(lambda o: ops.categorical_crossentropy(ONEHOT[:2], o, from_logits=from_logits), [out])
+    check_second_order(lambda o: ops.sparse_categorical_crossentropy(LABELS[:2], o, from_logits=from_logits), [out])
+    bout = LOGITS[:2] if from_logits else special.expit(LOGITS[:2])
+    check_second_order(lambda o: ops.binary_crossentropy(BINARY[:2], o, from_logits=from_logits), [bout])
+
+
+def test_logits_of_1e4_give_finite_losses_and_gradients():
+    logits = ops.convert_to_tensor(np.array([[1e4, -1e4, 0.0], [-1e4, 1e4, 1e4]], "float32"))
+    targets = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], "float32")
+    with GradientTape(persistent=True) as tape:
+        tape.watch(logits)
+        losses = [ops.binary_crossentropy(targets, logits, from_logits=True),
+                  ops.categorical_crossentropy(targets, logits, from_logits=True),
+                  ops.sparse_categorical_crossentropy(np.array([1, 0]), logits, from_logits=True)]
+    for loss in losses:
+        grad = tape.gradient(loss, logits)
+        assert np.all(np.isfinite(loss.numpy())) and np.all(np.isfinite(grad.numpy()))
+    np.testing.assert_allclose(losses[0].numpy()[0], [1e4, 1e4, np.log(2)], rtol=1e-6)
+    np.testing.assert_allclose(losses[1].numpy(), [2e4, 2e4 + np.log(2)], rtol=1e-6)
+    np.testing.assert_allclose(tape.gradient(losses[2], logits).numpy()[0], [1.0, -1.0, 0.0], atol=1e-6)
+
+
+def test_bad_labels_raise_instead_of_producing_nan():
+    with pytest.raises(ValueError, match=r"ops.sparse_categorical_crossentropy: received 1 NaN"):
+        ops.sparse_categorical_crossentropy(np.array([0.0, np.nan, 1.0, 2.0]), LOGITS, from_logits=True)
+    with pytest.raises(ValueError, match=r"labels must be in \[0, 3\).*max 3"):
+        ops.sparse_categorical_crossentropy(np.array([0, 3, 1, 1]), LOGITS)
+    with pytest.raises(ValueError, match=r"labels.*\(3,\).*\(4, 3\)"):
+        ops.sparse_categorical_crossentropy(np.array([0, 1, 1]), LOGITS)
+    with pytest.raises(ValueError, match=r"ops.categorical_crossentropy.*\(4, 2\).*\(4, 3\)"):
+        ops.categorical_crossentropy(ONEHOT[:, :2], LOGITS)
+    with pytest.raises(ValueError, match=r"ops.binary_crossentropy.*same shape"):
+        ops.binary_crossentropy(BINARY[:, :1], LOGITS)
+
+
+def test_fused_backward_skips_unwatched_targets_but_serves_watched_ones():
+    logits = ops.convert_to_tensor(LOGITS)
+    target = ops.convert_to_tensor(ONEHOT)
+    with GradientTape(persistent=True) as tape:
+        tape.watch([logits, target])
+        loss = ops.categorical_crossentropy(target, logits, from_logits=True)
+    gt = tape.gradient(loss, target)
+    np.testing.assert_allclose(gt.numpy(), -special.log_softmax(LOGITS, axis=-1))

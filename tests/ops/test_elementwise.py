@@ -1,0 +1,177 @@
+"""kerasish.ops.elementwise: binary math, comparisons, where, clip (values, dtypes, grads)."""
+import numpy as np
+import pytest
+
+from kerasish import ops
+from kerasish.testing import check_gradients, check_second_order
+
+RNG = np.random.default_rng(0)
+SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((4,), ())]
+
+
+def _pos(shape):
+    return RNG.uniform(0.5, 2.0, shape)
+
+
+def _any(shape):
+    return RNG.uniform(-2.0, 2.0, shape)
+
+
+BINARY = {
+    "add": (np.add, _any, _any), "subtract": (np.subtract, _any, _any),
+    "multiply": (np.multiply, _any, _any), "divide": (np.divide, _any, _pos),
+    "power": (np.power, _pos, _any), "maximum": (np.maximum, _any, _any),
+    "minimum": (np.minimum, _any, _any), "mod": (np.mod, _pos, _pos),
+    "arctan2": (np.arctan2, _any, _pos), "logaddexp": (np.logaddexp, _any, _any),
+    "hypot": (np.hypot, _pos, _pos),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+def test_binary_forward_matches_numpy(name, shapes):
+    ref, gen1, gen2 = BINARY[name]
+    a, b = gen1(shapes[0]), gen2(shapes[1])
+    out = getattr(ops, name)(a, b)
+    np.testing.assert_allclose(out.numpy(), ref(a, b), rtol=1e-12)
+    assert out.shape == np.broadcast_shapes(*shapes)
+
+
+@pytest.mark.parametrize("name", sorted(set(BINARY) - {"mod"}))
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+def test_binary_gradients_with_broadcasting(name, shapes):
+    _, gen1, gen2 = BINARY[name]
+    a, b = gen1(shapes[0]), gen2(shapes[1])
+    if name in ("maximum", "minimum"):
+        b = b + 0.05  # keep away from ties, where the derivative jumps
+    check_gradients(getattr(ops, name), [a, b])
+
+
+def test_mod_gradient_away_from_jumps():
+    a, b = np.array([0.7, 2.3, 4.1]), np.array([1.5, 1.0, 1.6])
+    check_gradients(ops.mod, [a, b])
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "power",
+                                  "arctan2", "logaddexp", "hypot"])
+def test_binary_second_order(name):
+    _, gen1, gen2 = BINARY[name]
+    check_second_order(getattr(ops, name), [gen1((2, 3)), gen2((3,))])
+
+
+def test_python_scalars_are_weak_and_not_differentiated():
+    x = ops.convert_to_tensor(np.ones(3, "float16"))
+    assert (x * 2.5).dtype == "float16"
+    assert (2 * x).dtype == "float16"
+    ints = ops.convert_to_tensor(np.array([1, 2], "int8"))
+    assert (ints + 3).dtype == "int8"
+    assert (ints * 0.5).dtype == "float32"
+    check_gradients(lambda x: ops.multiply(3.0, ops.power(x, 2)), [np.array([1.0, -2.0])])
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ("int32", "float32", "float32"), ("int8", "uint8", "int16"), ("int32", "float16", "float16"),
+    ("float32", "float64", "float64"), ("bool", "int32", "int32"), ("int64", "int32", "int64"),
+])
+def test_promotion_of_two_tensors(a, b, expected):
+    x = ops.ones((2,), dtype=a)
+    y = ops.ones((2,), dtype=b)
+    assert ops.add(x, y).dtype == expected
+    assert ops.multiply(y, x).dtype == expected
+
+
+def test_divide_gives_floats_like_keras():
+    i = ops.convert_to_tensor([3, 4])
+    assert (i / i).dtype == "float32"
+    assert ops.divide(i, 2).dtype == "float32"
+    assert ops.true_divide(ops.ones((2,), "int64"), ops.ones((2,), "int64")).dtype == "float32"
+    assert ops.divide(ops.ones((2,), "float64"), 3).dtype == "float64"
+    np.testing.assert_allclose((i / 2).numpy(), [1.5, 2.0])
+    assert (i // 2).dtype == "int32"
+
+
+def test_integer_power_and_negative_exponent_error():
+    i = ops.convert_to_tensor([2, 3])
+    assert ops.power(i, 2).dtype == "int32"
+    np.testing.assert_array_equal(ops.power(i, 2).numpy(), [4, 9])
+    with pytest.raises(ValueError, match="ops.power"):
+        ops.power(i, ops.convert_to_tensor([-1, 1]))
+
+
+def test_comparisons_and_logic():
+    a = ops.convert_to_tensor([1.0, 2.0, 3.0])
+    assert (a > 2).numpy().tolist() == [False, False, True]
+    assert (a <= 2).numpy().tolist() == [True, True, False]
+    assert ops.equal(a, [1, 5, 3]).numpy().tolist() == [True, False, True]
+    assert ops.not_equal(a, 2).numpy().tolist() == [True, False, True]
+    assert ops.greater_equal(a, 2).numpy().tolist() == [False, True, True]
+    m = a > 1
+    assert ops.logical_and(m, a < 3).numpy().tolist() == [False, True, False]
+    assert ops.logical_or(m, a < 2).numpy().tolist() == [True, True, True]
+    assert ops.logical_xor(m, a < 3).numpy().tolist() == [True, False, True]
+    assert ops.logical_not(m).numpy().tolist() == [True, False, False]
+    assert ops.isclose(a, a + 1e-9).numpy().all()
+    assert not ops.isclose(a, a + 1e-3).numpy().any()
+
+
+def test_where_values_dtypes_and_gradient():
+    cond = np.array([True, False, True])
+    out = ops.where(cond, ops.convert_to_tensor([1, 2, 3]), 0.5)
+    assert out.dtype == "float32"
+    np.testing.assert_allclose(out.numpy(), [1, 0.5, 3])
+    check_gradients(lambda a, b: ops.where(cond, a, b), [_any((3,)), _any((2, 3))])
+    check_second_order(lambda a, b: ops.where(cond, ops.square(a), b * a), [_any((3,)), _any((3,))])
+    idx = ops.where(ops.convert_to_tensor([0, 3, 0, 4]))
+    assert idx[0].dtype == "int32" and idx[0].numpy().tolist() == [1, 3]
+    with pytest.raises(ValueError, match="ops.where"):
+        ops.where(cond, 1.0)
+
+
+def test_clip_values_gradient_and_int_dtype():
+    x = np.array([-2.0, 0.5, 3.0, 0.9])
+    np.testing.assert_allclose(ops.clip(x, 0.0, 1.0).numpy(), [0.0, 0.5, 1.0, 0.9])
+    check_gradients(lambda x: ops.clip(x, -1.0, 1.0), [np.array([-2.0, 0.3, -0.4, 3.0])])
+    assert ops.clip(ops.convert_to_tensor([1, 5]), 2, 3).dtype == "int32"
+    assert ops.clip(ops.convert_to_tensor([True, False]), 0, 1).dtype == "int32"
+
+
+def test_divide_no_nan_is_zero_with_zero_gradient():
+    from kerasish import GradientTape
+    x = ops.convert_to_tensor([1.0, 2.0])
+    y = ops.convert_to_tensor([0.0, 4.0])
+    np.testing.assert_allclose(ops.divide_no_nan(x, y).numpy(), [0.0, 0.5])
+    with GradientTape() as tape:
+        tape.watch([x, y])
+        z = ops.divide_no_nan(x, y)
+    gx, gy = tape.gradient(z, [x, y])
+    np.testing.assert_allclose(gx.numpy(), [0.0, 0.25])
+    np.testing.assert_allclose(gy.numpy(), [0.0, -2.0 / 16.0])
+    check_gradients(ops.divide_no_nan, [np.array([1.0, 2.0]), np.array([0.5, 4.0])])
+
+
+def test_maximum_tie_gives_gradient_to_first_argument_like_tf():
+    from kerasish import GradientTape
+    a, b = ops.convert_to_tensor([1.0]), ops.convert_to_tensor([1.0])
+    with GradientTape() as tape:
+        tape.watch([a, b])
+        y = ops.maximum(a, b)
+    ga, gb = tape.gradient(y, [a, b])
+    assert ga.numpy().tolist() == [1.0] and gb.numpy().tolist() == [0.0]
+
+
+def test_gradient_dtype_follows_the_input_when_dtypes_mix():
+    from kerasish import GradientTape
+    a = ops.convert_to_tensor(np.ones(2, "float32"))
+    b = ops.convert_to_tensor(np.ones(2, "float64"))
+    with GradientTape() as tape:
+        tape.watch([a, b])
+        y = ops.multiply(a, b)
+    ga, gb = tape.gradient(y, [a, b])
+    assert y.dtype == "float64" and ga.dtype == "float32" and gb.dtype == "float64"
+
+
+def test_bad_input_shape_mismatch_names_op_shapes_and_dtypes():
+    with pytest.raises(ValueError, match=r"ops.add.*\(2,\) float32.*\(3,\) float32"):
+        ops.add(ops.ones((2,)), ops.ones((3,)))
+    with pytest.raises(ValueError, match=r"ops.multiply.*\(2, 2\).*int32"):
+        ops.multiply(ops.ones((2, 2)), ops.ones((3,), "int32"))

@@ -1,0 +1,76 @@
+"""kerasish.ops.extras: numpy-style extras against numpy."""
+import numpy as np
+import pytest
+from scipy import special
+
+from kerasish import ops
+from kerasish.testing import check_gradients
+
+RNG = np.random.default_rng(13)
+X = RNG.standard_normal((3, 4))
+
+
+def test_integer_ops():
+    a, b = np.array([12, 7, 5]), np.array([8, 3, 5])
+    for name, ref in [("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
+                      ("bitwise_xor", np.bitwise_xor), ("left_shift", np.left_shift),
+                      ("right_shift", np.right_shift), ("gcd", np.gcd), ("lcm", np.lcm)]:
+        np.testing.assert_array_equal(getattr(ops, name)(a, b).numpy(), ref(a, b), err_msg=name)
+    assert ops.bitwise_invert(np.array([0], "int8")).numpy().tolist() == [-1]
+    with pytest.raises(TypeError, match="ops.bitwise_and: needs integer"):
+        ops.bitwise_and(X, 1)
+    np.testing.assert_array_equal(ops.bincount(np.array([0, 1, 1, 3])).numpy(), [1, 2, 0, 1])
+    np.testing.assert_allclose(ops.bincount(np.array([0, 1, 1]), weights=[0.5, 1.0, 2.0]).numpy(), [0.5, 3.0])
+    assert ops.bincount(np.array([[0, 1], [2, 2]])).numpy().tolist() == [[1, 1, 0], [0, 0, 2]]
+    np.testing.assert_array_equal(ops.digitize(np.array([0.5, 2.5]), [1.0, 2.0]).numpy(), [0, 2])
+    vals, inv, counts = ops.unique(np.array([3, 1, 3]), return_inverse=True, return_counts=True)
+    assert vals.numpy().tolist() == [1, 3] and inv.numpy().tolist() == [1, 0, 1] and counts.numpy().tolist() == [1, 2]
+    r, c = ops.unravel_index(np.array([5, 1]), (2, 3))
+    assert r.numpy().tolist() == [1, 0] and c.numpy().tolist() == [2, 1]
+    assert ops.saturate_cast(np.array([300.0, -5.0]), "uint8").numpy().tolist() == [255, 0]
+
+
+@pytest.mark.parametrize("ours, ref", [
+    (lambda o: o.array_split(X, 3, axis=1)[0], lambda: np.array_split(X, 3, axis=1)[0]),
+    (lambda o: o.hsplit(X, 2)[1], lambda: np.hsplit(X, 2)[1]),
+    (lambda o: o.vsplit(X, [1])[1], lambda: np.vsplit(X, [1])[1]),
+    (lambda o: o.dsplit(X[None], 2)[0], lambda: np.dsplit(X[None], 2)[0]),
+    (lambda o: o.dstack([X, X]), lambda: np.dstack([X, X])),
+    (lambda o: o.fliplr(X), lambda: np.fliplr(X)), (lambda o: o.flipud(X), lambda: np.flipud(X)),
+    (lambda o: o.diagflat(X[:2, :2], 1), lambda: np.diagflat(X[:2, :2], 1)),
+    (lambda o: o.ptp(X, axis=1), lambda: np.ptp(X, axis=1)),
+    (lambda o: o.percentile(X, [10, 90], axis=0), lambda: np.percentile(X, [10, 90], axis=0)),
+    (lambda o: o.erfc(X), lambda: special.erfc(X)), (lambda o: o.sinc(X), lambda: np.sinc(X)),
+    (lambda o: o.logaddexp2(X, 1.0), lambda: np.logaddexp2(X, 1.0)),
+    (lambda o: o.fmod(X, 0.7), lambda: np.fmod(X, 0.7)),
+    (lambda o: o.heaviside(X, 0.5), lambda: np.heaviside(X, 0.5)),
+    (lambda o: o.kron(X[:2, :2], X[1:, 1:3]), lambda: np.kron(X[:2, :2], X[1:, 1:3])),
+    (lambda o: o.cross(X[:, :3], X[:, 1:]), lambda: np.cross(X[:, :3], X[:, 1:])),
+    (lambda o: o.trapezoid(X, axis=0), lambda: np.trapezoid(X, axis=0)),
+    (lambda o: o.trapezoid(X, x=np.arange(4.0) ** 2), lambda: np.trapezoid(X, x=np.arange(4.0) ** 2)),
+    (lambda o: o.vander(X[0], 3), lambda: np.vander(X[0], 3)),
+    (lambda o: o.select([X < 0, X > 1], [X, X * 10], 5.0), lambda: np.select([X < 0, X > 1], [X, X * 10], 5.0)),
+    (lambda o: o.isin(np.arange(5), [1, 3]), lambda: np.isin(np.arange(5), [1, 3])),
+    (lambda o: o.get_item(X, (1, slice(1, 3))), lambda: X[1, 1:3]),
+    (lambda o: o.sparse_sigmoid(X), lambda: np.clip((X + 1) / 2, 0, 1)),
+], ids=lambda v: "")
+def test_values_match_numpy(ours, ref):
+    np.testing.assert_allclose(ours(ops).numpy(), ref(), rtol=1e-10, atol=1e-12)
+
+
+def test_nan_reductions():
+    x = X.copy()
+    x[0, 1] = np.nan
+    for name in ("nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanvar", "nanstd"):
+        np.testing.assert_allclose(getattr(ops, name)(x, axis=1).numpy(), getattr(np, name)(x, axis=1),
+                                   err_msg=name)
+    check_gradients(lambda x: ops.nanmean(x, axis=0), [X])
+
+
+def test_allclose_psnr_and_gradients():
+    assert bool(ops.allclose(X, X + 1e-9)) and not bool(ops.allclose(X, X + 1e-3))
+    assert float(ops.psnr(np.ones(4), np.zeros(4), 1.0)) == pytest.approx(0.0)
+    assert float(ops.psnr(np.ones(4), np.full(4, 0.9), 1.0)) == pytest.approx(20.0)
+    check_gradients(lambda a, b: ops.cross(a, b), [X[:, :3], X[:, 1:]])
+    check_gradients(lambda a, b: ops.kron(a, b), [X[:2, :2], X[1:, 1:3]])
+    check_gradients(lambda x: ops.sinc(x), [X + 0.01])

@@ -1,0 +1,121 @@
+"""kerasish.ops.manipulation and layout: shapes, joins, splits, pads, grids."""
+import numpy as np
+import pytest
+
+from kerasish import ops
+from kerasish.testing import check_gradients, check_second_order
+
+RNG = np.random.default_rng(3)
+X = RNG.standard_normal((2, 3, 4))
+
+
+@pytest.mark.parametrize("fn, ref", [
+    (lambda o, x: o.reshape(x, (4, -1)), lambda x: x.reshape(4, -1)),
+    (lambda o, x: o.transpose(x), lambda x: x.T),
+    (lambda o, x: o.transpose(x, (1, 0, 2)), lambda x: x.transpose(1, 0, 2)),
+    (lambda o, x: o.moveaxis(x, 0, -1), lambda x: np.moveaxis(x, 0, -1)),
+    (lambda o, x: o.moveaxis(x, [0, 1], [2, 0]), lambda x: np.moveaxis(x, [0, 1], [2, 0])),
+    (lambda o, x: o.swapaxes(x, 0, 2), lambda x: np.swapaxes(x, 0, 2)),
+    (lambda o, x: o.expand_dims(x, 1), lambda x: np.expand_dims(x, 1)),
+    (lambda o, x: o.expand_dims(x, (0, -1)), lambda x: np.expand_dims(x, (0, -1))),
+    (lambda o, x: o.squeeze(o.expand_dims(x, 1), 1), lambda x: x),
+    (lambda o, x: o.ravel(x), np.ravel),
+    (lambda o, x: o.flatten(x), np.ravel),
+    (lambda o, x: o.broadcast_to(x[:, :1], (2, 3, 4)), lambda x: np.broadcast_to(x[:, :1], (2, 3, 4))),
+    (lambda o, x: o.tile(x, (2, 1, 1)), lambda x: np.tile(x, (2, 1, 1))),
+    (lambda o, x: o.tile(x[0, 0], 3), lambda x: np.tile(x[0, 0], 3)),
+    (lambda o, x: o.repeat(x, 2, axis=1), lambda x: np.repeat(x, 2, axis=1)),
+    (lambda o, x: o.repeat(x, [1, 0, 2], axis=1), lambda x: np.repeat(x, [1, 0, 2], axis=1)),
+    (lambda o, x: o.repeat(x, 2), lambda x: np.repeat(x, 2)),
+    (lambda o, x: o.flip(x, 1), lambda x: np.flip(x, 1)),
+    (lambda o, x: o.flip(x), np.flip),
+    (lambda o, x: o.roll(x, 2, axis=2), lambda x: np.roll(x, 2, axis=2)),
+    (lambda o, x: o.roll(x, (1, -1), axis=(0, 2)), lambda x: np.roll(x, (1, -1), axis=(0, 2))),
+    (lambda o, x: o.rot90(x), lambda x: np.rot90(x)),
+    (lambda o, x: o.rot90(x, 3, (1, 2)), lambda x: np.rot90(x, 3, (1, 2))),
+    (lambda o, x: o.rot90(x, 2, (0, 2)), lambda x: np.rot90(x, 2, (0, 2))),
+    (lambda o, x: o.diff(x, 2, axis=-1), lambda x: np.diff(x, 2, axis=-1)),
+    (lambda o, x: o.pad(x, [[1, 0], [0, 2], [1, 1]]), lambda x: np.pad(x, [[1, 0], [0, 2], [1, 1]])),
+    (lambda o, x: o.pad(x, 1, constant_values=2.0), lambda x: np.pad(x, 1, constant_values=2.0)),
+    (lambda o, x: o.pad(x, [[0, 0], [2, 1], [1, 2]], "reflect"),
+     lambda x: np.pad(x, [[0, 0], [2, 1], [1, 2]], "reflect")),
+    (lambda o, x: o.pad(x, (1, 2), "symmetric"), lambda x: np.pad(x, (1, 2), "symmetric")),
+    (lambda o, x: o.pad(x, 2, "edge"), lambda x: np.pad(x, 2, "edge")),
+    (lambda o, x: o.pad(x, [[1, 1], [0, 0], [3, 0]], "wrap"), lambda x: np.pad(x, [[1, 1], [0, 0], [3, 0]], "wrap")),
+    (lambda o, x: o.concatenate([x, x[:, :1]], axis=1), lambda x: np.concatenate([x, x[:, :1]], 1)),
+    (lambda o, x: o.concatenate([x, x], axis=-1), lambda x: np.concatenate([x, x], -1)),
+    (lambda o, x: o.stack([x, x], axis=1), lambda x: np.stack([x, x], 1)),
+    (lambda o, x: o.hstack([x, x]), lambda x: np.hstack([x, x])),
+    (lambda o, x: o.vstack([x[0], x[1]]), lambda x: np.vstack([x[0], x[1]])),
+    (lambda o, x: o.vstack([x[0, 0], x[1, 0]]), lambda x: np.vstack([x[0, 0], x[1, 0]])),
+    (lambda o, x: o.append(x, x[0]), lambda x: np.append(x, x[0])),
+    (lambda o, x: o.append(x, x, axis=0), lambda x: np.append(x, x, axis=0)),
+    (lambda o, x: o.split(x, 2, axis=-1)[1], lambda x: np.split(x, 2, axis=-1)[1]),
+    (lambda o, x: o.split(x, [1, 3], axis=2)[2], lambda x: np.split(x, [1, 3], axis=2)[2]),
+    (lambda o, x: o.unstack(x, axis=1)[2], lambda x: x[:, 2]),
+], ids=lambda v: "" if callable(v) else str(v))
+def test_forward_and_gradient(fn, ref):
+    np.testing.assert_allclose(fn(ops, X).numpy(), ref(X))
+    check_gradients(lambda x: fn(ops, x), [X])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: ops.transpose(ops.reshape(x, (3, 2)) ** 2),
+    lambda x: ops.tile(ops.square(x), (2, 1)),
+    lambda x: ops.concatenate([ops.square(x), ops.sin(x)], axis=0),
+    lambda x: ops.pad(ops.square(x), 1, "reflect"),
+    lambda x: ops.broadcast_to(ops.square(x[:1]), (3, 3)),
+    lambda x: ops.repeat(ops.square(x), 2, axis=0),
+])
+def test_second_order(fn):
+    check_second_order(fn, [RNG.standard_normal((2, 3))])
+
+
+def test_meshgrid_matches_numpy_and_is_differentiable():
+    a, b, c = np.arange(3.0), np.arange(2.0) + 5, np.arange(4.0)
+    for indexing in ("xy", "ij"):
+        ours = ops.meshgrid(a, b, c, indexing=indexing)
+        for got, want in zip(ours, np.meshgrid(a, b, c, indexing=indexing)):
+            np.testing.assert_array_equal(got.numpy(), want)
+    check_gradients(lambda a, b: ops.meshgrid(a, b)[0] * ops.meshgrid(a, b)[1], [a, b])
+    with pytest.raises(ValueError, match="ops.meshgrid"):
+        ops.meshgrid(a, indexing="xx")
+
+
+def test_concatenate_promotes_dtypes():
+    out = ops.concatenate([ops.ones((2,), "int32"), ops.ones((1,), "float32")])
+    assert out.dtype == "float32"
+    assert ops.concatenate([ops.ones((1,), "int8"), ops.ones((1,), "uint8")]).dtype == "int16"
+
+
+def test_int_tensors_keep_dtype_through_shape_ops():
+    i = ops.reshape(ops.arange(6), (2, 3))
+    assert i.dtype == "int32"
+    assert ops.transpose(i).dtype == "int32" and ops.pad(i, 1).dtype == "int32"
+    assert ops.tile(i, 2).numpy().tolist()[0] == [0, 1, 2, 0, 1, 2]
+    assert ops.size(i) == 6
+
+
+def test_bad_input_errors_name_the_op_and_shapes():
+    with pytest.raises(ValueError, match=r"ops.reshape.*\(2, 3, 4\).*24 elements.*\(5, -1\)"):
+        ops.reshape(X, (5, -1))
+    with pytest.raises(ValueError, match=r"ops.concatenate.*axis 0.*\(2, 3\).*\(2, 4\)"):
+        ops.concatenate([ops.ones((2, 3)), ops.ones((2, 4))])
+    with pytest.raises(ValueError, match=r"ops.concatenate: axis 2 is out of bounds"):
+        ops.concatenate([ops.ones((2, 3)), ops.ones((2, 3))], axis=2)
+    with pytest.raises(ValueError, match=r"ops.stack.*same shape"):
+        ops.stack([ops.ones((2,)), ops.ones((3,))])
+    with pytest.raises(ValueError, match=r"ops.split.*size 3.*2 equal sections"):
+        ops.split(ops.ones((3,)), 2)
+    with pytest.raises(ValueError, match=r"ops.squeeze.*axis 1 of size 3"):
+        ops.squeeze(X, 1)
+    with pytest.raises(ValueError, match=r"ops.broadcast_to.*\(2, 3, 4\).*\(5,\)"):
+        ops.broadcast_to(X, (5,))
+    with pytest.raises(ValueError, match=r"ops.transpose"):
+        ops.transpose(X, (0, 0, 1))
+    with pytest.raises(ValueError, match=r"ops.pad.*constant_values"):
+        ops.pad(X, 1, mode="edge", constant_values=1.0)
+    with pytest.raises(NotImplementedError, match=r"ops.pad.*'mean'"):
+        ops.pad(X, 1, mode="mean")
+    with pytest.raises(ValueError, match=r"ops.unstack.*num=2"):
+        ops.unstack(X, num=2, axis=1)

@@ -1,0 +1,43 @@
+"""Python operators on Tensor dispatch to differentiable ops."""
+import numpy as np
+import pytest
+
+from kerasish import GradientTape, ops
+
+
+def test_arithmetic_and_reflected_operators():
+    a = ops.convert_to_tensor([1.0, 2.0])
+    n = np.array([3.0, 4.0])
+    cases = [(a + n, n + 1.0 + 0 * n + 1 - 1 + 0), (n + a, [4, 6]), (a - 1, [0, 1]), (1 - a, [0, -1]),
+             (a * 2, [2, 4]), (2 * a, [2, 4]), (a / 2, [0.5, 1]), (2 / a, [2, 1]), (a // 1.5, [0, 1]),
+             (a % 1.5, [1, 0.5]), (a ** 2, [1, 4]), (2 ** a, [2, 4]), (-a, [-1, -2]), (+a, [1, 2]),
+             (abs(-a), [1, 2]), (n - a, [2, 2]), (n * a, [3, 8]), (n / a, [3, 2])]
+    for got, want in cases[1:]:
+        np.testing.assert_allclose(got.numpy(), want)
+    np.testing.assert_allclose((a + n).numpy(), [4.0, 6.0])
+    assert isinstance(n + a, type(a))
+
+
+def test_comparison_logic_indexing_and_methods():
+    a = ops.convert_to_tensor([1.0, 2.0, 3.0])
+    assert (a == 2).numpy().tolist() == [False, True, False]
+    assert (a != 2).numpy().tolist() == [True, False, True]
+    assert ((a > 1) & (a < 3)).numpy().tolist() == [False, True, False]
+    assert ((a < 2) | (a > 2)).numpy().tolist() == [True, False, True]
+    assert ((a > 1) ^ (a > 2)).numpy().tolist() == [False, True, False]
+    assert (~(a > 1)).numpy().tolist() == [True, False, False]
+    m = ops.reshape(ops.arange(6.0), (2, 3))
+    assert m.T.shape == (3, 2) and m.reshape(3, 2).shape == (3, 2) and m.reshape((6,)).shape == (6,)
+    assert m[1, 2].numpy() == 5.0 and len(m) == 2 and [r.shape for r in m] == [(3,), (3,)]
+    assert m.astype("int32").dtype == "int32"
+    assert hash(a) != hash(ops.convert_to_tensor([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(a > 1)
+
+
+def test_operators_are_recorded():
+    x = ops.convert_to_tensor([1.0, 2.0])
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = ops.sum((x * x + 1 / x) @ ops.ones((2, 2)))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2 * (2 * x.numpy() - 1 / x.numpy() ** 2))

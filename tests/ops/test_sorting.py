@@ -1,0 +1,57 @@
+"""kerasish.ops.sorting: sort, argsort, top_k, in_top_k, quantiles, averages."""
+import numpy as np
+import pytest
+
+from kerasish import ops
+from kerasish.testing import check_gradients
+
+RNG = np.random.default_rng(7)
+X = RNG.standard_normal((3, 5))
+
+
+def test_sort_and_argsort():
+    np.testing.assert_array_equal(ops.sort(X).numpy(), np.sort(X))
+    np.testing.assert_array_equal(ops.sort(X, axis=0).numpy(), np.sort(X, axis=0))
+    idx = ops.argsort(ops.convert_to_tensor([3, 1, 1, 2]))
+    assert idx.dtype == "int32" and idx.numpy().tolist() == [1, 2, 3, 0]  # stable, like Keras
+    np.testing.assert_array_equal(ops.argsort(X, axis=None).numpy(), np.argsort(X, axis=None, kind="stable"))
+    check_gradients(lambda x: ops.sort(x, axis=-1) * np.arange(5.0), [X])
+
+
+def test_top_k_ties_take_the_lower_index_first():
+    values, idx = ops.top_k(ops.convert_to_tensor([1.0, 3.0, 3.0, 2.0]), 2)
+    assert values.numpy().tolist() == [3.0, 3.0] and idx.numpy().tolist() == [1, 2]
+    assert idx.dtype == "int32"
+    v, i = ops.top_k(X, 3)
+    np.testing.assert_array_equal(v.numpy(), -np.sort(-X, axis=-1)[:, :3])
+    np.testing.assert_array_equal(np.take_along_axis(X, i.numpy(), -1), v.numpy())
+    check_gradients(lambda x: ops.top_k(x, 2)[0], [X])
+    assert ops.top_k(ops.convert_to_tensor([1, 5, 3], "uint8"), 1)[0].numpy().tolist() == [5]
+    with pytest.raises(ValueError, match=r"ops.top_k: k=6.*\(3, 5\)"):
+        ops.top_k(X, 6)
+
+
+def test_in_top_k_counts_ties():
+    preds = [[0.1, 0.7, 0.2], [0.5, 0.5, 0.0], [0.3, 0.3, 0.4]]
+    out = ops.in_top_k(ops.convert_to_tensor([1, 1, 0]), preds, 1)
+    assert out.numpy().tolist() == [True, True, False]
+    assert ops.in_top_k([0, 1, 0], preds, 2).numpy().tolist() == [False, True, True]
+
+
+def test_quantile_median_average_searchsorted():
+    np.testing.assert_allclose(ops.median(X, axis=1).numpy(), np.median(X, axis=1))
+    np.testing.assert_allclose(float(ops.median(X)), np.median(X))
+    for method in ("linear", "lower", "higher", "midpoint", "nearest"):
+        np.testing.assert_allclose(ops.quantile(X, 0.3, axis=0, method=method).numpy(),
+                                   np.quantile(X, 0.3, axis=0, method=method), err_msg=method)
+    np.testing.assert_allclose(ops.quantile(X, [0.1, 0.9], axis=1, keepdims=True).numpy(),
+                               np.quantile(X, [0.1, 0.9], axis=1, keepdims=True))
+    assert ops.median(ops.ones((3,), "float32")).dtype == "float32"
+    check_gradients(lambda x: ops.median(x, axis=1), [X[:, :4]])
+    w = np.array([1.0, 2.0, 0.0, 1.0, 1.0])
+    np.testing.assert_allclose(ops.average(X, axis=1, weights=w).numpy(), np.average(X, axis=1, weights=w))
+    np.testing.assert_allclose(float(ops.average(X)), np.average(X))
+    check_gradients(lambda x, w: ops.average(x, axis=1, weights=w), [X, w + 0.5])
+    s = ops.searchsorted(ops.convert_to_tensor([1.0, 3.0, 5.0]), [4.0, 1.0])
+    assert s.dtype == "int32" and s.numpy().tolist() == [2, 0]
+    assert ops.searchsorted(np.array([1.0, 3.0]), np.array([3.0]), side="right").numpy().tolist() == [2]

@@ -1,0 +1,86 @@
+"""kerasish.random: seeds (int, SeedGenerator, global), distributions, dropout."""
+import numpy as np
+import pytest
+
+import kerasish as keras
+from kerasish import GradientTape, ops, random
+
+DRAWS = [
+    lambda seed: random.normal((50,), seed=seed),
+    lambda seed: random.uniform((50,), minval=-1, maxval=2, seed=seed),
+    lambda seed: random.truncated_normal((50,), seed=seed),
+    lambda seed: random.randint((50,), 0, 10, seed=seed),
+    lambda seed: random.categorical(ops.zeros((2, 4)), 10, seed=seed),
+    lambda seed: random.shuffle(ops.arange(20), seed=seed),
+    lambda seed: random.dropout(ops.ones((50,)), 0.5, seed=seed),
+    lambda seed: random.gamma((20,), 2.0, seed=seed),
+    lambda seed: random.binomial((20,), 10, 0.3, seed=seed),
+    lambda seed: random.beta((20,), 2.0, 3.0, seed=seed),
+]
+
+
+@pytest.mark.parametrize("draw", DRAWS)
+def test_int_seeds_are_reproducible_and_distinct(draw):
+    a, b, c = draw(1), draw(1), draw(2)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert not np.array_equal(a.numpy(), c.numpy())
+
+
+def test_seed_generator_advances_and_is_deterministic():
+    g1, g2 = random.SeedGenerator(42), random.SeedGenerator(42)
+    a1, b1 = random.normal((5,), seed=g1), random.normal((5,), seed=g1)
+    a2 = random.normal((5,), seed=g2)
+    assert not np.array_equal(a1.numpy(), b1.numpy())
+    np.testing.assert_array_equal(a1.numpy(), a2.numpy())
+    assert g1.state == (42, 2) and g1.get_config() == {"seed": 42}
+    g2.set_state((42, 1))
+    np.testing.assert_array_equal(random.normal((5,), seed=g2).numpy(), b1.numpy())
+
+
+def test_global_seed_makes_unseeded_draws_reproducible_on_every_device():
+    keras.utils.set_random_seed(7)
+    a = random.normal((4,)).numpy()
+    with keras.device("cpu:3"):  # a device created after seeding
+        d = random.normal((4,))
+    keras.random.set_seed(7)
+    np.testing.assert_array_equal(random.normal((4,)).numpy(), a)
+    with keras.device("cpu:3"):
+        np.testing.assert_array_equal(random.normal((4,)).numpy(), d.numpy())
+    assert d.device == "cpu:3"
+    assert not np.array_equal(random.normal((4,)).numpy(), a)
+
+
+def test_distributions_have_the_right_moments_and_dtypes():
+    x = random.normal((20000,), mean=2.0, stddev=3.0, seed=0).numpy()
+    assert abs(x.mean() - 2.0) < 0.1 and abs(x.std() - 3.0) < 0.1 and x.dtype == np.float32
+    u = random.uniform((20000,), 1.0, 3.0, seed=0, dtype="float64").numpy()
+    assert u.dtype == np.float64 and u.min() >= 1.0 and u.max() < 3.0
+    t = random.truncated_normal((20000,), seed=0).numpy()
+    assert np.abs(t).max() <= 2.0
+    r = random.randint((1000,), 3, 6, seed=0)
+    assert r.dtype == "int32" and set(r.numpy().tolist()) == {3, 4, 5}
+    c = random.categorical(ops.log(ops.convert_to_tensor([[0.1, 0.9]])), 5000, seed=0).numpy()
+    assert abs(c.mean() - 0.9) < 0.03
+    assert sorted(random.shuffle(ops.arange(10), seed=3).numpy().tolist()) == list(range(10))
+    with pytest.raises(ValueError, match="float dtype"):
+        random.normal((2,), dtype="int32")
+    with pytest.raises(ValueError, match="seed"):
+        random.normal((2,), seed="abc")
+
+
+def test_dropout_rate_semantics_and_gradient():
+    x = ops.ones((10000,))
+    out = random.dropout(x, 0.25, seed=1).numpy()
+    assert set(np.unique(out).tolist()) == {0.0, float(np.float32(1 / 0.75))}
+    assert abs((out == 0).mean() - 0.25) < 0.02
+    np.testing.assert_array_equal(random.dropout(x, 0.0).numpy(), x.numpy())
+    shared = random.dropout(ops.ones((4, 6)), 0.5, noise_shape=(4, 1), seed=2).numpy()
+    assert all(len(set(row.tolist())) == 1 for row in shared)
+    v = ops.convert_to_tensor(np.arange(1.0, 7.0))
+    with GradientTape() as tape:
+        tape.watch(v)
+        y = random.dropout(v, 0.5, seed=4)
+    g = tape.gradient(y, v).numpy()
+    np.testing.assert_array_equal(g, (y.numpy() != 0) * 2.0)
+    with pytest.raises(ValueError, match="rate"):
+        random.dropout(x, 1.0)
