@@ -26,6 +26,40 @@ from kerasish.layers.reshaping.repeat_vector import RepeatVector
 from kerasish.layers.reshaping.reshape import Reshape
 
 # --- vision layers (convolution, pooling, normalization, image reshaping)
+from kerasish.layers.convolutional.conv1d import Conv1D
+from kerasish.layers.convolutional.conv2d import Conv2D
+from kerasish.layers.convolutional.conv2d_transpose import Conv2DTranspose
+from kerasish.layers.convolutional.depthwise_conv2d import DepthwiseConv2D
+from kerasish.layers.convolutional.separable_conv2d import SeparableConv2D
+from kerasish.layers.normalization.batch_normalization import BatchNormalization
+from kerasish.layers.normalization.group_normalization import GroupNormalization
+from kerasish.layers.normalization.layer_normalization import LayerNormalization
+from kerasish.layers.pooling.average_pooling1d import AveragePooling1D
+from kerasish.layers.pooling.average_pooling2d import AveragePooling2D
+from kerasish.layers.pooling.global_average_pooling1d import GlobalAveragePooling1D
+from kerasish.layers.pooling.global_average_pooling2d import GlobalAveragePooling2D
+from kerasish.layers.pooling.global_max_pooling1d import GlobalMaxPooling1D
+from kerasish.layers.pooling.global_max_pooling2d import GlobalMaxPooling2D
+from kerasish.layers.pooling.max_pooling1d import MaxPooling1D
+from kerasish.layers.pooling.max_pooling2d import MaxPooling2D
+from kerasish.layers.reshaping.cropping1d import Cropping1D
+from kerasish.layers.reshaping.cropping2d import Cropping2D
+from kerasish.layers.reshaping.up_sampling1d import UpSampling1D
+from kerasish.layers.reshaping.up_sampling2d import UpSampling2D
+from kerasish.layers.reshaping.zero_padding1d import ZeroPadding1D
+from kerasish.layers.reshaping.zero_padding2d import ZeroPadding2D
+Convolution1D = Conv1D
+Convolution2D = Conv2D
+Convolution2DTranspose = Conv2DTranspose
+SeparableConvolution2D = SeparableConv2D
+MaxPool1D = MaxPooling1D
+MaxPool2D = MaxPooling2D
+AvgPool1D = AveragePooling1D
+AvgPool2D = AveragePooling2D
+GlobalAvgPool1D = GlobalAveragePooling1D
+GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalMaxPool1D = GlobalMaxPooling1D
+GlobalMaxPool2D = GlobalMaxPooling2D
 
 # --- sequence layers (embedding, recurrent, masking, wrappers)
 from kerasish.layers.core.embedding import Embedding

@@ -23,12 +23,15 @@ class KerasTensor:
         (None, 3)
     """
 
-    def __init__(self, shape, dtype=None, sparse=False, name=None):
+    def __init__(self, shape, dtype=None, sparse=False, ragged=False, name=None):
+        from kerasish.utils import naming
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = config.standardize_dtype(dtype)
-        self.sparse = sparse
-        self.name = name
+        self.sparse = bool(sparse)
+        self.ragged = bool(ragged)
+        self.name = name or naming.auto_name("KerasTensor")  # "keras_tensor", "keras_tensor_1", ...
         self._keras_history = None  # (layer, node_index, tensor_index)
+        self._keras_mask = None  # a bool KerasTensor when the layer producing it masks
 
     @property
     def ndim(self):
@@ -36,7 +39,7 @@ class KerasTensor:
 
     def __repr__(self):
         return (f"<KerasTensor shape={self.shape}, dtype={self.dtype}, "
-                f"sparse={self.sparse}, name={self.name}>")
+                f"sparse={self.sparse}, ragged={self.ragged}, name={self.name}>")
 
     def __array__(self, *args, **kwargs):
         raise ValueError(
@@ -47,28 +50,37 @@ class KerasTensor:
     def __len__(self):
         raise TypeError("KerasTensor has no len(); use .shape.")
 
-    def _op(self, fn, *args, **kwargs):
-        from kerasish.layers.core.lambda_layer import SymbolicOp
-        return SymbolicOp(fn, kwargs)(self, *args)
+    def _op(self, fn, *args, op_name="SymbolicOp", **kwargs):
+        from kerasish.layers import symbolic
+        return symbolic.symbolic_op(fn, op_name, (self,) + args, kwargs)
 
 
 def _install_operators():
-    """KerasTensor arithmetic (x + 1, x[:, 0], ...) becomes a recorded symbolic op."""
+    """KerasTensor arithmetic (x + 1, 1 - x, x[:, 0], ...) records the op Keras records."""
     from kerasish import ops
+    from kerasish.layers import symbolic
 
-    def binary(fn):
-        return lambda self, other: self._op(lambda a, b: fn(a, b), other)
+    def binary(fn, op_name):
+        return lambda self, other: symbolic.symbolic_op(fn, op_name, (self, other), {})
 
-    def rbinary(fn):
-        return lambda self, other: self._op(lambda a, b: fn(b, a), other)
+    def rbinary(fn, op_name):
+        return lambda self, other: symbolic.symbolic_op(fn, op_name, (other, self), {})
 
-    pairs = {"add": ops.add, "sub": ops.subtract, "mul": ops.multiply,
-             "truediv": ops.divide, "pow": ops.power, "matmul": ops.matmul}
-    for name, fn in pairs.items():
-        setattr(KerasTensor, f"__{name}__", binary(fn))
-        setattr(KerasTensor, f"__r{name}__", rbinary(fn))
-    KerasTensor.__neg__ = lambda self: self._op(ops.negative)
-    KerasTensor.__getitem__ = lambda self, key: self._op(lambda a: a[key])
+    pairs = {"add": (ops.add, "Add"), "sub": (ops.subtract, "Subtract"),
+             "mul": (ops.multiply, "Multiply"), "truediv": (ops.true_divide, "TrueDivide"),
+             "pow": (ops.power, "Power"), "matmul": (ops.matmul, "Matmul"),
+             "floordiv": (ops.floor_divide, "FloorDivide"), "mod": (ops.mod, "Mod")}
+    for name, (fn, op_name) in pairs.items():
+        setattr(KerasTensor, f"__{name}__", binary(fn, op_name))
+        setattr(KerasTensor, f"__r{name}__", rbinary(fn, op_name))
+    comparisons = {"lt": (ops.less, "Less"), "le": (ops.less_equal, "LessEqual"),
+                   "gt": (ops.greater, "Greater"), "ge": (ops.greater_equal, "GreaterEqual")}
+    for name, (fn, op_name) in comparisons.items():
+        setattr(KerasTensor, f"__{name}__", binary(fn, op_name))
+    KerasTensor.__neg__ = lambda self: symbolic.symbolic_op(ops.negative, "Negative", (self,), {})
+    KerasTensor.__abs__ = lambda self: symbolic.symbolic_op(ops.absolute, "Absolute", (self,), {})
+    KerasTensor.__getitem__ = lambda self, key: symbolic.symbolic_op(
+        lambda a: a[key], "GetItem", (self,), {})
 
 
 def any_symbolic(*args, **kwargs):

@@ -6,6 +6,7 @@ attaches the output mask. Called on KerasTensors it records a graph node
 instead (functional API). Sublayers and variables assigned as attributes
 (also inside lists and dicts) are found by scanning the instance.
 """
+import functools
 import inspect
 import threading
 import warnings
@@ -56,6 +57,13 @@ class Layer:
         ...         return keras.ops.matmul(inputs, self.w)
     """
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if build is not None and not getattr(build, "_kerasish_default", False) \
+                and not getattr(build, "_kerasish_marks_built", False):
+            cls.build = _marking_built(build)
+
     def __new__(cls, *args, **kwargs):
         obj = super().__new__(cls)
         obj.__dict__["_init_args"] = (args, dict(kwargs))
@@ -65,7 +73,7 @@ class Layer:
                  autocast=True, name=None, **kwargs):
         unknown = set(kwargs) - _BASE_KWARGS
         if unknown:
-            raise TypeError(
+            raise ValueError(
                 f"Unrecognized keyword arguments passed to {type(self).__name__}: "
                 f"{ {k: kwargs[k] for k in sorted(unknown)} }"
             )
@@ -313,6 +321,8 @@ class Layer:
         if sig.has_mask and kwargs.get("mask") is None and previous_mask is not None:
             kwargs["mask"] = previous_mask
         if not self.built:
+            if self.input_spec is not None:  # as Keras: checked before build, and after
+                assert_input_compatibility(self.input_spec, first, self.name)
             self._build_from_inputs(args, kwargs, sig)
         shape = getattr(first, "shape", None)
         if shape is None or shape != self._checked_shape:
@@ -371,11 +381,18 @@ class Layer:
                 batch = out.shape[0] if out.ndim else 1
                 self.add_loss(self._activity_regularizer(out) / float(batch))
         if self.supports_masking or previous_mask is not None:
+            flat_outputs = tree.flatten(outputs)
+            if all(getattr(out, "_keras_mask", None) is not None for out in flat_outputs):
+                return  # `call` set the masks itself
             mask = self.compute_mask(inputs, previous_mask)
-            if mask is not None:
-                for out in tree.flatten(outputs):
-                    if isinstance(out, Tensor) and out._keras_mask is None and out is not inputs:
-                        out._keras_mask = mask
+            if mask is None:
+                return
+            # As Keras: the i-th mask goes to the i-th output (a single mask to the only/first
+            # output); a list mask like RNN's `[sequence_mask, None, None]` is spread out.
+            for out, m in zip(flat_outputs, tree.flatten(mask)):
+                if isinstance(out, Tensor) and m is not None and out._keras_mask is None \
+                        and out is not inputs:
+                    out._keras_mask = m
 
     def compute_mask(self, inputs, previous_mask=None):
         """The output mask; by default the input mask if masking is supported."""
@@ -486,6 +503,19 @@ class Layer:
 
 
 # Helpers -------------------------------------------------------------------
+def _marking_built(build):
+    """Wraps a subclass's `build` so that calling it by hand marks the layer built (as Keras)."""
+    @functools.wraps(build)
+    def wrapper(self, *args, **kwargs):
+        result = build(self, *args, **kwargs)
+        self.built = True
+        if getattr(self, "_build_shapes", None) is None and args:
+            self._build_shapes = args[0]
+        return result
+    wrapper._kerasish_marks_built = True
+    return wrapper
+
+
 class _Signature:
     def __init__(self, cls):
         params = inspect.signature(cls.call).parameters

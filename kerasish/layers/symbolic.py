@@ -6,11 +6,13 @@ mode with every unknown (None) size set to 2, then to 3; output sizes that
 follow the probe size are unknown (None) in the result. This lets any
 custom layer join a functional model without writing shape logic.
 """
+import functools
+
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
-from kerasish.layers.keras_tensor import KerasTensor, Node
+from kerasish.layers.keras_tensor import KerasTensor, Node, any_symbolic
 from kerasish.ops import core
 from kerasish.utils import tree
 
@@ -20,13 +22,177 @@ _PROBE_SIZES = (2, 3)
 def symbolic_call(layer, args, kwargs):
     """Builds `layer` from symbolic shapes, infers outputs, records a Node."""
     first = args[0] if args else next(iter(kwargs.values()))
+    if layer.input_spec is not None and isinstance(first, (KerasTensor, list, tuple)):
+        from kerasish.layers.input_spec import assert_input_compatibility
+        assert_input_compatibility(layer.input_spec, first, layer.name)
     if not layer.built:
         shapes = tree.map_structure(
             lambda t: tuple(t.shape) if isinstance(t, KerasTensor) else _shape_of(t), first)
         layer._maybe_build(shapes)
+    kwargs = _with_mask_argument(layer, args, kwargs)
     outputs = layer.compute_output_spec(*args, **kwargs)
+    _attach_masks(layer, first, outputs)
     Node(layer, args, kwargs, outputs)
     return outputs
+
+
+def _with_mask_argument(layer, args, kwargs):
+    """As Keras: a layer whose `call` takes `mask` gets its only tensor argument's
+    symbolic mask, which then is a graph input of the call (`Connected to`).
+    Only masks produced by recorded ops qualify (others flow at run time)."""
+    from kerasish.layers.layer import _signature
+    if not _signature(type(layer)).has_mask or kwargs.get("mask") is not None:
+        return kwargs
+    tensor_args = [a for a in args if any(isinstance(t, KerasTensor) for t in tree.flatten(a))]
+    tensor_kwargs = [v for k, v in kwargs.items()
+                     if any(isinstance(t, KerasTensor) for t in tree.flatten(v))]
+    if len(tensor_args) + len(tensor_kwargs) != 1:
+        return kwargs
+    mask = _mask_of((tensor_args or tensor_kwargs)[0])
+    flat = [m for m in tree.flatten(mask) if m is not None]
+    if not flat or not all(m._keras_history is not None for m in flat):
+        return kwargs
+    return {**kwargs, "mask": mask}
+
+
+# keras.ops on KerasTensors -----------------------------------------------------
+_NOT_SYMBOLIC = {"convert_to_numpy", "convert_to_tensor", "is_tensor", "dtype", "cond",
+                 "while_loop", "fori_loop", "scan", "map", "vectorized_map",
+                 "associative_scan", "switch", "custom_gradient"}
+_STATIC = {"shape": lambda x: tuple(x.shape), "ndim": lambda x: len(x.shape)}
+
+
+def op_class_name(function_name):
+    """Keras's operation class for an op function: "not_equal" -> "NotEqual"."""
+    return "".join(part[:1].upper() + part[1:] for part in function_name.split("_"))
+
+
+def symbolic_dispatch(fn, name=None):
+    """Wraps an op so that KerasTensor arguments record a graph op instead of failing.
+
+    Called on KerasTensors (anywhere in its arguments), `ops.sum(x, axis=1)`
+    returns a KerasTensor produced by a `Sum` op node, as in Keras; on real
+    tensors the op runs unchanged.
+    """
+    name = name or fn.__name__
+    if name in _STATIC:
+        static = _STATIC[name]
+
+        @functools.wraps(fn)
+        def static_wrapper(x, *args, **kwargs):
+            return static(x) if isinstance(x, KerasTensor) else fn(x, *args, **kwargs)
+        static_wrapper._kerasish_symbolic = True
+        return static_wrapper
+    op_name = op_class_name(getattr(fn, "__name__", name))
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        for a in args:  # fast path: one type check per argument
+            cls = a.__class__
+            if cls is KerasTensor or (cls in _CONTAINERS and _nested_symbolic(a)):
+                return symbolic_op(fn, op_name, args, kwargs)
+        if kwargs:
+            for a in kwargs.values():
+                cls = a.__class__
+                if cls is KerasTensor or (cls in _CONTAINERS and _nested_symbolic(a)):
+                    return symbolic_op(fn, op_name, args, kwargs)
+        return fn(*args, **kwargs)
+    wrapper._kerasish_symbolic = True
+    return wrapper
+
+
+_CONTAINERS = (list, tuple, dict)
+
+
+def _nested_symbolic(value):
+    return any(isinstance(leaf, KerasTensor) for leaf in tree.flatten(value))
+
+
+def symbolic_op(fn, op_name, args, kwargs):
+    """Records `fn(*args, **kwargs)` on KerasTensors as an op node; returns its outputs."""
+    from kerasish.layers.core.lambda_layer import SymbolicOp
+    fn = getattr(fn, "__wrapped__", fn)
+    names = [k for k, v in kwargs.items() if any(isinstance(t, KerasTensor) for t in tree.flatten(v))]
+    fixed = {k: v for k, v in kwargs.items() if k not in names}
+    op = SymbolicOp.for_op(op_name, fn)(fn, fixed, tensor_kwarg_names=names)
+    return op(*args, *[kwargs[k] for k in names])
+
+
+def install_symbolic_dispatch(module):
+    """Makes every public tensor function of `module` (e.g. `kerasish.ops`) accept
+    KerasTensors as `symbolic_dispatch` describes; idempotent."""
+    import inspect
+    for name in dir(module):
+        fn = getattr(module, name)
+        if name.startswith("_") or name in _NOT_SYMBOLIC or not inspect.isfunction(fn) \
+                or getattr(fn, "_kerasish_symbolic", False):
+            continue
+        setattr(module, name, symbolic_dispatch(fn, name))
+
+
+def _mask_of(x):
+    """The symbolic mask(s) carried by KerasTensor(s), None when there are none."""
+    if isinstance(x, KerasTensor):
+        return x._keras_mask
+    if isinstance(x, (list, tuple)):
+        masks = [_mask_of(v) for v in x]
+        return masks if any(m is not None for m in masks) else None
+    return None
+
+
+def _attach_masks(layer, first, outputs):
+    """Gives the symbolic outputs the `_keras_mask` Keras would compute (a bool
+    KerasTensor), found by running `compute_mask` on small concrete inputs."""
+    previous = _mask_of(first)
+    if not (layer.supports_masking or previous is not None):
+        return
+    flat_outputs = [o for o in tree.flatten(outputs) if isinstance(o, KerasTensor)]
+    if not flat_outputs:
+        return
+    try:  # symbolically, as Keras: the mask ops become graph nodes (e.g. `not_equal`)
+        mask = layer.compute_mask(first, previous)
+    except Exception:
+        mask = _NO_MASK
+    if mask is not _NO_MASK and all(isinstance(m, KerasTensor) or m is None
+                                    for m in tree.flatten(mask)):
+        for out, m in zip(flat_outputs, tree.flatten(mask)):
+            if m is not None and out._keras_mask is None:
+                out._keras_mask = m
+        return
+    runs = []
+    saved = _tape._active[:]
+    _tape._active.clear()
+    try:
+        for size in _PROBE_SIZES:
+            concrete_first = _concrete(first, size)
+            concrete_previous = _get_concrete_mask(concrete_first)
+            mask = layer.compute_mask(concrete_first, concrete_previous)
+            if mask is None:
+                return
+            runs.append((tree.flatten(mask), tree.flatten(concrete_previous)))
+    except Exception:  # a compute_mask that needs real values: no symbolic mask
+        return
+    finally:
+        _tape._active[:] = saved
+    (masks_a, previous_a), (masks_b, _) = runs
+    previous_flat = tree.flatten(previous)
+    for out, ma, mb in zip(flat_outputs, masks_a, masks_b):
+        if ma is None or out._keras_mask is not None:
+            continue
+        passed = [kt for kt, concrete in zip(previous_flat, previous_a) if concrete is ma]
+        if passed:  # the input mask passed through unchanged: the same symbolic tensor
+            out._keras_mask = passed[0]
+        else:
+            shape = tuple(None if da != db else da for da, db in zip(ma.shape, mb.shape))
+            out._keras_mask = KerasTensor(shape, "bool")
+
+
+_NO_MASK = object()
+
+
+def _get_concrete_mask(x):
+    from kerasish.layers.layer import _get_mask
+    return _get_mask(x)
 
 
 def _shape_of(x):
@@ -73,7 +239,11 @@ def _concrete(structure, size):
         if not isinstance(x, KerasTensor):
             return x
         shape = tuple(size if d is None else d for d in x.shape)
-        return core.convert_to_tensor(np.zeros(shape, dtype=x.dtype))
+        tensor = core.convert_to_tensor(np.zeros(shape, dtype=x.dtype))
+        if isinstance(x._keras_mask, KerasTensor):  # an all-True mask of the mask's shape
+            mask_shape = tuple(size if d is None else d for d in x._keras_mask.shape)
+            tensor._keras_mask = core.convert_to_tensor(np.ones(mask_shape, dtype=bool))
+        return tensor
     return tree.map_structure(make, structure)
 
 
@@ -90,6 +260,7 @@ def _probe(layer, args, kwargs):
             runs.append(tree.flatten(outputs))
     finally:
         _tape._active[:] = saved
+        layer._clear_losses()  # `add_loss` in a probe is not a real loss (Keras records none)
     shapes = []
     for a, b in zip(*runs):
         shapes.append(tuple(None if da != db else da for da, db in zip(a.shape, b.shape)))
@@ -101,7 +272,7 @@ def _probe(layer, args, kwargs):
 def probe_output_shape(layer, args, kwargs):
     """Output shape(s) of `layer` for input shape(s), by running a probe."""
     def placeholder(shape):
-        return KerasTensor(shape, layer.compute_dtype)
+        return KerasTensor(shape, layer.compute_dtype, name="shape_probe")
     shape_args = [_to_placeholders(a, placeholder) for a in args]
     shapes, _ = _probe(layer, shape_args, kwargs)
     return tuple(shapes[0]) if len(shapes) == 1 else [tuple(s) for s in shapes]

@@ -1,4 +1,6 @@
-"""Models: Model (subclassing and functional), Sequential, load_model."""
+"""Models: Model (subclassing and functional), Sequential, load/save/clone helpers."""
+import json
+
 from kerasish.models.functional import Functional
 from kerasish.models.model import Model
 from kerasish.models.sequential import Sequential
@@ -11,4 +13,93 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
                                  safe_mode=safe_mode)
 
 
-__all__ = ["Functional", "Model", "Sequential", "load_model"]
+def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
+    """Saves `model` to `filepath`, as `model.save(filepath)`."""
+    return model.save(filepath, overwrite=overwrite, zipped=zipped, **kwargs)
+
+
+def model_from_json(json_string, custom_objects=None):
+    """Rebuilds a model (new weights) from `model.to_json()`'s output.
+
+    Example:
+        >>> clone = keras.models.model_from_json(model.to_json())
+    """
+    from kerasish.saving import serialization
+    return serialization.deserialize_keras_object(json.loads(json_string),
+                                                  custom_objects=custom_objects)
+
+
+def clone_model(model, input_tensors=None, clone_function=None, call_function=None,
+                recursive=False, **kwargs):
+    """A new model with the same architecture and freshly initialised weights.
+
+    Sequential and functional models are rebuilt layer by layer (each layer
+    through `clone_function`, by default `layer.__class__.from_config(layer.get_config())`);
+    other models from their config.
+
+    Args:
+        model: the model to clone.
+        input_tensors: optional new `keras.Input` tensor(s) for a functional model.
+        clone_function: `layer -> new layer`, applied to every layer.
+        call_function, recursive: accepted for Keras compatibility (not used).
+
+    Example:
+        >>> twin = keras.models.clone_model(model)   # same layers, new weights
+    """
+    from kerasish.layers.core.input_layer import InputLayer
+    clone_function = clone_function or (lambda layer: layer.__class__.from_config(
+        layer.get_config()))
+    if isinstance(model, Sequential):
+        new_layers = [layer if isinstance(layer, InputLayer) and input_tensors is None
+                      else clone_function(layer) for layer in model._stack
+                      if not isinstance(layer, InputLayer) or input_tensors is None]
+        if input_tensors is not None:
+            new_layers = list(input_tensors if isinstance(input_tensors, (list, tuple))
+                              else [input_tensors]) + new_layers
+        elif model._stack and isinstance(model._stack[0], InputLayer):
+            first = model._stack[0]
+            new_layers[0] = InputLayer(batch_shape=first.batch_shape, dtype=first._input_dtype)
+        return Sequential(new_layers, name=model.name, trainable=model.trainable)
+    if isinstance(model, Functional):
+        return _clone_functional(model, input_tensors, clone_function)
+    return model.__class__.from_config(model.get_config())
+
+
+def _clone_functional(model, input_tensors, clone_function):
+    from kerasish.layers.core.input_layer import InputLayer
+    from kerasish.layers.keras_tensor import KerasTensor
+    from kerasish.utils import tree
+    if input_tensors is not None:
+        new_inputs = tree.flatten(input_tensors)
+    else:
+        new_inputs = []
+        for t in model._inputs:
+            layer = t._keras_history[0]
+            new_inputs.append(InputLayer(batch_shape=layer.batch_shape, dtype=layer._input_dtype,
+                                         name=layer.name).output)
+    tensor_map = {id(old): new for old, new in zip(model._inputs, new_inputs)}
+    clones = {}
+
+    def lookup(x):
+        return tensor_map[id(x)] if isinstance(x, KerasTensor) else x
+
+    for node in model._nodes:
+        layer = node.layer
+        if id(layer) not in clones:
+            clones[id(layer)] = layer if getattr(layer, "_is_operation", False) \
+                else clone_function(layer)
+        args = tree.map_structure(lookup, list(node.call_args))
+        kwargs = {k: tree.map_structure(lookup, v) for k, v in node.call_kwargs.items()}
+        outputs = clones[id(layer)](*args, **kwargs)
+        for old, new in zip(node.output_tensors, tree.flatten(outputs)):
+            tensor_map[id(old)] = new
+    new_outputs = tree.pack_sequence_as(model._outputs_struct,
+                                        [tensor_map[id(t)] for t in model._outputs])
+    new_inputs_struct = tree.pack_sequence_as(model._inputs_struct, new_inputs) \
+        if input_tensors is None else input_tensors
+    return Functional(new_inputs_struct, new_outputs, name=model.name,
+                      trainable=model.trainable)
+
+
+__all__ = ["Functional", "Model", "Sequential", "clone_model", "load_model", "model_from_json",
+           "save_model"]

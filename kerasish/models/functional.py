@@ -24,23 +24,28 @@ class Functional(Model):
     """
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
-        super().__init__(name=name or _functional_name(), trainable=trainable, **kwargs)
-        for t in tree.flatten([inputs, outputs]):
-            if not isinstance(t, KerasTensor):
-                raise ValueError(
-                    "All `inputs` and `outputs` values must be KerasTensors (from keras.Input "
-                    f"or layer calls). Received: {t!r}"
-                )
+        super().__init__(name=name or _functional_name(type(self)), trainable=trainable, **kwargs)
+        for what, struct in (("inputs", inputs), ("outputs", outputs)):
+            for t in tree.flatten(struct):
+                if not isinstance(t, KerasTensor):
+                    raise ValueError(
+                        f"All `{what}` values must be KerasTensors. Received: {what}={struct} "
+                        f"including invalid value {t} of type {type(t)}"
+                    )
         self._inputs_struct = inputs
         self._outputs_struct = outputs
         self._inputs = tree.flatten(inputs)
         self._outputs = tree.flatten(outputs)
-        self._nodes, self._functional_layers = _map_graph(self._inputs, self._outputs)
+        _check_outputs_connected(self._inputs, self._outputs, outputs)
+        self._nodes, self._functional_layers, self._nodes_by_depth = _map_graph(
+            self._inputs, self._outputs)
         self.built = True
 
     @property
     def layers(self):
-        return list(self._functional_layers)
+        """The layers of the graph, InputLayers included; ops on KerasTensors
+        (`x + 1`, `ops.sum(x)`) are not layers, as in Keras."""
+        return [l for l in self._functional_layers if not getattr(l, "_is_operation", False)]
 
     @property
     def inputs(self):
@@ -49,6 +54,26 @@ class Functional(Model):
     @property
     def outputs(self):
         return list(self._outputs)
+
+    @property
+    def input(self):
+        """The `inputs` given to the constructor (same structure), as in Keras."""
+        return self._inputs_struct
+
+    @property
+    def output(self):
+        """The `outputs` given to the constructor (same structure), as in Keras."""
+        return self._outputs_struct
+
+    @property
+    def input_shape(self):
+        shapes = [t.shape for t in self._inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self):
+        shapes = [t.shape for t in self._outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
 
     @property
     def input_names(self):
@@ -102,7 +127,27 @@ class Functional(Model):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         from kerasish.saving import functional_config
+        config, custom_objects = _with_op_classes(config, custom_objects)
         return functional_config.functional_from_config(cls, config, custom_objects)
+
+
+def _with_op_classes(config, custom_objects):
+    """Resolves the ops of a functional config (`{"module": "keras.src.ops.numpy",
+    "class_name": "NotEqual", ...}`, as Keras writes a mask or `x + 1`) to
+    kerasish op nodes, without confusing them with layers of the same class name
+    (the `Add` op vs the `Add` layer)."""
+    from kerasish.layers.core.lambda_layer import SymbolicOp
+    entries, objects = [], dict(custom_objects or {})
+    for entry in config.get("layers", []):
+        module = entry.get("module") or ""
+        if module.startswith("keras.src.ops") and entry.get("class_name"):
+            key = f"kerasish_op>{entry['class_name']}"
+            objects[key] = SymbolicOp.for_op(entry["class_name"])
+            entry = {**entry, "registered_name": key}
+        entries.append(entry)
+    if len(objects) == len(custom_objects or {}):
+        return config, custom_objects
+    return {**config, "layers": entries}, objects
 
 
 def _adapt(x, kt):
@@ -120,16 +165,19 @@ def _adapt(x, kt):
     return x
 
 
-def _functional_name():
+def _functional_name(cls):
+    """"functional", "functional_1", ... (or the subclass's own snake-case name)."""
     from kerasish.utils import naming
-    return naming.auto_name("Functional")
+    return naming.auto_name(cls.__name__)
 
 
 def _map_graph(inputs, outputs):
     """Orders the graph's nodes and layers as Keras does (by depth, then DFS order).
 
     Returns:
-        (nodes to execute, in order; layers incl. InputLayers, in Keras's order).
+        (nodes to execute, in order; layers incl. InputLayers, in Keras's order;
+        {depth: nodes at that depth}, input nodes included, as Keras's
+        `_nodes_by_depth`).
     """
     input_ids = {id(t) for t in inputs}
     finished, in_progress, ordered, layer_index = set(), set(), [], {}
@@ -164,11 +212,40 @@ def _map_graph(inputs, outputs):
                    key=lambda n: -depth_of_node[id(n)])
     layers = sorted((entry for entry in layer_index.values()),
                     key=lambda e: (-depth_of_layer[id(e[1])], e[0]))
-    return nodes, [layer for _, layer in layers]
+    nodes_by_depth = {}
+    for node in ordered:
+        nodes_by_depth.setdefault(depth_of_node[id(node)], []).append(node)
+    return nodes, [layer for _, layer in layers], nodes_by_depth
 
 
 def _is_input_passthrough(node, input_ids):
     return all(id(t) in input_ids for t in node.output_tensors)
+
+
+def _paths(struct, prefix=()):
+    """The flatten-order paths of a nested structure's leaves ("", "0", "a.1", ...)."""
+    if isinstance(struct, dict):
+        return [p for k in sorted(struct) for p in _paths(struct[k], prefix + (k,))]
+    if isinstance(struct, (list, tuple)):
+        return [p for i, v in enumerate(struct) for p in _paths(v, prefix + (i,))]
+    return [".".join(str(p) for p in prefix)]
+
+
+def _check_outputs_connected(inputs, outputs, outputs_struct):
+    """Keras's error for an output that cannot be computed from `inputs`."""
+    input_ids = {id(t) for t in inputs}
+    for path, tensor in zip(_paths(outputs_struct), outputs):
+        stack, seen = [tensor], set()
+        while stack:
+            t = stack.pop()
+            if id(t) in input_ids or id(t) in seen or t._keras_history is None:
+                continue
+            seen.add(id(t))
+            layer, node_index, _ = t._keras_history
+            node = layer._inbound_nodes[node_index]
+            if node.is_input:
+                raise ValueError(f"Output with path `{path}` is not connected to `inputs`")
+            stack.extend(node.input_tensors)
 
 
 def _check_connected(nodes, input_ids):

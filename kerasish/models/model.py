@@ -24,13 +24,25 @@ class Model(Trainer, Layer):
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
             from kerasish.models.functional import Functional
             return Functional.__new__(Functional, *args, **kwargs)
-        return super().__new__(cls, *args, **kwargs)
+        obj = super().__new__(cls, *args, **kwargs)
+        # Keras's Model.__new__ records no constructor arguments: a subclassed model's
+        # auto-config holds only its defaults (or cannot be made when some are required).
+        obj.__dict__["_init_args"] = ((), {})
+        return obj
 
     def __init__(self, *args, **kwargs):
-        if args or "inputs" in kwargs:
+        if _functional_init_arguments(args, kwargs):
+            # A subclass called as `CustomModel(inputs, outputs)`: as Keras does, make the
+            # class a Functional subclass and build the graph (custom train_step etc. kept).
+            from kerasish.models.functional import Functional
+            _inject_functional_model_class(type(self))
+            Functional.__init__(self, *args, **kwargs)
+            return
+        if args:
             raise TypeError(
-                f"{type(self).__name__}.__init__ got inputs/outputs: build functional models with "
-                "keras.Model(inputs, outputs), or call super().__init__(**kwargs) in a subclass."
+                f"{type(self).__name__}.__init__ got positional arguments {args!r}: build "
+                "functional models with keras.Model(inputs, outputs), or call "
+                "super().__init__(**kwargs) in a subclass."
             )
         trainer_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in ("steps_per_execution",)}
         Layer.__init__(self, **kwargs)
@@ -49,7 +61,10 @@ class Model(Trainer, Layer):
             index: position in `model.layers`.
         """
         if index is not None and name is not None:
-            raise ValueError("Provide only a layer name or a layer index, not both.")
+            raise ValueError(
+                "Provide only a layer name or a layer index. Received: "
+                f"index={index}, name={name}."
+            )
         if index is not None:
             if len(self.layers) <= index:
                 raise ValueError(
@@ -57,12 +72,14 @@ class Model(Trainer, Layer):
                     f"{len(self.layers)} layers."
                 )
             return self.layers[index]
-        for layer in self.layers:
-            if layer.name == name:
-                return layer
-        raise ValueError(
-            f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}."
-        )
+        if name is not None:
+            for layer in self.layers:
+                if layer.name == name:
+                    return layer
+            raise ValueError(
+                f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}."
+            )
+        raise ValueError("Provide either a layer name or layer index at `get_layer`.")
 
     def build(self, input_shape):
         """Marks the model built; a subclass builds its layers in its own `build`.
@@ -111,11 +128,60 @@ class Model(Trainer, Layer):
         from kerasish.saving import saving_api
         return saving_api.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
+    def to_json(self, **kwargs):
+        """The model's serialized config as a JSON string (`json.dumps` kwargs accepted)."""
+        import json
+
+        from kerasish.saving import serialization
+        return json.dumps(serialization.serialize_keras_object(self), **kwargs)
+
     def get_config(self):
-        """Subclassed models: the constructor arguments if JSON-friendly."""
+        """Subclassed models: Keras's auto-config (see `Layer.get_config`)."""
         return Layer.get_config(self)
+
+    get_config._kerasish_default = True
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
+        """Rebuilds a model: a functional config (`layers`, `input_layers`, ...) is
+        revived as a functional graph when `cls` can take `(inputs, outputs)`;
+        any other config goes to the constructor, as Keras does."""
+        import inspect
+        from kerasish.models.functional import Functional
+        functional_keys = ("name", "layers", "input_layers", "output_layers")
+        if all(k in config for k in functional_keys):
+            spec = inspect.getfullargspec(cls.__init__)
+            functional_args = inspect.getfullargspec(Functional.__init__).args[1:]
+            if cls in (Model, Functional) or spec.args[1:] == functional_args or \
+                    (spec.varargs == "args" and spec.varkw == "kwargs"):
+                from kerasish.saving import functional_config
+                return functional_config.functional_from_config(cls, config, custom_objects)
         config = {k: v for k, v in config.items() if k not in ("trainable", "dtype")}
-        return cls(**config)
+        try:
+            return cls(**config)
+        except TypeError as e:
+            raise TypeError(
+                f"Unable to revive model from config. When overriding the `get_config()` "
+                f"method, make sure that the returned config contains all items used as "
+                f"arguments in the constructor to {cls}, which is the default behavior. You "
+                f"can override this default behavior by defining a `from_config(cls, config)` "
+                f"class method to specify how to create an instance of {cls.__name__} from "
+                f"its config.\n\nReceived config={config}\n\nError encountered during "
+                f"deserialization: {e}") from e
+
+
+def _functional_init_arguments(args, kwargs):
+    """Keras's test for `Model(inputs, outputs)`-style constructor arguments."""
+    return len(args) == 2 or (len(args) == 1 and "outputs" in kwargs) or \
+        ("inputs" in kwargs and "outputs" in kwargs)
+
+
+def _inject_functional_model_class(cls):
+    """Puts `Functional` in place of `Model` in `cls`'s bases (Keras's trick)."""
+    from kerasish.models.functional import Functional
+    if cls is Model:
+        return Functional
+    if cls is object or issubclass(cls, Functional) or not issubclass(cls, Model):
+        return cls
+    cls.__bases__ = tuple(_inject_functional_model_class(base) for base in cls.__bases__)
+    return cls

@@ -56,7 +56,8 @@ class Sequential(Model):
         if layer.name in names:
             raise ValueError(
                 f"All layers added to a Sequential model should have unique names. Name "
-                f"'{layer.name}' is already the name of a layer in this model."
+                f"'{layer.name}' is already the name of a layer in this model. Update the `name` "
+                "argument to pass a unique name."
             )
         self._stack.append(layer)
         if rebuild:
@@ -84,8 +85,13 @@ class Sequential(Model):
     def _maybe_rebuild(self):
         self.built = False
         self._graph_outputs = None
-        if self._stack and isinstance(self._stack[0], InputLayer) and len(self._stack) > 1:
+        if len(self._stack) < 2:
+            return
+        if isinstance(self._stack[0], InputLayer):
             self.build(self._stack[0].batch_shape)
+        elif _known_input_shape(self._stack[0]) is not None:
+            # As in Keras: a first layer with an `input_shape` (a built model) builds the stack.
+            self.build(_known_input_shape(self._stack[0]))
 
     def build(self, input_shape=None):
         """Builds every layer by running the stack symbolically on `input_shape`."""
@@ -113,6 +119,9 @@ class Sequential(Model):
         self._graph_outputs = x
         self._build_shapes = tuple(input_layer.batch_shape)
         self.built = True
+        # Keras builds an inner Functional here, which takes a "functional_N" name:
+        # take it too, so later unnamed models are numbered as in Keras.
+        naming.auto_name("Functional")
 
     def call(self, inputs, training=None, mask=None):
         x = inputs
@@ -129,21 +138,29 @@ class Sequential(Model):
             self.layers[0]._input_dtype_hint = hint
         self.build(tuple(first.shape))
 
+    def _built_attr(self, what):
+        if not self.built:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined {what} yet.")
+
     @property
     def inputs(self):
-        return [self._stack[0].output] if self.built else None
+        self._built_attr("inputs")
+        return [self._stack[0].output]
 
     @property
     def outputs(self):
-        return [self._graph_outputs] if self.built else None
+        self._built_attr("outputs")
+        return [self._graph_outputs]
 
     @property
     def input_shape(self):
-        return self._stack[0].batch_shape if self.built else None
+        self._built_attr("input shape")
+        return self._stack[0].batch_shape
 
     @property
     def output_shape(self):
-        return self._graph_outputs.shape if self._graph_outputs is not None else None
+        self._built_attr("output shape")
+        return self._graph_outputs.shape
 
     def compute_output_spec(self, *args, **kwargs):
         from kerasish.layers import symbolic
@@ -155,12 +172,12 @@ class Sequential(Model):
         for entry, layer in zip(layers, self._stack):
             build = layer.get_build_config() if not isinstance(layer, InputLayer) else None
             if build is not None:
-                entry["build_config"] = _jsonable(build)
+                entry["build_config"] = build
         config = Model.get_config(self)
         config = {"name": self.name, "trainable": self.trainable, "dtype": config["dtype"],
                   "layers": layers}
         if self._build_shapes is not None:
-            config["build_input_shape"] = list(self._build_shapes)
+            config["build_input_shape"] = tuple(self._build_shapes)
         return config
 
     @classmethod
@@ -176,9 +193,14 @@ class Sequential(Model):
         return model
 
 
-def _jsonable(value):
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
+def _known_input_shape(layer):
+    """The input shape of a layer that knows it (a built model), else None."""
+    if not isinstance(layer, Model) or not layer.built:
+        return None
+    try:
+        shape = layer.input_shape
+    except (AttributeError, ValueError):
+        return None
+    if not isinstance(shape, tuple) or not all(d is None or isinstance(d, int) for d in shape):
+        return None  # several inputs: not a plain stack
+    return shape

@@ -56,11 +56,23 @@ def _output_shape(layer):
         return summary_utils.format_shape(tree.map_structure(lambda t: t.shape, outputs)
                                           if not hasattr(outputs, "shape") else outputs.shape)
     if layer.built and layer._build_shapes is not None:
+        # As Keras: a layer only called on data shows its shape if it can compute it
+        # (its own `compute_output_shape`, or a model's `output_shape`); others show "?".
         try:
-            return summary_utils.format_shape(layer.compute_output_shape(layer._build_shapes))
-        except Exception:  # a layer whose shape can't be inferred shows "?" as in Keras
+            if _shape_is_known(layer):
+                shape = layer.output_shape if hasattr(type(layer), "output_shape") \
+                    else layer.compute_output_shape(layer._build_shapes)
+                return summary_utils.format_shape(shape)
+        except Exception:
             return "?"
     return "?"
+
+
+def _shape_is_known(layer):
+    from kerasish.layers import symbolic
+    return hasattr(type(layer), "output_shape") and getattr(layer, "built", False) \
+        or symbolic._defines(layer, "compute_output_shape") \
+        or getattr(type(layer), "_output_shape_known", False)
 
 
 def _params(layer):
@@ -89,19 +101,18 @@ def _connected_to(model, layer):
 
 
 def _is_chain(model):
-    """Keras's "sequential-like" test for functional models."""
-    depth_count, seen_layers = {}, set()
-    for node in model._nodes:
-        if len(node.input_tensors) > 1:
+    """Keras's "sequential-like" test for functional models: one node per depth,
+    none with several input tensors, and no layer called twice in the model."""
+    nodes = []
+    for depth in sorted(model._nodes_by_depth, reverse=True):
+        level = model._nodes_by_depth[depth]
+        if len(level) > 1 or (len(level) == 1 and len(level[0].input_tensors) > 1):
             return False
-        if id(node.layer) in seen_layers:
-            return False
-        seen_layers.add(id(node.layer))
+        nodes += level
+    node_ids = {id(n) for n in nodes}
     for layer in model._functional_layers:
-        if len(layer._inbound_nodes) > 1 and not isinstance(layer, InputLayer):
+        if sum(id(n) in node_ids for n in layer._inbound_nodes) > 1:
             return False
-    if len(model._inputs) > 1 or len(model._outputs) > 1:
-        return False
     return True
 
 

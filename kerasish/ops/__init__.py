@@ -89,4 +89,7 @@ def nonzero(x):
     return where(x)
 
 
+from kerasish.ops.conv import fused_conv  # noqa: E402
+from kerasish.ops.normalization import normalize_moments  # noqa: E402
+
 _operators.install()

@@ -38,7 +38,7 @@ def _scalar_objective(fn, weights):
 def numerical_gradient(fn, inputs, index, eps=1e-6):
     """Central-difference gradient of scalar `fn(*inputs)` w.r.t. `inputs[index]`."""
     x = inputs[index]
-    base = np.array(core.convert_to_numpy(x), dtype=np.float64)
+    base = np.array(core.convert_to_numpy(x), dtype=np.float64, order="C")
     grad = np.zeros_like(base)
     flat = base.reshape(-1)
     for i in range(flat.size):

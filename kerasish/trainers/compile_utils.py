@@ -1,7 +1,10 @@
 """What `compile()` sets up: the loss container and the metrics container.
 
 Both match Keras 3's naming: one output -> `loss`, `accuracy`; several
-outputs -> `loss`, `<output>_loss`, `<output>_<metric>`.
+outputs -> `loss`, `<output>_loss`, `<output>_<metric>`. As in Keras 3,
+`model.metrics` holds the loss tracker, one `CompileMetrics` named
+"compile_metrics" (the compiled metrics live inside it) and the per-output
+loss trackers once the first batch has been seen.
 """
 from kerasish import losses as losses_module
 from kerasish import metrics as metrics_module
@@ -10,7 +13,7 @@ from kerasish.utils import tree
 
 
 def _per_output(spec, output_names, what):
-    """Maps a loss/metrics spec (single, list or dict) to one entry per output."""
+    """Maps a loss spec (single, list or dict) to one entry per output."""
     n = len(output_names)
     if isinstance(spec, dict):
         unknown = set(spec) - set(output_names)
@@ -27,9 +30,6 @@ def _per_output(spec, output_names, what):
                 f"{n} outputs {output_names}."
             )
         return list(spec)
-    if what == "metrics" and n > 1 and isinstance(spec, (list, tuple)) and spec and \
-            all(isinstance(s, (list, tuple)) or s is None for s in spec):
-        return list(spec)
     return [spec] * n
 
 
@@ -44,6 +44,7 @@ class CompileLoss:
 
     def __init__(self, loss, loss_weights, output_names):
         self.output_names = output_names
+        self._user_loss = loss
         entries = _per_output(loss, output_names, "loss")
         self.losses = [e if isinstance(e, str) and e.lower() in _AUTO_CROSSENTROPY
                        else losses_module.get_for_compile(e) for e in entries]
@@ -54,11 +55,22 @@ class CompileLoss:
         else:
             self.weights = list(loss_weights) if isinstance(loss_weights, (list, tuple)) \
                 else [loss_weights]
-        self.output_trackers = ([metrics_module.Mean(name=f"{n}_loss") for n in output_names]
-                                if len(output_names) > 1 else [])
+        self.output_trackers = []  # one Mean per loss term, made on the first call if > 1
         self._resolved = False
 
+    @property
+    def metrics(self):
+        """The per-output loss trackers (`<output>_loss`), once built, when several losses."""
+        return list(t for t in self.output_trackers if t is not None)
+
     def __call__(self, y_true, y_pred, sample_weight=None):
+        if not self._resolved and isinstance(self._user_loss, dict) and \
+                not isinstance(y_pred, dict) and set(self._user_loss) != set(self.output_names):
+            # Keras: with list outputs, a loss dict must name every output.
+            raise ValueError(
+                f"Expected keys {self.output_names} in loss dict, but found "
+                f"loss.keys()={list(self._user_loss.keys())}"
+            )
         y_true = _match(y_true, self.output_names, "y")
         y_pred = _match(y_pred, self.output_names, "y_pred")
         weights = _match(sample_weight, self.output_names, "sample_weight") \
@@ -66,6 +78,9 @@ class CompileLoss:
         if not self._resolved:
             self.losses = [_resolve_crossentropy(fn, yt, yp) for fn, yt, yp in
                            zip(self.losses, y_true, y_pred)]
+            if sum(fn is not None for fn in self.losses) > 1:
+                self.output_trackers = [metrics_module.Mean(name=f"{n}_loss") if fn is not None
+                                        else None for n, fn in zip(self.output_names, self.losses)]
             self._resolved = True
         total = None
         for i, (fn, yt, yp, sw, w) in enumerate(zip(self.losses, y_true, y_pred, weights, self.weights)):
@@ -117,8 +132,38 @@ def _match(values, output_names, what):
     return list(values)
 
 
-class CompileMetrics:
-    """The compiled metrics: built lazily on the first batch (shapes pick "accuracy").
+class MetricsList(metrics_module.Metric):
+    """The compiled metrics of one output (Keras's `MetricsList`)."""
+
+    def __init__(self, metrics, output_name=None):
+        super().__init__(name="metrics_list")
+        self.metrics = list(metrics)
+        self.output_name = output_name
+
+    @property
+    def variables(self):
+        return [v for m in self.metrics for v in m.variables]
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        for m in self.metrics:
+            m.update_state(y_true, y_pred, sample_weight=sample_weight)
+
+    def reset_state(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    def result(self):
+        return {m.name: m.result() for m in self.metrics}
+
+
+class CompileMetrics(metrics_module.Metric):
+    """The compiled metrics, one `Metric` named "compile_metrics" (as in Keras 3).
+
+    Built on the first batch (shapes pick "accuracy"'s class). Its `result()`
+    is a dict: `<metric>` for one output, `<output>_<metric>` for several;
+    a repeated name gets `_1`, `_2`, ... and a weighted metric whose name is
+    taken gets a `weighted_` prefix. The sub-metrics keep their own names
+    (`metrics` lists them).
 
     Args:
         metrics, weighted_metrics: identifiers, or lists/dicts per output.
@@ -126,63 +171,129 @@ class CompileMetrics:
     """
 
     def __init__(self, metrics, weighted_metrics, output_names):
+        super().__init__(name="compile_metrics")
+        for arg, value in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
+            if value and not isinstance(value, (list, tuple, dict)):
+                raise ValueError(
+                    f"Expected `{arg}` argument to be a list, tuple, or dict. Received "
+                    f"instead: {arg}={value} of type {type(value)}"
+                )
         self.output_names = output_names
-        self._specs = (_per_output(metrics, output_names, "metrics") if metrics else
-                       [None] * len(output_names),
-                       _per_output(weighted_metrics, output_names, "metrics") if weighted_metrics
-                       else [None] * len(output_names))
-        self.metrics = []      # flat, in compile order
-        self._entries = []     # (output index, metric, weighted)
+        self._user_metrics = metrics
+        self._user_weighted_metrics = weighted_metrics
+        self._flat_metrics = []
+        self._flat_weighted_metrics = []
         self.built = False
+
+    @property
+    def metrics(self):
+        """The sub-metrics, in compile order (empty until built)."""
+        if not self.built:
+            return []
+        return [m for mls in self._flat_metrics + self._flat_weighted_metrics if mls
+                for m in mls.metrics]
+
+    @property
+    def variables(self):
+        return [v for m in self.metrics for v in m.variables]
 
     def build(self, y_true, y_pred):
         y_true = _match(y_true, self.output_names, "y")
         y_pred = _match(y_pred, self.output_names, "y_pred")
-        prefix = len(self.output_names) > 1
-        for weighted, specs in ((False, self._specs[0]), (True, self._specs[1])):
-            for i, spec in enumerate(specs):
-                if spec is None:
-                    continue
-                for identifier in (spec if isinstance(spec, (list, tuple)) else [spec]):
-                    metric = _make_metric(identifier, y_true[i], y_pred[i])
-                    if prefix:
-                        metric.name = f"{self.output_names[i]}_{metric.name}"
-                    if weighted and any(m.name == metric.name for m in self.metrics):
-                        metric.name = f"weighted_{metric.name}"
-                    self.metrics.append(metric)
-                    self._entries.append((i, metric, weighted))
+        self._flat_metrics = self._build_set(self._user_metrics, y_true, y_pred, "metrics")
+        self._flat_weighted_metrics = self._build_set(self._user_weighted_metrics, y_true,
+                                                      y_pred, "weighted_metrics")
         self.built = True
+
+    def _build_set(self, spec, y_true, y_pred, argument):
+        names = self.output_names
+        n = len(names)
+        if not spec:
+            return [None] * n
+        if n == 1:
+            return [_metrics_list(tree.flatten(spec), y_true[0], y_pred[0], None)]
+        if isinstance(spec, (list, tuple)) and len(spec) == n:
+            per_output = list(spec)
+        elif isinstance(spec, dict) and set(spec) <= set(names):
+            per_output = [spec.get(name) for name in names]
+        else:
+            raise ValueError(
+                f"Invalid `{argument}`. `{argument}` should contain metrics objects and either "
+                f"be a dict or a list matching the output names of the functional model "
+                f"{names} or match the output structure of the model: {['X'] * n}.\n"
+                f"Received: {argument}={spec}"
+            )
+        return [_metrics_list(m, yt, yp, name)
+                for m, yt, yp, name in zip(per_output, y_true, y_pred, names)]
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         if not self.built:
             self.build(y_true, y_pred)
         y_true = _match(y_true, self.output_names, "y")
         y_pred = _match(y_pred, self.output_names, "y_pred")
-        weights = _match(sample_weight, self.output_names, "sample_weight") \
-            if sample_weight is not None else [None] * len(y_pred)
-        for i, metric, weighted in self._entries:
-            if y_true[i] is None:
-                continue
-            metric.update_state(y_true[i], y_pred[i], sample_weight=weights[i] if weighted else None)
+        for mls, yt, yp in zip(self._flat_metrics, y_true, y_pred):
+            if mls and yt is not None:
+                mls.update_state(yt, yp)
+        if sample_weight is not None:
+            weights = _match(sample_weight, self.output_names, "sample_weight") \
+                if isinstance(sample_weight, (list, tuple, dict)) else [sample_weight] * len(y_true)
+        else:
+            weights = [None] * len(y_true)
+        for mls, yt, yp, sw in zip(self._flat_weighted_metrics, y_true, y_pred, weights):
+            if mls and yt is not None:
+                mls.update_state(yt, yp, sw)
 
     def reset_state(self):
         for m in self.metrics:
             m.reset_state()
 
+    def result(self):
+        if not self.built:
+            raise ValueError("Cannot get result() since the metric has not yet been built.")
+        results, counters = {}, {}
+        for mls in self._flat_metrics:
+            for m in (mls.metrics if mls else ()):
+                name = f"{mls.output_name}_{m.name}" if mls.output_name else m.name
+                if name in counters:
+                    index = counters[name]
+                    counters[name] += 1
+                    name = f"{name}_{index}"
+                else:
+                    counters[name] = 1
+                results[name] = m.result()
+        for mls in self._flat_weighted_metrics:
+            for m in (mls.metrics if mls else ()):
+                name = f"{mls.output_name}_{m.name}" if mls.output_name else m.name
+                if name in counters:
+                    name = f"weighted_{m.name}"
+                    if mls.output_name:
+                        name = f"{mls.output_name}_{name}"
+                    if name in counters:
+                        index = counters[name]
+                        counters[name] += 1
+                        name = f"{name}_{index}"
+                    else:
+                        counters[name] = 1
+                else:
+                    counters[name] = 1
+                results[name] = m.result()
+        return results
+
+
+def _metrics_list(spec, y_true, y_pred, output_name):
+    if spec is None:
+        return None
+    entries = spec if isinstance(spec, (list, tuple)) else [spec]
+    return MetricsList([_make_metric(e, y_true, y_pred) for e in entries],
+                       output_name=output_name)
+
 
 def _make_metric(identifier, y_true, y_pred):
-    if identifier in ("accuracy", "acc", "Accuracy"):
-        cls = metrics_module.resolve_accuracy(core.shape(y_true), core.shape(y_pred))
-        return cls(name=identifier if identifier != "Accuracy" else "accuracy")
-    if identifier in _AUTO_CROSSENTROPY:
+    if isinstance(identifier, str) and identifier in _AUTO_CROSSENTROPY:
         metric = metrics_module.get(_crossentropy_name(y_true, y_pred, "_crossentropy"))
         metric.name = identifier
         return metric
-    if isinstance(identifier, str):
-        metric = metrics_module.get(identifier)
-        metric.name = identifier if identifier not in ("Accuracy",) else metric.name
-        return metric
-    return metrics_module.get(identifier)
+    return metrics_module.get_for_compile(identifier, core.shape(y_true), core.shape(y_pred))
 
 
 def flatten_outputs(y_pred):

@@ -60,9 +60,11 @@ class Trainer:
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
         names = self._output_names()
-        self._compile_loss = compile_utils.CompileLoss(loss, loss_weights, names) \
-            if loss is not None else None
-        self._compile_metrics = compile_utils.CompileMetrics(metrics, weighted_metrics, names)
+        # As in Keras, compiling again without `loss` / `metrics` keeps the previous ones.
+        if loss is not None:
+            self._compile_loss = compile_utils.CompileLoss(loss, loss_weights, names)
+        if metrics is not None or weighted_metrics is not None:
+            self._compile_metrics = compile_utils.CompileMetrics(metrics, weighted_metrics, names)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._compile_config = {"optimizer": optimizer, "loss": loss, "loss_weights": loss_weights,
                                 "metrics": metrics, "weighted_metrics": weighted_metrics}
@@ -82,18 +84,26 @@ class Trainer:
 
     def _assert_compiled(self, method):
         if not self.compiled:
-            raise ValueError(f"You must call `compile()` before calling `{method}()`.")
+            raise ValueError("You must call `compile()` before using the model.")  # Keras's text
 
     @property
     def metrics(self):
-        """Loss tracker, compiled metrics, per-output loss trackers, then sublayers' metrics."""
+        """Keras 3's order: once compiled, the loss tracker, the `compile_metrics`
+        container and the per-output loss trackers; then the metrics assigned
+        as attributes of the model (`self.loss_tracker = keras.metrics.Mean(...)`)
+        and of its sublayers (not of nested models, which have their own)."""
         out = []
-        if self._loss_tracker is not None:
-            out.append(self._loss_tracker)
-        if self._compile_metrics is not None:
-            out.extend(self._compile_metrics.metrics)
-        if self._compile_loss is not None:
-            out.extend(self._compile_loss.output_trackers)
+        if self.compiled:
+            if self._loss_tracker is not None:
+                out.append(self._loss_tracker)
+            if self._compile_metrics is not None:
+                out.append(self._compile_metrics)
+            if self._compile_loss is not None:
+                out.extend(self._compile_loss.metrics)
+        out.extend(self._tracked_metrics())
+        for layer in self._flatten_layers(include_self=False):
+            if not isinstance(layer, Trainer):
+                out.extend(layer._tracked_metrics())
         return out
 
     @property
@@ -121,7 +131,7 @@ class Trainer:
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Updates the compiled metrics and returns `get_metrics_result()`."""
-        if y is not None:
+        if y is not None and self._compile_metrics is not None:
             self._compile_metrics.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
@@ -129,7 +139,7 @@ class Trainer:
         """Current value of every metric, as a dict name -> Tensor."""
         logs = {}
         for metric in self.metrics:
-            if hasattr(metric, "update_state"):
+            if hasattr(metric, "update_state") and getattr(metric, "built", True) is not False:
                 result = metric.result()
                 if isinstance(result, dict):
                     logs.update(result)

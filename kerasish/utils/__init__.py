@@ -17,6 +17,13 @@ _LAZY = {
     "register_keras_serializable": "kerasish.saving.serialization",
     "serialize_keras_object": "kerasish.saving.serialization",
     "deserialize_keras_object": "kerasish.saving.serialization",
+    "custom_object_scope": "kerasish.saving.serialization",
+    "CustomObjectScope": "kerasish.saving.serialization",
+    "get_custom_objects": "kerasish.saving.serialization",
+    "get_registered_name": "kerasish.saving.serialization",
+    "get_registered_object": "kerasish.saving.serialization",
+    "clear_session": "kerasish.backend",
+    "standardize_dtype": "kerasish.backend",
 }
 _ALIASES = {"Sequence": "PyDataset"}
 
@@ -32,6 +39,45 @@ def set_random_seed(seed):
     """
     from kerasish import random
     random.set_seed(int(seed))
+
+
+def is_keras_tensor(x):
+    """True if `x` is a symbolic KerasTensor (from `keras.Input` or a layer call on one)."""
+    from kerasish.layers.keras_tensor import KerasTensor
+    return isinstance(x, KerasTensor)
+
+
+def get_source_inputs(tensor):
+    """The `keras.Input` tensors that `tensor` was computed from (a list).
+
+    Example:
+        >>> x = keras.Input((3,)); y = keras.layers.Dense(2)(x)
+        >>> keras.utils.get_source_inputs(y) == [x]
+        True
+    """
+    history = getattr(tensor, "_keras_history", None)
+    if history is None:
+        return [tensor]
+    layer, node_index, _ = history
+    node = layer._inbound_nodes[node_index]
+    if node.is_input:
+        return [tensor]
+    sources = []
+    for t in node.input_tensors:
+        for source in get_source_inputs(t):
+            if all(source is not s for s in sources):
+                sources.append(source)
+    return sources
+
+
+def plot_model(model, to_file="model.png", *args, **kwargs):
+    """Keras's `plot_model` needs pydot and graphviz; like Keras, raises when pydot is missing."""
+    try:
+        import pydot  # noqa: F401
+    except ImportError:
+        raise ImportError("You must install pydot (`pip install pydot`) for `plot_model` "
+                          "to work.") from None
+    raise NotImplementedError("kerasish does not draw model graphs; use `model.summary()`.")
 
 
 def __getattr__(name):

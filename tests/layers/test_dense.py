@@ -60,8 +60,9 @@ def test_invalid_units_and_wrong_input_shape():
         layer(np.zeros((1, 5)))
 
 
-def test_unknown_kwarg_is_a_type_error():
-    with pytest.raises(TypeError, match="Unrecognized keyword arguments.*colour"):
+def test_unknown_kwarg_is_a_value_error():
+    # Keras 3 raises ValueError("Unrecognized keyword arguments passed to Dense: {...}").
+    with pytest.raises(ValueError, match="Unrecognized keyword arguments.*colour"):
         layers.Dense(2, colour="red")
 
 

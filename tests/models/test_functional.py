@@ -52,10 +52,13 @@ def test_shared_layer_and_nested_model():
 
 
 def test_disconnected_graph_is_a_clear_error():
+    # Keras 3's wording, output path included (checked against Keras 3.15).
     a, b = keras.Input((3,)), keras.Input((3,))
     out = layers.Add()([a, b])
-    with pytest.raises(ValueError, match="Graph disconnected"):
+    with pytest.raises(ValueError, match="Output with path `` is not connected to `inputs`"):
         keras.Model(a, out)
+    with pytest.raises(ValueError, match="Output with path `1` is not connected to `inputs`"):
+        keras.Model(a, [a, out])
 
 
 def test_symbolic_arithmetic_and_slicing_on_keras_tensors():

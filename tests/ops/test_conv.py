@@ -235,3 +235,13 @@ def test_errors_name_the_shapes():
         ops.conv(x, np.zeros((3, 3, 3, 2)), strides=(1, 0))
     with pytest.raises(ValueError, match="kernel's last axis"):
         ops.conv_transpose(x, np.zeros((3, 3, 2, 2)))
+
+
+def test_fused_bias_with_one_filter_per_group():
+    """A grouped GEMM with one filter per group returns a non-contiguous result."""
+    rng = np.random.default_rng(10)
+    x, w, b = rng.standard_normal((2, 4, 4, 2)), rng.standard_normal((3, 3, 1, 2)), \
+        rng.standard_normal(2)
+    y = conv_module.fused_conv(x, w, b, padding="same")
+    np.testing.assert_allclose(y.numpy(), ops.conv(x, w, padding="same").numpy() + b,
+                               atol=1e-12)

@@ -26,6 +26,4 @@ class ELU(Layer):
         return input_shape
 
     def get_config(self):
-        config = super().get_config()
-        config["alpha"] = self.alpha
-        return config
+        return {"alpha": self.alpha, **super().get_config()}  # Keras's key order

@@ -28,9 +28,13 @@ class Embedding(Layer):
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
-                 weights=None, lora_rank=None, **kwargs):
+                 weights=None, lora_rank=None, lora_alpha=None, quantization_config=None,
+                 **kwargs):
         kwargs.pop("input_length", None)
         super().__init__(**kwargs)
+        if quantization_config is not None:
+            raise NotImplementedError("Embedding: quantization (`quantization_config`) is not "
+                                      "supported by kerasish.")
         for arg, value in (("input_dim", input_dim), ("output_dim", output_dim)):
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"Embedding: `{arg}` must be a positive int. Received: {arg}={value}")
@@ -86,8 +90,9 @@ class Embedding(Layer):
             "input_dim": self.input_dim, "output_dim": self.output_dim,
             "embeddings_initializer": serialization.serialize_keras_object(self.embeddings_initializer),
             "embeddings_regularizer": serialization.serialize_keras_object(self.embeddings_regularizer),
-            "activity_regularizer": None,
+            "activity_regularizer": serialization.serialize_keras_object(self.activity_regularizer),
             "embeddings_constraint": serialization.serialize_keras_object(self.embeddings_constraint),
             "mask_zero": self.mask_zero,
+            "quantization_config": None,  # Keras 3's key (kerasish does not quantize)
         })
         return config

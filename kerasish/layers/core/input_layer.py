@@ -22,7 +22,8 @@ class InputLayer(Layer):
     """
 
     def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None,
-                 batch_shape=None, input_tensor=None, optional=False, name=None, **kwargs):
+                 batch_shape=None, input_tensor=None, optional=False, name=None, ragged=None,
+                 **kwargs):
         if "input_shape" in kwargs:
             shape = kwargs.pop("input_shape")
         if "batch_input_shape" in kwargs:
@@ -40,9 +41,14 @@ class InputLayer(Layer):
         self._batch_shape = tuple(batch_shape)
         self._input_dtype = config.standardize_dtype(dtype)
         self.sparse = bool(sparse)
+        if ragged:
+            raise ValueError("`ragged=True` is not supported by kerasish (numpy arrays are dense).")
+        self.ragged = False
         self.optional = optional
         self.built = True
-        tensor = input_tensor or KerasTensor(self._batch_shape, self._input_dtype, name=self.name)
+        # The tensor takes the user's name, else its own "keras_tensor_N" (as in Keras).
+        tensor = input_tensor or KerasTensor(self._batch_shape, self._input_dtype,
+                                             sparse=self.sparse, name=name)
         Node(self, (), {}, tensor)
         self._input_tensor = tensor
 
@@ -54,12 +60,12 @@ class InputLayer(Layer):
         return inputs
 
     def get_config(self):
-        return {"batch_shape": list(self._batch_shape), "dtype": self._input_dtype,
+        return {"batch_shape": tuple(self._batch_shape), "dtype": self._input_dtype,
                 "sparse": self.sparse, "ragged": False, "name": self.name,
                 "optional": self.optional}
 
 
-def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None,
+def Input(shape=None, batch_size=None, dtype=None, sparse=None, ragged=None, batch_shape=None,
           name=None, tensor=None, optional=False):
     """Creates a symbolic input for a functional model or Sequential.
 
@@ -79,5 +85,5 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None
     """
     layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
                        batch_shape=batch_shape, name=name, input_tensor=tensor,
-                       optional=optional)
+                       optional=optional, ragged=ragged)
     return layer.output

@@ -17,6 +17,8 @@ class Lambda(Layer):
         >>> keras.layers.Lambda(lambda x: x * 2)(np.ones(3))   # [2., 2., 2.]
     """
 
+    _output_shape_known = True  # Keras implements compute_output_shape; kerasish probes
+
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super().__init__(**kwargs)
         self.function = function
@@ -76,17 +78,73 @@ class Lambda(Layer):
 
 
 class SymbolicOp(Layer):
-    """An op applied to KerasTensors (e.g. `x + 1` in a functional model).
+    """An op applied to KerasTensors (e.g. `x + 1` or `ops.sum(x)` in a functional model).
+
+    Keras records such calls as operations (not layers): they appear in the
+    model summary under the op's class name (`add (Add)`, `not_equal
+    (NotEqual)`) but not in `model.layers`. `SymbolicOp.for_op("Add")` gives the
+    subclass named after the op, so names and summaries read as in Keras.
 
     Args:
         fn: callable on tensors.
-        kwargs: fixed keyword arguments.
+        kwargs: fixed (non-tensor) keyword arguments.
+        tensor_kwarg_names: names of keyword arguments passed as trailing
+            positional tensors (so they are graph inputs).
     """
 
-    def __init__(self, fn, kwargs=None, **layer_kwargs):
+    _is_operation = True
+    _classes = {}
+
+    def __init__(self, fn, kwargs=None, tensor_kwarg_names=(), **layer_kwargs):
         super().__init__(**layer_kwargs)
         self.fn = fn
         self.fn_kwargs = kwargs or {}
+        self.tensor_kwarg_names = tuple(tensor_kwarg_names)
+
+    @classmethod
+    def for_op(cls, op_name, fn=None):
+        """The SymbolicOp subclass named `op_name` (e.g. "NotEqual"), made once.
+
+        Its module reads as Keras's (`keras.src.ops.numpy`, `.nn`, `.core`), so a
+        saved functional config names ops as Keras does.
+        """
+        sub = cls._classes.get(op_name)
+        if sub is None:
+            family = (getattr(fn, "__module__", "") or "").rsplit(".", 1)[-1]
+            module = f"keras.src.ops.{family if family in ('nn', 'core') else 'numpy'}"
+            sub = cls._classes[op_name] = type(op_name, (cls,), {"__module__": module})
+        return sub
+
+    def get_config(self):
+        """`{"name", **fixed keyword arguments}`, Keras's form of an op's config."""
+        if self.tensor_kwarg_names or _op_function(type(self).__name__) is not self.fn:
+            raise NotImplementedError(
+                f"The op '{self.name}' ({type(self).__name__}) cannot be serialized: it was "
+                "called in a way kerasish cannot rebuild from a config.")
+        return {"name": self.name, **self.fn_kwargs}
+
+    @classmethod
+    def from_config(cls, config):
+        fn = _op_function(cls.__name__)
+        if fn is None:
+            raise ValueError(f"Unknown op '{cls.__name__}': kerasish.ops has no function for it.")
+        config = dict(config)
+        name = config.pop("name", None)
+        return cls(fn, config, name=name)
 
     def call(self, *args):
+        n = len(self.tensor_kwarg_names)
+        if n:
+            args, extra = args[:-n], dict(zip(self.tensor_kwarg_names, args[-n:]))
+            return self.fn(*args, **self.fn_kwargs, **extra)
         return self.fn(*args, **self.fn_kwargs)
+
+
+def _op_function(op_name):
+    """The (unwrapped) kerasish.ops function of a Keras op class name: "NotEqual" -> not_equal."""
+    import re
+
+    from kerasish import ops
+    name = re.sub(r"(?<!^)(?=[A-Z])", "_", op_name).lower()
+    fn = getattr(ops, name, None)
+    return getattr(fn, "__wrapped__", fn)

@@ -13,3 +13,13 @@ class Add(Merge):
 
     def _merge(self, a, b):
         return ops.add(a, b)
+
+
+def add(inputs, **kwargs):
+    """Functional interface to `Add`: Adds a list of inputs.
+
+    Example:
+        >>> keras.layers.add([keras.Input((3,)), keras.Input((3,))]).shape
+        (None, 3)
+    """
+    return Add(**kwargs)(inputs)

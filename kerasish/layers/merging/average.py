@@ -15,3 +15,13 @@ class Average(Merge):
         for x in inputs[1:]:
             total = ops.add(total, x)
         return ops.divide(total, float(len(inputs)))
+
+
+def average(inputs, **kwargs):
+    """Functional interface to `Average`: Averages a list of inputs.
+
+    Example:
+        >>> keras.layers.average([keras.Input((3,)), keras.Input((3,))]).shape
+        (None, 3)
+    """
+    return Average(**kwargs)(inputs)

@@ -58,3 +58,8 @@ class Concatenate(Layer):
         config = super().get_config()
         config["axis"] = self.axis
         return config
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    """Functional interface to `Concatenate`: joins a list of inputs along `axis`."""
+    return Concatenate(axis=axis, **kwargs)(inputs)

@@ -15,6 +15,8 @@ class Dot(Layer):
         (2, 1)
     """
 
+    _output_shape_known = True  # Keras implements compute_output_shape; kerasish probes
+
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)
         self.axes = axes
@@ -46,3 +48,8 @@ class Dot(Layer):
         config = super().get_config()
         config.update({"axes": self.axes, "normalize": self.normalize})
         return config
+
+
+def dot(inputs, axes=-1, normalize=False, **kwargs):
+    """Functional interface to `Dot`: the dot product of two inputs along `axes`."""
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)

@@ -13,3 +13,13 @@ class Maximum(Merge):
 
     def _merge(self, a, b):
         return ops.maximum(a, b)
+
+
+def maximum(inputs, **kwargs):
+    """Functional interface to `Maximum`: Elementwise maximum of a list of inputs.
+
+    Example:
+        >>> keras.layers.maximum([keras.Input((3,)), keras.Input((3,))]).shape
+        (None, 3)
+    """
+    return Maximum(**kwargs)(inputs)

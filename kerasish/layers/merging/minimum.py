@@ -13,3 +13,13 @@ class Minimum(Merge):
 
     def _merge(self, a, b):
         return ops.minimum(a, b)
+
+
+def minimum(inputs, **kwargs):
+    """Functional interface to `Minimum`: Elementwise minimum of a list of inputs.
+
+    Example:
+        >>> keras.layers.minimum([keras.Input((3,)), keras.Input((3,))]).shape
+        (None, 3)
+    """
+    return Minimum(**kwargs)(inputs)

@@ -13,3 +13,13 @@ class Multiply(Merge):
 
     def _merge(self, a, b):
         return ops.multiply(a, b)
+
+
+def multiply(inputs, **kwargs):
+    """Functional interface to `Multiply`: Multiplies a list of inputs.
+
+    Example:
+        >>> keras.layers.multiply([keras.Input((3,)), keras.Input((3,))]).shape
+        (None, 3)
+    """
+    return Multiply(**kwargs)(inputs)

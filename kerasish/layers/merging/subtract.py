@@ -20,3 +20,13 @@ class Subtract(Merge):
 
     def _merge(self, a, b):
         return ops.subtract(a, b)
+
+
+def subtract(inputs, **kwargs):
+    """Functional interface to `Subtract`: Subtracts (two) a list of inputs.
+
+    Example:
+        >>> keras.layers.subtract([keras.Input((3,)), keras.Input((3,))]).shape
+        (None, 3)
+    """
+    return Subtract(**kwargs)(inputs)

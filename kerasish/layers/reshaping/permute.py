@@ -32,5 +32,5 @@ class Permute(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config["dims"] = list(self.dims)
+        config["dims"] = tuple(self.dims)
         return config

@@ -104,3 +104,24 @@ class RecurrentCell(Layer):
             "dropout": self.dropout, "recurrent_dropout": self.recurrent_dropout, "seed": self.seed,
         })
         return config
+
+
+def keras_order(config, keys):
+    """`config` with the keys in `keys` first, in that order (Keras's config order)."""
+    ordered = {k: config[k] for k in keys if k in config}
+    ordered.update({k: v for k, v in config.items() if k not in ordered})
+    return ordered
+
+
+_BASE_KEYS = ("name", "trainable", "dtype")
+# Keras 3's key order of the cells' configs (after name, trainable, dtype).
+LSTM_CELL_KEYS = _BASE_KEYS + (
+    "units", "activation", "recurrent_activation", "use_bias", "unit_forget_bias",
+    "kernel_initializer", "recurrent_initializer", "bias_initializer", "kernel_regularizer",
+    "recurrent_regularizer", "bias_regularizer", "kernel_constraint", "recurrent_constraint",
+    "bias_constraint", "dropout", "recurrent_dropout", "seed")
+GRU_CELL_KEYS = _BASE_KEYS + (
+    "units", "activation", "recurrent_activation", "use_bias", "kernel_initializer",
+    "recurrent_initializer", "bias_initializer", "kernel_regularizer", "recurrent_regularizer",
+    "bias_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint",
+    "dropout", "recurrent_dropout", "reset_after", "seed")

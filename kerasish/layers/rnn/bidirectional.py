@@ -32,6 +32,8 @@ class Bidirectional(Layer):
         (2, 5, 8)
     """
 
+    _output_shape_known = True  # Keras implements compute_output_shape; kerasish probes
+
     def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
         super().__init__(**kwargs)
         if merge_mode not in _MERGE_MODES:

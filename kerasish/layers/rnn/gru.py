@@ -1,5 +1,6 @@
 """GRU: gated recurrent unit layer (Cho et al. 2014), Keras layout."""
 from kerasish.layers.rnn.gru_cell import GRUCell
+from kerasish.layers.rnn import recurrent_layer
 from kerasish.layers.rnn.recurrent_layer import RecurrentLayer
 
 
@@ -16,3 +17,9 @@ class GRU(RecurrentLayer):
 
     cell_class = GRUCell
     cell_name = "gru_cell"
+    config_keys = recurrent_layer.layer_keys(
+        "recurrent_activation", "use_bias", "kernel_initializer", "recurrent_initializer",
+        "bias_initializer", "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+        "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint",
+        "dropout", "recurrent_dropout", "reset_after", "seed")
+    input_ndim = 3

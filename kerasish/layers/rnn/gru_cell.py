@@ -1,5 +1,6 @@
 """GRUCell: one time step of a gated recurrent unit (Keras layout)."""
 from kerasish import activations, ops
+from kerasish.layers.rnn import base_cell
 from kerasish.layers.rnn.base_cell import RecurrentCell
 
 
@@ -64,4 +65,4 @@ class GRUCell(RecurrentCell):
         config = super().get_config()
         config.update({"recurrent_activation": activations.serialize(self.recurrent_activation),
                        "reset_after": self.reset_after})
-        return config
+        return base_cell.keras_order(config, base_cell.GRU_CELL_KEYS)

@@ -1,5 +1,6 @@
 """LSTM: long short-term memory layer (Hochreiter 1997), Keras layout."""
 from kerasish.layers.rnn.lstm_cell import LSTMCell
+from kerasish.layers.rnn import recurrent_layer
 from kerasish.layers.rnn.recurrent_layer import RecurrentLayer
 
 
@@ -19,3 +20,9 @@ class LSTM(RecurrentLayer):
 
     cell_class = LSTMCell
     cell_name = "lstm_cell"
+    config_keys = recurrent_layer.layer_keys(
+        "recurrent_activation", "use_bias", "kernel_initializer", "recurrent_initializer",
+        "bias_initializer", "unit_forget_bias", "kernel_regularizer", "recurrent_regularizer",
+        "bias_regularizer", "activity_regularizer", "kernel_constraint", "recurrent_constraint",
+        "bias_constraint", "dropout", "recurrent_dropout", "seed")
+    input_ndim = 3

@@ -1,5 +1,6 @@
 """LSTMCell: one time step of a long short-term memory layer (Keras layout)."""
 from kerasish import activations, ops
+from kerasish.layers.rnn import base_cell
 from kerasish.layers.rnn.base_cell import RecurrentCell
 
 
@@ -58,4 +59,4 @@ class LSTMCell(RecurrentCell):
         config = super().get_config()
         config.update({"recurrent_activation": activations.serialize(self.recurrent_activation),
                        "unit_forget_bias": self.unit_forget_bias})
-        return config
+        return base_cell.keras_order(config, base_cell.LSTM_CELL_KEYS)

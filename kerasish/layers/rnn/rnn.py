@@ -65,6 +65,13 @@ class RNN(Layer):
                 f"with shape {tuple(sequences_shape)}"
             )
         self.cell._maybe_build((sequences_shape[0], sequences_shape[-1]))
+        if self.stateful:
+            if sequences_shape[0] is None:
+                raise ValueError(
+                    "When using `stateful=True` in a RNN, the batch size must be static. Found "
+                    f"dynamic batch size: sequence.shape={tuple(sequences_shape)}"
+                )
+            self.states = list(self.cell.get_initial_state(sequences_shape[0]))
 
     @property
     def _state_sizes(self):
@@ -179,8 +186,11 @@ class RNN(Layer):
         return ops.stack(outputs, axis=1), outputs[-1], states
 
     def reset_states(self, states=None):
-        """Resets a stateful layer's states to zeros (or to `states`)."""
-        self.states = None if states is None else [ops.convert_to_tensor(s) for s in states]
+        """Resets a stateful layer's states to zeros (or to `states`), keeping their shapes."""
+        if states is not None:
+            self.states = [ops.convert_to_tensor(s) for s in states]
+        elif self.states is not None:
+            self.states = [ops.zeros_like(s) for s in self.states]
 
     reset_state = reset_states
 

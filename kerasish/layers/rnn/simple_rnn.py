@@ -1,4 +1,5 @@
 """SimpleRNN: a fully-connected recurrent layer."""
+from kerasish.layers.rnn import recurrent_layer
 from kerasish.layers.rnn.recurrent_layer import RecurrentLayer
 from kerasish.layers.rnn.simple_rnn_cell import SimpleRNNCell
 
@@ -15,3 +16,8 @@ class SimpleRNN(RecurrentLayer):
 
     cell_class = SimpleRNNCell
     cell_name = "simple_rnn_cell"
+    config_keys = recurrent_layer.layer_keys(
+        "use_bias", "kernel_initializer", "recurrent_initializer", "bias_initializer",
+        "kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "activity_regularizer",
+        "kernel_constraint", "recurrent_constraint", "bias_constraint", "dropout",
+        "recurrent_dropout")

@@ -18,6 +18,8 @@ class TimeDistributed(Layer):
         (32, 10, 8)
     """
 
+    _output_shape_known = True  # Keras implements compute_output_shape; kerasish probes
+
     def __init__(self, layer, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(layer, Layer):

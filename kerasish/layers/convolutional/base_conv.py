@@ -1,0 +1,202 @@
+"""BaseConv: the N-D convolution layer behind Conv1D and Conv2D (and helpers)."""
+from kerasish import activations, constraints, initializers, ops, regularizers
+from kerasish.layers.input_spec import InputSpec
+from kerasish.layers.layer import Layer
+from kerasish.ops.conv import (conv_output_length, conv_transpose_output_length, fused_conv,
+                               standardize_data_format, standardize_padding,
+                               standardize_tuple)
+
+
+def layer_label(layer):
+    """"Conv2D layer 'conv2d'" for error messages."""
+    return f"{type(layer).__name__} layer '{layer.name}'"
+
+
+def check_positive_int(layer, name, value):
+    """Raises unless `value` is a positive int."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{layer_label(layer)}: invalid value for argument `{name}`; "
+                         f"expected a positive integer. Received: {name}={value!r}")
+    return value
+
+
+def conv_arguments(layer, rank, kernel_size, strides, padding, data_format, dilation_rate,
+                   allow_causal=False):
+    """Validated (kernel_size, strides, padding, data_format, dilation_rate)."""
+    label = layer_label(layer)
+    kernel_size = standardize_tuple(kernel_size, rank, "kernel_size", label)
+    strides = standardize_tuple(strides, rank, "strides", label)
+    dilation_rate = standardize_tuple(dilation_rate, rank, "dilation_rate", label)
+    padding = standardize_padding(padding, label, allow_causal)
+    data_format = standardize_data_format(data_format, label)
+    if max(strides) > 1 and max(dilation_rate) > 1:
+        raise ValueError(f"{label}: `strides > 1` not supported in conjunction with "
+                         f"`dilation_rate > 1`. Received: strides={strides} and "
+                         f"dilation_rate={dilation_rate}")
+    return kernel_size, strides, padding, data_format, dilation_rate
+
+
+def input_channels(layer, input_shape):
+    """The channel count of `input_shape`, checking the rank first."""
+    rank = layer.rank + 2
+    if len(input_shape) != rank:
+        raise ValueError(f"{layer_label(layer)} expects inputs of rank {rank} (batch, "
+                         f"{layer.rank} spatial axes, channels); received input shape "
+                         f"{tuple(input_shape)}.")
+    channels = input_shape[-1] if layer.data_format == "channels_last" else input_shape[1]
+    if channels is None:
+        raise ValueError(f"{layer_label(layer)}: the channel dimension of the inputs must be "
+                         f"defined; received input shape {tuple(input_shape)}.")
+    return channels
+
+
+def conv_output_shape(layer, input_shape, filters, kernel_size, padding, transpose=False,
+                      output_padding=None):
+    """Output shape of a (transposed) convolution; errors name the layer and shapes."""
+    input_shape = tuple(input_shape)
+    channels_last = layer.data_format == "channels_last"
+    spatial = input_shape[1:-1] if channels_last else input_shape[2:]
+    out = []
+    for i, (size, k, s, d) in enumerate(zip(spatial, kernel_size, layer.strides,
+                                            layer.dilation_rate)):
+        if transpose:
+            pad = None if output_padding is None else output_padding[i]
+            out.append(conv_transpose_output_length(size, k, s, padding, pad, d))
+            continue
+        length = conv_output_length(size, k, s, padding, d)
+        if length is not None and length <= 0:
+            k_eff = tuple(dd * (kk - 1) + 1 for kk, dd in zip(kernel_size, layer.dilation_rate))
+            raise ValueError(
+                f"{layer_label(layer)}: the kernel (size {tuple(kernel_size)}, "
+                f"{k_eff} with dilation {tuple(layer.dilation_rate)}) is larger than the "
+                f"input (spatial size {tuple(spatial)}) with padding={padding!r}; the output "
+                f"would be empty. Full input shape received: {input_shape}.")
+        out.append(length)
+    if channels_last:
+        return (input_shape[0],) + tuple(out) + (filters,)
+    return (input_shape[0], filters) + tuple(out)
+
+
+def reject_lora(layer, lora_rank, **extra):
+    if lora_rank is not None or any(v is not None for v in extra.values()):
+        raise NotImplementedError(f"{layer_label(layer)}: LoRA/DoRA adapters (`lora_rank`, "
+                                  "`dora_rank`) are not supported by kerasish.")
+
+
+class BaseConv(Layer):
+    """Abstract N-D convolution: `activation(conv(inputs, kernel) + bias)`.
+
+    The kernel has Keras's layout `(*kernel_size, channels // groups, filters)`.
+
+    Args:
+        rank: number of spatial axes (1 or 2).
+        filters: positive int, number of output channels.
+        kernel_size: int or tuple of `rank` ints.
+        strides: int or tuple; `strides > 1` excludes `dilation_rate > 1`.
+        padding: "valid" or "same" ("causal" too for rank 1).
+        data_format: "channels_last" (default) or "channels_first".
+        dilation_rate: int or tuple.
+        groups: positive int dividing both the input channels and `filters`.
+        activation: activation function or name (None: linear).
+        use_bias: whether to add a bias vector.
+        kernel_initializer, bias_initializer: initializers (glorot_uniform, zeros).
+        kernel_regularizer, bias_regularizer, activity_regularizer: regularizers.
+        kernel_constraint, bias_constraint: constraints.
+    """
+
+    def __init__(self, rank, filters, kernel_size, strides=1, padding="valid", data_format=None,
+                 dilation_rate=1, groups=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, lora_rank=None, lora_alpha=None,
+                 dora_rank=None, dora_alpha=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        reject_lora(self, lora_rank, dora_rank=dora_rank)
+        self.rank = rank
+        self.filters = check_positive_int(self, "filters", filters)
+        self.groups = check_positive_int(self, "groups", groups)
+        if filters % groups:
+            raise ValueError(f"{layer_label(self)}: the number of filters must be evenly "
+                             f"divisible by the number of groups. Received: groups={groups}, "
+                             f"filters={filters}.")
+        (self.kernel_size, self.strides, self.padding, self.data_format,
+         self.dilation_rate) = conv_arguments(self, rank, kernel_size, strides, padding,
+                                              data_format, dilation_rate,
+                                              allow_causal=rank == 1)
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.input_spec = InputSpec(ndim=rank + 2)
+
+    def build(self, input_shape):
+        channels = input_channels(self, input_shape)
+        if channels % self.groups:
+            raise ValueError(
+                f"{layer_label(self)}: the number of input channels must be evenly divisible "
+                f"by the number of groups. Received groups={self.groups}, but the input has "
+                f"{channels} channels (full input shape is {tuple(input_shape)}).")
+        self.compute_output_shape(input_shape)  # validates the spatial sizes
+        self.kernel = self.add_weight(
+            name="kernel", shape=self.kernel_size + (channels // self.groups, self.filters),
+            initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint)
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                name="bias", shape=(self.filters,), initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer, constraint=self.bias_constraint)
+        channel_axis = -1 if self.data_format == "channels_last" else 1
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={channel_axis: channels})
+        self.built = True
+
+    def call(self, inputs):
+        self._check_spatial(inputs.shape)
+        padding = self.padding
+        if padding == "causal":
+            left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+            axis_pad = [(0, 0), (left, 0), (0, 0)] if self.data_format == "channels_last" \
+                else [(0, 0), (0, 0), (left, 0)]
+            inputs = ops.pad(inputs, axis_pad)
+            padding = "valid"
+        return fused_conv(inputs, self.kernel, self.bias, activation=self.activation,
+                          strides=self.strides, padding=padding,
+                          data_format=self.data_format, dilation_rate=self.dilation_rate)
+
+    _checked_spatial_shape = None
+
+    def _check_spatial(self, shape):
+        """Raises the layer's own error for inputs smaller than the kernel."""
+        if shape != self._checked_spatial_shape:
+            self.compute_output_shape(shape)
+            self._checked_spatial_shape = shape
+
+    def compute_output_shape(self, input_shape):
+        return conv_output_shape(self, input_shape, self.filters, self.kernel_size,
+                                 self.padding)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({
+            "filters": self.filters,
+            "kernel_size": self.kernel_size,
+            "strides": self.strides,
+            "padding": self.padding,
+            "data_format": self.data_format,
+            "dilation_rate": self.dilation_rate,
+            "groups": self.groups,
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
+        })
+        return config

@@ -1,0 +1,189 @@
+"""BatchNormalization: normalizes with batch statistics in training, moving ones in inference."""
+from kerasish import constraints, initializers, ops, regularizers
+from kerasish.backend import config
+from kerasish.layers.input_spec import InputSpec
+from kerasish.layers.layer import Layer
+from kerasish.ops.normalization import normalize_moments
+
+
+class BatchNormalization(Layer):
+    """Layer that normalizes its inputs per channel (Ioffe & Szegedy, 2015).
+
+    In training (`fit`, or `training=True`) on a trainable layer it returns
+    `gamma * (x - mean(x)) / sqrt(var(x) + epsilon) + beta` with the batch
+    mean and biased variance over all axes but `axis`, and updates, in place,
+
+        moving_mean = moving_mean * momentum + mean * (1 - momentum)
+        moving_variance = moving_variance * momentum + var * (1 - momentum)
+
+    Otherwise (inference, or `trainable=False`: a frozen layer) it uses the
+    moving statistics. Weights in Keras's order: gamma, beta (trainable),
+    moving_mean, moving_variance (non-trainable), each of shape (channels,).
+
+    Args:
+        axis: the channel axis (default -1).
+        momentum: momentum of the moving averages (default 0.99).
+        epsilon: added to the variance (default 1e-3).
+        center: add the offset `beta`.
+        scale: multiply by `gamma`.
+        beta_initializer, gamma_initializer, moving_mean_initializer,
+            moving_variance_initializer: initializers (zeros, ones, zeros, ones).
+        beta_regularizer, gamma_regularizer: regularizers.
+        beta_constraint, gamma_constraint: constraints.
+        synchronized: must be False (cross-replica statistics are not implemented).
+
+    Call arguments:
+        inputs: a tensor of any rank.
+        training: use batch statistics (and update the moving ones).
+        mask: optional boolean tensor with one dimension less than `inputs`;
+            masked positions are left out of the batch statistics.
+
+    Example:
+        >>> bn = keras.layers.BatchNormalization()
+        >>> y = bn(np.random.rand(8, 4).astype("float32"), training=True)
+        >>> [w.name for w in bn.weights]
+        ['gamma', 'beta', 'moving_mean', 'moving_variance']
+    """
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones",
+                 moving_mean_initializer="zeros", moving_variance_initializer="ones",
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, synchronized=False, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise ValueError(f"BatchNormalization layer '{self.name}': `axis` must be an int. "
+                             f"Received: axis={axis!r}")
+        if synchronized:
+            raise NotImplementedError(
+                f"BatchNormalization layer '{self.name}': synchronized=True (cross-replica "
+                "batch statistics) is not implemented in kerasish; use synchronized=False.")
+        self.axis = axis
+        self.momentum = float(momentum)
+        self.epsilon = float(epsilon)
+        self.center = center
+        self.scale = scale
+        self.synchronized = synchronized
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        if not -rank <= self.axis < rank:
+            raise ValueError(f"BatchNormalization layer '{self.name}': axis {self.axis} is out "
+                             f"of bounds for inputs of shape {tuple(input_shape)}.")
+        channels = input_shape[self.axis]
+        if channels is None:
+            raise ValueError(f"BatchNormalization layer '{self.name}': axis {self.axis} of the "
+                             f"inputs must be defined; received shape {tuple(input_shape)}.")
+        shape = (channels,)
+        self.gamma = self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight(
+                name="gamma", shape=shape, initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer, constraint=self.gamma_constraint,
+                autocast=False)
+        if self.center:
+            self.beta = self.add_weight(
+                name="beta", shape=shape, initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer, constraint=self.beta_constraint,
+                autocast=False)
+        self.moving_mean = self.add_weight(
+            name="moving_mean", shape=shape, initializer=self.moving_mean_initializer,
+            trainable=False, autocast=False)
+        self.moving_variance = self.add_weight(
+            name="moving_variance", shape=shape, initializer=self.moving_variance_initializer,
+            trainable=False, autocast=False)
+        self.input_spec = InputSpec(ndim=rank, axes={self.axis: channels})
+        self._channel_axis = self.axis % rank
+        self._reduction_axes = tuple(i for i in range(rank) if i != self._channel_axis)
+        self.built = True
+
+    def call(self, inputs, training=None, mask=None):
+        if mask is not None and mask.ndim != inputs.ndim - 1:
+            raise ValueError(
+                f"BatchNormalization layer '{self.name}': the mask should have one dimension "
+                f"less than the inputs. Received: mask.shape={tuple(mask.shape)}, "
+                f"inputs.shape={tuple(inputs.shape)}")
+        input_dtype = inputs.dtype
+        if input_dtype in ("float16", "bfloat16"):
+            inputs = ops.cast(inputs, "float32")  # statistics overflow in half precision
+        gamma = None if self.gamma is None else ops.cast(self.gamma, inputs.dtype)
+        beta = None if self.beta is None else ops.cast(self.beta, inputs.dtype)
+        if training and self.trainable:
+            if mask is None:
+                outputs, mean, variance = normalize_moments(
+                    inputs, self._reduction_axes, self._broadcast(gamma),
+                    self._broadcast(beta), self.epsilon)
+            else:
+                mean, variance = self._masked_moments(inputs, mask)
+                outputs = ops.batch_normalization(inputs, mean, variance, self._channel_axis,
+                                                  beta, gamma, self.epsilon)
+            self._update_moving(self.moving_mean, mean)
+            self._update_moving(self.moving_variance, variance)
+        else:
+            outputs = ops.batch_normalization(
+                inputs, ops.cast(self.moving_mean, inputs.dtype),
+                ops.cast(self.moving_variance, inputs.dtype), self._channel_axis, beta, gamma,
+                self.epsilon)
+        if outputs.dtype != input_dtype:
+            outputs = ops.cast(outputs, input_dtype)
+        return outputs
+
+    def _broadcast(self, param):
+        """A (C,) vector reshaped to broadcast along the channel axis."""
+        if param is None or self._channel_axis == len(self._reduction_axes):
+            return param
+        shape = [1] * (len(self._reduction_axes) + 1)
+        shape[self._channel_axis] = param.shape[0]
+        return ops.reshape(param, tuple(shape))
+
+    def _update_moving(self, variable, batch_value):
+        """variable = variable * momentum + batch_value * (1 - momentum), in place."""
+        moving = variable.value
+        variable.assign(moving * self.momentum
+                        + batch_value.value.astype(moving.dtype) * (1.0 - self.momentum))
+
+    def _masked_moments(self, inputs, mask):
+        """Keras's mask-weighted mean and variance over the reduction axes."""
+        weights = ops.expand_dims(ops.cast(mask, inputs.dtype), -1)
+        weighted = ops.multiply(weights, inputs)
+        total = ops.sum(weights, self._reduction_axes, keepdims=True)
+        denominator = ops.add(total, config.epsilon())
+        mean = ops.divide(ops.sum(weighted, self._reduction_axes, keepdims=True), denominator)
+        squared = ops.square(ops.subtract(weighted, mean))
+        variance = ops.divide(ops.sum(ops.multiply(weights, squared), self._reduction_axes,
+                                      keepdims=True), denominator)
+        channels = inputs.shape[self._channel_axis]
+        return ops.reshape(mean, (channels,)), ops.reshape(variance, (channels,))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config_ = super().get_config()
+        config_.update({
+            "axis": self.axis,
+            "momentum": self.momentum,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+            "beta_initializer": initializers.serialize(self.beta_initializer),
+            "gamma_initializer": initializers.serialize(self.gamma_initializer),
+            "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
+            "moving_variance_initializer":
+                initializers.serialize(self.moving_variance_initializer),
+            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
+            "beta_constraint": constraints.serialize(self.beta_constraint),
+            "gamma_constraint": constraints.serialize(self.gamma_constraint),
+            "synchronized": self.synchronized,
+        })
+        return config_

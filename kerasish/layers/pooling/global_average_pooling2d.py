@@ -1,0 +1,23 @@
+"""GlobalAveragePooling2D: average over all rows and columns."""
+from kerasish import ops
+from kerasish.layers.pooling.base_global_pooling import BaseGlobalPooling
+
+
+class GlobalAveragePooling2D(BaseGlobalPooling):
+    """Global average pooling: the average over all rows and columns of each channel.
+
+    Args:
+        data_format: "channels_last" (default) or "channels_first".
+        keepdims: keep the pooled axes with length 1 (default False).
+
+    Example:
+        >>> keras.layers.GlobalAveragePooling2D()(np.zeros((2, 7, 7, 16), "float32")).shape
+        (2, 16)
+    """
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(pool_dimensions=2, data_format=data_format, keepdims=keepdims,
+                         **kwargs)
+
+    def call(self, inputs):
+        return ops.mean(inputs, axis=self._spatial_axes(), keepdims=self.keepdims)
