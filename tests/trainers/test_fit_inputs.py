@@ -64,3 +64,26 @@ def test_py_dataset_batches_and_epoch_end():
 
     history = model().fit(Batches(), epochs=2, verbose=0)
     assert history.params["steps"] == 4 and len(ends) == 2
+
+
+def test_fit_from_tfrecord_files(tmp_path):
+    from kerasish.data import (FixedLenFeature, TFRecordDataset, TFRecordWriter, make_example,
+                               parse_single_example)
+    x, y = data(48)
+    paths = [tmp_path / f"train-{i}.tfrecord" for i in range(2)]
+    for shard, path in enumerate(paths):
+        with TFRecordWriter(path) as writer:
+            for i in range(shard * 24, (shard + 1) * 24):
+                writer.write(make_example({"x": x[i], "y": y[i]}))
+    spec = {"x": FixedLenFeature([3], "float32"), "y": FixedLenFeature([1], "float32")}
+
+    def parse(record):
+        example = parse_single_example(record, spec)
+        return example["x"], example["y"]
+
+    ds = TFRecordDataset([str(p) for p in paths]).map(parse).batch(16)
+    a, b = model(), model()
+    b.set_weights(a.get_weights())
+    from_records = a.fit(ds, epochs=2, verbose=0).history["loss"]
+    from_arrays = b.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False).history["loss"]
+    np.testing.assert_allclose(from_records, from_arrays, rtol=1e-5)
