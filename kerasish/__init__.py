@@ -16,6 +16,7 @@ from kerasish.metrics import Metric
 from kerasish.models import Model, Sequential
 from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer
+from kerasish.utils import tree
 
 
 def _export_merge_functions():

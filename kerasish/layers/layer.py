@@ -97,6 +97,15 @@ class Layer:
             self._activity_regularizer = regularizers.get(activity_regularizer)
         self._initial_weights = kwargs.get("weights")
 
+    def __setattr__(self, name, value):
+        # Any attribute change may add or drop a sublayer/variable/metric: forget the scan.
+        self.__dict__.pop("_scan_cache", None)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        self.__dict__.pop("_scan_cache", None)
+        object.__delattr__(self, name)
+
     # Dtypes -----------------------------------------------------------------
     @property
     def dtype_policy(self):
@@ -321,8 +330,6 @@ class Layer:
         if sig.has_mask and kwargs.get("mask") is None and previous_mask is not None:
             kwargs["mask"] = previous_mask
         if not self.built:
-            if self.input_spec is not None:  # as Keras: checked before build, and after
-                assert_input_compatibility(self.input_spec, first, self.name)
             self._build_from_inputs(args, kwargs, sig)
         shape = getattr(first, "shape", None)
         if shape is None or shape != self._checked_shape:
@@ -609,42 +616,78 @@ def _get_mask(x):
 
 
 def _scan(layer):
-    """(sublayers, variables, metrics) assigned as attributes, lists and dicts included."""
-    layers, variables, metrics, seen = [], [], [], {id(layer)}
-    stack = [v for k, v in layer.__dict__.items() if k not in _SKIP_ATTRS]
-    stack.reverse()
-    metric_cls = _metric_class()
+    """(sublayers, variables, metrics) assigned as attributes, lists and dicts included.
+
+    The attribute values that can hold any (objects of those kinds, lists,
+    dicts) are cached per layer until an attribute is set (`Layer.__setattr__`
+    drops the cache); lists and dicts are walked afresh each time, so
+    `self.blocks.append(layer)` is still seen.
+    """
+    found, seen = ([], [], []), {id(layer)}
+    attrs = layer.__dict__
+    cache = attrs.get("_scan_cache")
+    if cache is None:
+        values = [v for k, v in attrs.items() if k not in _SKIP_ATTRS
+                  and (_KINDS.get(v.__class__) or _kind(v)) is not _OTHER]
+        values.reverse()
+        cache = attrs["_scan_cache"] = _ScanCache(values)
+    stack = list(cache.values)
+    kinds = _KINDS
     while stack:
         value = stack.pop()
-        if isinstance(value, Layer):
-            if id(value) not in seen:
-                seen.add(id(value))
-                layers.append(value)
-        elif isinstance(value, Variable):
-            if id(value) not in seen:
-                seen.add(id(value))
-                variables.append(value)
-        elif isinstance(value, metric_cls):
-            if id(value) not in seen:
-                seen.add(id(value))
-                metrics.append(value)
-        elif isinstance(value, (list, tuple)):
+        kind = kinds.get(value.__class__)
+        if kind is None:
+            kind = _kind(value)
+        if kind is _OTHER:
+            continue
+        if kind is _SEQUENCE:
             stack.extend(reversed(value))
-        elif isinstance(value, dict):
+        elif kind is _MAPPING:
             stack.extend(reversed(list(value.values())))
-    return layers, variables, metrics
+        elif id(value) not in seen:
+            seen.add(id(value))
+            found[kind].append(value)
+    return found
 
 
-def _metric_class():
+class _ScanCache:
+    """Opaque holder of a layer's scanned attribute values (other scanners of
+    `__dict__`, e.g. weight saving, see neither a list nor a layer here)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values):
+        self.values = values
+
+
+_OTHER, _SEQUENCE, _MAPPING = object(), object(), object()
+_KINDS = {}  # class -> 0 (Layer), 1 (Variable), 2 (Metric), or one of the markers above
+
+
+def _kind(value):
+    """What `_scan` does with values of this class (cached per class: one dict lookup)."""
     from kerasish.metrics.metric import Metric
-    return Metric
+    if isinstance(value, Layer):
+        kind = 0
+    elif isinstance(value, Variable):
+        kind = 1
+    elif isinstance(value, Metric):
+        kind = 2
+    elif isinstance(value, (list, tuple)):
+        kind = _SEQUENCE
+    elif isinstance(value, dict):
+        kind = _MAPPING
+    else:
+        kind = _OTHER
+    _KINDS[value.__class__] = kind
+    return kind
 
 
 _SKIP_ATTRS = {"_inbound_nodes", "_init_args", "_trainable_variables", "_trainable_cache",
                "_non_trainable_variables", "_losses", "_build_shapes", "_initial_weights",
                "_outputs", "_inputs", "_nodes_by_depth", "_trainer_state", "optimizer",
                "history", "_compile_config", "_callbacks", "_parent_model", "_loss_tracker",
-               "_compile_metrics", "_compile_loss"}
+               "_compile_metrics", "_compile_loss", "_scan_cache"}
 
 
 def _input_shape_from_kwargs(kwargs):

@@ -166,7 +166,8 @@ def _attach_masks(layer, first, outputs):
         for size in _PROBE_SIZES:
             concrete_first = _concrete(first, size)
             concrete_previous = _get_concrete_mask(concrete_first)
-            mask = layer.compute_mask(concrete_first, concrete_previous)
+            with np.errstate(all="ignore"):
+                mask = layer.compute_mask(concrete_first, concrete_previous)
             if mask is None:
                 return
             runs.append((tree.flatten(mask), tree.flatten(concrete_previous)))
@@ -253,11 +254,12 @@ def _probe(layer, args, kwargs):
     saved = _tape._active[:]
     _tape._active.clear()  # probes are never recorded
     try:
-        for size in _PROBE_SIZES:
-            call_kwargs = _concrete(kwargs, size)
-            call_kwargs.setdefault("training", False)
-            outputs = layer(*_concrete(list(args), size), **call_kwargs)
-            runs.append(tree.flatten(outputs))
+        with np.errstate(all="ignore"):  # probing with zeros may divide by zero: no warnings
+            for size in _PROBE_SIZES:
+                call_kwargs = _concrete(kwargs, size)
+                call_kwargs.setdefault("training", False)
+                outputs = layer(*_concrete(list(args), size), **call_kwargs)
+                runs.append(tree.flatten(outputs))
     finally:
         _tape._active[:] = saved
         layer._clear_losses()  # `add_loss` in a probe is not a real loss (Keras records none)

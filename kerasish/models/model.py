@@ -129,11 +129,24 @@ class Model(Trainer, Layer):
         return saving_api.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
     def to_json(self, **kwargs):
-        """The model's serialized config as a JSON string (`json.dumps` kwargs accepted)."""
+        """The model's serialized config (as in a `.keras` file's config.json) as a JSON
+        string; `json.dumps` keyword arguments are accepted."""
         import json
 
-        from kerasish.saving import serialization
-        return json.dumps(serialization.serialize_keras_object(self), **kwargs)
+        from kerasish.saving import saving_api
+        return json.dumps(saving_api.model_config(self), default=_json_default, **kwargs)
+
+    def get_compile_config(self):
+        """The serialized `compile()` arguments, or None when not compiled (as Keras)."""
+        if not self.compiled:
+            return None
+        from kerasish.saving import saving_api
+        return saving_api._compile_config(self)
+
+    def compile_from_config(self, config):
+        """Compiles the model from `get_compile_config()`'s output."""
+        from kerasish.saving import saving_api
+        saving_api._compile_from_config(self, config, None)
 
     def get_config(self):
         """Subclassed models: Keras's auto-config (see `Layer.get_config`)."""
@@ -185,3 +198,11 @@ def _inject_functional_model_class(cls):
         return cls
     cls.__bases__ = tuple(_inject_functional_model_class(base) for base in cls.__bases__)
     return cls
+
+
+def _json_default(value):
+    """Tuples are lists in JSON already; numpy scalars become Python numbers."""
+    import numpy as np
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")

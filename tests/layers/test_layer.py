@@ -151,3 +151,126 @@ def test_masks_propagate_through_supporting_layers():
     x._keras_mask = ops.convert_to_tensor(np.array([True, False]))
     y = layers.Dense(4)(x)
     np.testing.assert_array_equal(y._keras_mask.numpy(), [True, False])
+
+
+# --- Keras-3 behaviours checked against Keras 3.15.1 (guide code) -----------------------------
+
+def test_metrics_assigned_as_attributes_are_tracked():
+    class Scorer(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.mean = keras.metrics.Mean(name="score")
+            self.inner = layers.Dense(2)
+
+        def call(self, x):
+            self.mean.update_state(ops.sum(x))
+            return self.inner(x)
+
+    layer = Scorer()
+    layer(np.ones((2, 3), "float32"))
+    assert [m.name for m in layer.metrics] == ["score"]
+    assert len(layer.metrics_variables) == 2           # Mean's total and count
+    assert len(layer.weights) == 2                      # metric state is not a weight
+
+
+def test_auto_config_follows_keras_rules():
+    class Scaled(keras.layers.Layer):
+        def __init__(self, units=3, act="relu", **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+
+        def call(self, x):
+            return x
+
+    class Wraps(keras.layers.Layer):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def call(self, x):
+            return x
+
+    class NoName(keras.layers.Layer):
+        def __init__(self, units):
+            super().__init__()
+            self.units = units
+
+        def call(self, x):
+            return x
+
+    # Defaults included, in signature order, before trainable/dtype (as Keras prints).
+    assert list(Scaled(5, name="s").get_config()) == ["name", "units", "act", "trainable", "dtype"]
+    assert Scaled(5).get_config()["act"] == "relu"
+    assert list(NoName(4).get_config()) == ["units", "trainable", "dtype"]   # no name arg
+    with pytest.raises(NotImplementedError, match="non-serializable argument values"):
+        Wraps(layers.Dense(3)).get_config()
+
+
+def test_subclassed_model_auto_config_has_only_defaults_as_in_keras():
+    class WithDefault(keras.Model):
+        def __init__(self, units=3, **kwargs):
+            super().__init__(**kwargs)
+            self.d = layers.Dense(units)
+
+        def call(self, x):
+            return self.d(x)
+
+    class Required(keras.Model):
+        def __init__(self, units):
+            super().__init__()
+            self.d = layers.Dense(units)
+
+        def call(self, x):
+            return self.d(x)
+
+    assert WithDefault(5).get_config()["units"] == 3      # Keras records no Model arguments
+    with pytest.raises(NotImplementedError):
+        Required(5).get_config()
+
+
+def test_activity_regularizer_is_in_the_base_config():
+    config = layers.Dense(2, activity_regularizer="l2").get_config()
+    assert list(config)[:4] == ["name", "trainable", "dtype", "activity_regularizer"]
+    assert config["activity_regularizer"]["class_name"] == "L2"
+    assert "activity_regularizer" not in layers.Dense(2).get_config()
+
+
+def test_unknown_keyword_argument_is_a_value_error():
+    with pytest.raises(ValueError, match="Unrecognized keyword arguments passed to Dense"):
+        layers.Dense(2, foo=3)
+
+
+def test_list_masks_go_to_the_matching_outputs():
+    class Split(keras.layers.Layer):
+        def call(self, x):
+            return ops.split(x, 2, axis=1)
+
+        def compute_mask(self, x, mask=None):
+            return None if mask is None else ops.split(mask, 2, axis=1)
+
+    x = ops.convert_to_tensor(np.ones((2, 4, 3), "float32"))
+    x._keras_mask = ops.convert_to_tensor(np.array([[1, 1, 0, 0], [1, 0, 1, 1]], bool))
+    first, second = Split()(x)
+    np.testing.assert_array_equal(first._keras_mask.numpy(), [[1, 1], [1, 0]])
+    np.testing.assert_array_equal(second._keras_mask.numpy(), [[0, 0], [1, 1]])
+
+
+def test_sublayers_added_after_a_scan_are_still_found():
+    class Stack(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.blocks = []
+
+        def call(self, x):
+            for block in self.blocks:
+                x = block(x)
+            return x
+
+    stack = Stack()
+    assert stack._layers == []
+    stack.blocks.append(layers.Dense(2))       # mutation of a tracked list
+    stack.extra = layers.Dense(2)              # a new attribute
+    stack(np.ones((1, 2), "float32"))
+    assert len(stack._layers) == 2 and len(stack.weights) == 2
+    del stack.extra
+    assert len(stack._layers) == 1

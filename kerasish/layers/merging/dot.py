@@ -44,6 +44,10 @@ class Dot(Layer):
             shape = shape + (1,)
         return ops.reshape(out, shape)
 
+    def compute_mask(self, inputs, previous_mask=None):
+        """Accepts masked inputs (as Keras's Dot) but outputs no mask."""
+        return None
+
     def get_config(self):
         config = super().get_config()
         config.update({"axes": self.axes, "normalize": self.normalize})

@@ -67,5 +67,5 @@ def test_config_and_errors():
         layers.Conv2DTranspose(4, 3, strides=2, output_padding=2)
     with pytest.raises(ValueError, match="unknown padding 'full'"):
         layers.Conv2DTranspose(4, 3, padding="full")
-    with pytest.raises(ValueError, match="expects inputs of rank 4"):
+    with pytest.raises(ValueError, match="expects inputs of rank 4|expected ndim=4"):
         layers.Conv2DTranspose(4, 3)(keras.Input((5, 5)))
