@@ -37,9 +37,10 @@ def unpack_x_y_sample_weight(data):
 
 
 def pack_x_y_sample_weight(x, y=None, sample_weight=None):
-    """The inverse of `unpack_x_y_sample_weight`."""
+    """The inverse of `unpack_x_y_sample_weight`; a lone `x` is not wrapped (as Keras),
+    except a list/tuple of inputs, which becomes `(x,)`."""
     if y is None:
-        return (x,) if not isinstance(x, tuple) else x
+        return (x,) if isinstance(x, (list, tuple)) else x
     if sample_weight is None:
         return (x, y)
     return (x, y, sample_weight)
@@ -111,8 +112,8 @@ class ArrayAdapter:
         def take(a):
             return a[index]
         x = tree.map_structure(take, self.x)
-        if self.y is None:
-            return (x,)
+        if self.y is None:  # as Keras: `train_step` gets the bare input batch
+            return (x,) if isinstance(x, (list, tuple)) else x
         y = tree.map_structure(take, self.y)
         if self.sample_weight is None:
             return (x, y)

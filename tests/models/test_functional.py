@@ -91,3 +91,64 @@ def test_gradients_flow_to_all_weights():
         loss = ops.mean(model([np.ones((2, 16)), np.ones((2, 8))]) ** 2)
     grads = tape.gradient(loss, model.trainable_weights)
     assert len(grads) == 6 and all(g is not None for g in grads)
+
+
+# --- Keras-3 behaviours checked against Keras 3.15.1 (guide code) -----------------------------
+
+def test_input_output_properties_are_the_constructor_structures():
+    a, b = keras.Input((3,), name="a"), keras.Input((2,), name="b")
+    h = layers.Dense(4)(layers.concatenate([a, b]))
+    model = keras.Model([a, b], {"h": h})
+    assert model.input == [a, b] and model.output == {"h": h}
+    assert model.input_shape == [(None, 3), (None, 2)] and model.output_shape == (None, 4)
+    encoder = keras.Model(a, layers.Dense(2)(a))
+    encoder(keras.Input((3,)))                     # a second node must not change `input`
+    assert encoder.input is a
+
+
+def test_feature_extraction_from_a_model_called_again():
+    inp = keras.Input((4,), name="original")
+    x = layers.Dense(3)(inp)
+    encoder = keras.Model(inp, layers.Dense(2)(x), name="encoder")
+    encoder(keras.Input((4,), name="img"))
+    features = keras.Model(encoder.input, [l.output for l in encoder.layers])
+    assert [tuple(f.shape) for f in features(np.ones((1, 4), "float32"))] == [
+        (1, 4), (1, 3), (1, 2)]
+
+
+def test_subclass_called_with_inputs_and_outputs_becomes_functional():
+    class CustomModel(keras.Model):
+        def train_step(self, data):
+            return super().train_step(data)
+
+    inputs = keras.Input((3,))
+    model = CustomModel(inputs, layers.Dense(1)(inputs))
+    assert isinstance(model, keras.models.Functional) and model.name == "custom_model"
+    assert [l.name for l in model.layers] == ["input_layer", "dense"]
+    model.compile("sgd", "mse")
+    history = model.fit(np.ones((4, 3)), np.ones((4, 1)), verbose=0)
+    assert list(history.history) == ["loss"]
+    clone = CustomModel.from_config(model.get_config())
+    assert type(clone) is CustomModel and len(clone.weights) == 2
+
+
+def test_model_from_config_dispatches_functional_configs():
+    inputs = keras.Input((4,))
+    model = keras.Model(inputs, layers.Dense(2)(inputs))
+    rebuilt = keras.Model.from_config(model.get_config())
+    assert type(rebuilt).__name__ == "Functional" and len(rebuilt.weights) == 2
+
+
+def test_non_keras_tensor_inputs_message():
+    with pytest.raises(ValueError, match="All `inputs` values must be KerasTensors"):
+        keras.Model(np.ones(3), keras.Input((3,)))
+
+
+def test_get_layer_messages_match_keras():
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(2, name="d1")])
+    with pytest.raises(ValueError, match="Provide either a layer name or layer index"):
+        model.get_layer()
+    with pytest.raises(ValueError, match=r"No such layer: nope. Existing layers are: \['d1'\]"):
+        model.get_layer("nope")
+    with pytest.raises(ValueError, match="Was asked to retrieve layer at index 5"):
+        model.get_layer(index=5)

@@ -46,3 +46,43 @@ def test_integer_inputs_keep_int_input_layer():
     model = keras.Sequential([Lookup()])
     out = model(np.array([[1, 2]], dtype="int32"))
     np.testing.assert_array_equal(out.numpy(), [[2.0, 4.0]])
+
+
+# --- Keras-3 behaviours checked against Keras 3.15.1 (guide code) -----------------------------
+
+def test_each_build_takes_a_functional_name_as_keras():
+    keras.Sequential([keras.Input((3,)), layers.Dense(2)])      # built once
+    model = keras.Sequential()
+    model.add(keras.Input((3,)))
+    model.add(layers.Dense(2))                                  # built again
+    inputs = keras.Input((3,))
+    assert keras.Model(inputs, layers.Dense(1)(inputs)).name == "functional_2"
+
+
+def test_a_built_model_as_first_layer_builds_the_stack():
+    base = keras.Sequential([keras.Input((8,)), layers.Dense(4)], name="base")
+    base.trainable = False
+    model = keras.Sequential([base, layers.Dense(3)])
+    assert model.built and model.output_shape == (None, 3)
+    assert len(model.trainable_weights) == 2 and len(model.non_trainable_weights) == 2
+
+
+def test_unbuilt_inputs_raise_attribute_errors_as_keras():
+    model = keras.Sequential([layers.Dense(2)])
+    for attr in ("inputs", "outputs", "input_shape", "output_shape"):
+        with pytest.raises(AttributeError, match="has no defined"):
+            getattr(model, attr)
+        assert not hasattr(model, attr)
+
+
+def test_config_keeps_tuples_like_keras():
+    config = keras.Sequential([keras.Input((3,)), layers.Dense(2)]).get_config()
+    assert config["build_input_shape"] == (None, 3)
+    assert config["layers"][0]["config"]["batch_shape"] == (None, 3)
+    assert config["layers"][1]["build_config"] == {"input_shape": (None, 3)}
+    assert len(keras.Sequential.from_config(config).weights) == 2
+
+
+def test_duplicate_name_message_matches_keras():
+    with pytest.raises(ValueError, match="Update the `name` argument to pass a unique name"):
+        keras.Sequential([layers.Dense(2, name="a"), layers.Dense(2, name="a")])

@@ -93,3 +93,169 @@ def test_optimizer_params_appear_once_built():
     text = capture(model)
     assert " Optimizer params: 22 (" in text
     assert " Total params: 32 (" in text
+
+
+# --- Exact texts printed by Keras 3.15.1 for guide-style models (fresh session each) ---------
+
+def _capture(model, **kwargs):
+    lines = []
+    model.summary(print_fn=lambda s, **k: lines.append(s), **kwargs)
+    return "".join(lines)
+
+
+MASKED_TEXT = """Model: "functional"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓
+┃ Layer (type)                  ┃ Output Shape              ┃         Param # ┃ Connected to               ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━━┩
+│ input_layer (InputLayer)      │ (None, None)              │               0 │ -                          │
+├───────────────────────────────┼───────────────────────────┼─────────────────┼────────────────────────────┤
+│ embedding (Embedding)         │ (None, None, 4)           │             200 │ input_layer[0][0]          │
+├───────────────────────────────┼───────────────────────────┼─────────────────┼────────────────────────────┤
+│ dense (Dense)                 │ (None, None, 3)           │              15 │ embedding[0][0]            │
+├───────────────────────────────┼───────────────────────────┼─────────────────┼────────────────────────────┤
+│ not_equal (NotEqual)          │ (None, None)              │               0 │ input_layer[0][0]          │
+├───────────────────────────────┼───────────────────────────┼─────────────────┼────────────────────────────┤
+│ lstm (LSTM)                   │ (None, 2)                 │              48 │ dense[0][0],               │
+│                               │                           │                 │ not_equal[0][0]            │
+└───────────────────────────────┴───────────────────────────┴─────────────────┴────────────────────────────┘
+ Total params: 263 (1.03 KB)
+ Trainable params: 263 (1.03 KB)
+ Non-trainable params: 0 (0.00 B)
+"""
+
+FEATURE_EXTRACTOR_TEXT = """Model: "functional_1"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━┓
+┃ Layer (type)                         ┃ Output Shape                ┃         Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━┩
+│ input_layer (InputLayer)             │ (None, 8, 8, 3)             │               0 │
+├──────────────────────────────────────┼─────────────────────────────┼─────────────────┤
+│ conv2d (Conv2D)                      │ (None, 6, 6, 4)             │             112 │
+├──────────────────────────────────────┼─────────────────────────────┼─────────────────┤
+│ conv2d_1 (Conv2D)                    │ (None, 4, 4, 4)             │             148 │
+└──────────────────────────────────────┴─────────────────────────────┴─────────────────┘
+ Total params: 260 (1.02 KB)
+ Trainable params: 260 (1.02 KB)
+ Non-trainable params: 0 (0.00 B)
+"""
+
+SUBCLASSED_TEXT = """Model: "net"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━┓
+┃ Layer (type)                         ┃ Output Shape                ┃         Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━┩
+│ block (Block)                        │ ?                           │              24 │
+├──────────────────────────────────────┼─────────────────────────────┼─────────────────┤
+│ dense_1 (Dense)                      │ (3, 2)                      │              10 │
+└──────────────────────────────────────┴─────────────────────────────┴─────────────────┘
+ Total params: 34 (136.00 B)
+ Trainable params: 34 (136.00 B)
+ Non-trainable params: 0 (0.00 B)
+"""
+
+OPS_TEXT = """Model: "functional"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━┓
+┃ Layer (type)                         ┃ Output Shape                ┃         Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━┩
+│ i (InputLayer)                       │ (None, 3)                   │               0 │
+├──────────────────────────────────────┼─────────────────────────────┼─────────────────┤
+│ multiply (Multiply)                  │ (None, 3)                   │               0 │
+├──────────────────────────────────────┼─────────────────────────────┼─────────────────┤
+│ add (Add)                            │ (None, 3)                   │               0 │
+├──────────────────────────────────────┼─────────────────────────────┼─────────────────┤
+│ sum (Sum)                            │ (None, 1)                   │               0 │
+├──────────────────────────────────────┼─────────────────────────────┼─────────────────┤
+│ dense (Dense)                        │ (None, 2)                   │               4 │
+└──────────────────────────────────────┴─────────────────────────────┴─────────────────┘
+ Total params: 4 (16.00 B)
+ Trainable params: 4 (16.00 B)
+ Non-trainable params: 0 (0.00 B)
+"""
+
+NESTED_TEXT = """Model: "sequential"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━┳━━━━━━━━━┓
+┃ Layer (type)                          ┃ Output Shape                  ┃        Param # ┃ Traina… ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━╇━━━━━━━━━┩
+│ base (Sequential)                     │ (None, 4)                     │             36 │    N    │
+├───────────────────────────────────────┼───────────────────────────────┼────────────────┼─────────┤
+│ dense_1 (Dense)                       │ (None, 3)                     │             15 │    Y    │
+└───────────────────────────────────────┴───────────────────────────────┴────────────────┴─────────┘
+ Total params: 51 (204.00 B)
+ Trainable params: 15 (60.00 B)
+ Non-trainable params: 36 (144.00 B)
+"""
+
+MASKING_TEXT = """Model: "functional"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓
+┃ Layer (type)                  ┃ Output Shape              ┃         Param # ┃ Connected to               ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━━┩
+│ input_layer (InputLayer)      │ (None, None, 3)           │               0 │ -                          │
+├───────────────────────────────┼───────────────────────────┼─────────────────┼────────────────────────────┤
+│ not_equal (NotEqual)          │ (None, None, 3)           │               0 │ input_layer[0][0]          │
+├───────────────────────────────┼───────────────────────────┼─────────────────┼────────────────────────────┤
+│ masking (Masking)             │ (None, None, 3)           │               0 │ input_layer[0][0]          │
+├───────────────────────────────┼───────────────────────────┼─────────────────┼────────────────────────────┤
+│ any (Any)                     │ (None, None)              │               0 │ not_equal[0][0]            │
+├───────────────────────────────┼───────────────────────────┼─────────────────┼────────────────────────────┤
+│ gru (GRU)                     │ (None, 2)                 │              42 │ masking[0][0], any[0][0]   │
+└───────────────────────────────┴───────────────────────────┴─────────────────┴────────────────────────────┘
+ Total params: 42 (168.00 B)
+ Trainable params: 42 (168.00 B)
+ Non-trainable params: 0 (0.00 B)
+"""
+
+
+
+def test_masked_functional_model_lists_the_mask_op():
+    inputs = keras.Input(shape=(None,), dtype="int32")
+    x = layers.Embedding(input_dim=50, output_dim=4, mask_zero=True)(inputs)
+    x = layers.Dense(3)(x)
+    assert _capture(keras.Model(inputs, layers.LSTM(2)(x))) == MASKED_TEXT
+
+
+def test_masking_layer_mask_ops():
+    inputs = keras.Input((None, 3))
+    outputs = layers.GRU(2)(layers.Masking()(inputs))
+    assert _capture(keras.Model(inputs, outputs)) == MASKING_TEXT
+
+
+def test_multi_output_chain_is_sequential_like():
+    initial = keras.Sequential([keras.Input(shape=(8, 8, 3)), layers.Conv2D(4, 3, activation="relu"),
+                                layers.Conv2D(4, 3, activation="relu")])
+    extractor = keras.Model(inputs=initial.inputs, outputs=[l.output for l in initial.layers])
+    assert _capture(extractor) == FEATURE_EXTRACTOR_TEXT
+
+
+def test_subclassed_model_shows_unknown_shapes_for_custom_layers():
+    class Block(layers.Layer):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.d = layers.Dense(4)
+
+        def call(self, x):
+            return self.d(x)
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.block = Block()
+            self.out = layers.Dense(2)
+
+        def call(self, x):
+            return self.out(self.block(x))
+
+    net = Net()
+    net(np.ones((3, 5), "float32"))
+    assert _capture(net) == SUBCLASSED_TEXT
+
+
+def test_ops_are_summary_rows():
+    from kerasish import ops
+    i = keras.Input((3,), name="i")
+    o = ops.sum(i * 2.0 + 1.0, axis=1, keepdims=True)
+    assert _capture(keras.Model(i, layers.Dense(2)(o))) == OPS_TEXT
+
+
+def test_nested_frozen_sequential():
+    base = keras.Sequential([keras.Input((8,)), layers.Dense(4)], name="base")
+    base.trainable = False
+    model = keras.Sequential([base, layers.Dense(3)])
+    assert _capture(model, show_trainable=True) == NESTED_TEXT

@@ -111,3 +111,37 @@ def test_config_round_trip_keeps_keras_keys():
         assert key in config
     clone = layers.LSTM.from_config(config)
     assert clone.units == 5 and clone.return_sequences and clone.name == "enc"
+
+
+def test_stateful_states_exist_after_build_and_reset_to_zeros():
+    layer = layers.LSTM(4, stateful=True)
+    layer(np.ones((2, 3, 5), "float32"))
+    assert [tuple(s.shape) for s in layer.states] == [(2, 4), (2, 4)]
+    assert float(np.abs(layer.states[0].numpy()).sum()) > 0
+    layer.reset_states()
+    assert all(float(np.abs(s.numpy()).sum()) == 0.0 for s in layer.states)
+    assert len(layer.weights) == 3                     # states are not weights (as Keras)
+    with pytest.raises(ValueError, match="the batch size must be static"):
+        keras.Sequential([keras.Input((3, 5)), layers.LSTM(4, stateful=True)])
+
+
+def test_recurrent_configs_use_keras_key_order():
+    assert list(layers.LSTM(2).get_config()) == [   # as Keras 3.15.1 writes it
+        "name", "trainable", "dtype", "return_sequences", "return_state", "go_backwards",
+        "stateful", "unroll", "zero_output_for_mask", "units", "activation",
+        "recurrent_activation", "use_bias", "kernel_initializer", "recurrent_initializer",
+        "bias_initializer", "unit_forget_bias", "kernel_regularizer", "recurrent_regularizer",
+        "bias_regularizer", "activity_regularizer", "kernel_constraint", "recurrent_constraint",
+        "bias_constraint", "dropout", "recurrent_dropout", "seed"]
+    assert list(layers.GRU(2).get_config())[-2:] == ["reset_after", "seed"]
+    assert "seed" not in layers.SimpleRNN(2).get_config()
+    cell = list(layers.LSTMCell(2).get_config())
+    assert cell[3:8] == ["units", "activation", "recurrent_activation", "use_bias",
+                         "unit_forget_bias"]
+    config = layers.LSTM(2, activity_regularizer="l1").get_config()
+    assert list(config)[3] == "activity_regularizer"
+    assert layers.LSTM.from_config(config).units == 2
+
+
+def test_lstm_and_gru_check_for_3d_inputs():
+    assert layers.LSTM(2).input_spec.ndim == 3 and layers.GRU(2).input_spec.ndim == 3

@@ -1,0 +1,31 @@
+"""Merge layers: Keras's lower-case functional forms and masking (vs Keras 3.15.1)."""
+import numpy as np
+
+import kerasish as keras
+from kerasish import layers
+
+
+def test_functional_merge_forms():
+    a, b = keras.Input((3,)), keras.Input((3,))
+    for fn, cls in [(layers.add, "Add"), (layers.average, "Average"), (layers.maximum, "Maximum"),
+                    (layers.minimum, "Minimum"), (layers.multiply, "Multiply"),
+                    (layers.subtract, "Subtract")]:
+        out = fn([a, b], name=f"my_{cls.lower()}")
+        assert type(out._keras_history[0]).__name__ == cls and out.shape == (None, 3)
+        assert out._keras_history[0].name == f"my_{cls.lower()}"
+    assert layers.concatenate([a, b]).shape == (None, 6)
+    assert layers.concatenate([keras.Input((2, 3)), keras.Input((4, 3))], axis=1).shape == \
+        (None, 6, 3)
+    assert layers.dot([a, b], axes=1).shape == (None, 1)
+    x = np.ones((2, 3), "float32")
+    np.testing.assert_allclose(layers.add([x, 2 * x]).numpy(), 3 * x)
+    np.testing.assert_allclose(layers.average([x, 3 * x]).numpy(), 2 * x)
+
+
+def test_dot_accepts_masked_inputs_and_outputs_no_mask():
+    dot = layers.Dot(axes=-1)
+    assert dot.supports_masking
+    x = keras.ops.convert_to_tensor(np.ones((2, 3), "float32"))
+    x._keras_mask = keras.ops.convert_to_tensor(np.array([True, False]))
+    out = dot([x, x])
+    assert out._keras_mask is None

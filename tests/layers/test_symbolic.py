@@ -1,0 +1,131 @@
+"""Calling layers and `keras.ops` on KerasTensors, masks included (vs Keras 3.15.1)."""
+import numpy as np
+
+import kerasish as keras
+from kerasish import layers, ops
+
+
+def test_keras_tensor_names_and_repr_match_keras():
+    x = keras.Input((784,))
+    assert repr(x) == ("<KerasTensor shape=(None, 784), dtype=float32, sparse=False, "
+                       "ragged=False, name=keras_tensor>")
+    assert x._keras_history[0].name == "input_layer"
+    assert keras.Input((3,), name="title").name == "title"
+    assert layers.Dense(2)(x).name == "keras_tensor_1"
+
+
+def test_ops_on_keras_tensors_record_keras_named_operations():
+    i = keras.Input((3,), name="i")
+    a = i * 2.0 + 1.0
+    b = ops.sum(a[:, :2], axis=1, keepdims=True)
+    assert b.shape == (None, 1)
+    assert ops.shape(i) == (None, 3) and ops.ndim(i) == 2
+    model = keras.Model(i, b)
+    names = [(type(l).__name__, l.name) for l in model._functional_layers]
+    assert names == [("InputLayer", "i"), ("Multiply", "multiply"), ("Add", "add"),
+                     ("GetItem", "get_item"), ("Sum", "sum")]
+    assert [l.name for l in model.layers] == ["i"]   # ops are not layers, as in Keras
+    np.testing.assert_allclose(model(np.ones((2, 3), "float32")).numpy(), [[6.0], [6.0]])
+
+
+def test_reversed_operators_keep_argument_order():
+    x = keras.Input((2,))
+    model = keras.Model(x, [1.0 - x, 2.0 / (x + 1.0)])
+    a, b = model(np.array([[1.0, 3.0]], "float32"))
+    np.testing.assert_allclose(a.numpy(), [[0.0, -2.0]])
+    np.testing.assert_allclose(b.numpy(), [[1.0, 0.5]])
+
+
+def test_symbolic_masks_and_mask_ops_as_in_keras():
+    inputs = keras.Input(shape=(None,), dtype="int32")
+    x = layers.Embedding(input_dim=50, output_dim=4, mask_zero=True)(inputs)
+    assert x._keras_mask.shape == (None, None) and x._keras_mask.dtype == "bool"
+    y = layers.Dense(3)(x)
+    assert y._keras_mask is x._keras_mask          # passed through unchanged
+    out = layers.LSTM(2)(y)
+    assert out._keras_mask is None
+    model = keras.Model(inputs, out)
+    assert [type(l).__name__ for l in model._functional_layers] == [
+        "InputLayer", "Embedding", "Dense", "NotEqual", "LSTM"]
+    lstm_node = model.layers[-1]._inbound_nodes[0]
+    assert "mask" in lstm_node.call_kwargs          # the mask is a graph input of the LSTM
+    padded = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
+    trimmed = np.array([[1, 2], [3, 3]])
+    np.testing.assert_allclose(model(padded).numpy()[0], model(trimmed).numpy()[0], rtol=1e-5)
+
+
+def test_custom_layer_receives_the_mask_in_a_functional_model():
+    class TemporalSoftmax(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.supports_masking = True
+
+        def call(self, inputs, mask=None):
+            assert mask is not None
+            m = ops.expand_dims(ops.cast(mask, "float32"), -1)
+            e = ops.exp(inputs) * m
+            return e / (ops.sum(e, axis=-2, keepdims=True) + 1e-9)
+
+    inputs = keras.Input(shape=(None,), dtype="int32")
+    x = layers.Embedding(input_dim=10, output_dim=4, mask_zero=True)(inputs)
+    x = layers.Dense(1)(x)
+    model = keras.Model(inputs, TemporalSoftmax()(x))
+    y = model(np.array([[1, 2, 0]])).numpy()
+    assert y.shape == (1, 3, 1) and y[0, 2, 0] == 0.0
+
+
+def test_probe_runs_add_no_losses():
+    class Reg(keras.layers.Layer):
+        def call(self, x):
+            self.add_loss(ops.mean(x))
+            return x
+
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, Reg()(inputs))
+    assert len(model.losses) == 0
+    model(np.ones((2, 3), "float32"))
+    assert len(model.losses) == 1
+
+
+def test_models_with_ops_and_masks_save_and_load(tmp_path):
+    inputs = keras.Input(shape=(None,), dtype="int32")
+    x = layers.Embedding(input_dim=20, output_dim=4, mask_zero=True)(inputs)
+    x = layers.GRU(3)(x)
+    outputs = layers.Dense(1)(ops.sum(x * 2.0, axis=1, keepdims=True))
+    model = keras.Model(inputs, outputs)
+    config = model.get_config()
+    op_entries = [(e["module"], e["class_name"], e["config"]) for e in config["layers"]
+                  if e["module"].startswith("keras.src.ops")]
+    assert op_entries == [("keras.src.ops.numpy", "NotEqual", {"name": "not_equal"}),
+                          ("keras.src.ops.numpy", "Multiply", {"name": "multiply"}),
+                          ("keras.src.ops.numpy", "Sum", {"name": "sum", "axis": 1,
+                                                          "keepdims": True})]
+    data = np.array([[1, 2, 0], [4, 0, 0]])
+    model.save(tmp_path / "m.keras")
+    restored = keras.models.load_model(tmp_path / "m.keras")
+    np.testing.assert_allclose(restored.predict(data, verbose=0), model.predict(data, verbose=0),
+                               rtol=1e-6)
+
+
+def test_symbolic_dispatch_leaves_real_tensors_alone():
+    from kerasish.layers import symbolic
+
+    def double(x, factor=2):
+        return ops.multiply(x, factor)
+
+    wrapped = symbolic.symbolic_dispatch(double)
+    np.testing.assert_allclose(wrapped(np.ones(2), factor=3).numpy(), [3.0, 3.0])
+    out = wrapped(keras.Input((2,)), factor=3)
+    assert type(out._keras_history[0]).__name__ == "Double" and out.shape == (None, 2)
+    assert symbolic.op_class_name("not_equal") == "NotEqual"
+
+
+def test_ops_on_a_mix_of_constants_and_keras_tensors():
+    a, b = keras.Input((2,)), keras.Input((3,))
+    c = ops.concatenate([a, b], axis=-1)
+    assert c.shape == (None, 5)
+    w = ops.where(a > 0.0, a, 0.0)
+    model = keras.Model([a, b], [c, w])
+    c_val, w_val = model([np.array([[1.0, -1.0]], "float32"), np.ones((1, 3), "float32")])
+    np.testing.assert_allclose(c_val.numpy(), [[1.0, -1.0, 1.0, 1.0, 1.0]])
+    np.testing.assert_allclose(w_val.numpy(), [[1.0, 0.0]])
