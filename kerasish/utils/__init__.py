@@ -24,6 +24,9 @@ _LAZY = {
     "get_registered_object": "kerasish.saving.serialization",
     "clear_session": "kerasish.backend",
     "standardize_dtype": "kerasish.backend",
+    "plot_model": "kerasish.models.model_visualization",
+    "model_to_dot": "kerasish.models.model_visualization",
+    "plot_history": "kerasish.utils.learning_curves",
 }
 _ALIASES = {"Sequence": "PyDataset"}
 
@@ -68,16 +71,6 @@ def get_source_inputs(tensor):
             if all(source is not s for s in sources):
                 sources.append(source)
     return sources
-
-
-def plot_model(model, to_file="model.png", *args, **kwargs):
-    """Keras's `plot_model` needs pydot and graphviz; like Keras, raises when pydot is missing."""
-    try:
-        import pydot  # noqa: F401
-    except ImportError:
-        raise ImportError("You must install pydot (`pip install pydot`) for `plot_model` "
-                          "to work.") from None
-    raise NotImplementedError("kerasish does not draw model graphs; use `model.summary()`.")
 
 
 def __getattr__(name):
