@@ -37,6 +37,7 @@ def plot_history(history, metrics=None, path=None):
         if path is not None:
             matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
     except ImportError as err:
         raise ImportError('keras.utils.plot_history needs matplotlib: '
                           f'pip install "kerasish[plot]" ({err})') from None
@@ -57,6 +58,7 @@ def plot_history(history, metrics=None, path=None):
                             label=f"{prefix}{kind}")
         ax.set_title(name)
         ax.set_xlabel("epoch")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend()
     figure.tight_layout()
     if path is not None:

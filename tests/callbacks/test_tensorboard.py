@@ -62,6 +62,20 @@ def test_graph_is_the_model_json(tmp_path):
     assert json.loads(config.item()) == json.loads(model.to_json())
 
 
+def test_tensorboard_draws_the_conceptual_graph(tmp_path):
+    """TensorBoard's own Keras-graph converter reads what we wrote."""
+    from tensorboard.plugins.graph import keras_util
+    model, x, y = _model()
+    model.fit(x, y, epochs=1, verbose=0, callbacks=[keras.callbacks.TensorBoard(str(tmp_path))])
+    (_, config), = _values(_run(str(tmp_path), "train"), "keras")
+    graph = keras_util.keras_model_to_graph_def(json.loads(config.item()))
+    nodes = [(node.name, list(node.input)) for node in graph.node]
+    first = model.layers[0].input._keras_history[0].name
+    expected = [(first, []), ("emb", [first]), ("flatten", ["emb"]), ("out", ["flatten"])]
+    assert nodes == [(f"{model.name}/{n}", [f"{model.name}/{i}" for i in inputs])
+                     for n, inputs in expected]
+
+
 @pytest.mark.parametrize("update_freq, expected_steps", [("batch", [1, 2, 3, 4, 5]),
                                                          (2, [2, 4])])
 def test_batch_level_logging(tmp_path, update_freq, expected_steps):
