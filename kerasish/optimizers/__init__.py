@@ -4,7 +4,7 @@ Example:
     >>> opt = keras.optimizers.get("adam")
     >>> opt.apply_gradients(zip(grads, model.trainable_variables))
 """
-from kerasish.optimizers import schedules
+from kerasish.optimizers import legacy, schedules
 from kerasish.optimizers.adadelta import Adadelta
 from kerasish.optimizers.adagrad import Adagrad
 from kerasish.optimizers.adam import Adam

@@ -24,6 +24,10 @@ _LAZY = {
     "get_registered_object": "kerasish.saving.serialization",
     "clear_session": "kerasish.backend",
     "standardize_dtype": "kerasish.backend",
+    "Config": "kerasish.utils.config",
+    "enable_interactive_logging": "kerasish.backend.switches",
+    "disable_interactive_logging": "kerasish.backend.switches",
+    "is_interactive_logging_enabled": "kerasish.backend.switches",
 }
 _ALIASES = {"Sequence": "PyDataset"}
 
