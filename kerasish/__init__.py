@@ -3,21 +3,24 @@
     import kerasish as keras
 """
 from kerasish import (activations, backend, callbacks, config, constraints, data,
-                      datasets, distribute, dtype_policies, initializers, layers, losses,
-                      metrics, models, ops, optimizers, random, regularizers, saving, summary,
-                      utils)
+                      datasets, distribute, distribution, dtype_policies, initializers,
+                      layers, losses, metrics, models, ops, optimizers, random,
+                      regularizers, saving, summary, utils)
 from kerasish.autodiff import GradientTape, Tensor, Variable
 from kerasish.backend import device
-from kerasish.dtype_policies import DTypePolicy
+from kerasish.backend.symbolic_scope import SymbolicScope
+from kerasish.dtype_policies import DTypePolicy, FloatDTypePolicy
 from kerasish.initializers import Initializer
 from kerasish.layers import Input, InputSpec, Layer
 from kerasish.layers.keras_tensor import KerasTensor
+from kerasish.layers.name_scope import name_scope
 from kerasish.losses import Loss
 from kerasish.metrics import Metric
 from kerasish.models import Model, Sequential
 from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer
-from kerasish.utils import tree
+from kerasish import tree
+from kerasish.utils import naming
 
 
 def _export_merge_functions():
@@ -43,4 +46,22 @@ def _symbolic_ops():
 _symbolic_ops()
 
 __version__ = "0.1.0"
-version = __version__
+
+
+def version():
+    """kerasish's version string (Keras's `keras.version()`).
+
+    Example:
+        >>> keras.version()
+        '0.1.0'
+    """
+    return __version__
+
+
+def _complete_backend_namespace():
+    """`keras.backend` names that live above the backend floor."""
+    backend.get_uid = naming.get_uid
+    backend.is_keras_tensor = utils.is_keras_tensor
+
+
+_complete_backend_namespace()

@@ -74,3 +74,8 @@ def set_global_policy(policy):
 def global_policy():
     """The default policy: the one set, else floatx()."""
     return _global_policy[0] or DTypePolicy(config.floatx())
+
+
+# Keras's other names for policies; defined after `DTypePolicy` and `get`, which they use.
+from kerasish.dtype_policies.dtype_policy_map import (  # noqa: E402
+    DTypePolicyMap, FloatDTypePolicy, deserialize, serialize)

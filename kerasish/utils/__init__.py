@@ -27,6 +27,10 @@ _LAZY = {
     "plot_model": "kerasish.models.model_visualization",
     "model_to_dot": "kerasish.models.model_visualization",
     "plot_history": "kerasish.utils.learning_curves",
+    "Config": "kerasish.utils.config",
+    "enable_interactive_logging": "kerasish.backend.switches",
+    "disable_interactive_logging": "kerasish.backend.switches",
+    "is_interactive_logging_enabled": "kerasish.backend.switches",
 }
 _ALIASES = {"Sequence": "PyDataset"}
 
