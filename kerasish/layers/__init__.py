@@ -78,3 +78,11 @@ from kerasish.layers.rnn.time_distributed import TimeDistributed
 from kerasish.layers.keras_tensor import _install_operators  # noqa: E402
 
 _install_operators()
+
+# --- attention layers
+from kerasish.layers.attention.additive_attention import AdditiveAttention  # noqa: E402
+from kerasish.layers.attention.attention import Attention  # noqa: E402
+from kerasish.layers.attention.grouped_query_attention import GroupedQueryAttention  # noqa: E402
+from kerasish.layers.attention.multi_head_attention import MultiHeadAttention  # noqa: E402
+from kerasish.layers.core.einsum_dense import EinsumDense  # noqa: E402
+GroupQueryAttention = GroupedQueryAttention

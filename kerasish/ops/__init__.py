@@ -93,3 +93,5 @@ from kerasish.ops.conv import fused_conv  # noqa: E402
 from kerasish.ops.normalization import normalize_moments  # noqa: E402
 
 _operators.install()
+# Fused attention (replaces the per-op `dot_product_attention` of ops/attention.py).
+from kerasish.ops.fused_attention import dot_product_attention, fused_attention  # noqa: E402,F811
