@@ -85,6 +85,11 @@ class GroupedQueryAttention(Layer):
         self._seed_generator = random.SeedGenerator(seed) if dropout > 0 else None
         self._inverse_sqrt_head_dim = 1.0 / math.sqrt(float(head_dim))
 
+    def __call__(self, *args, **kwargs):
+        if not self.built:  # build from query, value and key shapes (symbolic calls too)
+            self._maybe_build(call_shapes(args, kwargs))
+        return super().__call__(*args, **kwargs)
+
     def _build_from_inputs(self, args, kwargs, sig):
         self._maybe_build(call_shapes(args, kwargs))
 

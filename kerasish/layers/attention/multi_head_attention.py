@@ -154,6 +154,11 @@ class MultiHeadAttention(Layer):
     _output_dense = property(lambda self: self.output_dense)
 
     # Building ----------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if not self.built:  # build from query, value and key shapes (symbolic calls too)
+            self._maybe_build(call_shapes(args, kwargs))
+        return super().__call__(*args, **kwargs)
+
     def _build_from_inputs(self, args, kwargs, sig):
         self._maybe_build(call_shapes(args, kwargs))
 
