@@ -54,7 +54,7 @@ def test_analyze_equation_shapes_and_errors():
         analyze_equation("ab->b", None, (2, 3), (3,))
     with pytest.raises(ValueError, match="Bias dimension 'z'".lower()):
         analyze_equation("ab,bc->ac", "z", (2, 3), (4,))
-    with pytest.raises(ValueError, match="do not match at shared dimension 'a'"):
+    with pytest.raises(ValueError, match="do not match at shared dimension 'b'"):
         analyze_equation("abc,cd->abd", None, (2, 3, 4), (5, 6))
     with pytest.raises(ValueError, match="weight dimension 'q'"):
         analyze_equation("ab,bq->ab", None, (2, 3), (3,))
