@@ -86,3 +86,21 @@ from kerasish.layers.attention.grouped_query_attention import GroupedQueryAttent
 from kerasish.layers.attention.multi_head_attention import MultiHeadAttention  # noqa: E402
 from kerasish.layers.core.einsum_dense import EinsumDense  # noqa: E402
 GroupQueryAttention = GroupedQueryAttention
+
+# --- the rest of the layer zoo
+from kerasish.layers.core.wrapper import Wrapper  # noqa: E402
+from kerasish.layers.normalization.spectral_normalization import SpectralNormalization  # noqa: E402
+from kerasish.layers.normalization.unit_normalization import UnitNormalization  # noqa: E402
+from kerasish.layers.regularization.activity_regularization import ActivityRegularization  # noqa: E402,E501
+from kerasish.layers.regularization.alpha_dropout import AlphaDropout  # noqa: E402
+from kerasish.layers.regularization.gaussian_dropout import GaussianDropout  # noqa: E402
+from kerasish.layers.regularization.gaussian_noise import GaussianNoise  # noqa: E402
+from kerasish.layers.regularization.spatial_dropout1d import SpatialDropout1D  # noqa: E402
+from kerasish.layers.regularization.spatial_dropout2d import SpatialDropout2D  # noqa: E402
+from kerasish.layers.regularization.spatial_dropout3d import SpatialDropout3D  # noqa: E402
+from kerasish.layers.reshaping.cropping3d import Cropping3D  # noqa: E402
+from kerasish.layers.reshaping.up_sampling3d import UpSampling3D  # noqa: E402
+from kerasish.layers.reshaping.zero_padding3d import ZeroPadding3D  # noqa: E402
+from kerasish.layers.rnn.conv_lstm1d import ConvLSTM1D  # noqa: E402
+from kerasish.layers.rnn.conv_lstm2d import ConvLSTM2D  # noqa: E402
+from kerasish.layers.rnn.conv_lstm3d import ConvLSTM3D  # noqa: E402
