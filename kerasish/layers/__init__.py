@@ -104,3 +104,6 @@ from kerasish.layers.reshaping.zero_padding3d import ZeroPadding3D  # noqa: E402
 from kerasish.layers.rnn.conv_lstm1d import ConvLSTM1D  # noqa: E402
 from kerasish.layers.rnn.conv_lstm2d import ConvLSTM2D  # noqa: E402
 from kerasish.layers.rnn.conv_lstm3d import ConvLSTM3D  # noqa: E402
+from kerasish.layers.core.reversible_embedding import ReversibleEmbedding  # noqa: E402
+from kerasish.layers.normalization.rms_normalization import RMSNormalization  # noqa: E402
+from kerasish.layers.serialization import deserialize, serialize  # noqa: E402
