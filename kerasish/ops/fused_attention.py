@@ -111,29 +111,41 @@ def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=Fal
     keep = None
     if dropout_rate > 0.0:
         keep = core.to_array(dropout_keep, dev).astype(target) * target.type(1.0 / (1.0 - dropout_rate))
-    qh, kh, vh = q.transpose(0, 2, 1, 3), k.transpose(0, 2, 1, 3), v.transpose(0, 2, 1, 3)
+    # The scale goes on the query (B*T*N*H values) rather than on the logits (B*N*T*S).
+    qh = (q * target.type(scale)).transpose(0, 2, 1, 3)
+    kh, vh = k.transpose(0, 2, 1, 3), v.transpose(0, 2, 1, 3)
     logits = qh @ kh.transpose(0, 1, 3, 2)
-    logits *= target.type(scale)
     if bias is not None:
-        logits = logits + values[3]
-    if allowed is not None:
-        logits = xp.where(allowed, logits, target.type(_fill_value(target, masked_rows)))
-    logits -= logits.max(axis=-1, keepdims=True)
-    probs = xp.exp(logits, out=logits)
-    probs /= probs.sum(axis=-1, keepdims=True)
-    scores = xp.where(allowed, probs, 0).astype(target, copy=False) \
-        if masked_rows == "zero" and allowed is not None else probs
+        logits += values[3]
+    masked = None if allowed is None else xp.logical_not(allowed)
+    if masked is not None:
+        xp.copyto(logits, target.type(_fill_value(target, masked_rows)),
+                  where=xp.broadcast_to(masked, logits.shape))
+    probs = _softmax_in_place(xp, logits)
+    if masked_rows == "zero" and masked is not None:
+        # Masked probabilities are already 0 except in fully masked rows (uniform there);
+        # the backward below is unchanged by zeroing them, so zero in place.
+        xp.copyto(probs, target.type(0), where=xp.broadcast_to(masked, probs.shape))
+    scores = probs
     dropped = scores * keep if keep is not None else scores
     out = Tensor((dropped @ vh).transpose(0, 2, 1, 3), dev)
     outputs = (out, Tensor(scores, dev)) if return_scores else (out,)
     if _tape._active:
         saved = dict(qh=qh, kh=kh, vh=vh, probs=probs, dropped=dropped, keep=keep,
-                     allowed=allowed, scale=scale, masked_rows=masked_rows)
+                     masked=masked, scale=scale, masked_rows=masked_rows)
         settings = dict(mask=mask, scale=scale, is_causal=is_causal, masked_rows=masked_rows,
                         dropout_rate=dropout_rate, dropout_keep=dropout_keep)
         _tape.record("attention", tuple(tensors), outputs,
                      lambda g: _backward(g, tensors, saved, settings, return_scores))
     return outputs if return_scores else out
+
+
+def _softmax_in_place(xp, logits):
+    """Numerically stable softmax over the last axis, overwriting `logits`."""
+    logits -= logits.max(axis=-1, keepdims=True)
+    probs = xp.exp(logits, out=logits)
+    probs *= 1.0 / probs.sum(axis=-1, keepdims=True)
+    return probs
 
 
 def _backward(grads, tensors, saved, settings, return_scores):
@@ -148,24 +160,27 @@ def _backward(grads, tensors, saved, settings, return_scores):
     g_scores = None if g_scores is None else g_scores._value
     go = g_out._value.transpose(0, 2, 1, 3)
     g_v = (saved["dropped"].transpose(0, 1, 3, 2) @ go).transpose(0, 2, 1, 3)
-    g_p = go @ saved["vh"].transpose(0, 1, 3, 2)
+    g_logits = go @ saved["vh"].transpose(0, 1, 3, 2)  # gradient of the probabilities
     if saved["keep"] is not None:
-        g_p *= saved["keep"]
+        g_logits *= saved["keep"]
     if g_scores is not None:
-        g_p += g_scores
-    allowed = saved["allowed"]
-    if saved["masked_rows"] == "zero" and allowed is not None:
-        g_p = xp.where(allowed, g_p, 0)
-    probs = saved["probs"]
-    g_logits = probs * (g_p - (g_p * probs).sum(axis=-1, keepdims=True))
-    if allowed is not None:
-        g_logits = xp.where(allowed, g_logits, 0).astype(probs.dtype, copy=False)
+        g_logits += g_scores
+    masked, probs = saved["masked"], saved["probs"]
+    if masked is not None:
+        masked = xp.broadcast_to(masked, g_logits.shape)
+    if saved["masked_rows"] == "zero" and masked is not None:
+        xp.copyto(g_logits, probs.dtype.type(0), where=masked)
+    # softmax backward in place: P * (G - rowsum(G * P))
+    g_logits -= xp.einsum("...s,...s->...", g_logits, probs)[..., None]
+    g_logits *= probs
+    if masked is not None:  # masked logits were constants
+        xp.copyto(g_logits, probs.dtype.type(0), where=masked)
     grads_out = []
     g_bias = None
     if len(tensors) > 3:
         g_bias = Tensor(_sum_to_shape(g_logits, tensors[3].shape), dev)
-    g_logits *= probs.dtype.type(saved["scale"])
     g_q = (g_logits @ saved["kh"]).transpose(0, 2, 1, 3)
+    g_q *= probs.dtype.type(saved["scale"])
     g_k = (g_logits.transpose(0, 1, 3, 2) @ saved["qh"]).transpose(0, 2, 1, 3)
     for t, g in zip(tensors[:3], (g_q, g_k, g_v)):
         grads_out.append(Tensor(g.astype(t._value.dtype, copy=False), dev))
