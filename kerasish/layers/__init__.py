@@ -107,3 +107,9 @@ from kerasish.layers.rnn.conv_lstm3d import ConvLSTM3D  # noqa: E402
 from kerasish.layers.core.reversible_embedding import ReversibleEmbedding  # noqa: E402
 from kerasish.layers.normalization.rms_normalization import RMSNormalization  # noqa: E402
 from kerasish.layers.serialization import deserialize, serialize  # noqa: E402
+from kerasish.layers.pooling.adaptive_average_pooling1d import AdaptiveAveragePooling1D  # noqa: E402,E501
+from kerasish.layers.pooling.adaptive_average_pooling2d import AdaptiveAveragePooling2D  # noqa: E402,E501
+from kerasish.layers.pooling.adaptive_average_pooling3d import AdaptiveAveragePooling3D  # noqa: E402,E501
+from kerasish.layers.pooling.adaptive_max_pooling1d import AdaptiveMaxPooling1D  # noqa: E402
+from kerasish.layers.pooling.adaptive_max_pooling2d import AdaptiveMaxPooling2D  # noqa: E402
+from kerasish.layers.pooling.adaptive_max_pooling3d import AdaptiveMaxPooling3D  # noqa: E402

@@ -114,3 +114,17 @@ def test_unit_normalization_gradient():
     check_gradients(lambda x: layer(x), [np.random.default_rng(2).normal(size=(2, 3, 4))])
     norms = ops.sum(layers.UnitNormalization()(X[:, :10]) ** 2, axis=-1).numpy()
     np.testing.assert_allclose(norms, 1.0, rtol=1e-5)
+
+
+def test_adaptive_pooling_gradients_and_errors():
+    from kerasish.testing import check_gradients
+    x = np.random.default_rng(3).normal(size=(2, 7, 5, 2))
+    for layer in (layers.AdaptiveAveragePooling2D((3, 2), dtype="float64"),
+                  layers.AdaptiveMaxPooling2D((3, 2), dtype="float64")):
+        check_gradients(lambda x: layer(x), [x])
+    with pytest.raises(ValueError, match="output_size"):
+        layers.AdaptiveMaxPooling1D((2, 2))
+    with pytest.raises(ValueError, match="data_format"):
+        layers.AdaptiveAveragePooling1D(2, data_format="nwc")
+    with pytest.raises(ValueError, match="expects 3-D inputs"):
+        layers.AdaptiveAveragePooling1D(2)(np.ones((2, 3)))
