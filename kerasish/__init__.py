@@ -43,3 +43,4 @@ _symbolic_ops()
 
 __version__ = "0.1.0"
 version = __version__
+from kerasish import applications  # noqa: E402,F401  (imports layers and models)
