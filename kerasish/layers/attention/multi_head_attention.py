@@ -172,7 +172,7 @@ class MultiHeadAttention(Layer):
         self.query_dense = self._projection(query_shape, self._key_dim, "query")
         self.key_dense = self._projection(key_shape, self._key_dim, "key")
         if self._use_gate:
-            self.gate_dense = self._projection(query_shape, self._value_dim, "gate",
+            self._gate_dense = self._projection(query_shape, self._value_dim, "gate",
                                                activation="sigmoid")
         self.value_dense = self._projection(value_shape, self._value_dim, "value")
         rank = len(query_shape) + 1
@@ -248,7 +248,7 @@ class MultiHeadAttention(Layer):
         mask = masking.merge_attention_mask(
             query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask,
             self._sliding_window)
-        gate = self.gate_dense(query) if self._use_gate else None
+        gate = self._gate_dense(query) if self._use_gate else None
         q = self.query_dense(query)
         k = self.key_dense(key)
         v = self.value_dense(value)
