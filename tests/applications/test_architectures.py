@@ -1,6 +1,7 @@
 """VGG16, ResNet50 and MobileNetV2 built layer for layer as Keras 3.15.1 builds them
 (fixture: tests/fixtures/applications/make_application_fixtures.py): layer order,
 names, classes, key config, weight shapes, connections and parameter counts."""
+import gzip
 import json
 import re
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 import kerasish as keras
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "applications"
-MODELS = json.loads((HERE / "applications.json").read_text())["models"]
+with gzip.open(HERE / "applications.json.gz", "rt") as _file:
+    MODELS = json.load(_file)["models"]
 KEYS = ("filters", "kernel_size", "strides", "padding", "use_bias", "activation", "units",
         "pool_size", "epsilon", "momentum", "axis", "max_value", "depth_multiplier", "rate")
 
