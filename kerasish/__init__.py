@@ -65,3 +65,5 @@ def _complete_backend_namespace():
 
 
 _complete_backend_namespace()
+
+from kerasish import applications  # noqa: E402,F401  (imports layers and models)

@@ -78,3 +78,38 @@ from kerasish.layers.rnn.time_distributed import TimeDistributed
 from kerasish.layers.keras_tensor import _install_operators  # noqa: E402
 
 _install_operators()
+
+# --- attention layers
+from kerasish.layers.attention.additive_attention import AdditiveAttention  # noqa: E402
+from kerasish.layers.attention.attention import Attention  # noqa: E402
+from kerasish.layers.attention.grouped_query_attention import GroupedQueryAttention  # noqa: E402
+from kerasish.layers.attention.multi_head_attention import MultiHeadAttention  # noqa: E402
+from kerasish.layers.core.einsum_dense import EinsumDense  # noqa: E402
+GroupQueryAttention = GroupedQueryAttention
+
+# --- the rest of the layer zoo
+from kerasish.layers.core.wrapper import Wrapper  # noqa: E402
+from kerasish.layers.normalization.spectral_normalization import SpectralNormalization  # noqa: E402
+from kerasish.layers.normalization.unit_normalization import UnitNormalization  # noqa: E402
+from kerasish.layers.regularization.activity_regularization import ActivityRegularization  # noqa: E402,E501
+from kerasish.layers.regularization.alpha_dropout import AlphaDropout  # noqa: E402
+from kerasish.layers.regularization.gaussian_dropout import GaussianDropout  # noqa: E402
+from kerasish.layers.regularization.gaussian_noise import GaussianNoise  # noqa: E402
+from kerasish.layers.regularization.spatial_dropout1d import SpatialDropout1D  # noqa: E402
+from kerasish.layers.regularization.spatial_dropout2d import SpatialDropout2D  # noqa: E402
+from kerasish.layers.regularization.spatial_dropout3d import SpatialDropout3D  # noqa: E402
+from kerasish.layers.reshaping.cropping3d import Cropping3D  # noqa: E402
+from kerasish.layers.reshaping.up_sampling3d import UpSampling3D  # noqa: E402
+from kerasish.layers.reshaping.zero_padding3d import ZeroPadding3D  # noqa: E402
+from kerasish.layers.rnn.conv_lstm1d import ConvLSTM1D  # noqa: E402
+from kerasish.layers.rnn.conv_lstm2d import ConvLSTM2D  # noqa: E402
+from kerasish.layers.rnn.conv_lstm3d import ConvLSTM3D  # noqa: E402
+from kerasish.layers.core.reversible_embedding import ReversibleEmbedding  # noqa: E402
+from kerasish.layers.normalization.rms_normalization import RMSNormalization  # noqa: E402
+from kerasish.layers.serialization import deserialize, serialize  # noqa: E402
+from kerasish.layers.pooling.adaptive_average_pooling1d import AdaptiveAveragePooling1D  # noqa: E402,E501
+from kerasish.layers.pooling.adaptive_average_pooling2d import AdaptiveAveragePooling2D  # noqa: E402,E501
+from kerasish.layers.pooling.adaptive_average_pooling3d import AdaptiveAveragePooling3D  # noqa: E402,E501
+from kerasish.layers.pooling.adaptive_max_pooling1d import AdaptiveMaxPooling1D  # noqa: E402
+from kerasish.layers.pooling.adaptive_max_pooling2d import AdaptiveMaxPooling2D  # noqa: E402
+from kerasish.layers.pooling.adaptive_max_pooling3d import AdaptiveMaxPooling3D  # noqa: E402

@@ -93,6 +93,8 @@ from kerasish.ops.conv import fused_conv  # noqa: E402
 from kerasish.ops.normalization import normalize_moments  # noqa: E402
 
 _operators.install()
+# Fused attention (replaces the per-op `dot_product_attention` of ops/attention.py).
+from kerasish.ops.fused_attention import dot_product_attention, fused_attention  # noqa: E402,F811
 
 # Keras's sub-namespaces (keras.ops.numpy); imported last, they look names up here.
 from kerasish.ops import numpy  # noqa: E402,F401

@@ -4,7 +4,8 @@ from kerasish.layers.layer import Layer
 
 
 class Softmax(Layer):
-    """Softmax over `axis`; masked positions (mask False) get probability 0.
+    """Softmax over `axis`; masked positions (mask False) get probability 0 (a fully
+    masked row gives zeros, as in Keras 3.15; a non-bool mask keeps values > 0.5).
 
     Args:
         axis: int or tuple of ints, the normalisation axis (default -1).
@@ -21,10 +22,26 @@ class Softmax(Layer):
 
     def call(self, inputs, mask=None):
         if mask is not None:
-            inputs = ops.where(ops.cast(mask, "bool"), inputs, -1e9)
-        if isinstance(self.axis, (tuple, list)):
-            return ops.exp(inputs - ops.logsumexp(inputs, axis=self.axis, keepdims=True))
-        return ops.softmax(inputs, axis=self.axis)
+            mask = self._check_mask(inputs, ops.convert_to_tensor(mask))
+            big = -3e4 if inputs.dtype == "float16" else -1e9
+            inputs = ops.where(mask, inputs, big)
+        if isinstance(self.axis, (tuple, list)) and len(self.axis) > 1:
+            outputs = ops.exp(inputs - ops.logsumexp(inputs, axis=tuple(self.axis), keepdims=True))
+        else:
+            axis = self.axis[0] if isinstance(self.axis, (tuple, list)) else self.axis
+            outputs = ops.softmax(inputs, axis=axis)
+        if mask is not None:  # as Keras: a fully masked row gives zeros, not a uniform row
+            outputs = ops.where(mask, outputs, 0.0)
+        return outputs
+
+    def _check_mask(self, inputs, mask):
+        if mask.ndim > inputs.ndim or any(
+                m != 1 and m != i for m, i in zip(mask.shape[::-1], inputs.shape[::-1])):
+            raise ValueError(
+                f"Softmax layer '{self.name}': the `mask` must be broadcastable to `inputs` and "
+                f"must not have more dimensions. Received: inputs.shape={inputs.shape}, "
+                f"mask.shape={mask.shape}")
+        return mask if mask.dtype == "bool" else ops.greater(mask, 0.5)
 
     def compute_output_shape(self, input_shape):
         return input_shape

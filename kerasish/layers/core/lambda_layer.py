@@ -40,17 +40,25 @@ class Lambda(Layer):
             return self._mask(inputs, previous_mask)
         return self._mask
 
+    def compute_output_shape(self, input_shape):
+        """As Keras: `output_shape(input_shape)` when callable, `(batch,) + output_shape`
+        when given, else inferred by running the function."""
+        if self._output_shape is None:
+            return super().compute_output_shape(input_shape)
+        if callable(self._output_shape):
+            return self._output_shape(input_shape)
+        return (tuple(input_shape)[0],) + tuple(self._output_shape)
+
     def get_config(self):
         config = super().get_config()
-        import base64
-        import marshal
-        code = getattr(self.function, "__code__", None)
-        config.update({
-            "function": {"class_name": "__lambda__", "config": {
-                "code": base64.b64encode(marshal.dumps(code)).decode("ascii") if code else None,
-                "defaults": None, "closure": None}},
-            "arguments": self.arguments,
-        })
+        config["function"] = _serialize_function(self.function)
+        if self._output_shape is not None:
+            config["output_shape"] = _serialize_function(self._output_shape) \
+                if callable(self._output_shape) else self._output_shape
+        if self._mask is not None:
+            config["mask"] = _serialize_function(self._mask) if callable(self._mask) \
+                else self._mask
+        config["arguments"] = self.arguments
         return config
 
     @classmethod
@@ -58,6 +66,31 @@ class Lambda(Layer):
         from kerasish.saving import serialization
         if safe_mode is None:
             safe_mode = serialization.in_safe_mode()
+        config = dict(config)
+        function = _deserialize_function(config.pop("function"), custom_objects, safe_mode)
+        for key in ("output_shape", "mask"):
+            value = config.get(key)
+            if isinstance(value, dict):
+                config[key] = _deserialize_function(value, custom_objects, safe_mode)
+            elif isinstance(value, list):
+                config[key] = tuple(value)
+        return cls(function, **config)
+
+
+def _serialize_function(fn):
+    """Keras's config of a function: marshalled code for lambdas, the name otherwise."""
+    import base64
+    import marshal
+    if getattr(fn, "__name__", "") == "<lambda>":
+        return {"class_name": "__lambda__", "config": {
+            "code": base64.b64encode(marshal.dumps(fn.__code__)).decode("ascii"),
+            "defaults": None, "closure": None}}
+    return {"module": "builtins", "class_name": "function", "config": fn.__name__,
+            "registered_name": "function"}
+
+
+def _deserialize_function(config, custom_objects, safe_mode):
+    if config.get("class_name") == "__lambda__":
         if safe_mode:
             raise ValueError(
                 "Requested the deserialization of a `Lambda` layer whose `function` is a Python "
@@ -69,12 +102,13 @@ class Lambda(Layer):
         import base64
         import marshal
         import types
-        config = dict(config)
-        fn_config = config.pop("function")["config"]
-        code = marshal.loads(base64.b64decode(fn_config["code"]))
-        function = types.FunctionType(code, globals())
-        config.pop("output_shape", None)
-        return cls(function, **config)
+        code = marshal.loads(base64.b64decode(config["config"]["code"]))
+        return types.FunctionType(code, globals())
+    name = config.get("config")
+    if custom_objects and name in custom_objects:
+        return custom_objects[name]
+    raise ValueError(f"Lambda: could not deserialize the function {name!r}: pass it in "
+                     "`custom_objects` (Keras saves named functions by name only).")
 
 
 class SymbolicOp(Layer):

@@ -1,0 +1,105 @@
+"""MobileNetV2 (Sandler et al., 2018), as `keras.applications.MobileNetV2` builds it."""
+from kerasish import layers, models
+from kerasish.applications import common
+
+_BN = dict(epsilon=1e-3, momentum=0.999)
+# (filters, stride, expansion) of inverted residual blocks 0..16
+_BLOCKS = ((16, 1, 1), (24, 2, 6), (24, 1, 6), (32, 2, 6), (32, 1, 6), (32, 1, 6),
+           (64, 2, 6), (64, 1, 6), (64, 1, 6), (64, 1, 6), (96, 1, 6), (96, 1, 6), (96, 1, 6),
+           (160, 2, 6), (160, 1, 6), (160, 1, 6), (320, 1, 6))
+
+
+def make_divisible(value, divisor, min_value=None):
+    """`value` rounded to a multiple of `divisor`, never below 90% of it."""
+    min_value = divisor if min_value is None else min_value
+    new = max(min_value, int(value + divisor / 2) // divisor * divisor)
+    return new + divisor if new < 0.9 * value else new
+
+
+def correct_pad(size, kernel_size):
+    """((top, bottom), (left, right)) zero padding before a stride-2 'valid' convolution."""
+    adjust = (1, 1) if size[0] is None else (1 - size[0] % 2, 1 - size[1] % 2)
+    half = (kernel_size // 2, kernel_size // 2)
+    return ((half[0] - adjust[0], half[0]), (half[1] - adjust[1], half[1]))
+
+
+def _inverted_res_block(x, expansion, stride, alpha, filters, block_id):
+    in_channels = x.shape[-1]
+    pointwise_filters = make_divisible(int(filters * alpha), 8)
+    inputs = x
+    prefix = f"block_{block_id}_"
+    if block_id:
+        x = layers.Conv2D(expansion * in_channels, kernel_size=1, padding="same", use_bias=False,
+                          activation=None, name=prefix + "expand")(x)
+        x = layers.BatchNormalization(**_BN, name=prefix + "expand_BN")(x)
+        x = layers.ReLU(6.0, name=prefix + "expand_relu")(x)
+    else:
+        prefix = "expanded_conv_"
+    if stride == 2:
+        x = layers.ZeroPadding2D(padding=correct_pad(x.shape[1:3], 3), name=prefix + "pad")(x)
+    x = layers.DepthwiseConv2D(kernel_size=3, strides=stride, activation=None, use_bias=False,
+                               padding="same" if stride == 1 else "valid",
+                               name=prefix + "depthwise")(x)
+    x = layers.BatchNormalization(**_BN, name=prefix + "depthwise_BN")(x)
+    x = layers.ReLU(6.0, name=prefix + "depthwise_relu")(x)
+    x = layers.Conv2D(pointwise_filters, kernel_size=1, padding="same", use_bias=False,
+                      activation=None, name=prefix + "project")(x)
+    x = layers.BatchNormalization(**_BN, name=prefix + "project_BN")(x)
+    if in_channels == pointwise_filters and stride == 1:
+        return layers.Add(name=prefix + "add")([inputs, x])
+    return x
+
+
+def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights=None, input_tensor=None,
+                pooling=None, classes=1000, classifier_activation="softmax", name=None):
+    """MobileNetV2 with Keras's layer names (Conv1, expanded_conv_*, block_1_* ..., Conv_1).
+
+    Args:
+        input_shape: (height, width, 3); 224x224 by default.
+        alpha: width multiplier (filters scaled by alpha, rounded to multiples of 8).
+        include_top: add global average pooling and the classifier.
+        weights: None or the path of a weights file saved by Keras
+            ("imagenet" download: NotImplementedError).
+        input_tensor: optional input tensor.
+        pooling: None, "avg" or "max" (without the top).
+        classes: classifier outputs.
+        classifier_activation: the classifier's activation.
+        name: the model's name (Keras's "mobilenetv2_{alpha:.2f}_{rows}" by default).
+
+    Returns:
+        a functional Model (3,538,984 parameters for alpha 1.0 with the top).
+
+    Example:
+        >>> keras.applications.MobileNetV2(weights=None).count_params()
+        3538984
+    """
+    common.check_weights(weights, "MobileNetV2")
+    if input_shape is None and input_tensor is None:
+        input_shape = (224, 224, 3)
+    inputs = common.image_input(input_shape, input_tensor, 224, 32, include_top, "MobileNetV2")
+    rows = inputs.shape[1]
+    first_filters = make_divisible(32 * alpha, 8)
+    x = layers.Conv2D(first_filters, kernel_size=3, strides=(2, 2), padding="same",
+                      use_bias=False, name="Conv1")(inputs)
+    x = layers.BatchNormalization(**_BN, name="bn_Conv1")(x)
+    x = layers.ReLU(6.0, name="Conv1_relu")(x)
+    for block_id, (filters, stride, expansion) in enumerate(_BLOCKS):
+        x = _inverted_res_block(x, expansion, stride, alpha, filters, block_id)
+    last_filters = make_divisible(1280 * alpha, 8) if alpha > 1.0 else 1280
+    x = layers.Conv2D(last_filters, kernel_size=1, use_bias=False, name="Conv_1")(x)
+    x = layers.BatchNormalization(**_BN, name="Conv_1_bn")(x)
+    x = layers.ReLU(6.0, name="out_relu")(x)
+    if include_top:
+        x = layers.GlobalAveragePooling2D()(x)
+        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+    else:
+        x = common.pooled(x, pooling)
+    model = models.Model(inputs, x, name=name or f"mobilenetv2_{alpha:0.2f}_{rows}")
+    if weights is not None:
+        model.load_weights(weights)
+    return model
+
+
+def preprocess_input(x, data_format=None):
+    """Keras's MobileNetV2 preprocessing ('tf'): pixels scaled to [-1, 1]."""
+    return common.tf_preprocess(x)

@@ -1,0 +1,109 @@
+"""ResNet50/101/152 (He et al., 2015), as `keras.applications` builds them."""
+from kerasish import layers, models
+from kerasish.applications import common
+
+_BN = dict(axis=3, epsilon=1.001e-5)
+
+
+def _block(x, filters, stride=1, conv_shortcut=True, name=None):
+    """Bottleneck residual block: 1x1, 3x3, 1x1 (4 * filters) convolutions plus the shortcut."""
+    if conv_shortcut:
+        shortcut = layers.Conv2D(4 * filters, 1, strides=stride, name=name + "_0_conv")(x)
+        shortcut = layers.BatchNormalization(**_BN, name=name + "_0_bn")(shortcut)
+    else:
+        shortcut = x
+    x = layers.Conv2D(filters, 1, strides=stride, name=name + "_1_conv")(x)
+    x = layers.BatchNormalization(**_BN, name=name + "_1_bn")(x)
+    x = layers.Activation("relu", name=name + "_1_relu")(x)
+    x = layers.Conv2D(filters, 3, padding="same", name=name + "_2_conv")(x)
+    x = layers.BatchNormalization(**_BN, name=name + "_2_bn")(x)
+    x = layers.Activation("relu", name=name + "_2_relu")(x)
+    x = layers.Conv2D(4 * filters, 1, name=name + "_3_conv")(x)
+    x = layers.BatchNormalization(**_BN, name=name + "_3_bn")(x)
+    x = layers.Add(name=name + "_add")([shortcut, x])
+    return layers.Activation("relu", name=name + "_out")(x)
+
+
+def _stack(x, filters, blocks, stride1=2, name=None):
+    x = _block(x, filters, stride=stride1, name=name + "_block1")
+    for i in range(2, blocks + 1):
+        x = _block(x, filters, conv_shortcut=False, name=name + "_block" + str(i))
+    return x
+
+
+def _resnet(stack_blocks, include_top, weights, input_tensor, input_shape, pooling, classes,
+            classifier_activation, name, label):
+    common.check_weights(weights, label)
+    inputs = common.image_input(input_shape, input_tensor, 224, 32, include_top, label)
+    x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(inputs)
+    x = layers.Conv2D(64, 7, strides=2, name="conv1_conv")(x)
+    x = layers.BatchNormalization(**_BN, name="conv1_bn")(x)
+    x = layers.Activation("relu", name="conv1_relu")(x)
+    x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)), name="pool1_pad")(x)
+    x = layers.MaxPooling2D(3, strides=2, name="pool1_pool")(x)
+    for stage, (filters, blocks) in enumerate(zip((64, 128, 256, 512), stack_blocks), start=2):
+        x = _stack(x, filters, blocks, stride1=1 if stage == 2 else 2, name=f"conv{stage}")
+    if include_top:
+        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+    else:
+        x = common.pooled(x, pooling, avg_name="avg_pool", max_name="max_pool")
+    model = models.Model(inputs, x, name=name)
+    if weights is not None:
+        model.load_weights(weights)
+    return model
+
+
+def ResNet50(include_top=True, weights=None, input_tensor=None, input_shape=None, pooling=None,
+             classes=1000, classifier_activation="softmax", name="resnet50"):
+    """ResNet50 with Keras's layer names (conv1_conv ... conv5_block3_out, avg_pool, predictions).
+
+    Args:
+        include_top: add global average pooling ("avg_pool") and the classifier.
+        weights: None or the path of a weights file saved by Keras
+            ("imagenet" download: NotImplementedError).
+        input_tensor: optional input tensor.
+        input_shape: (height, width, 3); 224x224 with the top.
+        pooling: None, "avg" or "max" (without the top).
+        classes: classifier outputs.
+        classifier_activation: the classifier's activation.
+        name: the model's name.
+
+    Returns:
+        a functional Model (25,636,712 parameters with the top).
+
+    Example:
+        >>> keras.applications.ResNet50(weights=None).count_params()
+        25636712
+    """
+    return _resnet((3, 4, 6, 3), include_top, weights, input_tensor, input_shape, pooling,
+                   classes, classifier_activation, name, "ResNet50")
+
+
+def ResNet101(include_top=True, weights=None, input_tensor=None, input_shape=None, pooling=None,
+              classes=1000, classifier_activation="softmax", name="resnet101"):
+    """ResNet101 (stages of 3, 4, 23, 3 blocks); arguments as ResNet50.
+
+    Example:
+        >>> keras.applications.ResNet101(weights=None).count_params()
+        44707176
+    """
+    return _resnet((3, 4, 23, 3), include_top, weights, input_tensor, input_shape, pooling,
+                   classes, classifier_activation, name, "ResNet101")
+
+
+def ResNet152(include_top=True, weights=None, input_tensor=None, input_shape=None, pooling=None,
+              classes=1000, classifier_activation="softmax", name="resnet152"):
+    """ResNet152 (stages of 3, 8, 36, 3 blocks); arguments as ResNet50.
+
+    Example:
+        >>> keras.applications.ResNet152(weights=None).count_params()
+        60419944
+    """
+    return _resnet((3, 8, 36, 3), include_top, weights, input_tensor, input_shape, pooling,
+                   classes, classifier_activation, name, "ResNet152")
+
+
+def preprocess_input(x, data_format=None):
+    """Keras's ResNet preprocessing ('caffe'): RGB -> BGR, ImageNet means subtracted."""
+    return common.caffe_preprocess(x)

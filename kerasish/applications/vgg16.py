@@ -1,0 +1,60 @@
+"""VGG16 (Simonyan & Zisserman, 2014), as `keras.applications.VGG16` builds it."""
+from kerasish import layers, models
+from kerasish.applications import common
+
+_BLOCKS = ((64, 2), (128, 2), (256, 3), (512, 3), (512, 3))
+
+
+def build_vgg(blocks, include_top, weights, input_tensor, input_shape, pooling, classes,
+              classifier_activation, name, label):
+    """A VGG network: `blocks` of (filters, convolutions), each ending in a 2x2 max pool."""
+    common.check_weights(weights, label)
+    inputs = common.image_input(input_shape, input_tensor, 224, 32, include_top, label)
+    x = inputs
+    for block, (filters, convs) in enumerate(blocks, start=1):
+        for i in range(1, convs + 1):
+            x = layers.Conv2D(filters, (3, 3), activation="relu", padding="same",
+                              name=f"block{block}_conv{i}")(x)
+        x = layers.MaxPooling2D((2, 2), strides=(2, 2), name=f"block{block}_pool")(x)
+    if include_top:
+        x = layers.Flatten(name="flatten")(x)
+        x = layers.Dense(4096, activation="relu", name="fc1")(x)
+        x = layers.Dense(4096, activation="relu", name="fc2")(x)
+        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+    else:
+        x = common.pooled(x, pooling)
+    model = models.Model(inputs, x, name=name)
+    if weights is not None:
+        model.load_weights(weights)
+    return model
+
+
+def VGG16(include_top=True, weights=None, input_tensor=None, input_shape=None, pooling=None,
+          classes=1000, classifier_activation="softmax", name="vgg16"):
+    """VGG16 with Keras's layer names (block1_conv1 ... fc1, fc2, predictions).
+
+    Args:
+        include_top: add Flatten, fc1, fc2 and the `classes`-way classifier.
+        weights: None or the path of a weights file saved by Keras
+            ("imagenet" download: NotImplementedError).
+        input_tensor: optional input tensor.
+        input_shape: (height, width, 3); 224x224 with the top.
+        pooling: None, "avg" or "max" (without the top).
+        classes: classifier outputs.
+        classifier_activation: the classifier's activation.
+        name: the model's name.
+
+    Returns:
+        a functional Model (138,357,544 parameters with the top).
+
+    Example:
+        >>> keras.applications.VGG16(weights=None).count_params()
+        138357544
+    """
+    return build_vgg(_BLOCKS, include_top, weights, input_tensor, input_shape, pooling, classes,
+                     classifier_activation, name, "VGG16")
+
+
+def preprocess_input(x, data_format=None):
+    """Keras's VGG16 preprocessing ('caffe'): RGB -> BGR, ImageNet means subtracted."""
+    return common.caffe_preprocess(x)

@@ -1,0 +1,1 @@
+"""Attention layers: MultiHeadAttention, GroupedQueryAttention, Attention, AdditiveAttention."""

@@ -1,0 +1,55 @@
+"""Cropping3D: crops volumes along their three spatial axes."""
+from kerasish.layers.input_spec import InputSpec
+from kerasish.layers.layer import Layer
+from kerasish.layers.reshaping.zero_padding3d import pairs_3d
+from kerasish.ops.conv import standardize_data_format
+
+
+class Cropping3D(Layer):
+    """Crops (batch, d1, d2, d3, channels) volumes.
+
+    Args:
+        cropping: int, 3 ints (symmetric) or 3 (before, after) pairs.
+        data_format: "channels_last" (default) or "channels_first".
+
+    Example:
+        >>> keras.layers.Cropping3D(((1, 1), (2, 2), (0, 1)))(np.ones((1, 4, 6, 3, 2))).shape
+        (1, 2, 2, 2, 2)
+    """
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        label = f"Cropping3D layer '{self.name}'"
+        self.cropping = pairs_3d(cropping, "cropping", label)
+        self.data_format = standardize_data_format(data_format, label)
+        self.input_spec = InputSpec(ndim=5)
+        self.built = True
+
+    def call(self, inputs):
+        self.compute_output_shape(inputs.shape)
+        first = 1 if self.data_format == "channels_last" else 2
+        keep = tuple(slice(lo, inputs.shape[first + i] - hi)
+                     for i, (lo, hi) in enumerate(self.cropping))
+        if self.data_format == "channels_last":
+            return inputs[(slice(None),) + keep + (slice(None),)]
+        return inputs[(slice(None), slice(None)) + keep]
+
+    def compute_output_shape(self, input_shape):
+        out = list(input_shape)
+        first = 1 if self.data_format == "channels_last" else 2
+        for i, (lo, hi) in enumerate(self.cropping):
+            size = out[first + i]
+            if size is None:
+                continue
+            if lo + hi >= size:
+                raise ValueError(
+                    f"Cropping3D layer '{self.name}': `cropping` must be smaller than the input "
+                    f"shape. Received: inputs.shape={tuple(input_shape)}, and "
+                    f"cropping={self.cropping}")
+            out[first + i] = size - lo - hi
+        return tuple(out)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"cropping": self.cropping, "data_format": self.data_format})
+        return config

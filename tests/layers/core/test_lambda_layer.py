@@ -1,0 +1,44 @@
+"""Lambda's Keras 3 options: output_shape (tuple or callable), mask, arguments, and the
+config Keras 3.15.1 writes (keys and function encodings checked with the oracle)."""
+import numpy as np
+import pytest
+
+from kerasish import layers, ops
+
+
+def add_one(x):
+    return x + 1
+
+
+def test_output_shape_tuple_callable_and_inferred():
+    assert layers.Lambda(lambda x: x[:, :2], output_shape=(2,)).compute_output_shape((None, 5)) \
+        == (None, 2)
+    assert layers.Lambda(lambda x: x, output_shape=lambda s: (s[0], 7)).compute_output_shape(
+        (4, 5)) == (4, 7)
+    assert layers.Lambda(lambda x: x[:, :3]).compute_output_shape((4, 5)) == (4, 3)
+
+
+def test_mask_and_arguments():
+    layer = layers.Lambda(lambda x, scale: x * scale, arguments={"scale": 3.0},
+                          mask=lambda inputs, mask: ops.greater(inputs, 0))
+    out = layer(np.array([[1.0, -1.0]], "float32"))
+    np.testing.assert_array_equal(out.numpy(), [[3.0, -3.0]])
+    np.testing.assert_array_equal(ops.convert_to_numpy(out._keras_mask), [[True, False]])
+
+
+def test_config_matches_keras_and_round_trips():
+    config = layers.Lambda(lambda x: x * 2, output_shape=(3,)).get_config()
+    assert sorted(config) == ["arguments", "dtype", "function", "name", "output_shape",
+                              "trainable"]
+    assert config["function"]["class_name"] == "__lambda__" and config["output_shape"] == (3,)
+    named = layers.Lambda(add_one, output_shape=lambda s: s).get_config()
+    assert named["function"] == {"module": "builtins", "class_name": "function",
+                                 "config": "add_one", "registered_name": "function"}
+    clone = layers.Lambda.from_config(named, custom_objects={"add_one": add_one},
+                                      safe_mode=False)
+    np.testing.assert_array_equal(clone(np.zeros(2, "float32")).numpy(), [1.0, 1.0])
+    assert clone.compute_output_shape((2, 3)) == (2, 3)
+    with pytest.raises(ValueError, match="safe_mode=False"):
+        layers.Lambda.from_config(config, safe_mode=True)
+    with pytest.raises(ValueError, match="custom_objects"):
+        layers.Lambda.from_config(named, safe_mode=True)
