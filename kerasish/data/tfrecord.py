@@ -18,25 +18,12 @@ import numpy as np
 from kerasish.data.constants import UNKNOWN_CARDINALITY
 from kerasish.data.crc import masked_crc32c, masked_crc32c_bytes
 from kerasish.data.dataset import Dataset
+from kerasish.data.errors import DataLossError
 from kerasish.data.example_proto import make_example
 from kerasish.data.tensor_spec import TensorSpec
 
 _HEADER = 12
 _COMPRESSIONS = (None, "", "GZIP", "ZLIB")
-
-
-class DataLossError(Exception):
-    """A TFRecord file is truncated or its checksums do not match.
-
-    Attributes:
-        filename: the file.
-        offset: byte offset of the start of the bad record.
-    """
-
-    def __init__(self, filename, offset, reason):
-        super().__init__(f"{reason} in record at byte offset {offset} of "
-                         f"{os.fspath(filename)!r} (corrupted or truncated file)")
-        self.filename, self.offset = filename, offset
 
 
 class TFRecordWriter:
