@@ -225,6 +225,7 @@ class BackupAndRestore(Callback):
                      self._prev_training_metadata_path):
             with contextlib.suppress(FileNotFoundError):
                 os.remove(path)
+        atomic.remove_stray_temporaries(self.backup_dir)   # left by saves killed earlier
         with contextlib.suppress(OSError):     # absent, or holding other files: keep it
             os.rmdir(self.backup_dir)
 
