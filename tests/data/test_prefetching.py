@@ -29,19 +29,22 @@ def test_prefetch_produces_on_another_thread(no_leaked_threads):
 
 
 def test_prefetch_overlaps_production_with_consumption(no_leaked_threads):
-    def slow(x):
-        time.sleep(0.02)
+    """While the consumer holds element 0, the producer makes element 1 (no timing)."""
+    produced_1 = threading.Event()
+
+    def produce(x):
+        if int(x) == 1:
+            produced_1.set()
         return x
 
-    def run(ds):
-        start = time.perf_counter()
-        for _ in ds:
-            time.sleep(0.02)  # the "training step"
-        return time.perf_counter() - start
-
-    serial = run(Dataset.range(10).map(slow))
-    overlapped = run(Dataset.range(10).map(slow).prefetch(2))
-    assert overlapped < serial * 0.8
+    for x in Dataset.range(3).map(produce).prefetch(2):
+        if int(x) == 0:  # the "training step" on element 0
+            assert produced_1.wait(timeout=30), "element 1 was not produced in the background"
+    with_no_prefetch = Dataset.range(3).map(produce)
+    produced_1.clear()
+    for x in with_no_prefetch:
+        if int(x) == 0:
+            assert not produced_1.is_set()  # the reference: nothing runs ahead
 
 
 def test_prefetch_buffer_is_bounded(no_leaked_threads):
