@@ -2,7 +2,8 @@
 
 A cache file is a magic line followed by one record per element:
 
-    uint32 header length | JSON header (the structure) | .npy arrays ...
+    uint64 payload length | uint32 crc32(payload) | payload
+    payload = uint32 header length | JSON header (the structure) | .npy arrays ...
 
 The header describes the element's nesting (dicts, tuples, namedtuples)
 and, per leaf, how to rebuild it from its arrays. Arrays are written and
@@ -11,16 +12,19 @@ damaged file can at worst raise an error: nothing in it is ever run.
 Object arrays are stored only when they hold `bytes`/`str` (tf.string
 batches); any other object data is refused when the cache is written.
 """
+import io
 import json
+import os
 import struct
+import zlib
 
 import numpy as np
 
 from kerasish.data.errors import DataLossError
 
-MAGIC = b"\x93KERASISH-DATASET-CACHE v1\n"
+MAGIC = b"\x93KERASISH-DATASET-CACHE v2\n"
+_FRAME = struct.Struct("<QI")
 _LENGTH = struct.Struct("<I")
-_MAX_HEADER = 1 << 24
 
 
 def write_magic(file):
@@ -40,9 +44,12 @@ def write_element(file, element):
     """
     arrays = []
     header = json.dumps(_encode(element, arrays, "element")).encode()
-    file.write(_LENGTH.pack(len(header)) + header)
+    payload = io.BytesIO()
+    payload.write(_LENGTH.pack(len(header)) + header)
     for array in arrays:
-        np.lib.format.write_array(file, array, allow_pickle=False)
+        np.lib.format.write_array(payload, array, allow_pickle=False)
+    data = payload.getvalue()
+    file.write(_FRAME.pack(len(data), zlib.crc32(data)) + data)
 
 
 def read_elements(file, path):
@@ -59,21 +66,30 @@ def read_elements(file, path):
         raise DataLossError(path, 0, "not a kerasish Dataset.cache file (wrong magic; caches "
                             "written by older kerasish versions were pickles and are never "
                             "read: delete the file to rebuild the cache)")
+    size = os.fstat(file.fileno()).st_size
     while True:
         offset = file.tell()
-        length_bytes = file.read(_LENGTH.size)
-        if not length_bytes:
+        frame = file.read(_FRAME.size)
+        if not frame:
             return
+        if len(frame) < _FRAME.size:
+            raise DataLossError(path, offset, "truncated cache record header")
+        length, crc = _FRAME.unpack(frame)
+        if offset + _FRAME.size + length > size:
+            raise DataLossError(path, offset, f"cache record length {length} exceeds the "
+                                              f"{size - offset - _FRAME.size} bytes left")
+        data = file.read(length)
+        if zlib.crc32(data) != crc:
+            raise DataLossError(path, offset, "cache record CRC mismatch")
         try:
-            yield _read_record(file, length_bytes)
+            element = _read_record(io.BytesIO(data))
         except (ValueError, KeyError, TypeError, EOFError, struct.error) as error:
             raise DataLossError(path, offset, f"damaged cache record ({error})") from None
+        yield element
 
 
-def _read_record(file, length_bytes):
-    (length,) = _LENGTH.unpack(length_bytes)
-    if length > _MAX_HEADER:
-        raise ValueError(f"header length {length} is implausible")
+def _read_record(file):
+    (length,) = _LENGTH.unpack(file.read(_LENGTH.size))
     header = file.read(length)
     if len(header) != length:
         raise EOFError("truncated header")
