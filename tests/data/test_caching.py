@@ -145,5 +145,6 @@ def test_truncated_cache_file_names_the_file_and_offset(tmp_path):
     data = open(path, "rb").read()
     with open(path, "wb") as f:
         f.write(data[:-5])
-    with pytest.raises(DataLossError, match=r"(truncated|exceeds|damaged|CRC).*byte offset \d+ of .*cache\.data"):
+    with pytest.raises(DataLossError,
+                       match=r"(truncated|exceeds|damaged|CRC).*byte offset \d+ of .*cache\.data"):
         list(Dataset.range(4).cache(prefix))
