@@ -82,6 +82,7 @@ def test_kill_during_save_leaves_loadable_files_and_no_leftovers(tmp_path):
             assert _load_value(folder / name) == 3.0
 
 
+@pytest.mark.filterwarnings("ignore:Skipping variable loading for optimizer")
 def test_kill_during_model_checkpoint_leaves_a_loadable_checkpoint(tmp_path):
     rng = random.Random(SEED + 1)
     for trial in range(max(TRIALS // 4, 1)):
