@@ -20,7 +20,7 @@ BOUND = 90  # seconds; a healthy abort takes 2-7 s on an idle 2-core machine
 ABORT_LINE = "aborting all ranks (MPI_Abort)"
 
 
-def launch(scenario, timeout_env="20"):
+def launch(scenario, timeout_env="60"):
     """Runs the scenario under `mpiexec -n 2`; returns the CompletedProcess."""
     reason = mpi_missing_reason()
     if reason:
