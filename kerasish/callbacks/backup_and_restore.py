@@ -29,7 +29,7 @@ import uuid
 import h5py
 
 from kerasish.callbacks.callback import Callback
-from kerasish.saving import atomic, saving_lib, training_state
+from kerasish.saving import atomic, file_errors, saving_lib, training_state
 
 STATE_DATASET = "kerasish_training_state"   # a root dataset; Keras ignores extra entries
 
@@ -122,11 +122,7 @@ class BackupAndRestore(Callback):
         optimizer = getattr(model, "optimizer", None)
         if optimizer is not None and not optimizer.built:
             optimizer.build(model.trainable_variables)
-        try:
-            f = h5py.File(weights_path, "r")
-        except OSError as e:
-            raise ValueError(f"not a readable HDF5 file ({e})") from None
-        with f:
+        with file_errors.open_h5(weights_path) as f, file_errors.damage_is_named(weights_path):
             metadata = _metadata(f, metadata_path)
             saving_lib.read_weights(model, f, source=weights_path)
         return metadata
@@ -225,6 +221,7 @@ class BackupAndRestore(Callback):
                      self._prev_training_metadata_path):
             with contextlib.suppress(FileNotFoundError):
                 os.remove(path)
+        atomic.remove_stray_temporaries(self.backup_dir)   # left by saves killed earlier
         with contextlib.suppress(OSError):     # absent, or holding other files: keep it
             os.rmdir(self.backup_dir)
 

@@ -1,11 +1,45 @@
-"""`BackgroundIterator`: runs an iterator on its own thread, buffered."""
+"""`BackgroundIterator`: runs an iterator on its own thread, buffered.
+
+Closing a pipeline normally joins its threads. Not from a finalizer: an
+exception raised inside `__del__` or during garbage collection is printed
+and dropped by Python, so a Ctrl-C arriving while a finalizer waited for a
+producer thread would be lost. There, closing only tells the (daemon)
+producer to stop, and it finishes on its own.
+"""
 import collections
+import contextlib
+import gc
 import threading
 
 from kerasish.data.autotune import BufferSize
 
 _END = object()
 JOIN_TIMEOUT_S = 10.0
+_finalizing = threading.local()
+
+
+def _track_collection(phase, info):
+    """gc callback: marks the thread running a cyclic collection (and its finalizers)."""
+    _finalizing.gc = phase == "start"
+
+
+gc.callbacks.append(_track_collection)
+
+
+@contextlib.contextmanager
+def closing_without_waiting():
+    """Within it, `BackgroundIterator.close()` does not join its thread (finalizers)."""
+    previous = getattr(_finalizing, "explicit", False)
+    _finalizing.explicit = True
+    try:
+        yield
+    finally:
+        _finalizing.explicit = previous
+
+
+def may_wait():
+    """False inside a finalizer (garbage collection, `closing_without_waiting`)."""
+    return not (getattr(_finalizing, "gc", False) or getattr(_finalizing, "explicit", False))
 
 
 class BackgroundIterator:
@@ -89,10 +123,10 @@ class BackgroundIterator:
         return self._size.limit
 
     def close(self):
-        """Stops the producer and joins its thread (bounded wait)."""
+        """Stops the producer and joins its thread (bounded wait; no wait in finalizers)."""
         with self._cond:
             self._stopped = True
             self._buffer.clear()
             self._cond.notify_all()
-        if self._thread is not threading.current_thread():
+        if self._thread is not threading.current_thread() and may_wait():
             self._thread.join(JOIN_TIMEOUT_S)

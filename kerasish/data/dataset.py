@@ -477,11 +477,16 @@ class Dataset:
             filename: "" caches in memory; otherwise the elements are written
                 to `filename + ".data"` during the first complete pass (an
                 interrupted pass leaves no cache behind) and read from that
-                file afterwards, also by later programs.
+                file afterwards, also by later programs. The file holds plain
+                arrays (read with `allow_pickle=False`): it never runs code.
             name: unused, accepted for tf.data compatibility.
 
         Returns:
             A `Dataset`.
+
+        Raises:
+            TypeError: (while iterating) an element holds object data other
+                than bytes/str, which cannot be stored without pickle.
 
         Example:
             >>> ds = Dataset.range(3).map(lambda x: x + 1).cache()

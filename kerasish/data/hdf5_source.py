@@ -1,4 +1,5 @@
 """`HDF5Dataset`: rows of HDF5 datasets, read in chunks, never all at once."""
+import contextlib
 import os
 
 from kerasish.data import structure
@@ -40,10 +41,26 @@ class HDF5Dataset(Dataset):
 
     def _open(self):
         import h5py  # imported lazily: only HDF5 users need it
-        return h5py.File(self._path, "r")
+        with self._named_errors():
+            return h5py.File(self._path, "r")
+
+    @contextlib.contextmanager
+    def _named_errors(self):
+        """h5py's errors on a damaged file become a ValueError naming the file."""
+        try:
+            yield
+        except (FileNotFoundError, PermissionError):
+            raise
+        except KeyError as error:
+            if "doesn't exist" in str(error):
+                raise KeyError(f"{self._path!r} has no dataset {self._keys!r}: {error}") from None
+            raise ValueError(f"{self._path!r} is a damaged HDF5 file: {error}") from None
+        except (OSError, RuntimeError) as error:
+            raise ValueError(f"{self._path!r} is a damaged file or not an HDF5 file: "
+                             f"{error}") from None
 
     def _inspect(self):
-        with self._open() as file:
+        with self._open() as file, self._named_errors():
             datasets = structure.map_structure(lambda k: file[k], self._keys)
             flat = structure.flatten(datasets)
             rows = {d.shape[0] if d.ndim else None for d in flat}
@@ -65,7 +82,7 @@ class HDF5Dataset(Dataset):
             yield [d[start:min(start + step, stop)] for d in flat]
 
     def _iterator(self, ctx):
-        with self._open() as file:
+        with self._open() as file, self._named_errors():
             flat = [file[k] for k in structure.flatten(self._keys)]
             for slab in self._read_rows(flat):
                 if self._batch_size:

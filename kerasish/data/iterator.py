@@ -1,5 +1,8 @@
 """`DatasetIterator` and the per-iteration context shared by all ops."""
+import _thread
 import logging
+
+from kerasish.data import background
 
 _log = logging.getLogger("kerasish.data")
 
@@ -83,4 +86,28 @@ class DatasetIterator:
         self.close()
 
     def __del__(self):
-        self.close()
+        # Python drops exceptions raised in __del__: close without waiting for
+        # threads, and hand a Ctrl-C that still lands here back to the main
+        # thread once this finalizer has returned.
+        try:
+            with background.closing_without_waiting():
+                self.close()
+        except KeyboardInterrupt:
+            _redeliver_interrupt_after(self)
+
+
+def _redeliver_interrupt_after(finalizing):
+    """Raises KeyboardInterrupt in the main thread again, after the finalizer ends.
+
+    Raising it from the finalizer itself would drop it again; a helper thread
+    re-arms it once the finalizer released the lock (its last action).
+    """
+    done = _thread.allocate_lock()
+    done.acquire()
+
+    def rearm():
+        with done:
+            _thread.interrupt_main()
+
+    _thread.start_new_thread(rearm, ())
+    done.release()

@@ -18,25 +18,12 @@ import numpy as np
 from kerasish.data.constants import UNKNOWN_CARDINALITY
 from kerasish.data.crc import masked_crc32c, masked_crc32c_bytes
 from kerasish.data.dataset import Dataset
+from kerasish.data.errors import DataLossError
 from kerasish.data.example_proto import make_example
 from kerasish.data.tensor_spec import TensorSpec
 
 _HEADER = 12
 _COMPRESSIONS = (None, "", "GZIP", "ZLIB")
-
-
-class DataLossError(Exception):
-    """A TFRecord file is truncated or its checksums do not match.
-
-    Attributes:
-        filename: the file.
-        offset: byte offset of the start of the bad record.
-    """
-
-    def __init__(self, filename, offset, reason):
-        super().__init__(f"{reason} in record at byte offset {offset} of "
-                         f"{os.fspath(filename)!r} (corrupted or truncated file)")
-        self.filename, self.offset = filename, offset
 
 
 class TFRecordWriter:
@@ -147,23 +134,28 @@ def read_records(path, compression_type=None, skip_corrupt=False):
         path: the file.
         compression_type: None/"", "GZIP" or "ZLIB".
         skip_corrupt: skip a record whose data CRC fails, and stop reading
-            the file (no error) when its framing is broken.
+            the file (no error) when its framing or compression is broken.
 
     Yields:
         Each record's `bytes`.
 
     Raises:
-        DataLossError: naming the file and the record's byte offset.
+        DataLossError: naming the file and the record's byte offset (in the
+            decompressed stream for GZIP/ZLIB files): a broken frame, a CRC
+            mismatch, a record longer than the file, a damaged or truncated
+            compressed stream.
 
     Example:
         >>> records = list(read_records("/tmp/demo.tfrecord"))
     """
     compression = _check_compression(compression_type)
-    with closing(_open_read(os.fspath(path), compression)) as file:
+    path = os.fspath(path)
+    limit = os.path.getsize(path) if compression is None else None
+    with closing(_open_read(path, compression)) as file:
         offset = 0
         while True:
             try:
-                record = _read_one(file, path, offset)
+                record = _read_one(_Framed(file, path, compression, offset), path, offset, limit)
             except DataLossError:
                 if skip_corrupt:
                     return
@@ -178,8 +170,39 @@ def read_records(path, compression_type=None, skip_corrupt=False):
                 raise DataLossError(path, offset - size, "data CRC mismatch")
 
 
-def _read_one(file, path, offset):
-    """One framed record: (data, bytes consumed, data CRC ok) or None at EOF."""
+class _Framed:
+    """Reads from a (possibly compressed) file; stream errors become DataLossError."""
+
+    _CHUNK = 1 << 20
+
+    def __init__(self, file, path, compression, offset):
+        self.file, self.path, self.compression, self.offset = file, path, compression, offset
+
+    def read(self, size):
+        """Up to `size` bytes, read in chunks (a huge claimed length never allocates)."""
+        parts, remaining = [], size
+        while remaining > 0:
+            try:
+                chunk = self.file.read(min(remaining, self._CHUNK))
+            except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+                raise DataLossError(self.path, self.offset,
+                                    f"damaged {self.compression} stream ({error})") from None
+            if not chunk:
+                break
+            parts.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(parts)
+
+
+def _read_one(file, path, offset, limit=None):
+    """One framed record: (data, bytes consumed, data CRC ok) or None at EOF.
+
+    Args:
+        file: a `_Framed` reader positioned at the record.
+        path: the file name, for errors.
+        offset: the record's byte offset.
+        limit: the file's size when known (uncompressed files).
+    """
     header = file.read(_HEADER)
     if not header:
         return None
@@ -189,6 +212,9 @@ def _read_one(file, path, offset):
     if masked_crc32c(length_bytes) != length_crc:
         raise DataLossError(path, offset, "length CRC mismatch")
     length = struct.unpack("<Q", length_bytes)[0]
+    if limit is not None and offset + _HEADER + length + 4 > limit:
+        raise DataLossError(path, offset, f"record length {length} exceeds the "
+                                          f"{limit - offset - _HEADER} bytes left in the file")
     data, footer = file.read(length), file.read(4)
     if len(data) < length or len(footer) < 4:
         raise DataLossError(path, offset, "truncated record data")

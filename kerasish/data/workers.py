@@ -15,7 +15,7 @@ import multiprocessing
 import time
 import traceback
 
-from kerasish.data import structure
+from kerasish.data import background, structure
 
 TARGET_TASK_SECONDS = 0.002
 MAX_CHUNK = 256
@@ -139,7 +139,8 @@ def parallel_map(iterator, fn, num_workers, use_processes=False,
     finally:
         for future in pending:
             future.cancel()
-        executor.shutdown(wait=True, cancel_futures=True)
+        # never block inside a finalizer: a Ctrl-C raised there would be lost
+        executor.shutdown(wait=background.may_wait(), cancel_futures=True)
 
 
 def _take(iterator, count):

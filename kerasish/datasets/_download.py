@@ -12,6 +12,7 @@ import io
 import os
 import pickle
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -106,12 +107,19 @@ def load_npz(path):
         ['x_test', 'x_train', 'y_test', 'y_train']
     """
     arrays = {}
-    with np.load(path, allow_pickle=False) as f:
-        for key in f.files:
-            try:
-                arrays[key] = f[key]
-            except ValueError:
-                arrays[key] = _load_object_member(path, key)
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            for key in f.files:
+                try:
+                    arrays[key] = f[key]
+                except ValueError:
+                    arrays[key] = _load_object_member(path, key)
+    except (EOFError, OSError, ValueError, NotImplementedError, zipfile.BadZipFile,
+            zlib.error) as error:  # zipfile raises NotImplementedError on garbled headers
+        if isinstance(error, (FileNotFoundError, PermissionError)):
+            raise
+        raise ValueError(f"{os.fspath(path)!r} is not a readable .npz file (damaged, truncated "
+                         f"or another format): {type(error).__name__}: {error}") from None
     return arrays
 
 

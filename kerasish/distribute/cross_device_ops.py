@@ -308,47 +308,64 @@ class MpiWorld:
     """Worker processes joined by MPI; host buffers are reduced in place.
 
     GPU buffers are staged through host memory, since the PyPI MPI builds are
-    not CUDA-aware (use `NcclWorld` for GPU buffers).
+    not CUDA-aware (use `NcclWorld` for GPU buffers). With a `JobGuard`
+    (several ranks) every collective is non-blocking and polled with a
+    deadline, so a rank that left or stalled ends the job instead of
+    hanging it (see `job_guard`).
 
     Args:
         comm: an mpi4py communicator (usually `MPI.COMM_WORLD`).
+        guard: the process's `JobGuard`, or None (blocking collectives).
     """
 
-    def __init__(self, comm):
+    def __init__(self, comm, guard=None):
         from kerasish.distribute import mpi_utils
         self._MPI = mpi_utils.import_mpi()
         self.comm = comm
         self.size = comm.size
         self.rank = comm.rank
+        self.guard = guard
+
+    def _run(self, start, blocking, what):
+        """Runs one collective: `start()` (non-blocking, then polled) with a guard."""
+        if self.guard is None:
+            return blocking()
+        self.guard.check_peers(what)
+        self.guard.wait(start(), what)
+        return None
+
+    def _in_place(self, array, start, blocking, what):
+        """A collective on a numpy or device array (device arrays go through the host)."""
+        host = array if isinstance(array, np.ndarray) else _devices.to_host(array)
+        self._run(lambda: start(host), lambda: blocking(host), what)
+        if host is not array:
+            array.set(host)
 
     def allreduce(self, buffers):
         """Sums every buffer across the ranks, in place (one call per dtype)."""
+        MPI = self._MPI
         for array in buffers.values():
-            if isinstance(array, np.ndarray):
-                self.comm.Allreduce(self._MPI.IN_PLACE, array, op=self._MPI.SUM)
-            else:
-                host = _devices.to_host(array)
-                self.comm.Allreduce(self._MPI.IN_PLACE, host, op=self._MPI.SUM)
-                array.set(host)
+            self._in_place(
+                array, lambda a: self.comm.Iallreduce(MPI.IN_PLACE, a, op=MPI.SUM),
+                lambda a: self.comm.Allreduce(MPI.IN_PLACE, a, op=MPI.SUM), "allreduce")
 
     def bcast(self, buffers, root=0):
         """Copies `root`'s buffers to every rank, in place."""
         for array in buffers.values():
-            if isinstance(array, np.ndarray):
-                self.comm.Bcast(array, root=root)
-            else:
-                host = _devices.to_host(array)
-                self.comm.Bcast(host, root=root)
-                array.set(host)
+            self._in_place(array, lambda a: self.comm.Ibcast(a, root=root),
+                           lambda a: self.comm.Bcast(a, root=root), "broadcast")
+
+    def barrier(self, what="barrier"):
+        """Waits until every rank reached this point (with the guard's deadline)."""
+        self._run(self.comm.Ibarrier, self.comm.Barrier, what)
 
     def bcast_object(self, obj, root=0):
+        self.barrier("broadcast of a Python object")
         return self.comm.bcast(obj, root=root)
 
     def allgather_object(self, obj):
+        self.barrier("allgather of a Python object")
         return self.comm.allgather(obj)
-
-    def barrier(self):
-        self.comm.Barrier()
 
 
 class NcclWorld(MpiWorld):
@@ -362,22 +379,24 @@ class NcclWorld(MpiWorld):
         device: this process's GPU `Device`.
     """
 
-    def __init__(self, comm, device):
-        super().__init__(comm)
+    def __init__(self, comm, device, guard=None):
+        super().__init__(comm, guard)
         import cupy
         from cupy.cuda import nccl
         self._nccl = nccl
         self._cupy = cupy
         self.device = device
         unique_id = nccl.get_unique_id() if comm.rank == 0 else None
-        unique_id = comm.bcast(unique_id, root=0)
+        unique_id = self.bcast_object(unique_id, root=0)
         with cupy.cuda.Device(device.index):
             self._comm = nccl.NcclCommunicator(comm.size, unique_id, comm.rank)
 
     def allreduce(self, buffers):
+        if any(not isinstance(a, np.ndarray) for a in buffers.values()):
+            self.barrier("allreduce (NCCL)")  # NCCL calls cannot time out; MPI can
         for array in buffers.values():
             if isinstance(array, np.ndarray):
-                self.comm.Allreduce(self._MPI.IN_PLACE, array, op=self._MPI.SUM)
+                super().allreduce({"host": array})
                 continue
             with self._cupy.cuda.Device(self.device.index):
                 self._comm.allReduce(array.data.ptr, array.data.ptr, array.size,
@@ -385,9 +404,11 @@ class NcclWorld(MpiWorld):
                                      self._cupy.cuda.get_current_stream().ptr)
 
     def bcast(self, buffers, root=0):
+        if any(not isinstance(a, np.ndarray) for a in buffers.values()):
+            self.barrier("broadcast (NCCL)")
         for array in buffers.values():
             if isinstance(array, np.ndarray):
-                self.comm.Bcast(array, root=root)
+                super().bcast({"host": array}, root=root)
                 continue
             with self._cupy.cuda.Device(self.device.index):
                 self._comm.bcast(array.data.ptr, array.size, nccl_dtype(array.dtype), root,

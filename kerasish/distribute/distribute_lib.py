@@ -17,8 +17,10 @@ Three hooks keep the single-device path free of distribution code:
 Outside a strategy every hook is a thread-local lookup and returns at once.
 """
 import threading
+import warnings
 
 _local = threading.local()
+_warned = set()
 
 
 def _stack():
@@ -236,6 +238,31 @@ def loop_setup(model, adapter, verbose, kind):
         on every worker but the chief.
     """
     strategy = getattr(model, "_distribute_strategy", None)
+    if strategy is None or strategy._world.size == 1:
+        warn_single_process_in_mpi_job(strategy)
     if strategy is None:
         return adapter, getattr(model, f"{kind}_step"), verbose
     return strategy._loop_setup(model, adapter, verbose, kind)
+
+
+def warn_single_process_in_mpi_job(strategy):
+    """Warns once, on rank 0, when an MPI job of several ranks trains one model per rank.
+
+    Under `mpiexec -n 2 python train.py` without MultiWorkerMirroredStrategy
+    every process silently trains its own independent model.
+
+    Args:
+        strategy: the model's single-process strategy (None: the default one).
+    """
+    from kerasish.distribute import mpi_utils
+    place = mpi_utils.launcher_world()
+    if place is None or place[1] < 2 or place[0] != 0 or "mpi" in _warned:
+        return
+    _warned.add("mpi")
+    name = type(strategy).__name__ if strategy is not None else "the default strategy"
+    warnings.warn(
+        f"kerasish runs in an MPI job of {place[1]} processes, but this model uses "
+        f"{name}, which trains in one process: each of the {place[1]} processes trains its "
+        "own independent model. To train one model across the processes, create and compile "
+        "it inside `with keras.distribute.MultiWorkerMirroredStrategy().scope():`.",
+        UserWarning, stacklevel=4)

@@ -13,7 +13,14 @@ order, are exactly the global batch.
   only a worker's part at the source, build the pipeline with
   `strategy.distribute_datasets_from_function` and `ds.shard(...)`.
 - No worker ever sends data to another.
+- Every worker takes the same number of steps: known batch counts are
+  compared when a loop starts (a clear error with the counts when they
+  differ); when the counts are unknown the workers agree before every step
+  whether all still have a batch, and all stop at the shortest (the extra
+  batches are dropped with a warning, as tf.distribute does).
 """
+import warnings
+
 import numpy as np
 
 from kerasish.distribute import values
@@ -187,6 +194,81 @@ class PerWorkerAdapter:
             yield StepBatch(batch, None)
 
 
+class AgreedAdapter:
+    """Batches of unknown count: the workers agree before each step that all have one.
+
+    Args:
+        adapter: an adapter yielding `StepBatch`es (`num_batches` None on some worker).
+        world: the `MpiWorld`.
+    """
+
+    def __init__(self, adapter, world):
+        self.adapter = adapter
+        self.world = world
+        self.num_batches = None
+        self.source = getattr(adapter, "source", None)
+
+    def batches(self):
+        iterator = iter(self.adapter.batches())
+        step = 0
+        while True:
+            batch = next(iterator, None)
+            flags = self.world.allgather_object(batch is not None)
+            if all(flags):
+                yield batch
+                step += 1
+                continue
+            if any(flags) and self.world.rank == 0:
+                warnings.warn(
+                    f"MultiWorkerMirroredStrategy: the workers ran out of data at different "
+                    f"steps: rank(s) {[r for r, f in enumerate(flags) if not f]} had no batch "
+                    f"#{step + 1} while rank(s) {[r for r, f in enumerate(flags) if f]} still "
+                    f"had one; every worker stops after {step} steps of this pass and the extra "
+                    "batches are dropped (as tf.distribute does). Give every worker the same "
+                    "number of batches to use all the data.", stacklevel=2)
+            return
+
+
+def even_steps(adapter, strategy):
+    """Makes sure every worker will take the same number of steps from `adapter`.
+
+    Args:
+        adapter: this worker's adapter of `StepBatch`es.
+        strategy: the strategy.
+
+    Returns:
+        `adapter`, or an `AgreedAdapter` when some worker's count is unknown.
+
+    Raises:
+        ValueError: (on every worker) the known batch counts differ, naming them.
+    """
+    world = strategy._world
+    if world.size == 1:
+        return adapter
+    if isinstance(adapter, ShardedArrayAdapter):
+        counts = world.allgather_object(adapter.adapter.num_samples)
+        if len(set(counts)) > 1:
+            listed = ", ".join(f"rank {r}: {c} samples" for r, c in enumerate(counts))
+            raise ValueError(
+                "MultiWorkerMirroredStrategy: the workers were given in-memory arrays of "
+                f"different lengths ({listed}). "
+                "Arrays passed to fit/evaluate/predict are the global data set: give every "
+                "worker the same arrays (each takes its rows of every global batch), or give "
+                "each worker its own shard with `strategy.distribute_datasets_from_function`.")
+        return adapter
+    counts = world.allgather_object(adapter.num_batches)
+    if None in counts:
+        return AgreedAdapter(adapter, world)
+    if len(set(counts)) > 1:
+        raise ValueError(
+            "MultiWorkerMirroredStrategy: the workers have different numbers of batches per "
+            f"epoch ({', '.join(f'rank {r}: {c}' for r, c in enumerate(counts))}), so they "
+            "would not take the same number of synchronous steps. Give every worker the same "
+            "number of batches (e.g. `ds.shard(...)` on a data set whose size is a multiple "
+            "of the number of workers times the batch size, or `.take(n)`).")
+    return adapter
+
+
 def distribute_adapter(adapter, strategy):
     """Wraps a data adapter so that it yields `StepBatch`es for `strategy`.
 
@@ -199,10 +281,10 @@ def distribute_adapter(adapter, strategy):
     """
     source = getattr(adapter, "source", None)
     if isinstance(source, DistributedDataset):
-        return source._as_adapter()
+        return even_steps(source._as_adapter(), strategy)
     if isinstance(adapter, data_adapters.ArrayAdapter) and strategy._world.size > 1:
-        return ShardedArrayAdapter(adapter, strategy)
-    return SlicedAdapter(adapter, strategy)
+        return even_steps(ShardedArrayAdapter(adapter, strategy), strategy)
+    return even_steps(SlicedAdapter(adapter, strategy), strategy)
 
 
 class DistributedDataset:
@@ -251,7 +333,7 @@ class DistributedDataset:
 
     def __iter__(self):
         strategy = self._strategy
-        for step_batch in self._as_adapter().batches():
+        for step_batch in even_steps(self._as_adapter(), strategy).batches():
             pieces = strategy._split_local(step_batch)[0]
             if strategy._num_local == 1:
                 yield pieces[0]

@@ -1,13 +1,10 @@
-"""MPI plumbing for multi-worker training: the world, rank info, abort-on-error.
+"""MPI plumbing for multi-worker training: the world, rank info, the launcher.
 
 mpi4py is imported lazily, so `import kerasish` never needs it. Without
 `mpiexec`, mpi4py starts in singleton mode (a world of one process).
 """
+import os
 import socket
-import sys
-import traceback
-
-_state = {"hook": False}
 
 
 def import_mpi():
@@ -53,30 +50,22 @@ def host_names(comm):
     return comm.allgather(socket.gethostname())
 
 
-def install_abort_hook(comm):
-    """Makes an uncaught exception on any rank abort every rank.
+# Environment variables by which MPI launchers tell a process its place in the job
+# (MPICH/Intel MPI hydra, Open MPI, MVAPICH, PMIx).
+_SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE")
+_RANK_VARIABLES = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK", "PMIX_RANK")
 
-    Without it, a rank that dies leaves the others blocked forever in their
-    next collective (ChainerMN's FAQ). The hook prints the traceback with the
-    rank, then calls `comm.Abort(1)`, which makes `mpiexec` kill every rank and
-    exit non-zero. Installed once, only when the world has several ranks.
 
-    Args:
-        comm: the world communicator.
+def launcher_world():
+    """(rank, size) as set by an MPI launcher in the environment, without MPI.
+
+    Returns:
+        (int, int), or None when the process was not started by `mpiexec`
+        (or the launcher is unknown).
     """
-    if _state["hook"] or comm.size == 1:
-        return
-
-    def abort_all_ranks(exc_type, exc, tb):
-        try:
-            sys.stderr.write(
-                f"[kerasish] rank {comm.rank} of {comm.size}: uncaught "
-                f"{exc_type.__name__}; aborting all ranks (MPI_Abort).\n")
-            traceback.print_exception(exc_type, exc, tb, file=sys.stderr)
-            sys.stderr.flush()
-            sys.stdout.flush()
-        finally:
-            comm.Abort(1)
-
-    sys.excepthook = abort_all_ranks
-    _state["hook"] = True
+    size = next((os.environ[v] for v in _SIZE_VARIABLES if v in os.environ), None)
+    rank = next((os.environ[v] for v in _RANK_VARIABLES if v in os.environ), None)
+    try:
+        return (int(rank or 0), int(size)) if size is not None else None
+    except ValueError:
+        return None

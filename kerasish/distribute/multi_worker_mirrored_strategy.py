@@ -12,7 +12,7 @@ chief: it alone writes checkpoints, logs and the progress bar.
 import enum
 
 from kerasish.backend import devices as _devices
-from kerasish.distribute import cross_device_ops, mpi_utils
+from kerasish.distribute import cross_device_ops, job_guard, mpi_utils
 from kerasish.distribute.strategy import Strategy
 
 
@@ -119,7 +119,7 @@ def _worker_device(comm):
     return _devices.get_device(gpus[mpi_utils.local_rank(comm) % len(gpus)])
 
 
-def _make_world(comm, device, options):
+def _make_world(comm, device, options, guard):
     implementation = options.implementation
     use_nccl = device.kind == "gpu" and comm.size > 1 and (
         implementation is CommunicationImplementation.NCCL or (
@@ -129,8 +129,8 @@ def _make_world(comm, device, options):
         raise ValueError("CommunicationImplementation.NCCL needs GPU workers "
                          "(KERASISH_BACKEND=cupy); use RING or AUTO on CPU.")
     if use_nccl:
-        return cross_device_ops.NcclWorld(comm, device)
-    return cross_device_ops.MpiWorld(comm)
+        return cross_device_ops.NcclWorld(comm, device, guard)
+    return cross_device_ops.MpiWorld(comm, guard)
 
 
 class MultiWorkerMirroredStrategy(Strategy):
@@ -142,8 +142,14 @@ class MultiWorkerMirroredStrategy(Strategy):
     (GPU buffers); each worker then applies the same update. In-memory
     arrays are sharded by index and datasets by global-batch rows, so no
     data is ever sent between workers. The chief's initial weights are
-    broadcast to every worker before the first step. An uncaught exception
-    on any worker aborts the whole job (`MPI_Abort`) with its traceback.
+    broadcast to every worker before the first step, after checking that
+    every worker built the same weights (count, shapes, dtypes).
+
+    A worker that ends in any way (an exception, `sys.exit`, `os._exit`, a
+    signal) or stalls in a collective for longer than
+    `KERASISH_COLLECTIVE_TIMEOUT` seconds (default 300) ends the whole job
+    with a non-zero exit code and one line naming the rank and the cause
+    (see `kerasish.distribute.job_guard` and docs/reliability.md).
 
     Args:
         cluster_resolver: accepted for TensorFlow compatibility; the ranks
@@ -158,14 +164,14 @@ class MultiWorkerMirroredStrategy(Strategy):
 
     def __init__(self, cluster_resolver=None, communication_options=None):
         comm = mpi_utils.world()
+        guard = job_guard.install(comm) if comm.size > 1 else None
         options = communication_options or CommunicationOptions()
         device = _worker_device(comm)
-        world = _make_world(comm, device, options)
+        world = _make_world(comm, device, options, guard)
         super().__init__([device], cross_device_ops.HostReducer([device]), world)
         self._comm = comm
         self._resolver = MPIClusterResolver(comm)
         self._communication_options = options
-        mpi_utils.install_abort_hook(comm)
 
     @property
     def cluster_resolver(self):

@@ -192,6 +192,7 @@ class Strategy:
         self._synced = len(self._variables)
         if self._world.size == 1 or not new:
             return False
+        _check_same_weights(self._world, new)
         layout = cross_device_ops.Layout([(k, v.shape, v._value.dtype) for k, v in enumerate(new)])
         buffers = layout.zeros(self._devices[0])
         for k, variable in enumerate(new):
@@ -533,6 +534,43 @@ class Strategy:
             return merged
         pieces = [p for p in self._world.allgather_object(merged) if p is not None]
         return _concat_structures(pieces)
+
+
+def _weight_signature(variables):
+    return [(getattr(v, "path", None) or getattr(v, "name", "?"), tuple(v.shape),
+             np.dtype(v._value.dtype).name) for v in variables]
+
+
+def _check_same_weights(world, variables):
+    """Raises on every rank when the ranks are about to broadcast different weights.
+
+    Args:
+        world: the `MpiWorld`.
+        variables: this rank's variables to broadcast from rank 0.
+
+    Raises:
+        ValueError: naming the first weight (or the count) that differs
+            between rank 0 and another rank.
+    """
+    signatures = world.allgather_object(_weight_signature(variables))
+    chief = signatures[0]
+    for rank, other in enumerate(signatures[1:], start=1):
+        difference = _first_difference(chief, other, rank)
+        if difference:
+            raise ValueError(
+                f"MultiWorkerMirroredStrategy: rank {rank} built different weights from rank 0, "
+                f"so rank 0's weights cannot be broadcast to it: {difference}. Every worker must "
+                "build the same model (same layers, shapes and dtypes) inside `strategy.scope()`.")
+
+
+def _first_difference(chief, other, rank):
+    for index, (mine, theirs) in enumerate(zip(chief, other)):
+        if mine[1:] != theirs[1:]:
+            return (f"weight #{index} is {mine[0]!r} {mine[1]} {mine[2]} on rank 0 but "
+                    f"{theirs[0]!r} {theirs[1]} {theirs[2]} on rank {rank}")
+    if len(chief) != len(other):
+        return f"rank 0 has {len(chief)} weights, rank {rank} has {len(other)}"
+    return None
 
 
 def _concat_structures(structures):

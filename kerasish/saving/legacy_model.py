@@ -115,6 +115,8 @@ def _json_attr(h5_file, name):
         return None
     if isinstance(value, (bytes, np.bytes_)):
         value = value.decode("utf8")
+    else:
+        value.encode("utf8")  # h5py keeps undecodable bytes as surrogates: a damaged file
     return json.loads(value)
 
 

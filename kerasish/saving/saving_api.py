@@ -15,8 +15,8 @@ import zipfile
 
 import h5py
 
-from kerasish.saving import (atomic, compat, legacy_h5, legacy_model, saving_lib,
-                             serialization)
+from kerasish.saving import (atomic, compat, file_errors, legacy_h5, legacy_model,
+                             saving_lib, serialization)
 
 KERAS_VERSION = "3.15.1"
 _LEGACY_SUFFIXES = (".h5", ".hdf5")
@@ -65,15 +65,11 @@ def _check_exists(filepath):
         raise IsADirectoryError(
             f"{filepath!r} is a directory; expected a `.keras`, `.weights.h5` or `.h5` file "
             "(SavedModel folders from TensorFlow are not supported).")
+    file_errors.check_readable(filepath)
 
 
 def _open_h5(filepath, data=None):
-    try:
-        return h5py.File(io.BytesIO(data) if data is not None else filepath, "r")
-    except OSError as e:
-        raise ValueError(
-            f"{filepath!r} is not a readable HDF5 weights file (truncated or another format): {e}"
-        ) from None
+    return file_errors.open_h5(filepath, data)
 
 
 def load_weights(model, filepath, skip_mismatch=False, by_name=False, **kwargs):
@@ -106,10 +102,10 @@ def load_weights(model, filepath, skip_mismatch=False, by_name=False, **kwargs):
         if by_name:
             raise ValueError("by_name=True is only supported for legacy `.h5` weight files.")
         data = _read_archive(filepath, "model.weights.h5")
-        with _open_h5(filepath, data) as f:
+        with _open_h5(filepath, data) as f, file_errors.damage_is_named(filepath):
             saving_lib.read_weights(model, f, skip_mismatch=skip_mismatch, source=filepath)
         return
-    with _open_h5(filepath) as f:
+    with _open_h5(filepath) as f, file_errors.damage_is_named(filepath):
         if legacy_h5.is_legacy(f):
             legacy_h5.load_weights(model, f, by_name=by_name, skip_mismatch=skip_mismatch,
                                    source=filepath)
@@ -269,7 +265,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     with serialization.custom_object_scope(custom_objects or {}), \
             serialization.safe_mode_scope(safe_mode):
         if filepath.endswith(_LEGACY_SUFFIXES):
-            with _open_h5(filepath) as f:
+            with _open_h5(filepath) as f, file_errors.damage_is_named(filepath):
                 return legacy_model.load_model(f, filepath, custom_objects, compile)
         return _load_keras_archive(filepath, custom_objects, compile)
 
@@ -286,7 +282,7 @@ def _load_keras_archive(filepath, custom_objects, compile):
     compile_config = config.get("compile_config") or {}
     if compile and compile_config:
         _compile_from_config(model, compile_config, custom_objects)
-    with _open_h5(filepath, data) as f:
+    with _open_h5(filepath, data) as f, file_errors.damage_is_named(filepath):
         saving_lib.read_weights(model, f, source=filepath)
     return model
 

@@ -29,19 +29,22 @@ def test_prefetch_produces_on_another_thread(no_leaked_threads):
 
 
 def test_prefetch_overlaps_production_with_consumption(no_leaked_threads):
-    def slow(x):
-        time.sleep(0.02)
+    """While the consumer holds element 0, the producer makes element 1 (no timing)."""
+    produced_1 = threading.Event()
+
+    def produce(x):
+        if int(x) == 1:
+            produced_1.set()
         return x
 
-    def run(ds):
-        start = time.perf_counter()
-        for _ in ds:
-            time.sleep(0.02)  # the "training step"
-        return time.perf_counter() - start
-
-    serial = run(Dataset.range(10).map(slow))
-    overlapped = run(Dataset.range(10).map(slow).prefetch(2))
-    assert overlapped < serial * 0.8
+    for x in Dataset.range(3).map(produce).prefetch(2):
+        if int(x) == 0:  # the "training step" on element 0
+            assert produced_1.wait(timeout=30), "element 1 was not produced in the background"
+    with_no_prefetch = Dataset.range(3).map(produce)
+    produced_1.clear()
+    for x in with_no_prefetch:
+        if int(x) == 0:
+            assert not produced_1.is_set()  # the reference: nothing runs ahead
 
 
 def test_prefetch_buffer_is_bounded(no_leaked_threads):
@@ -100,18 +103,81 @@ def test_nested_prefetches_shut_down(no_leaked_threads):
 
 
 def test_ctrl_c_while_waiting_for_a_slow_producer(no_leaked_threads):
+    """The interrupt is raised by the producer while the consumer waits for element 3.
+
+    (It used to come from a 0.05 s timer; under load a garbage collection that
+    finalized an earlier pipeline could be running at that moment, and the
+    interrupt was lost inside the finalizer: see the tests below.)
+    """
     import _thread
 
     def slow(x):
-        time.sleep(0.2)
+        time.sleep(0.05)
+        if x == 3:
+            _thread.interrupt_main()
         return x
 
-    timer = threading.Timer(0.05, _thread.interrupt_main)
-    timer.start()
+    seen = []
+    with pytest.raises(KeyboardInterrupt):
+        for x in Dataset.range(100).map(slow, num_parallel_calls=2).prefetch(2):
+            seen.append(int(x))
+    assert len(seen) < 100
+
+
+def _abandoned_pipeline(parallel):
+    """An iterator kept only by a reference cycle, whose worker is busy computing element 1.
+
+    The worker presses Ctrl-C (interrupts the main thread) when it finishes
+    element 1, about a second from now.
+    """
+    import _thread
+
+    def slow(x):
+        if x == 1:
+            time.sleep(1.0)
+            _thread.interrupt_main()
+        return x
+
+    ds = Dataset.range(100).map(slow, num_parallel_calls=2 if parallel else None)
+    it = iter(ds if parallel else ds.prefetch(1))
+    next(it)
+    cycle = [it]
+    cycle.append(cycle)
+    time.sleep(0.1)  # the worker is inside slow(1) now
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_ctrl_c_during_garbage_collection_of_a_pipeline_is_not_lost(no_leaked_threads,
+                                                                    parallel):
+    """Finalizers drop exceptions: closing there must not wait for the workers.
+
+    The old code waited in the finalizer until the worker finished element 1,
+    so the Ctrl-C it pressed landed inside the finalizer and was lost.
+    """
+    import gc
+
+    gc.collect()
+    gc.disable()  # only the collection below may finalize the pipeline
     try:
+        _abandoned_pipeline(parallel)
         with pytest.raises(KeyboardInterrupt):
-            for _ in Dataset.range(100).map(slow, num_parallel_calls=2).prefetch(2):
-                pass
+            gc.collect()
+            time.sleep(5)
     finally:
-        timer.cancel()
-        timer.join()
+        gc.enable()
+
+
+def test_ctrl_c_during_del_of_an_iterator_is_not_lost(no_leaked_threads):
+    import _thread
+
+    from kerasish.data.iterator import DatasetIterator
+
+    class SlowToClose:
+        def close(self):
+            _thread.interrupt_main()  # Ctrl-C arrives while the iterator is closed
+            time.sleep(0.05)
+
+    iterator = DatasetIterator(SlowToClose())
+    with pytest.raises(KeyboardInterrupt):
+        del iterator
+        time.sleep(2)

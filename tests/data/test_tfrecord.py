@@ -127,3 +127,62 @@ def test_bad_arguments():
         TFRecordDataset([])
     with pytest.raises(ValueError):
         write_records("/tmp/never", [], shards=0)
+
+
+def _frame_claiming(length):
+    """A record header whose (valid-CRC) length field claims `length` bytes."""
+    import struct
+    from kerasish.data.crc import masked_crc32c_bytes
+    header = struct.pack("<Q", length)
+    return header + masked_crc32c_bytes(header) + b"abc"
+
+
+def test_oversized_length_is_a_data_loss_error_not_a_memory_error(tmp_path):
+    path = tmp_path / "huge.tfrecord"
+    path.write_bytes(_frame_claiming(2 ** 40))
+    assert path.stat().st_size == 15
+    with pytest.raises(DataLossError) as info:
+        list(read_records(path))
+    message = str(info.value)
+    assert "record length 1099511627776 exceeds the 3 bytes left in the file" in message
+    assert str(path) in message and "byte offset 0" in message
+    assert list(TFRecordDataset(str(path), ignore_errors=True)) == []
+
+
+def test_oversized_length_in_a_gzip_file_is_a_data_loss_error(tmp_path):
+    import gzip
+    path = tmp_path / "huge.tfrecord.gz"
+    path.write_bytes(gzip.compress(_frame_claiming(2 ** 40)))
+    with pytest.raises(DataLossError, match="truncated record data") as info:
+        list(read_records(path, "GZIP"))
+    assert str(path) in str(info.value)
+
+
+def _gzip_records(tmp_path, name, records):
+    path = tmp_path / name
+    with TFRecordWriter(str(path), "GZIP") as writer:
+        for record in records:
+            writer.write(record)
+    return path
+
+
+def test_truncated_gzip_names_the_file_and_is_skipped_by_ignore_errors(tmp_path):
+    good = _gzip_records(tmp_path, "good.gz", RAW)
+    bad = _gzip_records(tmp_path, "bad.gz", [bytes(range(256)) * 40] * 3)
+    bad.write_bytes(bad.read_bytes()[:-30])
+    with pytest.raises(DataLossError, match=r"damaged GZIP stream|truncated") as info:
+        list(read_records(bad, "GZIP"))
+    assert str(bad) in str(info.value) and "byte offset" in str(info.value)
+    kept = list(TFRecordDataset([str(bad), str(good)], "GZIP", ignore_errors=True))
+    assert kept[-len(RAW):] == RAW and len(kept) <= len(RAW) + 2
+
+
+def test_mislabelled_gzip_file_names_the_file_and_is_skipped_by_ignore_errors(tmp_path):
+    plain = tmp_path / "plain.tfrecord"
+    shutil.copy(FIXTURES / "tf_raw.tfrecord", plain)
+    good = _gzip_records(tmp_path, "good.gz", RAW)
+    with pytest.raises(DataLossError, match="damaged GZIP stream .*Not a gzipped file") as info:
+        list(read_records(plain, "GZIP"))
+    assert str(plain) in str(info.value) and "byte offset 0" in str(info.value)
+    assert list(TFRecordDataset([str(plain), str(good)], "GZIP", ignore_errors=True)) == RAW
+    assert list(TFRecordDataset([str(plain), str(good)], "GZIP").ignore_errors()) == RAW

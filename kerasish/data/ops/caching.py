@@ -1,10 +1,10 @@
 """`CacheDataset`: keeps the first complete pass in memory or on disk."""
 import os
-import pickle
 import threading
 import uuid
 from contextlib import closing
 
+from kerasish.data import cache_format
 from kerasish.data.ops.base import UnaryDataset
 
 
@@ -12,10 +12,11 @@ class CacheDataset(UnaryDataset):
     """Replays the elements of the first complete iteration.
 
     A pass that stops early (a `take`, a `break`, an error) caches nothing,
-    so a later pass still sees every element. On disk the elements are a
-    pickle stream at `filename + ".data"`, written to a temporary name and
-    renamed once complete: the file is trusted like any pickle, so point
-    `filename` only at a location you control.
+    so a later pass still sees every element. On disk the elements are
+    stored at `filename + ".data"` as plain arrays (`cache_format`: `.npy`
+    records read with `allow_pickle=False`, so a planted or damaged file can
+    never run code), written to a temporary name and renamed once complete.
+    Object data other than bytes/str raises a `TypeError` on the first pass.
 
     Args:
         input_dataset: the upstream dataset.
@@ -56,8 +57,9 @@ class CacheDataset(UnaryDataset):
         try:
             with open(temporary, "wb") as file, \
                     closing(self._input._iterator(ctx)) as upstream:
+                cache_format.write_magic(file)
                 for element in upstream:
-                    pickle.dump(element, file, protocol=pickle.HIGHEST_PROTOCOL)
+                    cache_format.write_element(file, element)
                     yield element
             complete = True
         finally:
@@ -69,8 +71,4 @@ class CacheDataset(UnaryDataset):
 
 def _read_file(path):
     with open(path, "rb") as file:
-        while True:
-            try:
-                yield pickle.load(file)
-            except EOFError:
-                return
+        yield from cache_format.read_elements(file, path)
