@@ -1,4 +1,4 @@
-"""BaseConv: the N-D convolution layer behind Conv1D/2D/3D, and the helpers the conv families share."""
+"""BaseConv: the N-D convolution behind Conv1D/2D/3D, and helpers the conv families share."""
 from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer

@@ -33,7 +33,8 @@ class Conv3D(BaseConv):
     """
 
     def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
-                 data_format=None, dilation_rate=(1, 1, 1), groups=1, activation=None, use_bias=True,
+                 data_format=None, dilation_rate=(1, 1, 1), groups=1,
+                 activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):
