@@ -17,7 +17,7 @@ order, are exactly the global batch.
 import numpy as np
 
 from kerasish.distribute import values
-from kerasish.trainers import data_adapters
+from kerasish.data import data_adapters
 
 
 class InputContext:
