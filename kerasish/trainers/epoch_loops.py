@@ -341,8 +341,10 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
     cbs = callback_list or _callbacks(model, callbacks, verbose, 1,
                                       steps or adapter.num_batches, history=False)
     model.reset_metrics()
+    model.stop_evaluating = False
     cbs.on_test_begin()
     iterator = EpochIterator(adapter, steps, _steps_per_execution(model))
+    logs = {}
     for begin, end in iterator.executions():
         cbs.on_test_batch_begin(begin)
         batches = iterator.take()
@@ -351,7 +353,11 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
         for batch in batches:
             logs = test_step(to_device(batch) if on_device else batch)
         cbs.on_test_batch_end(end, logs)
-    logs = _sorted_logs(to_floats(model.get_metrics_result()))
+        if model.stop_evaluating:
+            break
+    # Keras's rule: the metrics' results, unless a custom test_step returned other names.
+    logs = _sorted_logs(_metrics_result_or_logs(model, logs) if logs
+                        else to_floats(model.get_metrics_result()))
     cbs.on_test_end(logs)
     return logs
 
@@ -380,6 +386,7 @@ def predict(model, x, batch_size, verbose, steps, callbacks):
     adapter, predict_step, verbose = distribute_lib.loop_setup(model, adapter, _verbose(verbose),
                                                                "predict")
     cbs = _callbacks(model, callbacks, verbose, 1, steps or adapter.num_batches, history=False)
+    model.stop_predicting = False
     cbs.on_predict_begin()
     outputs = []
     iterator = EpochIterator(adapter, steps, _steps_per_execution(model))
@@ -392,6 +399,8 @@ def predict(model, x, batch_size, verbose, steps, callbacks):
                         for batch in batches]
         outputs.extend(step_outputs)
         cbs.on_predict_batch_end(end, {"outputs": _concatenate(step_outputs)})
+        if model.stop_predicting:
+            break
     cbs.on_predict_end()
     if not outputs:
         raise ValueError("Unexpected result of `predict`: no batches were produced from the input.")

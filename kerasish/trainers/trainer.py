@@ -23,6 +23,8 @@ class Trainer:
         self.optimizer = None
         self.loss = None
         self.stop_training = False
+        self.stop_evaluating = False  # set by a callback: evaluate() stops after this batch
+        self.stop_predicting = False  # set by a callback: predict() stops after this batch
         self.history = None
         self._compile_loss = None
         self._compile_metrics = None

@@ -157,3 +157,40 @@ def test_bad_steps_per_execution(value):
     with pytest.raises(ValueError, match=rf"`compile\(\)`: invalid `steps_per_execution`.*"
                                          rf"Received: steps_per_execution={value!r}"):
         m.compile("sgd", "mse", steps_per_execution=value)
+
+
+@pytest.mark.parametrize("method, flag, hook", [
+    ("fit", "stop_training", "on_train_batch_end"),
+    ("evaluate", "stop_evaluating", "on_test_batch_end"),
+    ("predict", "stop_predicting", "on_predict_batch_end"),
+])
+def test_callbacks_stop_each_loop(method, flag, hook):
+    calls = []
+
+    def stop(batch, logs=None):
+        calls.append(batch)
+        if len(calls) == 3:
+            setattr(m, flag, True)
+
+    def endless():
+        x, y = data(4)
+        while True:
+            yield (x,) if method == "predict" else (x, y)
+
+    m = model(1)
+    getattr(m, method)(endless(), verbose=0,
+                       callbacks=[keras.callbacks.LambdaCallback(**{hook: stop})])
+    assert calls == [0, 1, 2]
+
+
+def test_evaluate_returns_the_logs_of_a_custom_test_step():
+    class Custom(keras.Sequential):
+        def test_step(self, data):
+            logs = super().test_step(data)
+            return dict(logs, custom=keras.ops.convert_to_tensor(5.0))
+
+    m = Custom([keras.Input((3,)), keras.layers.Dense(1)])
+    m.compile(optimizer="sgd", loss="mse")
+    x, y = data(16)
+    result = m.evaluate(x, y, batch_size=8, verbose=0, return_dict=True)
+    assert sorted(result) == ["custom", "loss"] and result["custom"] == 5.0
