@@ -61,11 +61,15 @@ def to_floats(logs):
 
 def to_device(batch):
     """The numeric numpy arrays of a batch as Tensors on the current device (one copy)."""
-    def convert(value):
-        if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
-            return core.convert_to_tensor(value)
-        return value
-    return tree.map_structure(convert, batch)
+    if isinstance(batch, tuple) and all(isinstance(v, np.ndarray) for v in batch):
+        return tuple(_array_to_device(v) for v in batch)  # the common (x, y[, sw]) batch
+    return tree.map_structure(_array_to_device, batch)
+
+
+def _array_to_device(value):
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
+        return core.convert_to_tensor(value)
+    return value
 
 
 # Argument checks ---------------------------------------------------------------------------
