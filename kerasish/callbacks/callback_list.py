@@ -13,6 +13,11 @@ def _flatten(callbacks):
     return [callbacks]
 
 
+def _overrides(callback, hook):
+    """Whether `callback` has its own `hook` (a method or, like LambdaCallback, an attribute)."""
+    return hook in vars(callback) or getattr(type(callback), hook) is not getattr(Callback, hook)
+
+
 def _pythonify_logs(logs):
     """Sorted copy of `logs` with nested dicts merged and numbers as floats.
 
@@ -157,13 +162,36 @@ class CallbackList(Callback):
         self._call_batch("on_train_batch_begin", batch, logs)
 
     def on_train_batch_end(self, batch, logs=None):
-        self._call_batch("on_train_batch_end", batch, _pythonify_logs(logs or {}))
+        self._batch_end("on_train_batch_end", batch, logs)
 
     def on_test_batch_begin(self, batch, logs=None):
         self._call_batch("on_test_batch_begin", batch, logs)
 
     def on_test_batch_end(self, batch, logs=None):
-        self._call_batch("on_test_batch_end", batch, _pythonify_logs(logs or {}))
+        self._batch_end("on_test_batch_end", batch, logs)
+
+    def _batch_end(self, hook, batch, logs):
+        """Batch-end logs as floats, read from the device only if someone reads them.
+
+        When no callback but the progress bar and History overrides the hook
+        (or `on_batch_end`), the progress bar gets a function that converts
+        the logs, which it calls only when it redraws.
+        """
+        logs = logs or {}
+        if self._reads_batch_logs(hook):
+            self._call_batch(hook, batch, _pythonify_logs(logs))
+        else:
+            self._call_batch(hook, batch, lambda: _pythonify_logs(logs))
+
+    def _reads_batch_logs(self, hook):
+        readers = self.__dict__.setdefault("_batch_log_readers", {})
+        if hook not in readers:
+            readers[hook] = any(
+                not isinstance(cb, (History, ProgbarLogger)) and
+                (_overrides(cb, hook) or hook == "on_train_batch_end" and
+                 _overrides(cb, "on_batch_end"))
+                for cb in self.callbacks)
+        return readers[hook]
 
     def on_predict_batch_begin(self, batch, logs=None):
         self._call_batch("on_predict_batch_begin", batch, logs)

@@ -103,7 +103,11 @@ class ProgbarLogger(Callback):
         self._maybe_init_progbar()
         self.seen = batch + 1  # 1-based count of steps done.
         if self.verbose == 1:
-            self.progbar.update(self.seen, list((logs or {}).items()), finalize=False)
+            # `logs` may be a function returning them (CallbackList defers the host read):
+            # the bar calls it only when it redraws, as every value is shown as given.
+            values = (lambda: list(logs().items())) if callable(logs) \
+                else list((logs or {}).items())
+            self.progbar.update(self.seen, values, finalize=False)
 
     def _finalize_progbar(self, logs):
         self._maybe_init_progbar()

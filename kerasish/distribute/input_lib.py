@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from kerasish.distribute import values
-from kerasish.trainers import data_adapters
+from kerasish.data import data_adapters
 
 
 class InputContext:

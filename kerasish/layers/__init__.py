@@ -31,6 +31,11 @@ from kerasish.layers.convolutional.conv2d import Conv2D
 from kerasish.layers.convolutional.conv2d_transpose import Conv2DTranspose
 from kerasish.layers.convolutional.depthwise_conv2d import DepthwiseConv2D
 from kerasish.layers.convolutional.separable_conv2d import SeparableConv2D
+from kerasish.layers.convolutional.conv1d_transpose import Conv1DTranspose
+from kerasish.layers.convolutional.conv3d import Conv3D
+from kerasish.layers.convolutional.conv3d_transpose import Conv3DTranspose
+from kerasish.layers.convolutional.depthwise_conv1d import DepthwiseConv1D
+from kerasish.layers.convolutional.separable_conv1d import SeparableConv1D
 from kerasish.layers.normalization.batch_normalization import BatchNormalization
 from kerasish.layers.normalization.group_normalization import GroupNormalization
 from kerasish.layers.normalization.layer_normalization import LayerNormalization
@@ -60,6 +65,18 @@ GlobalAvgPool1D = GlobalAveragePooling1D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool1D = GlobalMaxPooling1D
 GlobalMaxPool2D = GlobalMaxPooling2D
+from kerasish.layers.pooling.average_pooling3d import AveragePooling3D  # noqa: E402
+from kerasish.layers.pooling.global_average_pooling3d import GlobalAveragePooling3D  # noqa: E402
+from kerasish.layers.pooling.global_max_pooling3d import GlobalMaxPooling3D  # noqa: E402
+from kerasish.layers.pooling.max_pooling3d import MaxPooling3D  # noqa: E402
+Convolution3D = Conv3D
+Convolution1DTranspose = Conv1DTranspose
+Convolution3DTranspose = Conv3DTranspose
+SeparableConvolution1D = SeparableConv1D
+MaxPool3D = MaxPooling3D
+AvgPool3D = AveragePooling3D
+GlobalAvgPool3D = GlobalAveragePooling3D
+GlobalMaxPool3D = GlobalMaxPooling3D
 
 # --- sequence layers (embedding, recurrent, masking, wrappers)
 from kerasish.layers.core.embedding import Embedding

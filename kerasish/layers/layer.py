@@ -372,6 +372,15 @@ class Layer:
             self.set_weights(self._initial_weights)
             self._initial_weights = None
 
+    def _build_at_init(self):
+        """Marks a stateless layer built from `__init__`, as Keras does.
+
+        Only when the layer's class does not override `build`: a subclass
+        with its own `build` (which may create weights) is built on first call.
+        """
+        if not _overrides(self, "build"):
+            self.built = True
+
     def build(self, input_shape):
         """Creates the layer's weights; override it. Called once before `call`."""
         self._build_shapes = input_shape

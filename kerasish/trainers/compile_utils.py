@@ -86,12 +86,32 @@ class CompileLoss:
         for i, (fn, yt, yp, sw, w) in enumerate(zip(self.losses, y_true, y_pred, weights, self.weights)):
             if fn is None or yt is None:
                 continue
-            value = fn(yt, yp, sample_weight=sw)
+            value = _call_loss(fn, yt, yp, sw)
             if self.output_trackers:
                 self.output_trackers[i].update_state(value, sample_weight=_batch_size(yp))
             value = ew.multiply(value, w) if w != 1.0 else value
             total = value if total is None else ew.add(total, value)
         return total
+
+
+def _call_loss(fn, y_true, y_pred, sample_weight):
+    """`fn(y_true, y_pred)`; a failure on mismatched shapes names the loss and both shapes."""
+    try:
+        return fn(y_true, y_pred, sample_weight=sample_weight)
+    except (ValueError, TypeError) as error:
+        y_shape, out_shape = _shape(y_true), _shape(y_pred)
+        if y_shape is None or out_shape is None or y_shape == out_shape:
+            raise
+        name = getattr(fn, "name", None) or getattr(fn, "__name__", type(fn).__name__)
+        raise ValueError(
+            f"Loss '{name}' cannot compare the targets `y` of shape {y_shape} with the "
+            f"model's output of shape {out_shape}; the shapes do not match for this loss "
+            f"({type(error).__name__}: {error})") from error
+
+
+def _shape(value):
+    shape = getattr(value, "shape", None)
+    return None if shape is None else tuple(shape)
 
 
 _AUTO_CROSSENTROPY = ("crossentropy", "ce")

@@ -1,12 +1,30 @@
-"""The fit / evaluate / predict loops: batches in, callbacks and logs out."""
+"""The fit / evaluate / predict loops: batches in, callbacks and logs out.
+
+One training step, as the loops run it:
+- the batch (numpy, from `kerasish.data.data_adapters`) becomes Tensors on
+  the device once (`to_device`), so `train_step` converts neither x nor y again;
+- `train_step` returns its logs as device Tensors; the loop does not read
+  them. `CallbackList` turns them into floats only when a callback reads
+  batch logs, or when the progress bar redraws (verbose=1); at verbose 0/2
+  the host reads the metrics once per epoch;
+- `train_step` still reads one scalar per step, whether the loss is finite,
+  so that a NaN/inf batch is never applied (the weights stay the last good ones).
+
+With `steps_per_execution=N` (compile), the batch callbacks run once per N
+steps with Keras's batch indices: `on_train_batch_begin(begin)` and
+`on_train_batch_end(begin + N - 1, logs)`, the logs of the last step run.
+"""
 import warnings
 
 import numpy as np
 
+from kerasish.data import data_adapters
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core
-from kerasish.trainers import data_adapters
 from kerasish.utils import tree
+
+_RAN_OUT = ("Your input ran out of data; interrupting training. Make sure that your dataset "
+            "or generator can generate at least `steps_per_epoch * epochs` batches.")
 
 
 def _verbose(verbose):
@@ -41,119 +59,260 @@ def to_floats(logs):
     return out
 
 
-class StepIterator:
-    """Yields (step, batch) for one epoch; keeps its place across epochs.
+def to_device(batch):
+    """The numeric numpy arrays of a batch as Tensors on the current device (one copy)."""
+    if isinstance(batch, tuple) and all(isinstance(v, np.ndarray) for v in batch):
+        return tuple(_array_to_device(v) for v in batch)  # the common (x, y[, sw]) batch
+    return tree.map_structure(_array_to_device, batch)
 
-    With `steps` set, an epoch ends after that many batches; a finite
-    re-iterable source restarts when exhausted, while a one-shot generator
-    that runs dry ends training with Keras's warning.
+
+def _array_to_device(value):
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
+        return core.convert_to_tensor(value)
+    return value
+
+
+# Argument checks ---------------------------------------------------------------------------
+def check_count(method, name, value, minimum=1, allow_none=True):
+    """Raises a ValueError naming `method`'s argument unless `value` is an int >= minimum."""
+    if value is None and allow_none:
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < minimum:
+        expected = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        if allow_none:
+            expected += " or None"
+        raise ValueError(f"`{method}()`: invalid `{name}`; expected {expected}. "
+                         f"Received: {name}={value!r}")
+    return int(value)
+
+
+def check_data(method, name, value, required):
+    """Raises a ValueError for a Python string (or a required None) passed as data."""
+    if isinstance(value, (str, bytes)):
+        raise ValueError(
+            f"`{method}()`: `{name}` must be array-like data (a numpy array, a Tensor, a list "
+            f"or dict of arrays, a dataset or a generator), not a string. Received: "
+            f"{name}={value!r}. To feed text, pass an array of strings.")
+    if value is None and required:
+        raise ValueError(
+            f"`{method}()`: `{name}` is None; expected the input data (a numpy array, a "
+            "Tensor, a list or dict of arrays, a dataset or a generator).")
+
+
+# Iteration ---------------------------------------------------------------------------------
+class EpochIterator:
+    """Batches of one epoch grouped into executions of `steps_per_execution` steps (Keras's).
+
+    `executions()` yields `(begin, end)` batch indices (end = begin + N - 1,
+    as Keras reports it even when fewer steps remain); `take()` then draws
+    the execution's batches, and the caller ends the epoch when it draws none
+    (so, as in Keras, data of unknown size ends with one `batch_begin` that
+    has no `batch_end`). With `steps_per_epoch`, the position in the data
+    is kept across epochs and an epoch that reaches the end of data of known
+    size stops early with Keras's warning; a one-shot source that runs dry
+    ends training (`exhausted`).
+
+    Args:
+        adapter: a data adapter (`num_batches`, `batches()`).
+        steps_per_epoch: steps per epoch, or None for one pass over the data.
+        steps_per_execution: steps per callback round (default 1).
     """
 
-    def __init__(self, adapter, steps=None):
+    def __init__(self, adapter, steps_per_epoch=None, steps_per_execution=1):
         self.adapter = adapter
-        self.steps = steps
-        self._iterator = None
+        self.steps_per_epoch = steps_per_epoch
+        self.steps_per_execution = steps_per_execution
+        self.num_batches = adapter.num_batches
         self.exhausted = False
+        self._iterator = None
+        self._steps_seen = 0
 
-    def epoch(self):
-        if self.steps is None:
-            for step, batch in enumerate(self.adapter.batches()):
-                yield step, batch
-            return
-        if self._iterator is None:
+    def executions(self):
+        """Yields (begin, end) for each execution of one epoch."""
+        size = self.steps_per_execution
+        steps = self.steps_per_epoch or self.num_batches
+        if not steps:  # data of unknown size: until an execution finds no batch at all
             self._iterator = iter(self.adapter.batches())
-        step = 0
-        restarted = False
-        while step < self.steps:
+            begin = 0
+            while True:
+                yield begin, begin + size - 1
+                begin += size
+        if self._iterator is None or self.steps_per_epoch is None:
+            self._restart()
+        for begin in range(0, steps, size):
+            if self.num_batches and self._steps_seen >= self.num_batches:
+                if self.steps_per_epoch:
+                    warnings.warn(_RAN_OUT, stacklevel=4)
+                break
+            self._steps_seen += size
+            yield begin, begin + size - 1
+        if self.num_batches and self._steps_seen >= self.num_batches:
+            next(self._iterator, None)  # lets the source finish its pass (on_epoch_end hooks)
+            self._restart()
+
+    def take(self):
+        """The batches of the current execution ([] when the data ran out)."""
+        batches = []
+        for _ in range(self.steps_per_execution):
             try:
-                batch = next(self._iterator)
+                batches.append(next(self._iterator))
             except StopIteration:
-                self._iterator = iter(self.adapter.batches())
-                if restarted or isinstance(self.adapter, data_adapters.IterableAdapter) and \
-                        not callable(self.adapter.source) and data_adapters._is_one_shot(self.adapter.source):
-                    self.exhausted = True
-                    warnings.warn(
-                        "Your input ran out of data; interrupting training. Make sure that your "
-                        "dataset or generator can generate at least `steps_per_epoch * epochs` "
-                        "batches.", stacklevel=4)
-                    return
-                restarted = True
-                continue
-            restarted = False
-            yield step, batch
-            step += 1
+                self._on_ran_out()
+                break
+        return batches
+
+    def _restart(self):
+        self._iterator = iter(self.adapter.batches())
+        self._steps_seen = 0
+
+    def _on_ran_out(self):
+        if self.steps_per_epoch is None:
+            return  # one pass over data of unknown size: the epoch ends here
+        warnings.warn(_RAN_OUT, stacklevel=5)
+        one_shot = isinstance(self.adapter, data_adapters.IterableAdapter) and \
+            not callable(self.adapter.source) and data_adapters._is_one_shot(self.adapter.source)
+        self.exhausted = one_shot or self._steps_seen <= self.steps_per_execution
+        self._iterator = None
 
 
 def _sorted_logs(logs):
     return {k: logs[k] for k in sorted(logs)}
 
 
-def fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
-        validation_data, shuffle, class_weight, sample_weight, initial_epoch,
-        steps_per_epoch, validation_steps, validation_batch_size, validation_freq):
-    verbose = _verbose(verbose)
-    if validation_split and validation_data is None:
-        train, validation_data = data_adapters.train_validation_split(
-            (x, y, sample_weight), validation_split)
-        x, y, sample_weight = train
-    adapter = data_adapters.get_adapter(x, y, sample_weight, batch_size, shuffle, class_weight)
-    val_adapter = None
-    if validation_data is not None:
-        vx, vy, vsw = data_adapters.unpack_x_y_sample_weight(validation_data) \
-            if isinstance(validation_data, (tuple, list)) else (validation_data, None, None)
-        val_adapter = data_adapters.get_adapter(vx, vy, vsw, validation_batch_size or batch_size)
-    adapter, train_step, verbose = distribute_lib.loop_setup(model, adapter, verbose, "train")
-    steps = steps_per_epoch or adapter.num_batches
-    cbs = _callbacks(model, callbacks, verbose, epochs, steps, history=True)
-    iterator = StepIterator(adapter, steps_per_epoch)
-    model.stop_training = False
-    model._nan_batch = False
-    model._trainable_cache = None
-    model._initial_epoch, model._resume_step = None, 0
-    cbs.on_train_begin()
-    # BackupAndRestore sets where an interrupted run stopped (Keras 3's `_initial_epoch`).
-    initial_epoch = model._initial_epoch if model._initial_epoch is not None else initial_epoch
-    resume_step = model._resume_step or 0
-    training_logs = None
-    for epoch in range(initial_epoch, epochs):
+def _steps_per_execution(model):
+    return check_count("compile", "steps_per_execution",
+                       getattr(model, "steps_per_execution", 1) or 1, allow_none=False)
+
+
+# fit ----------------------------------------------------------------------------------------
+class FitLoop:
+    """One `fit` call: its data, its callbacks and the epoch/step loop.
+
+    Args:
+        model: the compiled model.
+        x, y, sample_weight, batch_size, shuffle, class_weight: the training data.
+        epochs, initial_epoch, steps_per_epoch, verbose, callbacks: as `Model.fit`.
+        validation_split, validation_data, validation_steps,
+            validation_batch_size, validation_freq: as `Model.fit`.
+    """
+
+    def __init__(self, model, x=None, y=None, *, batch_size=None, epochs=1, verbose="auto",
+                 callbacks=None, validation_split=0.0, validation_data=None, shuffle=True,
+                 class_weight=None, sample_weight=None, initial_epoch=0, steps_per_epoch=None,
+                 validation_steps=None, validation_batch_size=None, validation_freq=1):
+        self._check_arguments(x, y, batch_size, epochs, initial_epoch, steps_per_epoch,
+                              validation_steps, validation_batch_size)
+        self.model = model
+        self.epochs = epochs
+        self.initial_epoch = initial_epoch
+        self.validation_steps = validation_steps
+        self.validation_freq = validation_freq
+        if validation_split and validation_data is None:
+            train, validation_data = data_adapters.train_validation_split(
+                (x, y, sample_weight), validation_split)
+            x, y, sample_weight = train
+        adapter = data_adapters.get_adapter(x, y, sample_weight, batch_size, shuffle,
+                                            class_weight)
+        self.val_adapter = self._validation_adapter(validation_data,
+                                                    validation_batch_size or batch_size)
+        adapter, self.train_step, verbose = distribute_lib.loop_setup(
+            model, adapter, _verbose(verbose), "train")
+        self.on_device = getattr(model, "_distribute_strategy", None) is None
+        self.iterator = EpochIterator(adapter, steps_per_epoch, _steps_per_execution(model))
+        self.callbacks = _callbacks(model, callbacks, verbose, epochs,
+                                    steps_per_epoch or adapter.num_batches, history=True)
+
+    @staticmethod
+    def _check_arguments(x, y, batch_size, epochs, initial_epoch, steps_per_epoch,
+                         validation_steps, validation_batch_size):
+        check_data("fit", "x", x, required=True)
+        check_data("fit", "y", y, required=False)
+        check_count("fit", "batch_size", batch_size)
+        check_count("fit", "epochs", epochs, minimum=0, allow_none=False)
+        check_count("fit", "initial_epoch", initial_epoch, minimum=0, allow_none=False)
+        check_count("fit", "steps_per_epoch", steps_per_epoch)
+        check_count("fit", "validation_steps", validation_steps)
+        check_count("fit", "validation_batch_size", validation_batch_size)
+
+    @staticmethod
+    def _validation_adapter(validation_data, batch_size):
+        if validation_data is None:
+            return None
+        if isinstance(validation_data, (tuple, list)):
+            vx, vy, vsw = data_adapters.unpack_x_y_sample_weight(validation_data)
+        else:
+            vx, vy, vsw = validation_data, None, None
+        return data_adapters.get_adapter(vx, vy, vsw, batch_size)
+
+    def run(self):
+        """Trains; returns the model's `History`."""
+        model, cbs = self.model, self.callbacks
+        model.stop_training = False
+        model._nan_batch = False
+        model._trainable_cache = None
+        model._initial_epoch, model._resume_step = None, 0
+        cbs.on_train_begin()
+        # BackupAndRestore sets where an interrupted run stopped (Keras 3's `_initial_epoch`).
+        first = model._initial_epoch if model._initial_epoch is not None else self.initial_epoch
+        resume_step = model._resume_step or 0
+        training_logs = None
+        for epoch in range(first, self.epochs):
+            training_logs = self._run_epoch(epoch, resume_step)
+            resume_step = 0
+            if model.stop_training or self.iterator.exhausted:
+                break
+        cbs.on_train_end(training_logs)
+        return model.history
+
+    def _run_epoch(self, epoch, resume_step):
+        model, cbs = self.model, self.callbacks
         model.reset_metrics()
         cbs.on_epoch_begin(epoch)
         logs = {}
-        for step, batch in iterator.epoch():
-            if step < resume_step:
-                continue  # trained before the interruption; drawn only to keep the order
-            cbs.on_train_batch_begin(step)
-            logs = to_floats(train_step(batch))
-            cbs.on_train_batch_end(step, logs)
+        for begin, end in self.iterator.executions():
+            if begin < resume_step:
+                self.iterator.take()  # trained before the interruption; drawn to keep the order
+                continue
+            cbs.on_train_batch_begin(begin)
+            batches = self.iterator.take()
+            if not batches:
+                break
+            logs = self._run_execution(batches, logs)
+            cbs.on_train_batch_end(end, logs)
             if model._nan_batch:
                 if not model.stop_training:  # TerminateOnNaN may already have reported it
-                    _report_nan(model, epoch, step)
+                    _report_nan(epoch, begin)
                 model.stop_training = True
                 break
             if model.stop_training:
                 break
         epoch_logs = _sorted_logs(_metrics_result_or_logs(model, logs) if logs or not resume_step
                                   else to_floats(model.get_metrics_result()))
-        if val_adapter is not None and _should_validate(epoch, validation_freq):
-            val_logs = evaluate_adapter(model, val_adapter, 0, None, validation_steps,
+        if self.val_adapter is not None and _should_validate(epoch, self.validation_freq):
+            val_logs = evaluate_adapter(model, self.val_adapter, 0, None, self.validation_steps,
                                         callback_list=cbs)
             epoch_logs.update({f"val_{k}": v for k, v in _sorted_logs(val_logs).items()})
         cbs.on_epoch_end(epoch, epoch_logs)
-        training_logs = epoch_logs
-        resume_step = 0
-        if model.stop_training or iterator.exhausted:
-            break
-    cbs.on_train_end(training_logs)
-    return model.history
+        return epoch_logs
+
+    def _run_execution(self, batches, logs):
+        """Runs `train_step` on each batch of one execution; stops at a non-finite loss."""
+        for batch in batches:
+            logs = self.train_step(to_device(batch) if self.on_device else batch)
+            if self.model._nan_batch:
+                break
+        return logs
 
 
 def _metrics_result_or_logs(model, logs):
     """Keras's rule: the metrics' results if their names match the step logs, else the logs."""
+    logs = to_floats(logs)
     results = to_floats(model.get_metrics_result())
     return results if logs and set(results) == set(logs) else logs
 
 
-def _report_nan(model, epoch, step):
+def _report_nan(epoch, step):
     print(f"Epoch {epoch + 1}, batch {step + 1}: the loss is NaN or infinite; stopping "
           "training. The weights from before this batch are kept.")
 
@@ -164,7 +323,12 @@ def _should_validate(epoch, validation_freq):
     return (epoch + 1) in validation_freq
 
 
+# evaluate -----------------------------------------------------------------------------------
 def evaluate(model, x, y, batch_size, verbose, sample_weight, steps, callbacks, return_dict):
+    check_data("evaluate", "x", x, required=True)
+    check_data("evaluate", "y", y, required=False)
+    check_count("evaluate", "batch_size", batch_size)
+    check_count("evaluate", "steps", steps)
     adapter = data_adapters.get_adapter(x, y, sample_weight, batch_size, shuffle=False)
     logs = evaluate_adapter(model, adapter, _verbose(verbose), callbacks, steps)
     return format_results(model, logs, return_dict)
@@ -177,16 +341,27 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
     the `on_test_*` hooks as in Keras (the progress bar stays silent).
     """
     adapter, test_step, verbose = distribute_lib.loop_setup(model, adapter, verbose, "test")
+    on_device = getattr(model, "_distribute_strategy", None) is None
     cbs = callback_list or _callbacks(model, callbacks, verbose, 1,
                                       steps or adapter.num_batches, history=False)
     model.reset_metrics()
+    model.stop_evaluating = False
     cbs.on_test_begin()
+    iterator = EpochIterator(adapter, steps, _steps_per_execution(model))
     logs = {}
-    for step, batch in StepIterator(adapter, steps).epoch():
-        cbs.on_test_batch_begin(step)
-        logs = to_floats(test_step(batch))
-        cbs.on_test_batch_end(step, logs)
-    logs = _sorted_logs(to_floats(model.get_metrics_result()))
+    for begin, end in iterator.executions():
+        cbs.on_test_batch_begin(begin)
+        batches = iterator.take()
+        if not batches:
+            break
+        for batch in batches:
+            logs = test_step(to_device(batch) if on_device else batch)
+        cbs.on_test_batch_end(end, logs)
+        if model.stop_evaluating:
+            break
+    # Keras's rule: the metrics' results, unless a custom test_step returned other names.
+    logs = _sorted_logs(_metrics_result_or_logs(model, logs) if logs
+                        else to_floats(model.get_metrics_result()))
     cbs.on_test_end(logs)
     return logs
 
@@ -206,21 +381,40 @@ def format_results(model, logs, return_dict):
     return results[0] if len(results) == 1 else results
 
 
+# predict ------------------------------------------------------------------------------------
 def predict(model, x, batch_size, verbose, steps, callbacks):
+    check_data("predict", "x", x, required=True)
+    check_count("predict", "batch_size", batch_size)
+    check_count("predict", "steps", steps)
     adapter = data_adapters.get_adapter(x, None, None, batch_size, shuffle=False)
     adapter, predict_step, verbose = distribute_lib.loop_setup(model, adapter, _verbose(verbose),
                                                                "predict")
     cbs = _callbacks(model, callbacks, verbose, 1, steps or adapter.num_batches, history=False)
+    model.stop_predicting = False
     cbs.on_predict_begin()
     outputs = []
-    for step, batch in StepIterator(adapter, steps).epoch():
-        cbs.on_predict_batch_begin(step)
-        batch_out = tree.map_structure(core.convert_to_numpy, predict_step(batch))
-        outputs.append(batch_out)
-        cbs.on_predict_batch_end(step, {"outputs": batch_out})
+    iterator = EpochIterator(adapter, steps, _steps_per_execution(model))
+    for begin, end in iterator.executions():
+        cbs.on_predict_batch_begin(begin)
+        batches = iterator.take()
+        if not batches:
+            break
+        step_outputs = [tree.map_structure(core.convert_to_numpy, predict_step(batch))
+                        for batch in batches]
+        outputs.extend(step_outputs)
+        cbs.on_predict_batch_end(end, {"outputs": _concatenate(step_outputs)})
+        if model.stop_predicting:
+            break
     cbs.on_predict_end()
     if not outputs:
         raise ValueError("Unexpected result of `predict`: no batches were produced from the input.")
+    return _concatenate(outputs)
+
+
+def _concatenate(outputs):
+    """Per-batch output structures joined along the batch axis."""
+    if len(outputs) == 1:
+        return outputs[0]
     flat = [tree.flatten(o) for o in outputs]
     merged = [np.concatenate([f[i] for f in flat], axis=0) for i in range(len(flat[0]))]
     return tree.pack_sequence_as(outputs[0], merged)

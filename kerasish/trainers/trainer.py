@@ -10,7 +10,8 @@ import numpy as np
 from kerasish.autodiff.tape import GradientTape
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core, elementwise as ew
-from kerasish.trainers import compile_utils, data_adapters, epoch_loops
+from kerasish.data import data_adapters
+from kerasish.trainers import compile_utils, epoch_loops
 from kerasish.utils import tree
 
 
@@ -22,6 +23,8 @@ class Trainer:
         self.optimizer = None
         self.loss = None
         self.stop_training = False
+        self.stop_evaluating = False  # set by a callback: evaluate() stops after this batch
+        self.stop_predicting = False  # set by a callback: predict() stops after this batch
         self.history = None
         self._compile_loss = None
         self._compile_metrics = None
@@ -48,8 +51,10 @@ class Trainer:
             loss_weights: per-output weights of the loss terms.
             metrics: metric names/objects; a list per output or a dict by output name.
             weighted_metrics: metrics that use `sample_weight`.
-            run_eagerly, jit_compile, steps_per_execution, auto_scale_loss:
-                accepted for Keras compatibility (kerasish always runs eagerly).
+            steps_per_execution: positive int; the batch callbacks run once per
+                this many steps, with Keras's batch indices (see `fit`).
+            run_eagerly, jit_compile, auto_scale_loss: accepted for Keras
+                compatibility (kerasish always runs eagerly).
 
         Example:
             >>> model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
@@ -66,6 +71,8 @@ class Trainer:
         if metrics is not None or weighted_metrics is not None:
             self._compile_metrics = compile_utils.CompileMetrics(metrics, weighted_metrics, names)
         self._loss_tracker = metrics_module.Mean(name="loss")
+        self.steps_per_execution = epoch_loops.check_count(
+            "compile", "steps_per_execution", steps_per_execution, allow_none=False)
         self._compile_config = {"optimizer": optimizer, "loss": loss, "loss_weights": loss_weights,
                                 "metrics": metrics, "weighted_metrics": weighted_metrics}
         self.compiled = True
@@ -122,6 +129,11 @@ class Trainer:
             total = self._compile_loss(y, y_pred, sample_weight)
         for extra in self.losses:
             total = extra if total is None else ew.add(total, extra)
+        if total is None and self._compile_loss is not None and y is None:
+            raise ValueError(
+                "The model was compiled with a loss, but the targets `y` are None: pass `y` to "
+                "`fit()`/`evaluate()` (or a dataset/generator yielding `(x, y)` batches), or "
+                "compile without a loss and add losses with `add_loss()`.")
         if total is None:
             raise ValueError(
                 "No loss to compute. Provide a `loss` argument in `compile()` (and `y` data), "
@@ -195,10 +207,14 @@ class Trainer:
         to 32; `epochs` is the index of the last epoch).
         """
         self._assert_compiled("fit")
-        return epoch_loops.fit(self, x, y, batch_size, epochs, verbose, callbacks,
-                               validation_split, validation_data, shuffle, class_weight,
-                               sample_weight, initial_epoch, steps_per_epoch, validation_steps,
-                               validation_batch_size, validation_freq)
+        loop = epoch_loops.FitLoop(
+            self, x, y, batch_size=batch_size, epochs=epochs, verbose=verbose,
+            callbacks=callbacks, validation_split=validation_split,
+            validation_data=validation_data, shuffle=shuffle, class_weight=class_weight,
+            sample_weight=sample_weight, initial_epoch=initial_epoch,
+            steps_per_epoch=steps_per_epoch, validation_steps=validation_steps,
+            validation_batch_size=validation_batch_size, validation_freq=validation_freq)
+        return loop.run()
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False, **kwargs):
@@ -242,4 +258,7 @@ def _batch_size(x):
 
 
 def _is_finite(loss):
-    return bool(np.isfinite(core.convert_to_numpy(loss)).all())
+    """Whether the loss is finite: computed on the device, one boolean read by the host."""
+    value = loss._value if hasattr(loss, "_value") else np.asarray(loss)
+    xp = loss._device.xp if hasattr(loss, "_device") else np
+    return bool(xp.isfinite(value).all())

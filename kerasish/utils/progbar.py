@@ -147,7 +147,9 @@ class Progbar:
 
         Args:
             current: index of the current step (1-based count of steps done).
-            values: list of `(name, value)` pairs for the last step.
+            values: list of `(name, value)` pairs for the last step, or a
+                function returning it, called only when the bar redraws (and
+                when no metric is averaged).
             finalize: whether this is the last update; defaults to
                 `current >= target` (never, when the target is unknown).
 
@@ -161,11 +163,15 @@ class Progbar:
         """
         if finalize is None:
             finalize = self.target is not None and current >= self.target
-        self._record_values(current, values or [], finalize)
         now = _clock()
+        redraw = finalize or self.verbose == 1 and now - self._last_update >= self.interval
+        if callable(values):
+            # Deferred values are read only for a redraw, and only when none is averaged.
+            values = values() if redraw or self.stateless_metrics != set() else []
+        self._record_values(current, values or [], finalize)
         time_per_unit = self._estimate_step_duration(current, now)
         if self.verbose == 1:
-            if now - self._last_update < self.interval and not finalize:
+            if not redraw:
                 return
             self._draw_line(current, now, time_per_unit, finalize)
         elif self.verbose == 2 and finalize and self._has_target():

@@ -1,5 +1,6 @@
 """CallbackList: default callbacks, params/model propagation, hook order."""
 import numpy as np
+import pytest
 
 from kerasish.callbacks import (Callback, CallbackList, History, LambdaCallback,
                                 ProgbarLogger, ReduceLROnPlateau)
@@ -133,3 +134,50 @@ def test_epoch_logs_are_one_shared_dict(fake_model, run_fit):
     history = run_fit(fake_model, [ReduceLROnPlateau()], [{"val_loss": 1.0, "loss": 2.0}])
     assert history.history == {"loss": [2.0], "val_loss": [1.0],
                                "learning_rate": [0.0010000000474974513]}
+
+
+class CountingValue:
+    """A log value that counts how often it is read (converted to float)."""
+
+    def __init__(self, counter):
+        self.counter = counter
+
+    def __float__(self):
+        self.counter.append(1)
+        return 0.5
+
+
+@pytest.mark.parametrize("verbose", [0, 2])
+def test_batch_logs_are_not_read_when_nobody_reads_them(verbose):
+    reads = []
+    callbacks = CallbackList([], add_history=True, add_progbar=verbose != 0, verbose=verbose,
+                             epochs=1, steps=3)
+    callbacks.on_train_begin()
+    callbacks.on_epoch_begin(0)
+    for batch in range(3):
+        callbacks.on_train_batch_end(batch, {"loss": CountingValue(reads)})
+    assert reads == []
+    callbacks.on_epoch_end(0, {"loss": 0.5})
+
+
+def test_batch_logs_are_read_for_a_callback_that_reads_them():
+    reads, seen = [], []
+    reader = LambdaCallback(on_train_batch_end=lambda batch, logs: seen.append(logs["loss"]))
+    callbacks = CallbackList([reader], add_history=True, add_progbar=True, verbose=2,
+                             epochs=1, steps=2)
+    callbacks.on_train_begin()
+    callbacks.on_epoch_begin(0)
+    for batch in range(2):
+        callbacks.on_train_batch_end(batch, {"loss": CountingValue(reads)})
+    assert seen == [0.5, 0.5] and len(reads) == 2
+
+
+def test_subclass_overriding_on_batch_end_reads_train_logs():
+    seen = []
+
+    class Reader(Callback):
+        def on_batch_end(self, batch, logs=None):
+            seen.append(logs)
+
+    CallbackList([Reader()]).on_train_batch_end(0, {"loss": np.float32(0.25)})
+    assert seen == [{"loss": 0.25}]

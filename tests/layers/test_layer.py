@@ -274,3 +274,20 @@ def test_sublayers_added_after_a_scan_are_still_found():
     assert len(stack._layers) == 2 and len(stack.weights) == 2
     del stack.extra
     assert len(stack._layers) == 1
+
+
+def test_stateless_layers_are_built_at_init_unless_build_is_overridden():
+    assert layers.Dropout(0.5).built and layers.ReLU().built and layers.Activation("tanh").built
+    assert not layers.Flatten().built  # as Keras: built on first call
+
+    class Scaled(layers.Dropout):
+        def build(self, input_shape):
+            self.scale = self.add_weight(shape=(), initializer="ones", name="scale")
+
+        def call(self, inputs, training=None):
+            return super().call(inputs, training=training) * self.scale
+
+    layer = Scaled(0.5)
+    assert not layer.built
+    assert layer(np.ones((2, 3), "float32")).shape == (2, 3)
+    assert layer.built and [w.name for w in layer.weights] == ["scale"]

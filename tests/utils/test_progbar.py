@@ -282,3 +282,34 @@ def test_write_falls_back_when_stdout_cannot_encode(monkeypatch):
     write("1/1 ━━ 0s\n")
     stream.flush()
     assert raw.getvalue() == b"1/1 == 0s\n"
+
+
+def test_deferred_values_are_read_only_when_the_bar_redraws(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(progbar_module, "_clock", lambda: now[0])
+    reads = []
+
+    def values():
+        reads.append(1)
+        return [("loss", 0.5)]
+
+    bar = progbar_module.Progbar(4, verbose=1, stateless_metrics=set(), interval=10.0)
+    bar.update(1, values)        # first draw: _last_update is 0
+    bar.update(2, values)        # within the interval: not drawn, not read
+    now[0] += 20.0
+    bar.update(3, values)        # interval passed: drawn and read
+    bar.update(4, values)        # finalize: always read
+    assert len(reads) == 3
+
+
+def test_deferred_values_are_read_every_step_when_averaged():
+    reads = []
+
+    def values():
+        reads.append(1)
+        return [("loss", 0.5)]
+
+    bar = progbar_module.Progbar(3, verbose=0)
+    for step in (1, 2, 3):
+        bar.update(step, values)
+    assert len(reads) == 3 and bar._average("loss") == 0.5

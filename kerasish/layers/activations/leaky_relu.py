@@ -24,7 +24,7 @@ class LeakyReLU(Layer):
             )
         self.negative_slope = negative_slope
         self.supports_masking = True
-        self.built = True
+        self._build_at_init()
 
     def call(self, inputs):
         return ops.leaky_relu(inputs, negative_slope=self.negative_slope)

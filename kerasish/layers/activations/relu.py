@@ -25,7 +25,7 @@ class ReLU(Layer):
         self.negative_slope = negative_slope
         self.threshold = threshold
         self.supports_masking = True
-        self.built = True
+        self._build_at_init()
 
     def call(self, inputs):
         return activations.relu(inputs, negative_slope=self.negative_slope,

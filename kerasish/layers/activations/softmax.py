@@ -18,7 +18,7 @@ class Softmax(Layer):
         super().__init__(**kwargs)
         self.axis = axis
         self.supports_masking = True
-        self.built = True
+        self._build_at_init()
 
     def call(self, inputs, mask=None):
         if mask is not None:

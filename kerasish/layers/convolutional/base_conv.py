@@ -1,4 +1,4 @@
-"""BaseConv: the N-D convolution layer behind Conv1D and Conv2D (and helpers)."""
+"""BaseConv: the N-D convolution behind Conv1D/2D/3D, and helpers the conv families share."""
 from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
@@ -13,20 +13,41 @@ def layer_label(layer):
 
 
 def check_positive_int(layer, name, value):
-    """Raises unless `value` is a positive int."""
+    """Raises (Keras's wording, prefixed with the layer) unless `value` is a positive int."""
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{layer_label(layer)}: invalid value for argument `{name}`; "
-                         f"expected a positive integer. Received: {name}={value!r}")
+        raise ValueError(f"{layer_label(layer)}: Invalid value for argument `{name}`. Expected "
+                         f"a strictly positive value. Received {name}={value!r}.")
     return value
+
+
+def positive_tuple(layer, value, rank, name):
+    """`value` as a tuple of `rank` positive ints; Keras's error wording otherwise."""
+    label = layer_label(layer)
+    values = standardize_tuple(value, rank, name, label) if _all_positive(value) else value
+    values = (values,) * rank if isinstance(values, int) else tuple(values)
+    bad = {v for v in values if not isinstance(v, int) or v <= 0}
+    if len(values) != rank or bad:
+        raise ValueError(f"{label}: The `{name}` argument must be a tuple of {rank} integers. "
+                         f"Received {name}={value!r}, including values {bad} that do not "
+                         f"satisfy `value > 0`")
+    return values
+
+
+def _all_positive(value):
+    items = (value,) if isinstance(value, int) else value
+    try:
+        return all(int(v) > 0 for v in items)
+    except (TypeError, ValueError):
+        return False
 
 
 def conv_arguments(layer, rank, kernel_size, strides, padding, data_format, dilation_rate,
                    allow_causal=False):
     """Validated (kernel_size, strides, padding, data_format, dilation_rate)."""
     label = layer_label(layer)
-    kernel_size = standardize_tuple(kernel_size, rank, "kernel_size", label)
-    strides = standardize_tuple(strides, rank, "strides", label)
-    dilation_rate = standardize_tuple(dilation_rate, rank, "dilation_rate", label)
+    kernel_size = positive_tuple(layer, kernel_size, rank, "kernel_size")
+    strides = positive_tuple(layer, strides, rank, "strides")
+    dilation_rate = positive_tuple(layer, dilation_rate, rank, "dilation_rate")
     padding = standardize_padding(padding, label, allow_causal)
     data_format = standardize_data_format(data_format, label)
     if max(strides) > 1 and max(dilation_rate) > 1:
@@ -77,6 +98,37 @@ def conv_output_shape(layer, input_shape, filters, kernel_size, padding, transpo
     return (input_shape[0], filters) + tuple(out)
 
 
+def add_channel_bias(outputs, bias, data_format):
+    """`outputs + bias` with the bias broadcast along the channel axis."""
+    if bias is None:
+        return outputs
+    rank = len(outputs.shape) - 2
+    shape = (1,) * (rank + 1) + (-1,) if data_format == "channels_last" \
+        else (1, -1) + (1,) * rank
+    return ops.add(outputs, ops.reshape(bias, shape))
+
+
+def channel_input_spec(layer, channels):
+    """The InputSpec fixing the channel axis after build."""
+    channel_axis = -1 if layer.data_format == "channels_last" else 1
+    return InputSpec(ndim=layer.rank + 2, axes={channel_axis: channels})
+
+
+def serialize_common(layer, names):
+    """The get_config entries for `names` (initializers/regularizers/constraints by kind)."""
+    kinds = (("initializer", initializers), ("regularizer", regularizers),
+             ("constraint", constraints))
+    config = {}
+    for name in names:
+        value = getattr(layer, name)
+        if name == "activation":
+            config[name] = activations.serialize(value)
+            continue
+        module = next((m for suffix, m in kinds if name.endswith(suffix)), None)
+        config[name] = module.serialize(value) if module is not None else value
+    return config
+
+
 def reject_lora(layer, lora_rank, **extra):
     if lora_rank is not None or any(v is not None for v in extra.values()):
         raise NotImplementedError(f"{layer_label(layer)}: LoRA/DoRA adapters (`lora_rank`, "
@@ -89,7 +141,7 @@ class BaseConv(Layer):
     The kernel has Keras's layout `(*kernel_size, channels // groups, filters)`.
 
     Args:
-        rank: number of spatial axes (1 or 2).
+        rank: number of spatial axes (1, 2 or 3).
         filters: positive int, number of output channels.
         kernel_size: int or tuple of `rank` ints.
         strides: int or tuple; `strides > 1` excludes `dilation_rate > 1`.
@@ -114,9 +166,12 @@ class BaseConv(Layer):
         reject_lora(self, lora_rank, dora_rank=dora_rank)
         self.rank = rank
         self.filters = check_positive_int(self, "filters", filters)
-        self.groups = check_positive_int(self, "groups", groups)
+        if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
+            raise ValueError(f"{layer_label(self)}: The number of groups must be a positive "
+                             f"integer. Received: groups={groups!r}.")
+        self.groups = groups
         if filters % groups:
-            raise ValueError(f"{layer_label(self)}: the number of filters must be evenly "
+            raise ValueError(f"{layer_label(self)}: The number of filters must be evenly "
                              f"divisible by the number of groups. Received: groups={groups}, "
                              f"filters={filters}.")
         (self.kernel_size, self.strides, self.padding, self.data_format,
@@ -150,9 +205,7 @@ class BaseConv(Layer):
             self.bias = self.add_weight(
                 name="bias", shape=(self.filters,), initializer=self.bias_initializer,
                 regularizer=self.bias_regularizer, constraint=self.bias_constraint)
-        channel_axis = -1 if self.data_format == "channels_last" else 1
-        self.input_spec = InputSpec(ndim=self.rank + 2, axes={channel_axis: channels})
-        self.built = True
+        self.input_spec = channel_input_spec(self, channels)
 
     def call(self, inputs):
         self._check_spatial(inputs.shape)
@@ -181,22 +234,9 @@ class BaseConv(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({
-            "filters": self.filters,
-            "kernel_size": self.kernel_size,
-            "strides": self.strides,
-            "padding": self.padding,
-            "data_format": self.data_format,
-            "dilation_rate": self.dilation_rate,
-            "groups": self.groups,
-            "activation": activations.serialize(self.activation),
-            "use_bias": self.use_bias,
-            "kernel_initializer": initializers.serialize(self.kernel_initializer),
-            "bias_initializer": initializers.serialize(self.bias_initializer),
-            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-            "kernel_constraint": constraints.serialize(self.kernel_constraint),
-            "bias_constraint": constraints.serialize(self.bias_constraint),
-        })
+        config.update(serialize_common(self, (
+            "filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate",
+            "groups", "activation", "use_bias", "kernel_initializer", "bias_initializer",
+            "kernel_regularizer", "bias_regularizer", "activity_regularizer",
+            "kernel_constraint", "bias_constraint")))
         return config

@@ -1,25 +1,21 @@
-"""SeparableConv2D: depthwise convolution followed by a pointwise (1x1) one."""
-from kerasish import activations, constraints, initializers, regularizers
-from kerasish.layers.convolutional.base_conv import (check_positive_int, conv_arguments,
-                                                     conv_output_shape, input_channels)
-from kerasish.layers.input_spec import InputSpec
-from kerasish.layers.layer import Layer
-from kerasish.ops.conv import depthwise_conv, fused_conv
+"""SeparableConv2D: depthwise convolution followed by a pointwise one (2-D)."""
+from kerasish.layers.convolutional.base_separable_conv import BaseSeparableConv
 
 
-class SeparableConv2D(Layer):
-    """2D separable convolution: a depthwise conv, then a 1x1 conv mixing channels.
+class SeparableConv2D(BaseSeparableConv):
+    """2D separable convolution: a depthwise conv, then a pointwise conv mixing channels.
 
-    Weights (Keras's order and layouts): `depthwise_kernel` (kh, kw, channels,
-    depth_multiplier), `pointwise_kernel` (1, 1, channels * depth_multiplier,
-    filters), `bias` (filters,).
+    Weights (Keras's order and layouts): `depthwise_kernel` (*kernel_size,
+    channels, depth_multiplier), `pointwise_kernel` (1, 1, channels *
+    depth_multiplier, filters), `bias` (filters,).
 
     Args:
         filters: positive int, number of output channels.
         kernel_size: int or tuple of 2 ints (of the depthwise step).
         strides: int or tuple of 2 ints (default 1).
         padding: "valid" or "same".
-        data_format: "channels_last" (default) or "channels_first".
+        data_format: "channels_last" (batch, rows, cols, channels) (default) or
+            "channels_first".
         dilation_rate: int or tuple of 2 ints (not combined with strides > 1).
         depth_multiplier: positive int, depthwise filters per input channel.
         activation: activation function or name (None: linear).
@@ -35,86 +31,22 @@ class SeparableConv2D(Layer):
         (1, 8, 8, 16)
     """
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
-                 dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
-                 depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
-                 bias_initializer="zeros", depthwise_regularizer=None,
-                 pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None,
-                 **kwargs):
-        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        self.rank = 2
-        self.filters = check_positive_int(self, "filters", filters)
-        self.depth_multiplier = check_positive_int(self, "depth_multiplier", depth_multiplier)
-        (self.kernel_size, self.strides, self.padding, self.data_format,
-         self.dilation_rate) = conv_arguments(self, 2, kernel_size, strides, padding,
-                                              data_format, dilation_rate)
-        self.activation = activations.get(activation)
-        self.use_bias = use_bias
-        self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.pointwise_initializer = initializers.get(pointwise_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.depthwise_constraint = constraints.get(depthwise_constraint)
-        self.pointwise_constraint = constraints.get(pointwise_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
-        self.input_spec = InputSpec(ndim=4)
-
-    def build(self, input_shape):
-        channels = input_channels(self, input_shape)
-        self.compute_output_shape(input_shape)
-        self.depthwise_kernel = self.add_weight(
-            name="depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
-            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
-            constraint=self.depthwise_constraint)
-        self.pointwise_kernel = self.add_weight(
-            name="pointwise_kernel", shape=(1, 1, channels * self.depth_multiplier, self.filters),
-            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
-            constraint=self.pointwise_constraint)
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight(
-                name="bias", shape=(self.filters,), initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer, constraint=self.bias_constraint)
-        channel_axis = -1 if self.data_format == "channels_last" else 1
-        self.input_spec = InputSpec(ndim=4, axes={channel_axis: channels})
-        self.built = True
-
-    def call(self, inputs):
-        self.compute_output_shape(inputs.shape)
-        depthwise = depthwise_conv(inputs, self.depthwise_kernel, strides=self.strides,
-                                   padding=self.padding, data_format=self.data_format,
-                                   dilation_rate=self.dilation_rate)
-        return fused_conv(depthwise, self.pointwise_kernel, self.bias,
-                          activation=self.activation, data_format=self.data_format)
-
-    def compute_output_shape(self, input_shape):
-        return conv_output_shape(self, input_shape, self.filters, self.kernel_size,
-                                 self.padding)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({
-            "depth_multiplier": self.depth_multiplier,
-            "filters": self.filters,
-            "kernel_size": self.kernel_size,
-            "strides": self.strides,
-            "padding": self.padding,
-            "data_format": self.data_format,
-            "dilation_rate": self.dilation_rate,
-            "activation": activations.serialize(self.activation),
-            "use_bias": self.use_bias,
-            "depthwise_initializer": initializers.serialize(self.depthwise_initializer),
-            "pointwise_initializer": initializers.serialize(self.pointwise_initializer),
-            "bias_initializer": initializers.serialize(self.bias_initializer),
-            "depthwise_regularizer": regularizers.serialize(self.depthwise_regularizer),
-            "pointwise_regularizer": regularizers.serialize(self.pointwise_regularizer),
-            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-            "depthwise_constraint": constraints.serialize(self.depthwise_constraint),
-            "pointwise_constraint": constraints.serialize(self.pointwise_constraint),
-            "bias_constraint": constraints.serialize(self.bias_constraint),
-        })
-        return config
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 data_format=None, dilation_rate=(1, 1), depth_multiplier=1,
+                 activation=None, use_bias=True, depthwise_initializer="glorot_uniform",
+                 pointwise_initializer="glorot_uniform", bias_initializer="zeros",
+                 depthwise_regularizer=None, pointwise_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, depthwise_constraint=None, pointwise_constraint=None,
+                 bias_constraint=None, **kwargs):
+        super().__init__(
+            rank=2, depth_multiplier=depth_multiplier, filters=filters,
+            kernel_size=kernel_size, strides=strides, padding=padding,
+            data_format=data_format, dilation_rate=dilation_rate, activation=activation,
+            use_bias=use_bias, depthwise_initializer=depthwise_initializer,
+            pointwise_initializer=pointwise_initializer, bias_initializer=bias_initializer,
+            depthwise_regularizer=depthwise_regularizer,
+            pointwise_regularizer=pointwise_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            depthwise_constraint=depthwise_constraint,
+            pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
+            **kwargs)

@@ -45,7 +45,7 @@ class InputLayer(Layer):
             raise ValueError("`ragged=True` is not supported by kerasish (numpy arrays are dense).")
         self.ragged = False
         self.optional = optional
-        self.built = True
+        self._build_at_init()
         # The tensor takes the user's name, else its own "keras_tensor_N" (as in Keras).
         tensor = input_tensor or KerasTensor(self._batch_shape, self._input_dtype,
                                              sparse=self.sparse, name=name)

@@ -20,7 +20,7 @@ class Masking(Layer):
         super().__init__(**kwargs)
         self.mask_value = mask_value
         self.supports_masking = True
-        self.built = True
+        self._build_at_init()
 
     def compute_mask(self, inputs, previous_mask=None):
         return ops.any(ops.not_equal(inputs, self.mask_value), axis=-1)

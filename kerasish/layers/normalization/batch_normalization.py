@@ -104,7 +104,6 @@ class BatchNormalization(Layer):
         self.input_spec = InputSpec(ndim=rank, axes={self.axis: channels})
         self._channel_axis = self.axis % rank
         self._reduction_axes = tuple(i for i in range(rank) if i != self._channel_axis)
-        self.built = True
 
     def call(self, inputs, training=None, mask=None):
         if mask is not None and mask.ndim != inputs.ndim - 1:

@@ -84,7 +84,6 @@ class GroupNormalization(Layer):
             self.beta = self.add_weight(
                 name="beta", shape=(dim,), initializer=self.beta_initializer,
                 regularizer=self.beta_regularizer, constraint=self.beta_constraint)
-        self.built = True
 
     def call(self, inputs):
         rank = inputs.ndim

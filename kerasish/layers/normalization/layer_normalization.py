@@ -76,7 +76,6 @@ class LayerNormalization(Layer):
                 name="beta", shape=shape, initializer=self.beta_initializer,
                 regularizer=self.beta_regularizer, constraint=self.beta_constraint,
                 autocast=False)
-        self.built = True
 
     def call(self, inputs):
         inputs = ops.cast(inputs, self.compute_dtype)

@@ -20,7 +20,7 @@ class BaseGlobalPooling(Layer):
         self.keepdims = keepdims
         self.pool_dimensions = pool_dimensions
         self.input_spec = InputSpec(ndim=pool_dimensions + 2)
-        self.built = True
+        self._build_at_init()
 
     def _spatial_axes(self):
         first = 1 if self.data_format == "channels_last" else 2

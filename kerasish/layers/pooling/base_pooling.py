@@ -29,7 +29,7 @@ class BasePooling(Layer):
         self.data_format = standardize_data_format(data_format, label)
         self.pool_dimensions = pool_dimensions
         self.input_spec = InputSpec(ndim=pool_dimensions + 2)
-        self.built = True
+        self._build_at_init()
 
     def call(self, inputs):
         self.compute_output_shape(inputs.shape)

@@ -31,7 +31,7 @@ class Dropout(Layer):
         self.seed = seed
         self.seed_generator = random.SeedGenerator(seed) if seed is not None else None
         self.supports_masking = True
-        self.built = True
+        self._build_at_init()
 
     def call(self, inputs, training=False):
         if training and 0 < self.rate < 1:

@@ -24,7 +24,6 @@ class Cropping1D(Layer):
                              f"cropping={cropping!r}")
         self.cropping = tuple(value)
         self.input_spec = InputSpec(ndim=3)
-        self.built = True
 
     def call(self, inputs):
         self.compute_output_shape(inputs.shape)

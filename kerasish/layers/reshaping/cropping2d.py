@@ -24,7 +24,6 @@ class Cropping2D(Layer):
         self.cropping = pairs_2d(cropping, "cropping", label)
         self.data_format = standardize_data_format(data_format, label)
         self.input_spec = InputSpec(ndim=4)
-        self.built = True
 
     def call(self, inputs):
         self.compute_output_shape(inputs.shape)

@@ -24,7 +24,6 @@ class Flatten(Layer):
         self.data_format = (data_format or config.image_data_format()).lower()
         if self.data_format not in ("channels_first", "channels_last"):
             raise ValueError(f"Flatten: unknown data_format {data_format!r}.")
-        self.built = True
 
     def call(self, inputs):
         if self.data_format == "channels_first" and inputs.ndim > 2:

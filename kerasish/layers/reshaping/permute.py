@@ -22,7 +22,6 @@ class Permute(Layer):
                 "Invalid permutation argument `dims` for Permute Layer. The set of indices in "
                 f"`dims` must be consecutive and start from 1. Received dims={dims}"
             )
-        self.built = True
 
     def call(self, inputs):
         return ops.transpose(inputs, (0,) + self.dims)

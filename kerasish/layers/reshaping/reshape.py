@@ -19,7 +19,7 @@ class Reshape(Layer):
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
         self.target_shape = tuple(target_shape)
-        self.built = True
+        self._build_at_init()
 
     def call(self, inputs):
         try:

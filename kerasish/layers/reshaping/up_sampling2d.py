@@ -55,7 +55,6 @@ class UpSampling2D(Layer):
                                       "implemented in kerasish; use 'nearest' or 'bilinear'.")
         self.interpolation = interpolation
         self.input_spec = InputSpec(ndim=4)
-        self.built = True
 
     def call(self, inputs):
         rows_axis = 1 if self.data_format == "channels_last" else 2

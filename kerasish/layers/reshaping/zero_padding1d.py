@@ -28,7 +28,6 @@ class ZeroPadding1D(Layer):
         self.padding = tuple(value)
         self.data_format = standardize_data_format(data_format, label)
         self.input_spec = InputSpec(ndim=3)
-        self.built = True
 
     def call(self, inputs):
         width = ((0, 0), self.padding, (0, 0)) if self.data_format == "channels_last" \

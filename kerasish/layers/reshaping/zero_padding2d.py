@@ -41,7 +41,6 @@ class ZeroPadding2D(Layer):
         self.padding = pairs_2d(padding, "padding", label)
         self.data_format = standardize_data_format(data_format, label)
         self.input_spec = InputSpec(ndim=4)
-        self.built = True
 
     def call(self, inputs):
         if self.data_format == "channels_last":

@@ -15,9 +15,15 @@ class GRUCell(RecurrentCell):
     Args:
         units: dimensionality of the output/state.
         activation: candidate activation (tanh); recurrent_activation: gates (sigmoid).
+        use_bias: whether the cell uses a bias vector.
+        kernel_initializer, recurrent_initializer, bias_initializer: initializers.
+        kernel_regularizer, recurrent_regularizer, bias_regularizer: regularizers.
+        kernel_constraint, recurrent_constraint, bias_constraint: constraints.
+        dropout, recurrent_dropout: fractions dropped from the inputs / state.
         reset_after: Keras 3 / cuDNN convention (True) or the original (False).
-        use_bias, initializers, regularizers, constraints, dropout,
-        recurrent_dropout, seed: see `RecurrentCell`.
+        seed: seed of the dropout masks.
+        **kwargs: base layer arguments; `implementation` (1 or 2) is accepted
+            and stored as `cell.implementation`; it does not change the numbers.
 
     Example:
         >>> cell = keras.layers.GRUCell(4)
@@ -25,8 +31,21 @@ class GRUCell(RecurrentCell):
     """
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid",
-                 reset_after=True, **kwargs):
-        super().__init__(units, activation=activation, **kwargs)
+                 use_bias=True, kernel_initializer="glorot_uniform",
+                 recurrent_initializer="orthogonal",
+                 bias_initializer="zeros", kernel_regularizer=None,
+                 recurrent_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 recurrent_constraint=None, bias_constraint=None, dropout=0.0,
+                 recurrent_dropout=0.0, reset_after=True, seed=None, **kwargs):
+        # Keras's `implementation` (1 or 2) only batched the gate matmuls differently.
+        self.implementation = kwargs.pop("implementation", 2)
+        super().__init__(
+            units, activation=activation, use_bias=use_bias, kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer, bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint, bias_constraint=bias_constraint,
+            dropout=dropout, recurrent_dropout=recurrent_dropout, seed=seed, **kwargs)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.reset_after = reset_after
         self.state_size = units

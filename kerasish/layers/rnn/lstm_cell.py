@@ -14,9 +14,16 @@ class LSTMCell(RecurrentCell):
         units: dimensionality of the output/state.
         activation: for the candidate and the output (default tanh).
         recurrent_activation: for the gates (default sigmoid).
+        use_bias: whether the cell uses a bias vector.
+        kernel_initializer, recurrent_initializer, bias_initializer: initializers
+            (glorot_uniform, orthogonal, zeros).
         unit_forget_bias: initialise the forget-gate bias to 1 (default True).
-        use_bias, kernel/recurrent/bias initializers, regularizers and
-        constraints, dropout, recurrent_dropout, seed: see `RecurrentCell`.
+        kernel_regularizer, recurrent_regularizer, bias_regularizer: regularizers.
+        kernel_constraint, recurrent_constraint, bias_constraint: constraints.
+        dropout, recurrent_dropout: fractions dropped from the inputs / state.
+        seed: seed of the dropout masks.
+        **kwargs: base layer arguments; `implementation` (1 or 2) is accepted
+            and stored as `cell.implementation`; it does not change the numbers.
 
     Example:
         >>> cell = keras.layers.LSTMCell(4)
@@ -24,8 +31,21 @@ class LSTMCell(RecurrentCell):
     """
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid",
-                 unit_forget_bias=True, **kwargs):
-        super().__init__(units, activation=activation, **kwargs)
+                 use_bias=True, kernel_initializer="glorot_uniform",
+                 recurrent_initializer="orthogonal",
+                 bias_initializer="zeros", unit_forget_bias=True, kernel_regularizer=None,
+                 recurrent_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 recurrent_constraint=None, bias_constraint=None, dropout=0.0,
+                 recurrent_dropout=0.0, seed=None, **kwargs):
+        # Keras's `implementation` (1 or 2) only batched the gate matmuls differently.
+        self.implementation = kwargs.pop("implementation", 2)
+        super().__init__(
+            units, activation=activation, use_bias=use_bias, kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer, bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint, bias_constraint=bias_constraint,
+            dropout=dropout, recurrent_dropout=recurrent_dropout, seed=seed, **kwargs)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = unit_forget_bias
         self.state_size = [units, units]

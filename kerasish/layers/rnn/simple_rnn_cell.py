@@ -9,16 +9,31 @@ class SimpleRNNCell(RecurrentCell):
     Args:
         units: dimensionality of the output/state.
         activation: default tanh.
-        use_bias, initializers, regularizers, constraints, dropout,
-        recurrent_dropout, seed: see `RecurrentCell`.
+        use_bias: whether the cell uses a bias vector.
+        kernel_initializer, recurrent_initializer, bias_initializer: initializers.
+        kernel_regularizer, recurrent_regularizer, bias_regularizer: regularizers.
+        kernel_constraint, recurrent_constraint, bias_constraint: constraints.
+        dropout, recurrent_dropout: fractions dropped from the inputs / state.
+        seed: seed of the dropout masks.
 
     Example:
         >>> cell = keras.layers.SimpleRNNCell(4)
         >>> h, (h,) = cell(np.ones((2, 3)), [np.zeros((2, 4))])
     """
 
-    def __init__(self, units, activation="tanh", **kwargs):
-        super().__init__(units, activation=activation, **kwargs)
+    def __init__(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
+                 recurrent_initializer="orthogonal",
+                 bias_initializer="zeros", kernel_regularizer=None,
+                 recurrent_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 recurrent_constraint=None, bias_constraint=None, dropout=0.0,
+                 recurrent_dropout=0.0, seed=None, **kwargs):
+        super().__init__(
+            units, activation=activation, use_bias=use_bias, kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer, bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint, bias_constraint=bias_constraint,
+            dropout=dropout, recurrent_dropout=recurrent_dropout, seed=seed, **kwargs)
         self.state_size = units
 
     def build(self, input_shape):

@@ -63,7 +63,7 @@ def test_config_and_errors():
     config = layer.get_config()
     assert config["output_padding"] == (1, 1) and config["strides"] == (2, 2)
     assert layers.Conv2DTranspose.from_config(config).output_padding == (1, 1)
-    with pytest.raises(ValueError, match="`output_padding` must be < `strides`"):
+    with pytest.raises(ValueError, match="`output_padding` must be strictly less than `strides`"):
         layers.Conv2DTranspose(4, 3, strides=2, output_padding=2)
     with pytest.raises(ValueError, match="unknown padding 'full'"):
         layers.Conv2DTranspose(4, 3, padding="full")
