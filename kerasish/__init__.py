@@ -16,6 +16,7 @@ from kerasish.metrics import Metric
 from kerasish.models import Model, Sequential
 from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer
+from kerasish.utils import registry as _registry
 from kerasish.utils import tree
 
 
@@ -43,3 +44,5 @@ _symbolic_ops()
 
 __version__ = "0.1.0"
 version = __version__
+
+_registry.REGISTRY.add_namespace("", globals())

@@ -4,17 +4,17 @@ from kerasish.backend.config import (epsilon, floatx, image_data_format, set_eps
 from kerasish.backend import backend
 from kerasish.dtype_policies import global_policy as dtype_policy
 from kerasish.dtype_policies import set_global_policy as set_dtype_policy
-
-_unsafe = [False]
+from kerasish.utils.registry import REGISTRY
 
 
 def enable_unsafe_deserialization():
     """Allows loading Lambda layers from saved files (trusted files only)."""
-    _unsafe[0] = True
+    REGISTRY.unsafe_deserialization = True
 
 
 def is_unsafe_deserialization_enabled():
-    return _unsafe[0]
+    """True after `enable_unsafe_deserialization()`."""
+    return REGISTRY.unsafe_deserialization
 
 
 __all__ = ["backend", "dtype_policy", "enable_unsafe_deserialization", "epsilon", "floatx",

@@ -1,5 +1,6 @@
 """Dtype policies: which dtype a layer computes in and stores variables in."""
 from kerasish.backend import config
+from kerasish.utils import registry
 
 _global_policy = [None]
 
@@ -66,6 +67,24 @@ def get(identifier):
                        if not str(identifier).startswith("mixed_") else str(identifier))
 
 
+def serialize(policy):
+    """A DTypePolicy in Keras 3's nested-dict form.
+
+    Args:
+        policy: a `DTypePolicy`.
+
+    Returns:
+        `{"module": "keras", "class_name": "DTypePolicy", "config": {"name": ...},
+        "registered_name": None}`.
+
+    Example:
+        >>> keras.dtype_policies.serialize(keras.DTypePolicy("float32"))["config"]
+        {'name': 'float32'}
+    """
+    return {"module": "keras", "class_name": "DTypePolicy",
+            "config": {"name": policy.name}, "registered_name": None}
+
+
 def set_global_policy(policy):
     """Sets the default policy for new layers (e.g. "mixed_float16")."""
     _global_policy[0] = get(policy) if policy is not None else None
@@ -74,3 +93,6 @@ def set_global_policy(policy):
 def global_policy():
     """The default policy: the one set, else floatx()."""
     return _global_policy[0] or DTypePolicy(config.floatx())
+
+
+registry.REGISTRY.add_namespace("dtype_policies", globals())

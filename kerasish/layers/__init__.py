@@ -78,3 +78,7 @@ from kerasish.layers.rnn.time_distributed import TimeDistributed
 from kerasish.layers.keras_tensor import _install_operators  # noqa: E402
 
 _install_operators()
+
+from kerasish.utils import registry as _registry  # noqa: E402
+
+_registry.REGISTRY.add_namespace("layers", globals())

@@ -18,7 +18,7 @@ from kerasish.layers import symbolic
 from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, any_symbolic
 from kerasish.ops import core
-from kerasish.utils import naming, tree
+from kerasish.utils import naming, registry, tree
 
 _BASE_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights",
                 "input_length"}
@@ -441,7 +441,6 @@ class Layer:
         values (str, int, float, bool, None, and lists/dicts of them);
         otherwise, as in Keras, it raises NotImplementedError.
         """
-        from kerasish.saving import serialization
         config = {"name": self.name}
         if _uses_default(type(self), "get_config") and \
                 type(self).__module__.split(".")[0] != "kerasish":
@@ -450,7 +449,7 @@ class Layer:
             if "name" not in params and not any(p.kind == p.VAR_KEYWORD for p in params.values()):
                 config.pop("name", None)
         config["trainable"] = self.trainable
-        config["dtype"] = serialization.serialize_dtype_policy(self._dtype_policy)
+        config["dtype"] = dtype_policies.serialize(self._dtype_policy)
         if self._activity_regularizer is not None:
             from kerasish import regularizers
             config["activity_regularizer"] = regularizers.serialize(self._activity_regularizer)

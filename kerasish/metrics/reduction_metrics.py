@@ -2,6 +2,7 @@
 from kerasish.losses import loss as loss_utils
 from kerasish.metrics.metric import Metric
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
+from kerasish.utils import registry
 
 
 def reduce_to_samplewise_values(values, sample_weight, reduce_fn, dtype):
@@ -167,10 +168,9 @@ class MeanMetricWrapper(Mean):
 
     def get_config(self):
         """Name, dtype, the serialized `fn` and its keyword arguments."""
-        from kerasish.saving import serialization
         config = super().get_config()
-        config["fn"] = serialization.serialize_keras_object(self._fn)
-        config.update(serialization.serialize_keras_object(self._fn_kwargs))
+        config["fn"] = registry.serialize_keras_object(self._fn)
+        config.update(registry.serialize_keras_object(self._fn_kwargs))
         return config
 
     @classmethod

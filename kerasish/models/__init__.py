@@ -4,6 +4,7 @@ import json
 from kerasish.models.functional import Functional
 from kerasish.models.model import Model
 from kerasish.models.sequential import Sequential
+from kerasish.utils import registry
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
@@ -103,3 +104,5 @@ def _clone_functional(model, input_tensors, clone_function):
 
 __all__ = ["Functional", "Model", "Sequential", "clone_model", "load_model", "model_from_json",
            "save_model"]
+
+registry.REGISTRY.add_namespace("models", globals())

@@ -13,6 +13,7 @@ from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, devices as _dev
 from kerasish.ops import core
+from kerasish.utils import registry
 
 
 class SeedGenerator:
@@ -224,3 +225,5 @@ def set_seed(seed):
 
 __all__ = ["SeedGenerator", "beta", "binomial", "categorical", "dropout", "gamma",
            "normal", "randint", "set_seed", "shuffle", "truncated_normal", "uniform"]
+
+registry.REGISTRY.add_namespace("random", globals())

@@ -2,6 +2,7 @@
 import inspect
 
 from kerasish.layers.layer import Layer
+from kerasish.utils import registry
 
 
 class Lambda(Layer):
@@ -55,9 +56,8 @@ class Lambda(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None, safe_mode=None):
-        from kerasish.saving import serialization
         if safe_mode is None:
-            safe_mode = serialization.in_safe_mode()
+            safe_mode = registry.in_safe_mode()
         if safe_mode:
             raise ValueError(
                 "Requested the deserialization of a `Lambda` layer whose `function` is a Python "

@@ -9,7 +9,7 @@ from kerasish import ops
 from kerasish.autodiff import tape as _tape
 from kerasish.layers.layer import Layer
 from kerasish.ops import rnn as rnn_ops
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 class RNN(Layer):
@@ -216,12 +216,12 @@ class RNN(Layer):
     def get_config(self):
         config = super().get_config()
         config.update(self._rnn_config())
-        config["cell"] = serialization.serialize_keras_object(self.cell)
+        config["cell"] = registry.serialize_keras_object(self.cell)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["cell"] = serialization.deserialize_keras_object(config["cell"],
+        config["cell"] = registry.deserialize_keras_object(config["cell"],
                                                                 custom_objects=custom_objects)
         return cls(**config)
