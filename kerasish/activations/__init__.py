@@ -28,7 +28,7 @@ ALL_OBJECTS_DICT.update({"swish": silu, "hard_swish": hard_silu})
 
 _CATALOG = registry.FunctionCatalog("activation function", ALL_OBJECTS_DICT, default=linear,
                                     short_kind="activation")
-registry.REGISTRY.add_namespace("activations", globals())
+registry.REGISTRY.add_namespace("activations", globals(), _CATALOG)
 
 
 def serialize(activation):

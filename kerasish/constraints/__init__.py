@@ -22,7 +22,7 @@ ALL_OBJECTS_DICT = {
 }
 
 _CATALOG = registry.InstanceCatalog("constraint", ALL_OBJECTS_DICT)
-registry.REGISTRY.add_namespace("constraints", globals())
+registry.REGISTRY.add_namespace("constraints", globals(), _CATALOG)
 
 
 def serialize(constraint):

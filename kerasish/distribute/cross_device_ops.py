@@ -15,6 +15,7 @@ reducer: `MirroredStrategy(cross_device_ops=keras.distribute.NcclAllReduce())`.
 import numpy as np
 
 from kerasish.backend import devices as _devices
+from kerasish.distribute import mpi_utils
 
 
 # TensorFlow-compatible choices ---------------------------------------------------
@@ -315,7 +316,6 @@ class MpiWorld:
     """
 
     def __init__(self, comm):
-        from kerasish.distribute import mpi_utils
         self._MPI = mpi_utils.import_mpi()
         self.comm = comm
         self.size = comm.size

@@ -58,7 +58,7 @@ ALL_OBJECTS_DICT.update({
 })
 
 _CATALOG = registry.InstanceCatalog("initializer", ALL_OBJECTS_DICT)
-registry.REGISTRY.add_namespace("initializers", globals())
+registry.REGISTRY.add_namespace("initializers", globals(), _CATALOG)
 
 
 def serialize(initializer):

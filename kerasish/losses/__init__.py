@@ -50,7 +50,7 @@ ALL_OBJECTS_DICT.update({
 AUTO_CROSSENTROPY = ("crossentropy", "ce")
 
 _CATALOG = registry.LossCatalog("loss", ALL_OBJECTS_DICT)
-registry.REGISTRY.add_namespace("losses", globals())
+registry.REGISTRY.add_namespace("losses", globals(), _CATALOG)
 
 
 def serialize(loss):

@@ -289,8 +289,7 @@ class LossFunctionWrapper(Loss):
         """Rebuilds the wrapper, resolving `fn` by name among the losses."""
         config = dict(config)
         if isinstance(config.get("fn"), (str, dict)):
-            from kerasish import losses
-            config["fn"] = losses.deserialize(config["fn"])
+            config["fn"] = registry.REGISTRY.catalog("losses").deserialize(config["fn"])
         return cls(**config)
 
     def __repr__(self):

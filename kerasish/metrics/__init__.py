@@ -80,7 +80,7 @@ _ACCURACY_CLASSES = {"binary": BinaryAccuracy, "sparse_categorical": SparseCateg
 
 _CATALOG = registry.LossCatalog("metric", ALL_OBJECTS_DICT,
                                 extra_objects={fn.__name__: fn for fn in _FUNCTIONS})
-registry.REGISTRY.add_namespace("metrics", globals())
+registry.REGISTRY.add_namespace("metrics", globals(), _CATALOG)
 
 
 def serialize(metric):

@@ -1,4 +1,5 @@
 """Reduction metrics: `Sum`, `Mean`, and `MeanMetricWrapper` (the mean of a function)."""
+from kerasish import losses
 from kerasish.losses import loss as loss_utils
 from kerasish.metrics.metric import Metric
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
@@ -120,7 +121,6 @@ class Mean(Metric):
 
 
 def _is_loss(fn):
-    from kerasish import losses
     return fn in losses.ALL_OBJECTS or type(fn) in losses.ALL_OBJECTS
 
 
@@ -178,6 +178,6 @@ class MeanMetricWrapper(Mean):
         """Rebuilds the wrapper, resolving `fn` by name among the losses and metrics."""
         config_dict = dict(config_dict)
         if isinstance(config_dict.get("fn"), (str, dict)):
-            from kerasish import metrics
-            config_dict["fn"] = metrics.deserialize(config_dict["fn"])
+            config_dict["fn"] = registry.REGISTRY.catalog("metrics").deserialize(
+                config_dict["fn"])
         return cls(**config_dict)

@@ -23,7 +23,7 @@ ALL_OBJECTS_DICT = {cls.__name__.lower(): cls for cls in ALL_OBJECTS}
 
 _CATALOG = registry.OptimizerCatalog("optimizer", ALL_OBJECTS_DICT, base=BaseOptimizer,
                                      module="keras.optimizers", label="an Optimizer")
-registry.REGISTRY.add_namespace("optimizers", globals())
+registry.REGISTRY.add_namespace("optimizers", globals(), _CATALOG)
 
 
 def serialize(optimizer):

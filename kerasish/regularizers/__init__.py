@@ -24,7 +24,7 @@ ALL_OBJECTS_DICT = {
 }
 
 _CATALOG = registry.InstanceCatalog("regularizer", ALL_OBJECTS_DICT)
-registry.REGISTRY.add_namespace("regularizers", globals())
+registry.REGISTRY.add_namespace("regularizers", globals(), _CATALOG)
 
 
 def serialize(regularizer):

@@ -15,8 +15,10 @@ import zipfile
 
 import h5py
 
-from kerasish.saving import (atomic, compat, legacy_h5, legacy_model, saving_lib,
-                             serialization)
+from kerasish.layers import symbolic
+from kerasish.layers.keras_tensor import KerasTensor
+from kerasish.layers.layer import _overrides
+from kerasish.saving import atomic, compat, legacy_h5, legacy_model, saving_lib, serialization
 
 KERAS_VERSION = "3.15.1"
 _LEGACY_SUFFIXES = (".h5", ".hdf5")
@@ -300,12 +302,9 @@ def _build_for_loading(model, build_config):
     shape = (build_config or {}).get("input_shape")
     if shape is None:
         return
-    from kerasish.layers.layer import _overrides
     if not model.built and _overrides(model, "build"):
         model.build_from_config(build_config)
     if saving_lib.unbuilt_layers(model):
-        from kerasish.layers import symbolic
-        from kerasish.layers.keras_tensor import KerasTensor
         symbolic._probe(model, [_placeholders(shape, KerasTensor, model.compute_dtype)], {})
 
 

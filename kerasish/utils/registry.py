@@ -56,6 +56,7 @@ class Registry:
         self._keys = {}              # object -> "package>Name"
         self._scopes = []            # dicts pushed by CustomObjectScope
         self._namespaces = {}        # "layers" -> that package's public names
+        self._catalogs = {}          # "losses" -> its Catalog (get/serialize/deserialize)
         self._safe_mode = True
         self.unsafe_deserialization = False
 
@@ -121,15 +122,26 @@ class Registry:
         return self._safe_mode and not self.unsafe_deserialization
 
     # public namespaces -----------------------------------------------------------
-    def add_namespace(self, name, objects):
+    def add_namespace(self, name, objects, catalog=None):
         """Makes a package's public names visible to deserialization.
 
         Args:
             name: the package path below `kerasish` ("layers",
                 "optimizers.schedules"; "" for the top package).
             objects: its names (the package's `globals()`, read when looked up).
+            catalog: its `Catalog`, if it has `get`/`serialize`/`deserialize`.
         """
         self._namespaces[name] = objects
+        if catalog is not None:
+            self._catalogs[name] = catalog
+
+    def catalog(self, name):
+        """The `Catalog` of a registered package ("losses", "metrics", ...).
+
+        Modules inside a package use it to resolve names without importing
+        their own package's `__init__` (which imports them).
+        """
+        return self._catalogs[name]
 
     def lookup_public(self, namespace, name):
         """`kerasish.<namespace>.<name>` if that namespace is registered and has it, else None."""

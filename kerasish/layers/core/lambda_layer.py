@@ -1,6 +1,7 @@
 """Lambda: wraps an arbitrary expression as a layer."""
 import inspect
 
+from kerasish import ops
 from kerasish.layers.layer import Layer
 from kerasish.utils import registry
 
@@ -144,7 +145,6 @@ def _op_function(op_name):
     """The (unwrapped) kerasish.ops function of a Keras op class name: "NotEqual" -> not_equal."""
     import re
 
-    from kerasish import ops
     name = re.sub(r"(?<!^)(?=[A-Z])", "_", op_name).lower()
     fn = getattr(ops, name, None)
     return getattr(fn, "__wrapped__", fn)
