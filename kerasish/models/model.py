@@ -6,6 +6,8 @@
 import inspect
 import json
 
+import numpy as np
+
 from kerasish.layers.layer import Layer, warn_not_built
 from kerasish.models import summary
 from kerasish.saving import functional_config, saving_api
@@ -195,7 +197,6 @@ def _inject_functional_model_class(cls):
 
 def _json_default(value):
     """Tuples are lists in JSON already; numpy scalars become Python numbers."""
-    import numpy as np
     if isinstance(value, np.generic):
         return value.item()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")

@@ -19,7 +19,7 @@ from kerasish.utils.sequence_utils import pad_sequences
 def plot_model(model, to_file="model.png", *args, **kwargs):
     """Keras's `plot_model` needs pydot and graphviz; like Keras, raises when pydot is missing."""
     try:
-        import pydot  # noqa: F401
+        import pydot  # noqa: F401  # optional dependency
     except ImportError:
         raise ImportError("You must install pydot (`pip install pydot`) for `plot_model` "
                           "to work.") from None
