@@ -22,8 +22,8 @@ FLOORS = [
     ("backend",),                        # devices, dtypes, kernels (numpy/cupy)
     ("autodiff",),                       # Tensor, Variable, GradientTape
     ("ops",),                            # differentiable ops
-    ("dtype_policies", "data", "datasets"),
-    ("config", "random", "testing"),
+    ("dtype_policies", "data"),
+    ("config", "random", "testing", "datasets"),
     ("initializers", "activations", "regularizers", "constraints"),
     ("losses",),
     ("metrics",),
