@@ -156,7 +156,9 @@ class Registry:
         parts = module.split(".")[1:]
         if parts[:1] == ["src"]:
             parts = parts[1:]
-        for depth in range(len(parts), -1, -1):
+        if not parts:
+            return self.lookup_public("", class_name)
+        for depth in range(len(parts), 0, -1):
             namespace = ".".join(parts[:depth])
             if namespace in self._namespaces:
                 return self.lookup_public(namespace, class_name)

@@ -48,6 +48,9 @@ def test_module_paths_resolve_through_the_deepest_registered_namespace():
         "schedules.CosineDecay"
     assert reg._from_module("my_project.layers", "Dense") is None   # never imported
     assert reg._from_module("keras.src.engine.functional", "Dense") is None
+    reg.add_namespace("", {"Model": "top.Model"})
+    assert reg._from_module("keras", "Model") == "top.Model"
+    assert reg._from_module("keras.src.backend.common", "Model") is None   # not the top's
 
 
 def test_legacy_class_names_search_the_builtin_namespaces_in_keras_order():
