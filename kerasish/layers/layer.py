@@ -21,7 +21,7 @@ from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, any_symbolic
 from kerasish.metrics.metric import Metric
 from kerasish.ops import core
-from kerasish.utils import naming, registry, tree
+from kerasish.utils import naming, tree
 
 _BASE_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights",
                 "input_length"}
