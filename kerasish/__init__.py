@@ -10,32 +10,32 @@ from kerasish.backend import device
 from kerasish.dtype_policies import DTypePolicy
 from kerasish.initializers import Initializer
 from kerasish.layers import Input, InputSpec, Layer
-from kerasish.layers import keras_tensor, symbolic_ops
+from kerasish.layers import keras_tensor as _keras_tensor, symbolic_ops as _symbolic_ops
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.losses import Loss
 from kerasish.metrics import Metric
 from kerasish.models import Model, Sequential
 from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer
-from kerasish.trainers import data_adapters
+from kerasish.trainers import data_adapters as _data_adapters
 from kerasish.utils import registry as _registry
 from kerasish.utils import tree
 
 
 # `keras.ops.*` called on KerasTensors (functional API) record graph ops, as in
 # Keras (`ops.sum(x, axis=1)` between layers); on real tensors nothing changes.
-symbolic_ops.install_symbolic_dispatch(ops)
+_symbolic_ops.install_symbolic_dispatch(ops)
 
 # `keras.utils` names whose code sits on floors above kerasish.utils (the lowest):
 # the top floor adds them to that namespace.
 utils.PyDataset = utils.Sequence = data.PyDataset
-utils.pack_x_y_sample_weight = data_adapters.pack_x_y_sample_weight
-utils.unpack_x_y_sample_weight = data_adapters.unpack_x_y_sample_weight
+utils.pack_x_y_sample_weight = _data_adapters.pack_x_y_sample_weight
+utils.unpack_x_y_sample_weight = _data_adapters.unpack_x_y_sample_weight
 utils.clear_session = backend.clear_session
 utils.standardize_dtype = backend.standardize_dtype
 utils.set_random_seed = random.set_random_seed
-utils.is_keras_tensor = keras_tensor.is_keras_tensor
-utils.get_source_inputs = keras_tensor.get_source_inputs
+utils.is_keras_tensor = _keras_tensor.is_keras_tensor
+utils.get_source_inputs = _keras_tensor.get_source_inputs
 
 __version__ = "0.1.0"
 version = __version__
