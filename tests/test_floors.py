@@ -222,6 +222,11 @@ def test_every_package_is_on_a_floor():
     assert not missing, f"packages on no floor (add them to FLOORS and docs/design.md): {missing}"
 
 
+def test_module_floor_entries_name_existing_modules():
+    stale = sorted(m for m in MODULE_FLOORS if not _is_module(m))
+    assert not stale, f"MODULE_FLOORS entries for modules that no longer exist: {stale}"
+
+
 def test_no_import_climbs_a_floor():
     violations = [(key, where) for key, where in climbing_imports()
                   if key not in ALLOWED_WHILE_OPS_ARE_REWRITTEN]
