@@ -19,16 +19,18 @@ PACKAGE = ROOT / "kerasish"
 # floors only; packages sharing a floor do not import each other.
 FLOORS = [
     ("utils",),                          # pure-Python helpers, the Registry
-    ("backend",),                        # devices, dtypes, kernels (numpy/cupy)
+    ("backend",),                        # devices, dtypes, switches, kernels (numpy/cupy)
+    # helpers that read the backend's switches (logging, traceback filtering)
+    ("utils.io_utils", "utils.progbar", "utils.summary_utils", "utils.traceback_utils"),
     ("autodiff",),                       # Tensor, Variable, GradientTape
     ("ops",),                            # differentiable ops
-    ("dtype_policies", "data"),
+    ("dtype_policies", "data", "summary", "tree"),
     ("config", "random", "testing", "datasets"),
     ("initializers", "activations", "regularizers", "constraints"),
     ("losses",),
     ("metrics",),
     ("distribute",),
-    ("optimizers",),
+    ("optimizers", "distribution"),
     ("layers",),
     ("saving",),
     ("callbacks",),
@@ -99,7 +101,7 @@ def floor_of(module):
         prefix = ".".join(parts[:depth])
         if prefix in FLOOR:
             level = FLOOR[prefix]
-            inner = [FLOOR[m] for m in MODULE_FLOORS if m.startswith(module + ".")]
+            inner = [FLOOR[m] for m in FLOOR if m.startswith(module + ".")]
             return min([level] + inner)
     if module == "":
         return FLOOR[""]

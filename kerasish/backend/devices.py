@@ -188,6 +188,20 @@ def default_device():
     return dev
 
 
+def set_default_backend(name):
+    """Makes "numpy" (cpu:0) or "cupy" (gpu:0) the default device from now on.
+
+    Args:
+        name: "numpy" or "cupy" (cupy needs a CUDA GPU).
+    """
+    if name not in ("numpy", "cupy"):
+        raise ValueError(f"The backend must be 'numpy' or 'cupy'. Received: {name!r}")
+    if name == "cupy" and not cupy_available():
+        raise RuntimeError("The 'cupy' backend needs cupy and a CUDA GPU; neither is usable "
+                           "here (pip install kerasish[gpu]).")
+    _default[:] = [get_device("gpu:0" if name == "cupy" else "cpu:0")]
+
+
 def _scope_stack():
     stack = getattr(_local, "stack", None)
     if stack is None:

@@ -14,11 +14,14 @@ from kerasish.callbacks.model_checkpoint import ModelCheckpoint
 from kerasish.callbacks.monitor_callback import MonitorCallback
 from kerasish.callbacks.progbar_logger import ProgbarLogger
 from kerasish.callbacks.reduce_lr_on_plateau import ReduceLROnPlateau
+from kerasish.callbacks.remote_monitor import RemoteMonitor
 from kerasish.callbacks.swap_ema_weights import SwapEMAWeights
+from kerasish.callbacks.tensorboard import TensorBoard
 from kerasish.callbacks.terminate_on_nan import TerminateOnNaN
 
 __all__ = [
     "BackupAndRestore", "CSVLogger", "Callback", "CallbackList", "EarlyStopping", "History",
     "LambdaCallback", "LearningRateScheduler", "ModelCheckpoint", "MonitorCallback",
-    "ProgbarLogger", "ReduceLROnPlateau", "SwapEMAWeights", "TerminateOnNaN",
+    "ProgbarLogger", "ReduceLROnPlateau", "RemoteMonitor", "SwapEMAWeights", "TensorBoard",
+    "TerminateOnNaN",
 ]

@@ -1,13 +1,11 @@
-"""`tf.train.Example` protocol buffers without protobuf: build and parse.
+"""`tf.train.Example` protocol buffers: build and parse them with the `protobuf` package.
 
-An Example is a map from feature names to one of three lists: bytes,
-float32 or int64. The wire format written here is what TensorFlow writes
-(length-delimited map entries; packed floats and ints), and the parser also
-accepts the unpacked encodings other writers may use.
+An Example is a map from feature names to one of three lists: bytes, float32 or int64.
+The messages are TensorFlow's (same field numbers, packed floats and ints), so records
+written here are read by TensorFlow and the other way round.
 """
 import numpy as np
-
-_BYTES, _FLOAT, _INT64 = 1, 2, 3  # field numbers of Feature's oneof
+from google.protobuf import descriptor_pb2, descriptor_pool, message, message_factory
 
 
 class FixedLenFeature:
@@ -67,47 +65,82 @@ def _feature_dtype(dtype):
     return dtype
 
 
+# -- the messages ----------------------------------------------------------
+
+def _message_classes():
+    """Example, Features, Feature and the three lists as protobuf message classes.
+
+    Built from a descriptor of TensorFlow's `example.proto`/`feature.proto` (same
+    field numbers and packing) in a private pool, so no generated code is needed and
+    no name clashes with TensorFlow's or TensorBoard's own copies.
+    """
+    file = descriptor_pb2.FileDescriptorProto(name="kerasish/example.proto",
+                                              package="tensorflow", syntax="proto3")
+    F = descriptor_pb2.FieldDescriptorProto
+    repeated = F.LABEL_REPEATED
+
+    for list_name, value_type in (("BytesList", F.TYPE_BYTES), ("FloatList", F.TYPE_FLOAT),
+                                  ("Int64List", F.TYPE_INT64)):
+        file.message_type.add(name=list_name).field.add(name="value", number=1,
+                                                        type=value_type, label=repeated)
+    feature = file.message_type.add(name="Feature")
+    feature.oneof_decl.add(name="kind")
+    for number, name, list_type in ((1, "bytes_list", "BytesList"),
+                                    (2, "float_list", "FloatList"),
+                                    (3, "int64_list", "Int64List")):
+        feature.field.add(name=name, number=number, type=F.TYPE_MESSAGE,
+                          label=F.LABEL_OPTIONAL, type_name=f".tensorflow.{list_type}",
+                          oneof_index=0)
+    features = file.message_type.add(name="Features")
+    entry = features.nested_type.add(name="FeatureEntry")
+    entry.options.map_entry = True
+    entry.field.add(name="key", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    entry.field.add(name="value", number=2, type=F.TYPE_MESSAGE, label=F.LABEL_OPTIONAL,
+                    type_name=".tensorflow.Feature")
+    features.field.add(name="feature", number=1, type=F.TYPE_MESSAGE, label=repeated,
+                       type_name=".tensorflow.Features.FeatureEntry")
+    example = file.message_type.add(name="Example")
+    example.field.add(name="features", number=1, type=F.TYPE_MESSAGE, label=F.LABEL_OPTIONAL,
+                      type_name=".tensorflow.Features")
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return {name: message_factory.GetMessageClass(pool.FindMessageTypeByName(
+        f"tensorflow.{name}")) for name in ("Example", "Feature")}
+
+
+_MESSAGES = _message_classes()
+Example = _MESSAGES["Example"]
+
+
 # -- encoding ---------------------------------------------------------------
-
-def _varint(value):
-    value &= 0xFFFFFFFFFFFFFFFF  # negative int64 -> two's complement (10 bytes)
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _field(number, payload):
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
 
 def _is_text(value):
     return isinstance(value, (bytes, str, np.bytes_, np.str_))
 
 
-def _bytes_payload(items):
-    items = [v.encode() if isinstance(v, str) else bytes(v) for v in items]
-    return _field(_BYTES, b"".join(_field(1, v) for v in items))
+def _as_bytes(items):
+    return [v.encode() if isinstance(v, str) else bytes(v) for v in items]
 
 
-def _feature_payload(value):
+def _fill_feature(feature, value):
     # bytes never go through np.asarray: an "S" array drops trailing NULs.
     if _is_text(value):
-        return _bytes_payload([value])
+        feature.bytes_list.value.extend(_as_bytes([value]))
+        return
     if isinstance(value, (list, tuple)) and value and all(map(_is_text, value)):
-        return _bytes_payload(value)
+        feature.bytes_list.value.extend(_as_bytes(value))
+        return
     array = np.asarray(value)
     if array.dtype.kind in "SUO":
-        return _bytes_payload(array.ravel().tolist())
-    if array.dtype.kind == "f":
-        packed = array.astype("<f4").ravel().tobytes()
-        return _field(_FLOAT, _field(1, packed) if packed else b"")
-    if array.dtype.kind in "iub":
-        packed = b"".join(_varint(int(v)) for v in array.astype(np.int64).ravel())
-        return _field(_INT64, _field(1, packed) if packed else b"")
-    raise TypeError(f"Cannot store values of dtype {array.dtype} in an Example.")
+        feature.bytes_list.value.extend(_as_bytes(array.ravel().tolist()))
+    elif array.dtype.kind == "f":
+        feature.float_list.SetInParent()
+        feature.float_list.value.extend(array.astype(np.float32).ravel().tolist())
+    elif array.dtype.kind in "iub":
+        feature.int64_list.SetInParent()
+        feature.int64_list.value.extend(array.astype(np.int64).ravel().tolist())
+    else:
+        raise TypeError(f"Cannot store values of dtype {array.dtype} in an Example.")
 
 
 def make_example(features):
@@ -126,105 +159,35 @@ def make_example(features):
         >>> parse_example(record)["label"]
         array([3])
     """
-    entries = b""
+    example = Example()
     for name, value in features.items():
-        entry = _field(1, name.encode()) + _field(2, _feature_payload(value))
-        entries += _field(1, entry)
-    return _field(1, entries) if entries else b""
+        _fill_feature(example.features.feature[name], value)
+    return example.SerializeToString()
 
 
 # -- decoding ---------------------------------------------------------------
 
-class _Reader:
-    """Walks protobuf wire-format fields of one message."""
-
-    def __init__(self, data):
-        self.data, self.pos = memoryview(data), 0
-
-    def varint(self):
-        result = shift = 0
-        while True:
-            if self.pos >= len(self.data):
-                raise ValueError("Truncated varint in Example.")
-            byte = self.data[self.pos]
-            self.pos += 1
-            result |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return result
-            shift += 7
-
-    def fields(self):
-        """Yields (field_number, wire_type, value) until the end."""
-        while self.pos < len(self.data):
-            key = self.varint()
-            number, wire = key >> 3, key & 7
-            yield number, wire, self._value(wire)
-
-    def _value(self, wire):
-        if wire == 0:
-            return self.varint()
-        if wire == 2:
-            size = self.varint()
-            return self._take(size)
-        if wire == 5:
-            return self._take(4)
-        if wire == 1:
-            return self._take(8)
-        raise ValueError(f"Unsupported protobuf wire type {wire} in Example.")
-
-    def _take(self, size):
-        if self.pos + size > len(self.data):
-            raise ValueError("Truncated field in Example.")
-        value = self.data[self.pos:self.pos + size]
-        self.pos += size
-        return value
-
-
-def _parse_feature(data):
-    for kind, _, payload in _Reader(data).fields():
-        if kind == _BYTES:
-            return np.array([bytes(v) for _, _, v in _Reader(payload).fields()],
-                            dtype=object)
-        if kind == _FLOAT:
-            return _parse_floats(payload)
-        if kind == _INT64:
-            return _parse_ints(payload)
+def _feature_values(feature):
+    # list() first: numpy converts a Python list several times faster than a protobuf
+    # repeated field.
+    kind = feature.WhichOneof("kind")
+    if kind == "bytes_list":
+        return np.array(list(feature.bytes_list.value), dtype=object)
+    if kind == "float_list":
+        return np.array(list(feature.float_list.value), dtype=np.float32)
+    if kind == "int64_list":
+        return np.array(list(feature.int64_list.value), dtype=np.int64)
     return np.zeros(0, np.float32)  # a Feature with no kind set
 
 
-def _parse_floats(payload):
-    parts = []
-    for _, _, value in _Reader(payload).fields():
-        parts.append(bytes(value))  # packed (wire 2) or single (wire 5) alike
-    return np.frombuffer(b"".join(parts), dtype="<f4").astype(np.float32)
-
-
-def _parse_ints(payload):
-    values = []
-    for _, wire, value in _Reader(payload).fields():
-        if wire == 2:
-            inner = _Reader(value)
-            while inner.pos < len(inner.data):
-                values.append(inner.varint())
-        else:
-            values.append(value)
-    return np.array(values, dtype=np.uint64).astype(np.int64)
-
-
 def _parse_all(serialized):
-    features = {}
-    for number, _, example_field in _Reader(bytes(serialized)).fields():
-        if number != 1:
-            continue
-        for _, _, entry in _Reader(example_field).fields():
-            name, value = None, b""
-            for field_number, _, payload in _Reader(entry).fields():
-                if field_number == 1:
-                    name = bytes(payload).decode()
-                elif field_number == 2:
-                    value = payload
-            features[name] = _parse_feature(value)
-    return features
+    try:
+        example = Example.FromString(bytes(serialized))
+    except message.DecodeError as err:
+        raise ValueError("Could not parse the record as a tf.train.Example (truncated or "
+                         f"damaged data): {err}") from None
+    return {name: _feature_values(feature)
+            for name, feature in example.features.feature.items()}
 
 
 def parse_example(serialized, features=None):

@@ -67,24 +67,6 @@ def get(identifier):
                        if not str(identifier).startswith("mixed_") else str(identifier))
 
 
-def serialize(policy):
-    """A DTypePolicy in Keras 3's nested-dict form.
-
-    Args:
-        policy: a `DTypePolicy`.
-
-    Returns:
-        `{"module": "keras", "class_name": "DTypePolicy", "config": {"name": ...},
-        "registered_name": None}`.
-
-    Example:
-        >>> keras.dtype_policies.serialize(keras.DTypePolicy("float32"))["config"]
-        {'name': 'float32'}
-    """
-    return {"module": "keras", "class_name": "DTypePolicy",
-            "config": {"name": policy.name}, "registered_name": None}
-
-
 def set_global_policy(policy):
     """Sets the default policy for new layers (e.g. "mixed_float16")."""
     _global_policy[0] = get(policy) if policy is not None else None
@@ -94,5 +76,9 @@ def global_policy():
     """The default policy: the one set, else floatx()."""
     return _global_policy[0] or DTypePolicy(config.floatx())
 
+
+# Keras's other names for policies; defined after `DTypePolicy` and `get`, which they use.
+from kerasish.dtype_policies.dtype_policy_map import (  # noqa: E402
+    DTypePolicyMap, FloatDTypePolicy, deserialize, serialize)
 
 registry.REGISTRY.add_namespace("dtype_policies", globals())

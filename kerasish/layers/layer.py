@@ -159,7 +159,8 @@ class Layer:
                                 dtype=dtype, trainable=trainable, autocast=autocast,
                                 aggregation=aggregation, name=name,
                                 constraint=constraints.get(constraint))
-        variable.path = "/".join(scopes + [name]) if scopes else f"{self.name}/{name}"
+        owner = scopes if scopes and scopes[-1] == self.name else scopes + [self.name]
+        variable.path = "/".join(owner + [name])
         variable.regularizer = regularizers.get(regularizer)
         (self._trainable_variables if trainable else self._non_trainable_variables).append(variable)
         distribute_lib.on_variable_created(variable)

@@ -93,3 +93,6 @@ from kerasish.ops.conv import fused_conv  # noqa: E402
 from kerasish.ops.normalization import normalize_moments  # noqa: E402
 
 _operators.install()
+
+# Keras's sub-namespaces (keras.ops.numpy); imported last, they look names up here.
+from kerasish.ops import numpy  # noqa: E402,F401

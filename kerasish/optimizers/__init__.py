@@ -4,13 +4,15 @@ Example:
     >>> opt = keras.optimizers.get("adam")
     >>> opt.apply_gradients(zip(grads, model.trainable_variables))
 """
-from kerasish.optimizers import schedules
+from kerasish.optimizers import legacy, schedules
 from kerasish.optimizers.adadelta import Adadelta
+from kerasish.optimizers.adafactor import Adafactor
 from kerasish.optimizers.adagrad import Adagrad
 from kerasish.optimizers.adam import Adam
 from kerasish.optimizers.adamax import Adamax
 from kerasish.optimizers.adamw import AdamW
 from kerasish.optimizers.base_optimizer import BaseOptimizer
+from kerasish.optimizers.lamb import Lamb
 from kerasish.optimizers.lion import Lion
 from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer
@@ -18,7 +20,8 @@ from kerasish.optimizers.rmsprop import RMSprop
 from kerasish.optimizers.sgd import SGD
 from kerasish.utils import registry
 
-ALL_OBJECTS = (Adadelta, Adagrad, Adam, Adamax, AdamW, Lion, Nadam, RMSprop, SGD)
+ALL_OBJECTS = (Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Lamb, Lion, Nadam, RMSprop,
+               SGD)
 ALL_OBJECTS_DICT = {cls.__name__.lower(): cls for cls in ALL_OBJECTS}
 
 _CATALOG = registry.OptimizerCatalog("optimizer", ALL_OBJECTS_DICT, base=BaseOptimizer,
@@ -80,7 +83,8 @@ def get(identifier):
 
 
 __all__ = [
-    "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Lion",
+    "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Lamb",
+    "Lion",
     "Nadam", "Optimizer", "RMSprop", "SGD", "deserialize", "get", "schedules",
     "serialize",
 ]

@@ -28,3 +28,20 @@ def auto_name(class_name):
 def reset_uids():
     """Forgets every name handed out (used by `clear_session`)."""
     _uids.clear()
+
+
+def get_uid(prefix=""):
+    """A counter per `prefix` shared with layer auto-naming: 1, 2, ... (`keras.backend.get_uid`).
+
+    Args:
+        prefix: the name whose counter to advance.
+
+    Returns:
+        int: the counter after the increment.
+
+    Example:
+        >>> keras.backend.get_uid("block")
+        1
+    """
+    _uids[prefix] += 1
+    return _uids[prefix]

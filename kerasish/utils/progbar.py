@@ -12,6 +12,9 @@ import time
 
 import numpy as np
 
+from kerasish.backend import switches
+from kerasish.utils import io_utils
+
 # Time source in seconds; tests replace it to get deterministic output.
 _clock = time.time
 
@@ -39,6 +42,11 @@ def write(message):
         >>> write("3/3 - 0s\\n")
         3/3 - 0s
     """
+    if not switches.is_interactive_logging_enabled():
+        text = _ANSI_ESCAPE.sub("", message).replace("\b", "").strip("\r\n ")
+        if text:
+            io_utils.print_msg(text.split("\r")[-1])
+        return
     try:
         sys.stdout.write(message)
     except UnicodeEncodeError:

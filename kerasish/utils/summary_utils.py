@@ -14,6 +14,9 @@ import rich.console
 import rich.markup
 import rich.table
 
+from kerasish.backend import switches
+from kerasish.utils import io_utils
+
 # Bits per element, as Keras counts them (`bool` is one bit, not one byte).
 _DTYPE_BITS = {
     **{f"float{i}": i for i in (16, 32, 64)},
@@ -362,6 +365,8 @@ def render_summary(model_name, rows, *, sequential_like, line_length=None,
     """
     table = _build_table(rows, sequential_like, line_length, positions,
                          show_trainable)
+    if print_fn is None and not switches.is_interactive_logging_enabled():
+        print_fn = io_utils.print_msg  # as Keras: the plain text goes to `logging`
     if print_fn:
         console = rich.console.Console(highlight=False, force_terminal=False,
                                        color_system=None)

@@ -72,7 +72,7 @@ def test_spec_errors_are_clear():
         parse_single_example(record, {"x": FixedLenFeature([3], "float32")})
     with pytest.raises(ValueError, match="int64, float32 or string"):
         FixedLenFeature([], "float64")
-    with pytest.raises(ValueError, match="Truncated"):
+    with pytest.raises(ValueError, match="truncated or damaged"):
         parse_example(record[:-2])
 
 
