@@ -97,9 +97,11 @@ class Registry:
         return None
 
     def push_scope(self, objects):
+        """Makes `objects` (dict name -> object) visible to lookups until `pop_scope`."""
         self._scopes.append(objects)
 
     def pop_scope(self, objects):
+        """Removes the innermost scope that is `objects`."""
         for i in range(len(self._scopes) - 1, -1, -1):
             if self._scopes[i] is objects:
                 del self._scopes[i]
@@ -414,9 +416,11 @@ class Catalog:
         self.registry = registry
 
     def serialize(self, obj):
+        """`obj`'s saved form: its Keras 3 config dict (functions: their name)."""
         return self.registry.serialize(obj)
 
     def deserialize(self, config, custom_objects=None):
+        """The object `serialize`'s output describes (built-ins looked up in `objects`)."""
         return self.registry.deserialize(config, custom_objects=custom_objects,
                                          module_objects=self.objects)
 
@@ -428,6 +432,7 @@ class InstanceCatalog(Catalog):
     """
 
     def lookup(self, name):
+        """The built-in or registered object named `name`; ValueError listing valid names."""
         found = self.objects.get(name) or self.registry.registered_object(name)
         if found is None:
             raise ValueError(
@@ -437,6 +442,11 @@ class InstanceCatalog(Catalog):
         return found
 
     def get(self, identifier):
+        """None -> None; a name, config dict, class, instance or callable -> a callable.
+
+        Raises:
+            ValueError: an unknown name, or an identifier of another kind.
+        """
         if identifier is None:
             return None
         if isinstance(identifier, dict):
@@ -474,6 +484,7 @@ class FunctionCatalog(Catalog):
         self.short_kind = short_kind
 
     def serialize(self, fn):
+        """A built-in's name, a registered function's "package>name", an object's config."""
         name = getattr(fn, "__name__", None)
         if self.objects.get(name) is fn:
             return name
@@ -487,6 +498,7 @@ class FunctionCatalog(Catalog):
         )
 
     def lookup(self, name, custom_objects=None):
+        """The function named `name` (custom objects first); ValueError listing valid names."""
         found = self.registry.registered_object(name, custom_objects, self.objects)
         if found is None:
             raise ValueError(
@@ -496,12 +508,14 @@ class FunctionCatalog(Catalog):
         return found
 
     def deserialize(self, config, custom_objects=None):
+        """A name, Keras's `{"class_name": "function"}` form or a config dict -> the object."""
         config = _unwrap_function_form(config)
         if isinstance(config, str):
             return self.lookup(config, custom_objects)
         return super().deserialize(config, custom_objects)
 
     def get(self, identifier):
+        """None -> `default`; a name or config dict -> the function; callables pass through."""
         if identifier is None:
             return self.default
         obj = self.deserialize(identifier) if isinstance(identifier, (str, dict)) else identifier
@@ -528,6 +542,7 @@ class LossCatalog(Catalog):
         self.extra_objects = extra_objects or {}
 
     def deserialize(self, config, custom_objects=None):
+        """A name, the function form or a config dict -> the loss/metric (class or function)."""
         objects = {**self.objects, **self.extra_objects} if self.extra_objects else self.objects
         return self.registry.deserialize(_unwrap_function_form(config),
                                          custom_objects=custom_objects, module_objects=objects)
@@ -538,6 +553,8 @@ class LossCatalog(Catalog):
                           f"Valid names are: {valid}.")
 
     def get(self, identifier):
+        """None -> None; a built-in name (class names give a default instance), a config
+        dict or a callable -> the loss/metric. ValueError for anything else."""
         if identifier is None:
             return None
         if isinstance(identifier, dict):
@@ -571,6 +588,7 @@ class _ClassConfigCatalog(Catalog):
         self.label = label
 
     def serialize(self, obj):
+        """Keras 3's `{"module", "class_name", "config", "registered_name"}` dict."""
         if not isinstance(obj, self.base):
             raise ValueError(f"`serialize` expects {self.label} instance. Received: {obj!r}")
         cls = type(obj)
@@ -587,6 +605,7 @@ class OptimizerCatalog(_ClassConfigCatalog):
     """Optimizers: built-in class names match case-insensitively; `objects` keys are lower-case."""
 
     def deserialize(self, config, custom_objects=None):
+        """A fresh optimizer from `serialize`'s output (custom classes via `custom_objects`)."""
         if not isinstance(config, dict) or "class_name" not in config:
             raise ValueError(
                 "Could not interpret optimizer config: expected a dict with 'class_name' "
@@ -609,6 +628,7 @@ class OptimizerCatalog(_ClassConfigCatalog):
         return cls.from_config(settings)
 
     def get(self, identifier):
+        """None or an optimizer pass through; a class name or config dict -> a new optimizer."""
         if identifier is None or isinstance(identifier, self.base):
             return identifier
         if isinstance(identifier, dict):
@@ -622,6 +642,7 @@ class ScheduleCatalog(_ClassConfigCatalog):
     """Learning-rate schedules: looked up by registered or class name, built-ins and custom."""
 
     def deserialize(self, config, custom_objects=None):
+        """The schedule of `serialize`'s output (custom classes via `custom_objects`)."""
         if not isinstance(config, dict) or "class_name" not in config:
             raise ValueError(
                 "Could not interpret learning rate schedule config: expected a dict "
