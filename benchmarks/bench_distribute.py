@@ -28,19 +28,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "distribute"))
 
 MLP_SIZES = {"mlp-small (784-512-10)": (784, [512], 10),
              "mlp-large (784-2048-1024-10)": (784, [2048, 1024], 10)}
-
-
-def _install_hook():
-    """Installs the optimizer hook when kerasish's optimizer lacks it (see the tests)."""
-    try:
-        import optimizer_hook
-    except ImportError:
-        return
-    optimizer_hook.install()
 
 
 def make_mlp(inputs, hidden, outputs):
@@ -168,7 +158,6 @@ def main():
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--per-worker-batch", type=int, default=256)
     args = parser.parse_args()
-    _install_hook()
     if args.part == "allreduce":
         return part_allreduce(args.repeats)
     if args.part == "scaling":

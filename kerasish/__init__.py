@@ -1,49 +1,55 @@
 """kerasish: a Keras-style deep-learning library on numpy (CPU) and cupy (GPU).
 
     import kerasish as keras
+
+This is the top floor: it imports every package and assembles the public
+namespaces (see docs/design.md, "Floors").
 """
 from kerasish import (activations, backend, callbacks, config, constraints, data,
                       datasets, distribute, distribution, dtype_policies, initializers,
                       layers, losses, metrics, models, ops, optimizers, random,
-                      regularizers, saving, summary, utils)
+                      regularizers, saving, summary, tree, utils)
 from kerasish.autodiff import GradientTape, Tensor, Variable
-from kerasish.backend import device
+from kerasish.backend import device, switches as _switches
 from kerasish.backend.symbolic_scope import SymbolicScope
 from kerasish.dtype_policies import DTypePolicy, FloatDTypePolicy
 from kerasish.initializers import Initializer
 from kerasish.layers import Input, InputSpec, Layer
+from kerasish.layers import keras_tensor as _keras_tensor, symbolic_ops as _symbolic_ops
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.name_scope import name_scope
 from kerasish.losses import Loss
 from kerasish.metrics import Metric
-from kerasish.models import Model, Sequential
+from kerasish.models import Model, Sequential, model_visualization as _model_visualization
 from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer
-from kerasish import tree
-from kerasish.utils import naming
+from kerasish.data import data_adapters as _data_adapters
+from kerasish.utils import naming as _naming, progbar as _progbar, registry as _registry
 
+# `keras.ops.*` called on KerasTensors (functional API) record graph ops, as in
+# Keras (`ops.sum(x, axis=1)` between layers); on real tensors nothing changes.
+_symbolic_ops.install_symbolic_dispatch(ops)
 
-def _export_merge_functions():
-    """`keras.layers.add`, `concatenate`, ...: the lower-case functional merge forms."""
-    import importlib
-    from kerasish.layers import merging
-    for name in merging.FUNCTIONAL_FORMS:
-        if not hasattr(layers, name):
-            setattr(layers, name, getattr(
-                importlib.import_module(f"kerasish.layers.merging.{name}"), name))
+# `keras.utils` names whose code sits on floors above kerasish.utils (the lowest):
+# the top floor adds them to that namespace.
+utils.PyDataset = utils.Sequence = data.PyDataset
+utils.Progbar = _progbar.Progbar
+utils.pack_x_y_sample_weight = _data_adapters.pack_x_y_sample_weight
+utils.unpack_x_y_sample_weight = _data_adapters.unpack_x_y_sample_weight
+utils.clear_session = backend.clear_session
+utils.standardize_dtype = backend.standardize_dtype
+utils.set_random_seed = random.set_random_seed
+utils.is_keras_tensor = _keras_tensor.is_keras_tensor
+utils.get_source_inputs = _keras_tensor.get_source_inputs
+utils.plot_model = _model_visualization.plot_model
+utils.model_to_dot = _model_visualization.model_to_dot
+utils.enable_interactive_logging = _switches.enable_interactive_logging
+utils.disable_interactive_logging = _switches.disable_interactive_logging
+utils.is_interactive_logging_enabled = _switches.is_interactive_logging_enabled
 
-
-_export_merge_functions()
-
-
-def _symbolic_ops():
-    """`keras.ops.*` called on KerasTensors (functional API) record graph ops, as in
-    Keras (`ops.sum(x, axis=1)` between layers); on real tensors nothing changes."""
-    from kerasish.layers import symbolic
-    symbolic.install_symbolic_dispatch(ops)
-
-
-_symbolic_ops()
+# `keras.backend` names that live above the backend floor.
+backend.get_uid = _naming.get_uid
+backend.is_keras_tensor = _keras_tensor.is_keras_tensor
 
 __version__ = "0.1.0"
 
@@ -58,12 +64,6 @@ def version():
     return __version__
 
 
-def _complete_backend_namespace():
-    """`keras.backend` names that live above the backend floor."""
-    backend.get_uid = naming.get_uid
-    backend.is_keras_tensor = utils.is_keras_tensor
-
-
-_complete_backend_namespace()
-
 from kerasish import applications  # noqa: E402,F401  (imports layers and models)
+
+_registry.REGISTRY.add_namespace("", globals())

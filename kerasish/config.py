@@ -12,17 +12,17 @@ from kerasish.backend.switches import (disable_flash_attention, disable_interact
                                        set_max_steps_per_epoch)
 from kerasish.dtype_policies import global_policy as dtype_policy
 from kerasish.dtype_policies import set_global_policy as set_dtype_policy
-
-_unsafe = [False]
+from kerasish.utils.registry import REGISTRY
 
 
 def enable_unsafe_deserialization():
     """Allows loading Lambda layers from saved files (trusted files only)."""
-    _unsafe[0] = True
+    REGISTRY.unsafe_deserialization = True
 
 
 def is_unsafe_deserialization_enabled():
-    return _unsafe[0]
+    """True after `enable_unsafe_deserialization()`."""
+    return REGISTRY.unsafe_deserialization
 
 
 _BACKENDS = ("numpy", "cupy")

@@ -5,8 +5,6 @@
 
 `get(None)` is `linear`; names are exact (case-sensitive) as in Keras 3.
 """
-import types
-
 from kerasish.activations.activations import (celu, crelu, elu, exponential,
                                               gelu, glu, hard_shrink,
                                               hard_sigmoid, hard_silu,
@@ -18,7 +16,7 @@ from kerasish.activations.activations import (celu, crelu, elu, exponential,
                                               sparse_plus, sparse_sigmoid,
                                               sparsemax, squareplus, swish,
                                               tanh, tanh_shrink, threshold)
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 ALL_OBJECTS = (relu, leaky_relu, relu6, softmax, celu, elu, selu, softplus, softsign,
                squareplus, soft_shrink, sparse_plus, silu, gelu, glu, tanh, tanh_shrink,
@@ -27,6 +25,10 @@ ALL_OBJECTS = (relu, leaky_relu, relu6, softmax, celu, elu, selu, softplus, soft
                crelu)
 ALL_OBJECTS_DICT = {fn.__name__: fn for fn in ALL_OBJECTS}
 ALL_OBJECTS_DICT.update({"swish": silu, "hard_swish": hard_silu})
+
+_CATALOG = registry.FunctionCatalog("activation function", ALL_OBJECTS_DICT, default=linear,
+                                    short_kind="activation")
+registry.REGISTRY.add_namespace("activations", globals(), _CATALOG)
 
 
 def serialize(activation):
@@ -47,17 +49,7 @@ def serialize(activation):
         >>> keras.activations.serialize(keras.activations.relu)
         'relu'
     """
-    name = getattr(activation, "__name__", None)
-    if ALL_OBJECTS_DICT.get(name) is activation:
-        return name
-    if isinstance(activation, (types.FunctionType, types.BuiltinFunctionType)):
-        return serialization._NAMES.get(activation, activation.__name__)
-    if hasattr(activation, "get_config"):
-        return serialization.serialize_keras_object(activation)
-    raise ValueError(
-        "Cannot serialize activation: expected a function or an object with get_config(). "
-        f"Received: activation={activation!r} ({type(activation).__name__})"
-    )
+    return _CATALOG.serialize(activation)
 
 
 def deserialize(config, custom_objects=None):
@@ -75,22 +67,7 @@ def deserialize(config, custom_objects=None):
         >>> keras.activations.deserialize("gelu") is keras.activations.gelu
         True
     """
-    if isinstance(config, dict) and config.get("class_name") == "function":
-        config = config["config"]
-    if isinstance(config, str):
-        return _lookup(config, custom_objects)
-    return serialization.deserialize_keras_object(
-        config, module_objects=ALL_OBJECTS_DICT, custom_objects=custom_objects)
-
-
-def _lookup(name, custom_objects=None):
-    found = serialization.get_registered_object(name, custom_objects, ALL_OBJECTS_DICT)
-    if found is None:
-        raise ValueError(
-            f"Unknown activation function identifier: '{name}'. Valid names: "
-            f"{sorted(ALL_OBJECTS_DICT)} (or a registered custom activation)."
-        )
-    return found
+    return _CATALOG.deserialize(config, custom_objects)
 
 
 def get(identifier):
@@ -109,18 +86,7 @@ def get(identifier):
         >>> keras.activations.get("softmax") is keras.activations.softmax
         True
     """
-    if identifier is None:
-        return linear
-    if isinstance(identifier, (str, dict)):
-        obj = deserialize(identifier)
-    else:
-        obj = identifier
-    if callable(obj):
-        return obj
-    raise ValueError(
-        "Could not interpret activation function identifier: expected None, a name, a "
-        f"config dict or a callable. Received: identifier={identifier!r} ({type(identifier).__name__})"
-    )
+    return _CATALOG.get(identifier)
 
 
 __all__ = [

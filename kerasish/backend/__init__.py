@@ -13,6 +13,7 @@ from kerasish.backend.devices import (Device, cupy_available, current_device,
                                      default_device, device, device_of_array,
                                      get_device, is_array, list_devices,
                                      scope_device, to_host, xp_of)
+from kerasish.utils import naming
 
 
 def backend():
@@ -31,7 +32,6 @@ def clear_session():
     Example:
         >>> keras.backend.clear_session()
     """
-    from kerasish.utils import naming
     naming.reset_uids()
     import gc
     gc.collect()

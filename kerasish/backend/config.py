@@ -75,7 +75,7 @@ def set_image_data_format(data_format):
 
 def _bfloat16():
     try:
-        import ml_dtypes
+        import ml_dtypes  # optional dependency
     except ImportError:
         return None
     return ml_dtypes.bfloat16

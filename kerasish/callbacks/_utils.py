@@ -1,6 +1,7 @@
 """Private helpers shared by the callbacks: console output and learning rates."""
 import numpy as np
 
+from kerasish.optimizers.schedules import LearningRateSchedule
 from kerasish.utils.progbar import write
 
 _SCHEDULE_LR_ERROR = (
@@ -40,11 +41,7 @@ def _is_schedule(value):
     """True for a learning-rate schedule (a callable that is not a Variable)."""
     if value is None or hasattr(value, "assign"):
         return False
-    try:
-        from kerasish.optimizers.schedules import LearningRateSchedule
-    except ImportError:
-        LearningRateSchedule = ()
-    if LearningRateSchedule and isinstance(value, LearningRateSchedule):
+    if isinstance(value, LearningRateSchedule):
         return True
     return callable(value) and not isinstance(value, (int, float, np.number))
 

@@ -3,11 +3,9 @@
     keras.layers.Dense(8, kernel_constraint="max_norm")     # MaxNorm(2, axis=0)
     keras.layers.Dense(8, kernel_constraint=keras.constraints.NonNeg())
 """
-import inspect
-
 from kerasish.constraints.constraints import (Constraint, MaxNorm, MinMaxNorm,
                                               NonNeg, UnitNorm)
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 # snake_case aliases, as exported by Keras 3 (each is the class itself)
 max_norm = MaxNorm
@@ -23,6 +21,9 @@ ALL_OBJECTS_DICT = {
     "UnitNorm": UnitNorm, "unit_norm": UnitNorm,
 }
 
+_CATALOG = registry.InstanceCatalog("constraint", ALL_OBJECTS_DICT)
+registry.REGISTRY.add_namespace("constraints", globals(), _CATALOG)
+
 
 def serialize(constraint):
     """Returns the Keras 3 config dict of a constraint.
@@ -37,7 +38,7 @@ def serialize(constraint):
         >>> keras.constraints.serialize(keras.constraints.NonNeg())["class_name"]
         'NonNeg'
     """
-    return serialization.serialize_keras_object(constraint)
+    return _CATALOG.serialize(constraint)
 
 
 def deserialize(config, custom_objects=None):
@@ -53,18 +54,7 @@ def deserialize(config, custom_objects=None):
     Example:
         >>> keras.constraints.deserialize({"class_name": "UnitNorm", "config": {"axis": 0}})
     """
-    return serialization.deserialize_keras_object(
-        config, module_objects=ALL_OBJECTS_DICT, custom_objects=custom_objects)
-
-
-def _lookup(name):
-    found = ALL_OBJECTS_DICT.get(name) or serialization.get_registered_object(name)
-    if found is None:
-        raise ValueError(
-            f"Unknown constraint identifier: '{name}'. Valid names: "
-            f"{sorted(ALL_OBJECTS_DICT)} (or a registered custom constraint)."
-        )
-    return found
+    return _CATALOG.deserialize(config, custom_objects)
 
 
 def get(identifier):
@@ -84,22 +74,7 @@ def get(identifier):
         >>> keras.constraints.get("non_neg")
         NonNeg()
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = _lookup(identifier)
-    else:
-        obj = identifier
-    if inspect.isclass(obj):
-        return obj()
-    if callable(obj):
-        return obj
-    raise ValueError(
-        "Could not interpret constraint identifier: expected None, a name, a config "
-        f"dict or a callable. Received: identifier={identifier!r} ({type(identifier).__name__})"
-    )
+    return _CATALOG.get(identifier)
 
 
 __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "deserialize",

@@ -3,6 +3,7 @@ import os
 
 import numpy as np
 
+from kerasish.backend import config
 from kerasish.datasets import _download
 from kerasish.utils.file_utils import get_file
 
@@ -75,5 +76,4 @@ def load_batch(fpath, label_key="labels"):
 
 
 def _image_data_format():
-    from kerasish.backend import config
     return config.image_data_format()

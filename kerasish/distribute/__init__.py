@@ -9,12 +9,12 @@
 
 See docs/distributed_training.md.
 """
-from kerasish.distribute import distribute_lib, experimental
+from kerasish.distribute import distribute_lib, experimental, mirrored_strategy
 from kerasish.distribute.cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce,
                                                   NcclAllReduce, ReductionToOneDevice)
 from kerasish.distribute.distribute_lib import (ReplicaContext, get_replica_context,
                                                 in_cross_replica_context)
-from kerasish.distribute.input_lib import (DistributedDataset, InputContext, InputOptions)
+from kerasish.distribute.input_lib import DistributedDataset, InputContext, InputOptions
 from kerasish.distribute.mirrored_strategy import MirroredStrategy, OneDeviceStrategy
 from kerasish.distribute.multi_worker_mirrored_strategy import (MPIClusterResolver,
                                                                 MultiWorkerMirroredStrategy)
@@ -34,7 +34,6 @@ def get_strategy():
         >>> keras.distribute.get_strategy().num_replicas_in_sync
         1
     """
-    from kerasish.distribute import mirrored_strategy
     return distribute_lib.current_strategy() or mirrored_strategy.default_strategy()
 
 

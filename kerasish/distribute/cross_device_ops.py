@@ -15,6 +15,7 @@ reducer: `MirroredStrategy(cross_device_ops=keras.distribute.NcclAllReduce())`.
 import numpy as np
 
 from kerasish.backend import devices as _devices
+from kerasish.distribute import mpi_utils
 
 
 # TensorFlow-compatible choices ---------------------------------------------------
@@ -191,7 +192,7 @@ class NcclReducer:
     """
 
     def __init__(self, devices):
-        from cupy.cuda import nccl
+        from cupy.cuda import nccl  # optional dependency
         self.devices = devices
         self._nccl = nccl
         self._comms = nccl.NcclCommunicator.initAll([d.index for d in devices])
@@ -209,7 +210,7 @@ class NcclReducer:
             array.data.ptr, array.size, nccl_dtype(array.dtype), 0, stream), buffer_sets)
 
     def _grouped(self, call, buffer_sets):
-        import cupy
+        import cupy  # optional dependency
         self._nccl.groupStart()
         try:
             for device, comm, buffers in zip(self.devices, self._comms, buffer_sets):
@@ -223,7 +224,7 @@ class NcclReducer:
 
 def nccl_dtype(dtype):
     """The NCCL datatype constant for a numpy dtype."""
-    from cupy.cuda import nccl
+    from cupy.cuda import nccl  # optional dependency
     name = {"float16": "NCCL_FLOAT16", "float32": "NCCL_FLOAT32", "float64": "NCCL_FLOAT64",
             "int32": "NCCL_INT32", "int64": "NCCL_INT64", "uint8": "NCCL_UINT8",
             "int8": "NCCL_INT8"}.get(np.dtype(dtype).name)
@@ -236,7 +237,7 @@ def copy_to_device(array, device):
     """A copy of a cupy/numpy array on `device` (cupy copies across GPUs)."""
     if device.kind == "cpu":
         return np.array(_devices.to_host(array), copy=True)
-    import cupy
+    import cupy  # optional dependency
     with cupy.cuda.Device(device.index):
         if isinstance(array, cupy.ndarray):
             return array.copy()  # cupy copies onto the *current* device
@@ -246,7 +247,7 @@ def copy_to_device(array, device):
 def nccl_available():
     """True when cupy's NCCL bindings import."""
     try:
-        from cupy.cuda import nccl
+        from cupy.cuda import nccl  # optional dependency
     except Exception:  # pragma: no cover - depends on the machine
         return False
     return bool(getattr(nccl, "available", True))
@@ -319,7 +320,6 @@ class MpiWorld:
     """
 
     def __init__(self, comm, guard=None):
-        from kerasish.distribute import mpi_utils
         self._MPI = mpi_utils.import_mpi()
         self.comm = comm
         self.size = comm.size
@@ -381,8 +381,8 @@ class NcclWorld(MpiWorld):
 
     def __init__(self, comm, device, guard=None):
         super().__init__(comm, guard)
-        import cupy
-        from cupy.cuda import nccl
+        import cupy  # optional dependency
+        from cupy.cuda import nccl  # optional dependency
         self._nccl = nccl
         self._cupy = cupy
         self.device = device

@@ -19,6 +19,8 @@ Outside a strategy every hook is a thread-local lookup and returns at once.
 import threading
 import warnings
 
+from kerasish.ops import elementwise
+
 _local = threading.local()
 _warned = set()
 
@@ -168,7 +170,6 @@ def scale_loss(loss):
     context = getattr(_local, "replica", None)
     if context is None or context.loss_scale == 1.0:
         return loss
-    from kerasish.ops import elementwise
     return elementwise.multiply(loss, context.loss_scale)
 
 
@@ -177,7 +178,6 @@ def unscale_loss(loss):
     context = getattr(_local, "replica", None)
     if context is None or context.loss_scale == 1.0:
         return loss
-    from kerasish.ops import elementwise
     return elementwise.divide(loss, context.loss_scale)
 
 

@@ -14,7 +14,7 @@ def import_mpi():
         ImportError: mpi4py (or an MPI library) is not installed.
     """
     try:
-        from mpi4py import MPI
+        from mpi4py import MPI  # optional dependency
     except ImportError as error:
         raise ImportError(
             "MultiWorkerMirroredStrategy needs mpi4py and an MPI library: "

@@ -15,13 +15,12 @@ Variables created inside `scope()` are registered with the strategy:
   step.
 """
 import contextlib
-import inspect
 
 import numpy as np
 
 from kerasish.backend import devices as _devices
-from kerasish.distribute import (cross_device_ops, distribute_lib, input_lib, replica_step,
-                                 values)
+from kerasish.distribute import cross_device_ops, distribute_lib, input_lib, replica_step, values
+from kerasish.ops import core
 from kerasish.utils import tree
 
 
@@ -273,7 +272,6 @@ class Strategy:
         """
         if self.num_replicas_in_sync == 1:
             return [self._call_replica(0, fn, replica_args[0], replica_kwargs[0], 1.0, None)]
-        _check_optimizer_hook()
         self._sync_new_variables()
         self._refresh_replicas()
         metrics = _metric_variables(model) if model is not None and self._world.size > 1 else []
@@ -395,7 +393,6 @@ class Strategy:
             >>> strategy.reduce(keras.distribute.ReduceOp.MEAN, per_replica_loss, axis=None)
         """
         op = values.as_reduce_op(reduce_op)
-        from kerasish.ops import core
         if not isinstance(value, values.PerReplica):
             if op is values.ReduceOp.SUM and self.num_replicas_in_sync > 1:
                 raise ValueError(
@@ -428,7 +425,6 @@ class Strategy:
         Returns:
             Tensor: the concatenation, the same on every worker.
         """
-        from kerasish.ops import core
         local = [core.convert_to_numpy(v) for v in self.experimental_local_results(value)]
         pieces = self._world.allgather_object(np.concatenate(local, axis=axis))
         return core.convert_to_tensor(np.concatenate(pieces, axis=axis))
@@ -527,7 +523,6 @@ class Strategy:
 
     def _gather_outputs(self, results):
         """Predictions of every replica and worker, concatenated in sample order."""
-        from kerasish.ops import core
         local = [tree.map_structure(core.convert_to_numpy, r) for r in results if r is not None]
         merged = _concat_structures(local)
         if self._world.size == 1:
@@ -605,23 +600,3 @@ def _metric_variables(model):
 
 def _local_reduce(array, op, axis):
     return array.sum(axis=axis) if op is values.ReduceOp.SUM else array.mean(axis=axis)
-
-
-_hook = {}
-
-
-def _check_optimizer_hook():
-    """Raises when `BaseOptimizer.apply` does not defer updates to the strategy."""
-    if "ok" not in _hook:
-        from kerasish.optimizers import base_optimizer
-        try:
-            source = inspect.getsource(base_optimizer.BaseOptimizer.apply)
-        except (OSError, TypeError):
-            source = "replica_apply"
-        _hook["ok"] = "replica_apply" in source
-    if not _hook["ok"]:
-        raise RuntimeError(
-            "This kerasish build's `BaseOptimizer.apply` does not call "
-            "`kerasish.distribute.distribute_lib.replica_apply`, so optimizer updates inside a "
-            "multi-replica step cannot be synchronised. Add at the top of `apply`: "
-            "`if distribute_lib.replica_apply(self, grads, trainable_variables): return`.")

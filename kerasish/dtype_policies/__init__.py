@@ -1,5 +1,6 @@
 """Dtype policies: which dtype a layer computes in and stores variables in."""
 from kerasish.backend import config
+from kerasish.utils import registry
 
 _global_policy = [None]
 
@@ -79,3 +80,5 @@ def global_policy():
 # Keras's other names for policies; defined after `DTypePolicy` and `get`, which they use.
 from kerasish.dtype_policies.dtype_policy_map import (  # noqa: E402
     DTypePolicyMap, FloatDTypePolicy, deserialize, serialize)
+
+registry.REGISTRY.add_namespace("dtype_policies", globals())

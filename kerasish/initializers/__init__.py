@@ -6,8 +6,6 @@
 `get` accepts a name ("glorot_uniform", "GlorotUniform", "zeros", ...), a
 config dict, a class, an instance or any callable `(shape, dtype) -> Tensor`.
 """
-import inspect
-
 from kerasish.initializers.constant_initializers import (Constant, Identity,
                                                          IdentityInitializer,
                                                          Ones, Zeros)
@@ -23,7 +21,7 @@ from kerasish.initializers.random_initializers import (GlorotNormal,
                                                        TruncatedNormal,
                                                        VarianceScaling,
                                                        compute_fans)
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 # snake_case aliases, as exported by Keras 3 (each is the class itself)
 constant = Constant
@@ -59,6 +57,9 @@ ALL_OBJECTS_DICT.update({
     "IdentityInitializer": Identity, "identity_initializer": Identity,
 })
 
+_CATALOG = registry.InstanceCatalog("initializer", ALL_OBJECTS_DICT)
+registry.REGISTRY.add_namespace("initializers", globals(), _CATALOG)
+
 
 def serialize(initializer):
     """Returns the Keras 3 config dict of an initializer.
@@ -74,7 +75,7 @@ def serialize(initializer):
         >>> keras.initializers.serialize(keras.initializers.Zeros())["class_name"]
         'Zeros'
     """
-    return serialization.serialize_keras_object(initializer)
+    return _CATALOG.serialize(initializer)
 
 
 def deserialize(config, custom_objects=None):
@@ -90,18 +91,7 @@ def deserialize(config, custom_objects=None):
     Example:
         >>> keras.initializers.deserialize({"class_name": "Ones", "config": {}})
     """
-    return serialization.deserialize_keras_object(
-        config, module_objects=ALL_OBJECTS_DICT, custom_objects=custom_objects)
-
-
-def _lookup(name):
-    found = ALL_OBJECTS_DICT.get(name) or serialization.get_registered_object(name)
-    if found is None:
-        raise ValueError(
-            f"Unknown initializer identifier: '{name}'. Valid names: "
-            f"{sorted(ALL_OBJECTS_DICT)} (or a registered custom initializer)."
-        )
-    return found
+    return _CATALOG.deserialize(config, custom_objects)
 
 
 def get(identifier):
@@ -121,22 +111,7 @@ def get(identifier):
         >>> keras.initializers.get("zeros")((2,)).numpy()
         array([0., 0.], dtype=float32)
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = _lookup(identifier)
-    else:
-        obj = identifier
-    if inspect.isclass(obj):
-        return obj()
-    if callable(obj):
-        return obj
-    raise ValueError(
-        "Could not interpret initializer identifier: expected None, a name, a config "
-        f"dict or a callable. Received: identifier={identifier!r} ({type(identifier).__name__})"
-    )
+    return _CATALOG.get(identifier)
 
 
 __all__ = [

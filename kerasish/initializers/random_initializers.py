@@ -12,7 +12,7 @@ import numbers
 from kerasish import random
 from kerasish.backend import config
 from kerasish.initializers.initializer import Initializer
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 TRUNCATED_NORMAL_STDDEV = 0.87962566103423978  # stddev of N(0, 1) cut at +-2
 
@@ -38,7 +38,7 @@ class RandomInitializer(Initializer):
         if seed is None:
             seed = make_default_seed()
         elif isinstance(seed, dict):
-            seed = serialization.deserialize_keras_object(seed)
+            seed = registry.deserialize_keras_object(seed)
         elif isinstance(seed, bool) or not isinstance(seed, (numbers.Integral, random.SeedGenerator)):
             raise ValueError(
                 f"{type(self).__name__}: `seed` must be None, an int or a "
@@ -56,7 +56,7 @@ class RandomInitializer(Initializer):
         return dtype
 
     def get_config(self):
-        return {"seed": serialization.serialize_keras_object(self._init_seed)}
+        return {"seed": registry.serialize_keras_object(self._init_seed)}
 
 
 class RandomNormal(RandomInitializer):
@@ -237,7 +237,7 @@ class _FixedVarianceScaling(VarianceScaling):
         super().__init__(scale=scale, mode=mode, distribution=distribution, seed=seed)
 
     def get_config(self):
-        return {"seed": serialization.serialize_keras_object(self._init_seed)}
+        return {"seed": registry.serialize_keras_object(self._init_seed)}
 
 
 class GlorotUniform(_FixedVarianceScaling):

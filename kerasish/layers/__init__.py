@@ -11,14 +11,14 @@ from kerasish.layers.core.input_layer import Input, InputLayer
 from kerasish.layers.core.lambda_layer import Lambda
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
-from kerasish.layers.merging.add import Add
-from kerasish.layers.merging.average import Average
-from kerasish.layers.merging.concatenate import Concatenate
-from kerasish.layers.merging.dot import Dot
-from kerasish.layers.merging.maximum import Maximum
-from kerasish.layers.merging.minimum import Minimum
-from kerasish.layers.merging.multiply import Multiply
-from kerasish.layers.merging.subtract import Subtract
+from kerasish.layers.merging.add import Add, add
+from kerasish.layers.merging.average import Average, average
+from kerasish.layers.merging.concatenate import Concatenate, concatenate
+from kerasish.layers.merging.dot import Dot, dot
+from kerasish.layers.merging.maximum import Maximum, maximum
+from kerasish.layers.merging.minimum import Minimum, minimum
+from kerasish.layers.merging.multiply import Multiply, multiply
+from kerasish.layers.merging.subtract import Subtract, subtract
 from kerasish.layers.regularization.dropout import Dropout
 from kerasish.layers.reshaping.flatten import Flatten
 from kerasish.layers.reshaping.permute import Permute
@@ -92,9 +92,9 @@ from kerasish.layers.rnn.simple_rnn_cell import SimpleRNNCell
 from kerasish.layers.rnn.stacked_rnn_cells import StackedRNNCells
 from kerasish.layers.rnn.time_distributed import TimeDistributed
 
-from kerasish.layers.keras_tensor import _install_operators  # noqa: E402
+from kerasish.layers import symbolic_ops  # noqa: E402
 
-_install_operators()
+symbolic_ops.install_operators()
 
 # --- attention layers
 from kerasish.layers.attention.additive_attention import AdditiveAttention  # noqa: E402
@@ -130,3 +130,7 @@ from kerasish.layers.pooling.adaptive_average_pooling3d import AdaptiveAveragePo
 from kerasish.layers.pooling.adaptive_max_pooling1d import AdaptiveMaxPooling1D  # noqa: E402
 from kerasish.layers.pooling.adaptive_max_pooling2d import AdaptiveMaxPooling2D  # noqa: E402
 from kerasish.layers.pooling.adaptive_max_pooling3d import AdaptiveMaxPooling3D  # noqa: E402
+
+from kerasish.utils import registry as _registry  # noqa: E402
+
+_registry.REGISTRY.add_namespace("layers", globals())

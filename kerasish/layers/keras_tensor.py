@@ -6,7 +6,7 @@ records a `Node` and returns new KerasTensors, so a functional `Model`
 can later replay the graph on real data.
 """
 from kerasish.backend import config
-from kerasish.utils import tree
+from kerasish.utils import naming, tree
 
 
 class KerasTensor:
@@ -24,7 +24,6 @@ class KerasTensor:
     """
 
     def __init__(self, shape, dtype=None, sparse=False, ragged=False, name=None):
-        from kerasish.utils import naming
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = config.standardize_dtype(dtype)
         self.sparse = bool(sparse)
@@ -49,38 +48,6 @@ class KerasTensor:
 
     def __len__(self):
         raise TypeError("KerasTensor has no len(); use .shape.")
-
-    def _op(self, fn, *args, op_name="SymbolicOp", **kwargs):
-        from kerasish.layers import symbolic
-        return symbolic.symbolic_op(fn, op_name, (self,) + args, kwargs)
-
-
-def _install_operators():
-    """KerasTensor arithmetic (x + 1, 1 - x, x[:, 0], ...) records the op Keras records."""
-    from kerasish import ops
-    from kerasish.layers import symbolic
-
-    def binary(fn, op_name):
-        return lambda self, other: symbolic.symbolic_op(fn, op_name, (self, other), {})
-
-    def rbinary(fn, op_name):
-        return lambda self, other: symbolic.symbolic_op(fn, op_name, (other, self), {})
-
-    pairs = {"add": (ops.add, "Add"), "sub": (ops.subtract, "Subtract"),
-             "mul": (ops.multiply, "Multiply"), "truediv": (ops.true_divide, "TrueDivide"),
-             "pow": (ops.power, "Power"), "matmul": (ops.matmul, "Matmul"),
-             "floordiv": (ops.floor_divide, "FloorDivide"), "mod": (ops.mod, "Mod")}
-    for name, (fn, op_name) in pairs.items():
-        setattr(KerasTensor, f"__{name}__", binary(fn, op_name))
-        setattr(KerasTensor, f"__r{name}__", rbinary(fn, op_name))
-    comparisons = {"lt": (ops.less, "Less"), "le": (ops.less_equal, "LessEqual"),
-                   "gt": (ops.greater, "Greater"), "ge": (ops.greater_equal, "GreaterEqual")}
-    for name, (fn, op_name) in comparisons.items():
-        setattr(KerasTensor, f"__{name}__", binary(fn, op_name))
-    KerasTensor.__neg__ = lambda self: symbolic.symbolic_op(ops.negative, "Negative", (self,), {})
-    KerasTensor.__abs__ = lambda self: symbolic.symbolic_op(ops.absolute, "Absolute", (self,), {})
-    KerasTensor.__getitem__ = lambda self, key: symbolic.symbolic_op(
-        lambda a: a[key], "GetItem", (self,), {})
 
 
 def any_symbolic(*args, **kwargs):
@@ -130,3 +97,31 @@ class Node:
     @property
     def is_input(self):
         return not self.input_tensors
+
+
+def is_keras_tensor(x):
+    """True if `x` is a symbolic KerasTensor (from `keras.Input` or a layer call on one)."""
+    return isinstance(x, KerasTensor)
+
+
+def get_source_inputs(tensor):
+    """The `keras.Input` tensors that `tensor` was computed from (a list).
+
+    Example:
+        >>> x = keras.Input((3,)); y = keras.layers.Dense(2)(x)
+        >>> keras.utils.get_source_inputs(y) == [x]
+        True
+    """
+    history = getattr(tensor, "_keras_history", None)
+    if history is None:
+        return [tensor]
+    layer, node_index, _ = history
+    node = layer._inbound_nodes[node_index]
+    if node.is_input:
+        return [tensor]
+    sources = []
+    for t in node.input_tensors:
+        for source in get_source_inputs(t):
+            if all(source is not s for s in sources):
+                sources.append(source)
+    return sources

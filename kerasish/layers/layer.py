@@ -11,12 +11,15 @@ import inspect
 import threading
 import warnings
 
-from kerasish import dtype_policies
+from kerasish import constraints, dtype_policies, initializers, regularizers
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices
+from kerasish.distribute import distribute_lib
 from kerasish.layers import symbolic
+from kerasish.layers.call_utils import call_signature, get_mask
 from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, any_symbolic
+from kerasish.metrics.metric import Metric
 from kerasish.ops import core
 from kerasish.utils import naming, tree
 
@@ -93,7 +96,6 @@ class Layer:
         self._checked_shape = None  # last input shape that passed input_spec
         self._activity_regularizer = None
         if activity_regularizer is not None:
-            from kerasish import regularizers
             self._activity_regularizer = regularizers.get(activity_regularizer)
         self._initial_weights = kwargs.get("weights")
 
@@ -147,7 +149,6 @@ class Layer:
         Returns:
             Variable.
         """
-        from kerasish import constraints, initializers, regularizers
         dtype = config.standardize_dtype(dtype or self.variable_dtype)
         if initializer is None:
             initializer = "glorot_uniform" if config.is_float_dtype(dtype) else "zeros"
@@ -162,7 +163,6 @@ class Layer:
         variable.path = "/".join(owner + [name])
         variable.regularizer = regularizers.get(regularizer)
         (self._trainable_variables if trainable else self._non_trainable_variables).append(variable)
-        from kerasish.distribute import distribute_lib
         distribute_lib.on_variable_created(variable)
         return variable
 
@@ -314,7 +314,7 @@ class Layer:
     def __call__(self, *args, **kwargs):
         if any_symbolic(*args, **kwargs):
             return symbolic.symbolic_call(self, args, kwargs)
-        sig = _signature(type(self))
+        sig = call_signature(type(self))
         args = tuple(_convert_input(a, self) for a in args) if args else args
         if not args and sig.first in kwargs:
             kwargs[sig.first] = _convert_input(kwargs[sig.first], self)
@@ -327,7 +327,7 @@ class Layer:
             kwargs["training"] = training
         else:
             kwargs.pop("training", None)
-        previous_mask = _get_mask(first)
+        previous_mask = get_mask(first)
         if sig.has_mask and kwargs.get("mask") is None and previous_mask is not None:
             kwargs["mask"] = previous_mask
         if not self.built:
@@ -419,6 +419,8 @@ class Layer:
         """Output shape(s) for given input shape(s), found by a probe run by default."""
         return symbolic.probe_output_shape(self, args, kwargs)
 
+    compute_output_shape._kerasish_base = True
+
     def compute_output_spec(self, *args, **kwargs):
         """Output KerasTensor(s) for symbolic inputs."""
         return symbolic.output_spec(self, args, kwargs)
@@ -451,7 +453,6 @@ class Layer:
         values (str, int, float, bool, None, and lists/dicts of them);
         otherwise, as in Keras, it raises NotImplementedError.
         """
-        from kerasish.saving import serialization
         config = {"name": self.name}
         if _uses_default(type(self), "get_config") and \
                 type(self).__module__.split(".")[0] != "kerasish":
@@ -460,9 +461,8 @@ class Layer:
             if "name" not in params and not any(p.kind == p.VAR_KEYWORD for p in params.values()):
                 config.pop("name", None)
         config["trainable"] = self.trainable
-        config["dtype"] = serialization.serialize_dtype_policy(self._dtype_policy)
+        config["dtype"] = dtype_policies.serialize(self._dtype_policy)
         if self._activity_regularizer is not None:
-            from kerasish import regularizers
             config["activity_regularizer"] = regularizers.serialize(self._activity_regularizer)
         return config
 
@@ -533,28 +533,6 @@ def _marking_built(build):
     return wrapper
 
 
-class _Signature:
-    def __init__(self, cls):
-        params = inspect.signature(cls.call).parameters
-        names = [p for p in params if p != "self"]
-        self.first = names[0] if names else None
-        self.has_training = "training" in params or any(
-            p.kind == p.VAR_KEYWORD for p in params.values())
-        self.has_mask = "mask" in params
-        default = params["training"].default if "training" in params else None
-        self.training_default = None if default is inspect.Parameter.empty else default
-
-
-_signatures = {}
-
-
-def _signature(cls):
-    sig = _signatures.get(cls)
-    if sig is None:
-        sig = _signatures[cls] = _Signature(cls)
-    return sig
-
-
 def _uses_default(cls, method):
     """True when `cls.method` is a kerasish base default (not user-overridden)."""
     return getattr(getattr(cls, method), "_kerasish_default", False)
@@ -616,15 +594,6 @@ def _convert_input(x, layer):
     return x
 
 
-def _get_mask(x):
-    if isinstance(x, Tensor):
-        return x._keras_mask
-    if isinstance(x, (list, tuple)):
-        masks = [_get_mask(v) for v in x]
-        return masks if any(m is not None for m in masks) else None
-    return None
-
-
 def _scan(layer):
     """(sublayers, variables, metrics) assigned as attributes, lists and dicts included.
 
@@ -676,7 +645,6 @@ _KINDS = {}  # class -> 0 (Layer), 1 (Variable), 2 (Metric), or one of the marke
 
 def _kind(value):
     """What `_scan` does with values of this class (cached per class: one dict lookup)."""
-    from kerasish.metrics.metric import Metric
     if isinstance(value, Layer):
         kind = 0
     elif isinstance(value, Variable):

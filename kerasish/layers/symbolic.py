@@ -6,12 +6,12 @@ mode with every unknown (None) size set to 2, then to 3; output sizes that
 follow the probe size are unknown (None) in the result. This lets any
 custom layer join a functional model without writing shape logic.
 """
-import functools
-
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
+from kerasish.layers.call_utils import call_signature, get_mask
+from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, Node, any_symbolic
 from kerasish.ops import core
 from kerasish.utils import tree
@@ -23,7 +23,6 @@ def symbolic_call(layer, args, kwargs):
     """Builds `layer` from symbolic shapes, infers outputs, records a Node."""
     first = args[0] if args else next(iter(kwargs.values()))
     if layer.input_spec is not None and isinstance(first, (KerasTensor, list, tuple)):
-        from kerasish.layers.input_spec import assert_input_compatibility
         assert_input_compatibility(layer.input_spec, first, layer.name)
     if not layer.built:
         shapes = tree.map_structure(
@@ -40,8 +39,7 @@ def _with_mask_argument(layer, args, kwargs):
     """As Keras: a layer whose `call` takes `mask` gets its only tensor argument's
     symbolic mask, which then is a graph input of the call (`Connected to`).
     Only masks produced by recorded ops qualify (others flow at run time)."""
-    from kerasish.layers.layer import _signature
-    if not _signature(type(layer)).has_mask or kwargs.get("mask") is not None:
+    if not call_signature(type(layer)).has_mask or kwargs.get("mask") is not None:
         return kwargs
     tensor_args = [a for a in args if any(isinstance(t, KerasTensor) for t in tree.flatten(a))]
     tensor_kwargs = [v for k, v in kwargs.items()
@@ -53,81 +51,6 @@ def _with_mask_argument(layer, args, kwargs):
     if not flat or not all(m._keras_history is not None for m in flat):
         return kwargs
     return {**kwargs, "mask": mask}
-
-
-# keras.ops on KerasTensors -----------------------------------------------------
-_NOT_SYMBOLIC = {"convert_to_numpy", "convert_to_tensor", "is_tensor", "dtype", "cond",
-                 "while_loop", "fori_loop", "scan", "map", "vectorized_map",
-                 "associative_scan", "switch", "custom_gradient"}
-_STATIC = {"shape": lambda x: tuple(x.shape), "ndim": lambda x: len(x.shape)}
-
-
-def op_class_name(function_name):
-    """Keras's operation class for an op function: "not_equal" -> "NotEqual"."""
-    return "".join(part[:1].upper() + part[1:] for part in function_name.split("_"))
-
-
-def symbolic_dispatch(fn, name=None):
-    """Wraps an op so that KerasTensor arguments record a graph op instead of failing.
-
-    Called on KerasTensors (anywhere in its arguments), `ops.sum(x, axis=1)`
-    returns a KerasTensor produced by a `Sum` op node, as in Keras; on real
-    tensors the op runs unchanged.
-    """
-    name = name or fn.__name__
-    if name in _STATIC:
-        static = _STATIC[name]
-
-        @functools.wraps(fn)
-        def static_wrapper(x, *args, **kwargs):
-            return static(x) if isinstance(x, KerasTensor) else fn(x, *args, **kwargs)
-        static_wrapper._kerasish_symbolic = True
-        return static_wrapper
-    op_name = op_class_name(getattr(fn, "__name__", name))
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        for a in args:  # fast path: one type check per argument
-            cls = a.__class__
-            if cls is KerasTensor or (cls in _CONTAINERS and _nested_symbolic(a)):
-                return symbolic_op(fn, op_name, args, kwargs)
-        if kwargs:
-            for a in kwargs.values():
-                cls = a.__class__
-                if cls is KerasTensor or (cls in _CONTAINERS and _nested_symbolic(a)):
-                    return symbolic_op(fn, op_name, args, kwargs)
-        return fn(*args, **kwargs)
-    wrapper._kerasish_symbolic = True
-    return wrapper
-
-
-_CONTAINERS = (list, tuple, dict)
-
-
-def _nested_symbolic(value):
-    return any(isinstance(leaf, KerasTensor) for leaf in tree.flatten(value))
-
-
-def symbolic_op(fn, op_name, args, kwargs):
-    """Records `fn(*args, **kwargs)` on KerasTensors as an op node; returns its outputs."""
-    from kerasish.layers.core.lambda_layer import SymbolicOp
-    fn = getattr(fn, "__wrapped__", fn)
-    names = [k for k, v in kwargs.items() if any(isinstance(t, KerasTensor) for t in tree.flatten(v))]
-    fixed = {k: v for k, v in kwargs.items() if k not in names}
-    op = SymbolicOp.for_op(op_name, fn)(fn, fixed, tensor_kwarg_names=names)
-    return op(*args, *[kwargs[k] for k in names])
-
-
-def install_symbolic_dispatch(module):
-    """Makes every public tensor function of `module` (e.g. `kerasish.ops`) accept
-    KerasTensors as `symbolic_dispatch` describes; idempotent."""
-    import inspect
-    for name in dir(module):
-        fn = getattr(module, name)
-        if name.startswith("_") or name in _NOT_SYMBOLIC or not inspect.isfunction(fn) \
-                or getattr(fn, "_kerasish_symbolic", False):
-            continue
-        setattr(module, name, symbolic_dispatch(fn, name))
 
 
 def _mask_of(x):
@@ -192,8 +115,7 @@ _NO_MASK = object()
 
 
 def _get_concrete_mask(x):
-    from kerasish.layers.layer import _get_mask
-    return _get_mask(x)
+    return get_mask(x)
 
 
 def _shape_of(x):
@@ -226,8 +148,8 @@ def _is_shape(value):
 
 
 def _defines(layer, method):
-    from kerasish.layers.layer import Layer
-    return getattr(type(layer), method) is not getattr(Layer, method)
+    """True when `layer`'s class has its own `method` (Layer's are marked `_kerasish_base`)."""
+    return not getattr(getattr(type(layer), method), "_kerasish_base", False)
 
 
 def _tensor_kwargs(kwargs):

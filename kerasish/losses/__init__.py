@@ -3,8 +3,6 @@
     loss = keras.losses.get("sparse_categorical_crossentropy")   # the function
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 """
-import inspect
-
 from kerasish.losses.hinge import (CategoricalHinge, Hinge, SquaredHinge,
                                    categorical_hinge, hinge, squared_hinge)
 from kerasish.losses.loss import Loss, LossFunctionWrapper
@@ -22,6 +20,7 @@ from kerasish.losses.regression import (
     mean_absolute_error, mean_absolute_percentage_error, mean_squared_error,
     mean_squared_logarithmic_error)
 from kerasish.losses.segmentation import Dice, Tversky, dice, tversky
+from kerasish.utils import registry
 
 ALL_OBJECTS = (
     Loss, LossFunctionWrapper,
@@ -50,6 +49,9 @@ ALL_OBJECTS_DICT.update({
 
 AUTO_CROSSENTROPY = ("crossentropy", "ce")
 
+_CATALOG = registry.LossCatalog("loss", ALL_OBJECTS_DICT)
+registry.REGISTRY.add_namespace("losses", globals(), _CATALOG)
+
 
 def serialize(loss):
     """Returns the config of a `Loss` instance (or the name of a loss function).
@@ -64,8 +66,7 @@ def serialize(loss):
         >>> keras.losses.serialize(keras.losses.Huber())["class_name"]
         'Huber'
     """
-    from kerasish.saving import serialization
-    return serialization.serialize_keras_object(loss)
+    return _CATALOG.serialize(loss)
 
 
 def deserialize(name, custom_objects=None):
@@ -82,17 +83,7 @@ def deserialize(name, custom_objects=None):
         >>> keras.losses.deserialize({"class_name": "Huber", "config": {"delta": 2.0}}).delta
         2.0
     """
-    from kerasish.saving import serialization
-    if isinstance(name, dict) and name.get("class_name") == "function":
-        name = name["config"]
-    return serialization.deserialize_keras_object(
-        name, custom_objects=custom_objects, module_objects=ALL_OBJECTS_DICT)
-
-
-def _unknown(identifier):
-    valid = ", ".join(sorted(ALL_OBJECTS_DICT))
-    return ValueError(f"Could not interpret loss identifier: {identifier!r}. "
-                      f"Valid names are: {valid}.")
+    return _CATALOG.deserialize(name, custom_objects)
 
 
 def get(identifier):
@@ -115,19 +106,7 @@ def get(identifier):
         >>> keras.losses.get("mse") is keras.losses.mean_squared_error
         True
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = ALL_OBJECTS_DICT.get(identifier)
-        if obj is None:
-            raise _unknown(identifier)
-    else:
-        obj = identifier
-    if not callable(obj):
-        raise _unknown(identifier)
-    return obj() if inspect.isclass(obj) else obj
+    return _CATALOG.get(identifier)
 
 
 def crossentropy_kind(y_true_shape, y_pred_shape):

@@ -14,7 +14,7 @@ import math
 from kerasish import dtype_policies
 from kerasish.backend import config as backend_config
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
-from kerasish.utils import naming, tree
+from kerasish.utils import naming, registry, tree
 
 REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", "none", None)
 
@@ -279,10 +279,9 @@ class LossFunctionWrapper(Loss):
 
     def get_config(self):
         """Base config plus the serialized `fn` and its keyword arguments."""
-        from kerasish.saving import serialization
         config = super().get_config()
-        config["fn"] = serialization.serialize_keras_object(self.fn)
-        config.update(serialization.serialize_keras_object(self._fn_kwargs))
+        config["fn"] = registry.serialize_keras_object(self.fn)
+        config.update(registry.serialize_keras_object(self._fn_kwargs))
         return config
 
     @classmethod
@@ -290,8 +289,7 @@ class LossFunctionWrapper(Loss):
         """Rebuilds the wrapper, resolving `fn` by name among the losses."""
         config = dict(config)
         if isinstance(config.get("fn"), (str, dict)):
-            from kerasish import losses
-            config["fn"] = losses.deserialize(config["fn"])
+            config["fn"] = registry.REGISTRY.catalog("losses").deserialize(config["fn"])
         return cls(**config)
 
     def __repr__(self):

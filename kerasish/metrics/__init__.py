@@ -3,8 +3,6 @@
     m = keras.metrics.get("auc")            # an AUC() instance
     keras.metrics.binary_accuracy(y, p)     # a per-sample function
 """
-import inspect
-
 from kerasish.losses import crossentropy_kind
 from kerasish.losses.hinge import categorical_hinge, hinge, squared_hinge
 from kerasish.losses.probabilistic import (binary_crossentropy,
@@ -41,6 +39,7 @@ from kerasish.metrics.regression_metrics import (
     CosineSimilarity, LogCoshError, MeanAbsoluteError,
     MeanAbsolutePercentageError, MeanSquaredError, MeanSquaredLogarithmicError,
     R2Score, RootMeanSquaredError)
+from kerasish.utils import registry
 from kerasish.utils.naming import to_snake_case
 
 ALL_OBJECTS = (
@@ -79,6 +78,10 @@ _FUNCTIONS = (
 _ACCURACY_CLASSES = {"binary": BinaryAccuracy, "sparse_categorical": SparseCategoricalAccuracy,
                      "categorical": CategoricalAccuracy}
 
+_CATALOG = registry.LossCatalog("metric", ALL_OBJECTS_DICT,
+                                extra_objects={fn.__name__: fn for fn in _FUNCTIONS})
+registry.REGISTRY.add_namespace("metrics", globals(), _CATALOG)
+
 
 def serialize(metric):
     """Returns the config of a `Metric` instance (or the name of a metric function).
@@ -93,8 +96,7 @@ def serialize(metric):
         >>> keras.metrics.serialize(keras.metrics.AUC())["class_name"]
         'AUC'
     """
-    from kerasish.saving import serialization
-    return serialization.serialize_keras_object(metric)
+    return _CATALOG.serialize(metric)
 
 
 def deserialize(config, custom_objects=None):
@@ -111,19 +113,7 @@ def deserialize(config, custom_objects=None):
         >>> keras.metrics.deserialize({"class_name": "AUC", "config": {"curve": "PR"}}).curve
         'PR'
     """
-    from kerasish.saving import serialization
-    if isinstance(config, dict) and config.get("class_name") == "function":
-        config = config["config"]
-    objects = dict(ALL_OBJECTS_DICT)
-    objects.update({fn.__name__: fn for fn in _FUNCTIONS})
-    return serialization.deserialize_keras_object(
-        config, custom_objects=custom_objects, module_objects=objects)
-
-
-def _unknown(identifier):
-    valid = ", ".join(sorted(ALL_OBJECTS_DICT))
-    return ValueError(f"Could not interpret metric identifier: {identifier!r}. "
-                      f"Valid names are: {valid}.")
+    return _CATALOG.deserialize(config, custom_objects)
 
 
 def get(identifier):
@@ -147,19 +137,7 @@ def get(identifier):
         >>> keras.metrics.get("mae").name
         'mean_absolute_error'
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = ALL_OBJECTS_DICT.get(identifier)
-        if obj is None:
-            raise _unknown(identifier)
-    else:
-        obj = identifier
-    if not callable(obj):
-        raise _unknown(identifier)
-    return obj() if inspect.isclass(obj) else obj
+    return _CATALOG.get(identifier)
 
 
 def _shape_of(x):

@@ -5,6 +5,7 @@ reports them with `result()` (a Tensor, still on the device) and starts over
 with `reset_state()`. Its state lives in `kerasish.Variable`s made by
 `add_variable`, listed by `metric.variables` (saving reads them).
 """
+from kerasish import initializers
 from kerasish.autodiff.tensor import Variable
 from kerasish.backend import config
 from kerasish.ops import creation
@@ -19,7 +20,6 @@ def _initial_value(initializer, shape, dtype):
         return creation.ones(shape, dtype=dtype)
     if callable(initializer):
         return initializer(tuple(shape), dtype=dtype)
-    from kerasish import initializers
     return initializers.get(initializer)(tuple(shape), dtype=dtype)
 
 

@@ -1,7 +1,9 @@
 """Reduction metrics: `Sum`, `Mean`, and `MeanMetricWrapper` (the mean of a function)."""
+from kerasish import losses
 from kerasish.losses import loss as loss_utils
 from kerasish.metrics.metric import Metric
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
+from kerasish.utils import registry
 
 
 def reduce_to_samplewise_values(values, sample_weight, reduce_fn, dtype):
@@ -119,7 +121,6 @@ class Mean(Metric):
 
 
 def _is_loss(fn):
-    from kerasish import losses
     return fn in losses.ALL_OBJECTS or type(fn) in losses.ALL_OBJECTS
 
 
@@ -167,10 +168,9 @@ class MeanMetricWrapper(Mean):
 
     def get_config(self):
         """Name, dtype, the serialized `fn` and its keyword arguments."""
-        from kerasish.saving import serialization
         config = super().get_config()
-        config["fn"] = serialization.serialize_keras_object(self._fn)
-        config.update(serialization.serialize_keras_object(self._fn_kwargs))
+        config["fn"] = registry.serialize_keras_object(self._fn)
+        config.update(registry.serialize_keras_object(self._fn_kwargs))
         return config
 
     @classmethod
@@ -178,6 +178,6 @@ class MeanMetricWrapper(Mean):
         """Rebuilds the wrapper, resolving `fn` by name among the losses and metrics."""
         config_dict = dict(config_dict)
         if isinstance(config_dict.get("fn"), (str, dict)):
-            from kerasish import metrics
-            config_dict["fn"] = metrics.deserialize(config_dict["fn"])
+            config_dict["fn"] = registry.REGISTRY.catalog("metrics").deserialize(
+                config_dict["fn"])
         return cls(**config_dict)

@@ -1,14 +1,17 @@
 """Models: Model (subclassing and functional), Sequential, load/save/clone helpers."""
 import json
 
+from kerasish.layers.core.input_layer import InputLayer
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.models.functional import Functional
 from kerasish.models.model import Model
 from kerasish.models.sequential import Sequential
+from kerasish.saving import saving_api, serialization
+from kerasish.utils import registry, tree
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """Loads a model saved with `model.save` (`.keras` zip or legacy `.h5`)."""
-    from kerasish.saving import saving_api
     return saving_api.load_model(filepath, custom_objects=custom_objects, compile=compile,
                                  safe_mode=safe_mode)
 
@@ -24,7 +27,6 @@ def model_from_json(json_string, custom_objects=None):
     Example:
         >>> clone = keras.models.model_from_json(model.to_json())
     """
-    from kerasish.saving import serialization
     return serialization.deserialize_keras_object(json.loads(json_string),
                                                   custom_objects=custom_objects)
 
@@ -46,7 +48,6 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
     Example:
         >>> twin = keras.models.clone_model(model)   # same layers, new weights
     """
-    from kerasish.layers.core.input_layer import InputLayer
     clone_function = clone_function or (lambda layer: layer.__class__.from_config(
         layer.get_config()))
     if isinstance(model, Sequential):
@@ -66,9 +67,6 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
 
 
 def _clone_functional(model, input_tensors, clone_function):
-    from kerasish.layers.core.input_layer import InputLayer
-    from kerasish.layers.keras_tensor import KerasTensor
-    from kerasish.utils import tree
     if input_tensors is not None:
         new_inputs = tree.flatten(input_tensors)
     else:
@@ -103,3 +101,5 @@ def _clone_functional(model, input_tensors, clone_function):
 
 __all__ = ["Functional", "Model", "Sequential", "clone_model", "load_model", "model_from_json",
            "save_model"]
+
+registry.REGISTRY.add_namespace("models", globals())

@@ -1,9 +1,12 @@
 """Functional: a model defined by a graph of layer calls on KerasTensors."""
+from kerasish.layers import symbolic
 from kerasish.layers.core.input_layer import InputLayer
+from kerasish.layers.core.lambda_layer import SymbolicOp
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.models.model import Model
-from kerasish.ops import core
-from kerasish.utils import tree
+from kerasish.ops import core, manipulation
+from kerasish.saving import functional_config
+from kerasish.utils import naming, tree
 
 
 class Functional(Model):
@@ -22,6 +25,8 @@ class Functional(Model):
         >>> x = keras.layers.Concatenate()([keras.layers.Dense(4)(a), b])
         >>> model = keras.Model([a, b], keras.layers.Dense(1)(x))
     """
+
+    _saves_layers_as_list = True   # the `.keras` format stores its layers as a "layers" list
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         super().__init__(name=name or _functional_name(type(self)), trainable=trainable, **kwargs)
@@ -117,16 +122,13 @@ class Functional(Model):
         return [_adapt(x, kt) for x, kt in zip(flat, self._inputs)]
 
     def compute_output_spec(self, *args, **kwargs):
-        from kerasish.layers import symbolic
         return symbolic.output_spec(self, args, kwargs)
 
     def get_config(self):
-        from kerasish.saving import functional_config
         return functional_config.get_functional_config(self)
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from kerasish.saving import functional_config
         config, custom_objects = _with_op_classes(config, custom_objects)
         return functional_config.functional_from_config(cls, config, custom_objects)
 
@@ -136,7 +138,6 @@ def _with_op_classes(config, custom_objects):
     "class_name": "NotEqual", ...}`, as Keras writes a mask or `x + 1`) to
     kerasish op nodes, without confusing them with layers of the same class name
     (the `Add` op vs the `Add` layer)."""
-    from kerasish.layers.core.lambda_layer import SymbolicOp
     entries, objects = [], dict(custom_objects or {})
     for entry in config.get("layers", []):
         module = entry.get("module") or ""
@@ -157,7 +158,6 @@ def _adapt(x, kt):
     x = core.convert_to_tensor(x)
     if x.dtype != kt.dtype and (x._value.dtype.kind != "f" or not kt.dtype.startswith("float")):
         x = core.cast(x, kt.dtype)
-    from kerasish.ops import manipulation
     if x.ndim == len(kt.shape) - 1 and kt.shape[-1] == 1:
         x = manipulation.expand_dims(x, -1)
     elif x.ndim == len(kt.shape) + 1 and x.shape[-1] == 1:
@@ -167,7 +167,6 @@ def _adapt(x, kt):
 
 def _functional_name(cls):
     """"functional", "functional_1", ... (or the subclass's own snake-case name)."""
-    from kerasish.utils import naming
     return naming.auto_name(cls.__name__)
 
 

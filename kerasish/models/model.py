@@ -3,8 +3,16 @@
 `keras.Model(inputs, outputs)` returns a `Functional`; subclasses of
 `Model` define `call` and track layers assigned as attributes.
 """
-from kerasish.layers.layer import Layer
+import inspect
+import json
+
+import numpy as np
+
+from kerasish.layers.layer import Layer, warn_not_built
+from kerasish.models import summary
+from kerasish.saving import functional_config, saving_api
 from kerasish.trainers.trainer import Trainer
+from kerasish.utils.registry import REGISTRY
 
 
 class Model(Trainer, Layer):
@@ -22,8 +30,8 @@ class Model(Trainer, Layer):
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
-            from kerasish.models.functional import Functional
-            return Functional.__new__(Functional, *args, **kwargs)
+            functional = _functional_class()
+            return functional.__new__(functional, *args, **kwargs)
         obj = super().__new__(cls, *args, **kwargs)
         # Keras's Model.__new__ records no constructor arguments: a subclassed model's
         # auto-config holds only its defaults (or cannot be made when some are required).
@@ -34,9 +42,8 @@ class Model(Trainer, Layer):
         if _functional_init_arguments(args, kwargs):
             # A subclass called as `CustomModel(inputs, outputs)`: as Keras does, make the
             # class a Functional subclass and build the graph (custom train_step etc. kept).
-            from kerasish.models.functional import Functional
             _inject_functional_model_class(type(self))
-            Functional.__init__(self, *args, **kwargs)
+            _functional_class().__init__(self, *args, **kwargs)
             return
         if args:
             raise TypeError(
@@ -87,7 +94,6 @@ class Model(Trainer, Layer):
         As in Keras 3, a subclass without `build()` is not traced: its layers
         build on the first call on data (a warning says so).
         """
-        from kerasish.layers.layer import warn_not_built
         if any(not layer.built for layer in self._flatten_layers(include_self=False)):
             warn_not_built(self)
         self.built = True
@@ -106,7 +112,6 @@ class Model(Trainer, Layer):
             show_trainable: add a Trainable column.
             layer_range: (first, last) layer names to show.
         """
-        from kerasish.models import summary
         summary.print_model_summary(self, line_length=line_length, positions=positions,
                                     print_fn=print_fn, expand_nested=expand_nested,
                                     show_trainable=show_trainable, layer_range=layer_range)
@@ -114,38 +119,30 @@ class Model(Trainer, Layer):
     # Saving: delegated to kerasish.saving --------------------------------
     def save_weights(self, filepath, overwrite=True, max_shard_size=None):
         """Saves all weights to a `.weights.h5` file in Keras 3's layout."""
-        from kerasish.saving import saving_api
         return saving_api.save_weights(self, filepath, overwrite=overwrite,
                                        max_shard_size=max_shard_size)
 
     def load_weights(self, filepath, skip_mismatch=False, **kwargs):
         """Loads weights from `.weights.h5`, `.keras` or legacy `.h5` files."""
-        from kerasish.saving import saving_api
         return saving_api.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
 
     def save(self, filepath, overwrite=True, zipped=None, **kwargs):
         """Saves the whole model (config, weights, optimizer) to `.keras` or `.h5`."""
-        from kerasish.saving import saving_api
         return saving_api.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
     def to_json(self, **kwargs):
         """The model's serialized config (as in a `.keras` file's config.json) as a JSON
         string; `json.dumps` keyword arguments are accepted."""
-        import json
-
-        from kerasish.saving import saving_api
         return json.dumps(saving_api.model_config(self), default=_json_default, **kwargs)
 
     def get_compile_config(self):
         """The serialized `compile()` arguments, or None when not compiled (as Keras)."""
         if not self.compiled:
             return None
-        from kerasish.saving import saving_api
         return saving_api._compile_config(self)
 
     def compile_from_config(self, config):
         """Compiles the model from `get_compile_config()`'s output."""
-        from kerasish.saving import saving_api
         saving_api._compile_from_config(self, config, None)
 
     def get_config(self):
@@ -159,15 +156,13 @@ class Model(Trainer, Layer):
         """Rebuilds a model: a functional config (`layers`, `input_layers`, ...) is
         revived as a functional graph when `cls` can take `(inputs, outputs)`;
         any other config goes to the constructor, as Keras does."""
-        import inspect
-        from kerasish.models.functional import Functional
+        functional = _functional_class()
         functional_keys = ("name", "layers", "input_layers", "output_layers")
         if all(k in config for k in functional_keys):
             spec = inspect.getfullargspec(cls.__init__)
-            functional_args = inspect.getfullargspec(Functional.__init__).args[1:]
-            if cls in (Model, Functional) or spec.args[1:] == functional_args or \
+            functional_args = inspect.getfullargspec(functional.__init__).args[1:]
+            if cls in (Model, functional) or spec.args[1:] == functional_args or \
                     (spec.varargs == "args" and spec.varkw == "kwargs"):
-                from kerasish.saving import functional_config
                 return functional_config.functional_from_config(cls, config, custom_objects)
         config = {k: v for k, v in config.items() if k not in ("trainable", "dtype")}
         try:
@@ -191,10 +186,10 @@ def _functional_init_arguments(args, kwargs):
 
 def _inject_functional_model_class(cls):
     """Puts `Functional` in place of `Model` in `cls`'s bases (Keras's trick)."""
-    from kerasish.models.functional import Functional
+    functional = _functional_class()
     if cls is Model:
-        return Functional
-    if cls is object or issubclass(cls, Functional) or not issubclass(cls, Model):
+        return functional
+    if cls is object or issubclass(cls, functional) or not issubclass(cls, Model):
         return cls
     cls.__bases__ = tuple(_inject_functional_model_class(base) for base in cls.__bases__)
     return cls
@@ -202,7 +197,12 @@ def _inject_functional_model_class(cls):
 
 def _json_default(value):
     """Tuples are lists in JSON already; numpy scalars become Python numbers."""
-    import numpy as np
     if isinstance(value, np.generic):
         return value.item()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _functional_class():
+    """`Functional`: a subclass of `Model` (defined on top of it, in functional.py), found
+    by name in the registry."""
+    return REGISTRY.lookup_public("models", "Functional")

@@ -1,8 +1,10 @@
 """Sequential: a plain stack of layers, each with one input and one output."""
+from kerasish.layers import symbolic
 from kerasish.layers.core.input_layer import InputLayer
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer, _context
 from kerasish.models.model import Model
+from kerasish.saving import serialization
 from kerasish.utils import naming
 
 
@@ -21,6 +23,8 @@ class Sequential(Model):
         >>> model = keras.Sequential([keras.Input(shape=(784,)),
         ...                           keras.layers.Dense(10, activation="softmax")])
     """
+
+    _saves_layers_as_list = True   # the `.keras` format stores its layers as a "layers" list
 
     def __init__(self, layers=None, trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name or naming.auto_name("Sequential"), **kwargs)
@@ -163,11 +167,9 @@ class Sequential(Model):
         return self._graph_outputs.shape
 
     def compute_output_spec(self, *args, **kwargs):
-        from kerasish.layers import symbolic
         return symbolic.output_spec(self, args, kwargs)
 
     def get_config(self):
-        from kerasish.saving import serialization
         layers = [serialization.serialize_keras_object(l) for l in self._stack]
         for entry, layer in zip(layers, self._stack):
             build = layer.get_build_config() if not isinstance(layer, InputLayer) else None
@@ -182,7 +184,6 @@ class Sequential(Model):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from kerasish.saving import serialization
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
         for entry in config["layers"]:
             layer = serialization.deserialize_keras_object(entry, custom_objects=custom_objects)

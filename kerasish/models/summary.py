@@ -5,19 +5,18 @@ The drawing itself is `kerasish.utils.summary_utils.render_summary`.
 import math
 
 from kerasish.backend import config
+from kerasish.layers import symbolic
 from kerasish.layers.core.input_layer import InputLayer
 from kerasish.utils import summary_utils, tree
+from kerasish.utils.registry import REGISTRY
 
 
 def print_model_summary(model, line_length=None, positions=None, print_fn=None,
                         expand_nested=False, show_trainable=False, layer_range=None):
     """Prints (or passes to `print_fn`) the summary table of `model`."""
-    from kerasish.models.functional import Functional
-    from kerasish.models.sequential import Sequential
-    layers = model.layers
-    if isinstance(model, Functional) and not isinstance(model, Sequential):
-        layers = model._functional_layers
-    sequential_like = not isinstance(model, Functional) or _is_chain(model)
+    graph = _is_graph(model)
+    layers = model._functional_layers if graph else model.layers
+    sequential_like = not graph or _is_chain(model)
     rows = []
     for layer in _select(layers, layer_range):
         rows.extend(_rows(model, layer, 0, sequential_like, expand_nested))
@@ -68,8 +67,18 @@ def _output_shape(layer):
     return "?"
 
 
+def _is_graph(model):
+    """A functional model (a graph of layers), not a Sequential stack nor a subclass.
+
+    `Functional` and `Sequential` are defined on top of `Model`, which
+    imports this module: they are found by name in the registry.
+    """
+    functional = REGISTRY.lookup_public("models", "Functional")
+    sequential = REGISTRY.lookup_public("models", "Sequential")
+    return isinstance(model, functional) and not isinstance(model, sequential)
+
+
 def _shape_is_known(layer):
-    from kerasish.layers import symbolic
     return hasattr(type(layer), "output_shape") and getattr(layer, "built", False) \
         or symbolic._defines(layer, "compute_output_shape") \
         or getattr(type(layer), "_output_shape_known", False)

@@ -18,10 +18,15 @@ from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rmsprop import RMSprop
 from kerasish.optimizers.sgd import SGD
+from kerasish.utils import registry
 
 ALL_OBJECTS = (Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Lamb, Lion, Nadam, RMSprop,
                SGD)
 ALL_OBJECTS_DICT = {cls.__name__.lower(): cls for cls in ALL_OBJECTS}
+
+_CATALOG = registry.OptimizerCatalog("optimizer", ALL_OBJECTS_DICT, base=BaseOptimizer,
+                                     module="keras.optimizers", label="an Optimizer")
+registry.REGISTRY.add_namespace("optimizers", globals(), _CATALOG)
 
 
 def serialize(optimizer):
@@ -37,16 +42,7 @@ def serialize(optimizer):
         >>> keras.optimizers.serialize(keras.optimizers.SGD())["class_name"]
         'SGD'
     """
-    if not isinstance(optimizer, BaseOptimizer):
-        raise ValueError(f"`serialize` expects an Optimizer instance. Received: {optimizer!r}")
-    cls = type(optimizer)
-    builtin = cls in ALL_OBJECTS
-    return {
-        "module": "keras.optimizers" if builtin else cls.__module__,
-        "class_name": cls.__name__,
-        "config": optimizer.get_config(),
-        "registered_name": None if builtin else cls.__name__,
-    }
+    return _CATALOG.serialize(optimizer)
 
 
 def deserialize(config, custom_objects=None):
@@ -65,26 +61,7 @@ def deserialize(config, custom_objects=None):
         >>> keras.optimizers.deserialize({"class_name": "sgd", "config": {}}).name
         'sgd'
     """
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(
-            "Could not interpret optimizer config: expected a dict with 'class_name' "
-            f"and 'config'. Received: {config!r}"
-        )
-    custom = dict(custom_objects or {})
-    names = [config.get("registered_name"), config["class_name"]]
-    cls = next((custom[n] for n in names if n in custom), None)
-    if cls is None:
-        cls = ALL_OBJECTS_DICT.get(str(config["class_name"]).lower())
-    if cls is None:
-        raise ValueError(
-            f"Could not interpret optimizer identifier: {config['class_name']!r}. "
-            f"Valid names: {sorted(ALL_OBJECTS_DICT)}. Pass custom optimizers with "
-            "`custom_objects`."
-        )
-    settings = dict(config.get("config") or {})
-    if custom_objects:
-        return cls.from_config(settings, custom_objects=custom_objects)
-    return cls.from_config(settings)
+    return _CATALOG.deserialize(config, custom_objects)
 
 
 def get(identifier):
@@ -102,13 +79,7 @@ def get(identifier):
         >>> type(keras.optimizers.get("RMSprop")).__name__
         'RMSprop'
     """
-    if identifier is None or isinstance(identifier, BaseOptimizer):
-        return identifier
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        return deserialize({"class_name": identifier, "config": {}})
-    raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
+    return _CATALOG.get(identifier)
 
 
 __all__ = [

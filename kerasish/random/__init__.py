@@ -12,7 +12,8 @@ import numpy as np
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, devices as _dev
-from kerasish.ops import core
+from kerasish.ops import core, manipulation
+from kerasish.utils import registry
 
 
 class SeedGenerator:
@@ -138,7 +139,6 @@ def shuffle(x, axis=0, seed=None):
     x = core.convert_to_tensor(x)
     dev, gen = _generator(seed)
     perm = gen.permutation(x.shape[axis])
-    from kerasish.ops import manipulation
     return manipulation.take(x, perm, axis=axis)
 
 
@@ -222,5 +222,19 @@ def set_seed(seed):
     _dev.set_global_seed(seed)
 
 
+def set_random_seed(seed):
+    """Seeds Python's `random`, numpy and every kerasish device generator.
+
+    Args:
+        seed: an int.
+
+    Example:
+        >>> keras.utils.set_random_seed(42)
+    """
+    set_seed(int(seed))
+
+
 __all__ = ["SeedGenerator", "beta", "binomial", "categorical", "dropout", "gamma",
            "normal", "randint", "set_seed", "shuffle", "truncated_normal", "uniform"]
+
+registry.REGISTRY.add_namespace("random", globals())

@@ -3,13 +3,11 @@
     keras.layers.Dense(8, kernel_regularizer="l2")          # L2(0.01)
     keras.layers.Dense(8, kernel_regularizer=keras.regularizers.L1L2(l1=1e-5, l2=1e-4))
 """
-import inspect
-
 from kerasish.regularizers.regularizers import (L1, L1L2, L2,
                                                 OrthogonalRegularizer,
                                                 Regularizer,
                                                 validate_float_arg)
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 # snake_case aliases, as exported by Keras 3 (each is the class itself)
 l1 = L1
@@ -25,6 +23,9 @@ ALL_OBJECTS_DICT = {
     "orthogonal_regularizer": OrthogonalRegularizer,
 }
 
+_CATALOG = registry.InstanceCatalog("regularizer", ALL_OBJECTS_DICT)
+registry.REGISTRY.add_namespace("regularizers", globals(), _CATALOG)
+
 
 def serialize(regularizer):
     """Returns the Keras 3 config dict of a regularizer.
@@ -39,7 +40,7 @@ def serialize(regularizer):
         >>> keras.regularizers.serialize(keras.regularizers.L2(0.1))["config"]
         {'l2': 0.1}
     """
-    return serialization.serialize_keras_object(regularizer)
+    return _CATALOG.serialize(regularizer)
 
 
 def deserialize(config, custom_objects=None):
@@ -55,18 +56,7 @@ def deserialize(config, custom_objects=None):
     Example:
         >>> keras.regularizers.deserialize({"class_name": "L1", "config": {"l1": 0.1}})
     """
-    return serialization.deserialize_keras_object(
-        config, module_objects=ALL_OBJECTS_DICT, custom_objects=custom_objects)
-
-
-def _lookup(name):
-    found = ALL_OBJECTS_DICT.get(name) or serialization.get_registered_object(name)
-    if found is None:
-        raise ValueError(
-            f"Unknown regularizer identifier: '{name}'. Valid names: "
-            f"{sorted(ALL_OBJECTS_DICT)} (or a registered custom regularizer)."
-        )
-    return found
+    return _CATALOG.deserialize(config, custom_objects)
 
 
 def get(identifier):
@@ -87,22 +77,7 @@ def get(identifier):
         >>> keras.regularizers.get("l2").l2
         0.01
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        obj = deserialize(identifier)
-    elif isinstance(identifier, str):
-        obj = _lookup(identifier)
-    else:
-        obj = identifier
-    if inspect.isclass(obj):
-        return obj()
-    if callable(obj):
-        return obj
-    raise ValueError(
-        "Could not interpret regularizer identifier: expected None, a name, a config "
-        f"dict or a callable. Received: identifier={identifier!r} ({type(identifier).__name__})"
-    )
+    return _CATALOG.get(identifier)
 
 
 __all__ = ["L1", "L1L2", "L2", "OrthogonalRegularizer", "Regularizer", "deserialize",

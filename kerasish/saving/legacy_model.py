@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from kerasish import optimizers
 from kerasish.saving import compat, legacy_h5, serialization
 
 BACKEND = "numpy"
@@ -149,7 +150,6 @@ def deserialize_optimizer(config, custom_objects=None):
     Returns:
         A fresh optimizer.
     """
-    from kerasish import optimizers
     if not isinstance(config, dict):
         return optimizers.get(config)
     cls = serialization.find_class(config, custom_objects)
@@ -165,7 +165,6 @@ def deserialize_optimizer(config, custom_objects=None):
 
 
 def _is_builtin_optimizer(cls):
-    from kerasish import optimizers
     return cls in optimizers.ALL_OBJECTS
 
 

@@ -15,6 +15,9 @@ import zipfile
 
 import h5py
 
+from kerasish.layers import symbolic
+from kerasish.layers.keras_tensor import KerasTensor
+from kerasish.layers.layer import _overrides
 from kerasish.saving import (atomic, compat, file_errors, legacy_h5, legacy_model,
                              saving_lib, serialization)
 
@@ -296,12 +299,9 @@ def _build_for_loading(model, build_config):
     shape = (build_config or {}).get("input_shape")
     if shape is None:
         return
-    from kerasish.layers.layer import _overrides
     if not model.built and _overrides(model, "build"):
         model.build_from_config(build_config)
     if saving_lib.unbuilt_layers(model):
-        from kerasish.layers import symbolic
-        from kerasish.layers.keras_tensor import KerasTensor
         symbolic._probe(model, [_placeholders(shape, KerasTensor, model.compute_dtype)], {})
 
 

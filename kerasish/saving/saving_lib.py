@@ -18,6 +18,8 @@ import warnings
 import h5py
 import numpy as np
 
+from kerasish.autodiff.tensor import Variable
+from kerasish.layers.layer import _SKIP_ATTRS, Layer
 from kerasish.utils.naming import to_snake_case
 
 _SKIP = {"_inbound_nodes", "_functional_layers", "_stack", "_nodes", "_inputs", "_outputs",
@@ -30,7 +32,6 @@ _LEGACY_LAYERS = "_layer_checkpoint_dependencies"   # Keras 2.13-2.15 ".keras" f
 
 
 def _is_saveable(value):
-    from kerasish.layers.layer import Layer
     return isinstance(value, Layer) or _is_optimizer(value)
 
 
@@ -62,8 +63,6 @@ def own_variables(obj):
 
 def _attribute_variables(obj):
     """Variables assigned as attributes (also in lists/dicts), not sublayers' or caches."""
-    from kerasish.autodiff.tensor import Variable
-    from kerasish.layers.layer import _SKIP_ATTRS, Layer
     skip = _SKIP | _SKIP_ATTRS
     stack = [v for k, v in reversed(list(vars(obj).items())) if k not in skip]
     while stack:
@@ -77,9 +76,7 @@ def _attribute_variables(obj):
 
 
 def _children(obj):
-    from kerasish.models.functional import Functional
-    from kerasish.models.sequential import Sequential
-    if isinstance(obj, (Sequential, Functional)):
+    if getattr(type(obj), "_saves_layers_as_list", False):   # Sequential, Functional
         yield "layers", obj.layers
     if _is_optimizer(obj):
         return

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from kerasish.backend import devices
+from kerasish.random import SeedGenerator
 from kerasish.saving import saving_lib
 
 
@@ -88,7 +89,6 @@ def _device_states():
 
 
 def _seed_generators(model):
-    from kerasish.random import SeedGenerator
     for path, obj in saving_lib.walk(model):
         for attr, value in sorted(vars(obj).items()):
             if isinstance(value, SeedGenerator):

@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from kerasish.callbacks import CallbackList
 from kerasish.data import data_adapters
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core
@@ -32,7 +33,6 @@ def _verbose(verbose):
 
 
 def _callbacks(model, callbacks, verbose, epochs, steps, history):
-    from kerasish.callbacks import CallbackList
     if callbacks is not None and not isinstance(callbacks, (list, tuple)):
         callbacks = [callbacks]
     return CallbackList(callbacks, add_history=history, add_progbar=verbose != 0,

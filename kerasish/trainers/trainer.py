@@ -7,6 +7,7 @@ data adapter, drive callbacks and build the logs Keras reports.
 """
 import numpy as np
 
+from kerasish import distribute, metrics as metrics_module, optimizers
 from kerasish.autodiff.tape import GradientTape
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core, elementwise as ew
@@ -36,7 +37,6 @@ class Trainer:
     @property
     def distribute_strategy(self):
         """The strategy the model was created (or compiled) under; the default one if none."""
-        from kerasish import distribute
         return self._distribute_strategy or distribute.get_strategy()
 
     # compile ----------------------------------------------------------------
@@ -60,8 +60,6 @@ class Trainer:
             >>> model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
             ...               metrics=["accuracy"])
         """
-        from kerasish import metrics as metrics_module
-        from kerasish import optimizers
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
         names = self._output_names()

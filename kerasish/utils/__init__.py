@@ -1,88 +1,18 @@
 """`keras.utils`: data helpers, seeding, progress bar, and nested-structure tools.
 
-Names are imported on first use (PEP 562), so `import kerasish` stays light
-and the modules here may depend on the rest of the package.
+This package is the lowest floor (pure-Python helpers every other package
+may use), so its `__init__` imports only modules of that floor. The
+`keras.utils` names whose code lives on higher floors (`PyDataset`,
+`Progbar`, `set_random_seed`, `is_keras_tensor`, `clear_session`,
+`plot_model`, ...) are added to this namespace by `kerasish/__init__.py`, the
+top floor.
 """
-import importlib
-
-_LAZY = {
-    "to_categorical": "kerasish.utils.numerical_utils",
-    "normalize": "kerasish.utils.numerical_utils",
-    "pad_sequences": "kerasish.utils.sequence_utils",
-    "get_file": "kerasish.utils.file_utils",
-    "Progbar": "kerasish.utils.progbar",
-    "PyDataset": "kerasish.data",
-    "unpack_x_y_sample_weight": "kerasish.data.data_adapters",
-    "pack_x_y_sample_weight": "kerasish.data.data_adapters",
-    "register_keras_serializable": "kerasish.saving.serialization",
-    "serialize_keras_object": "kerasish.saving.serialization",
-    "deserialize_keras_object": "kerasish.saving.serialization",
-    "custom_object_scope": "kerasish.saving.serialization",
-    "CustomObjectScope": "kerasish.saving.serialization",
-    "get_custom_objects": "kerasish.saving.serialization",
-    "get_registered_name": "kerasish.saving.serialization",
-    "get_registered_object": "kerasish.saving.serialization",
-    "clear_session": "kerasish.backend",
-    "standardize_dtype": "kerasish.backend",
-    "plot_model": "kerasish.models.model_visualization",
-    "model_to_dot": "kerasish.models.model_visualization",
-    "plot_history": "kerasish.utils.learning_curves",
-    "Config": "kerasish.utils.config",
-    "enable_interactive_logging": "kerasish.backend.switches",
-    "disable_interactive_logging": "kerasish.backend.switches",
-    "is_interactive_logging_enabled": "kerasish.backend.switches",
-}
-_ALIASES = {"Sequence": "PyDataset"}
-
-
-def set_random_seed(seed):
-    """Seeds Python's `random`, numpy and every kerasish device generator.
-
-    Args:
-        seed: an int.
-
-    Example:
-        >>> keras.utils.set_random_seed(42)
-    """
-    from kerasish import random
-    random.set_seed(int(seed))
-
-
-def is_keras_tensor(x):
-    """True if `x` is a symbolic KerasTensor (from `keras.Input` or a layer call on one)."""
-    from kerasish.layers.keras_tensor import KerasTensor
-    return isinstance(x, KerasTensor)
-
-
-def get_source_inputs(tensor):
-    """The `keras.Input` tensors that `tensor` was computed from (a list).
-
-    Example:
-        >>> x = keras.Input((3,)); y = keras.layers.Dense(2)(x)
-        >>> keras.utils.get_source_inputs(y) == [x]
-        True
-    """
-    history = getattr(tensor, "_keras_history", None)
-    if history is None:
-        return [tensor]
-    layer, node_index, _ = history
-    node = layer._inbound_nodes[node_index]
-    if node.is_input:
-        return [tensor]
-    sources = []
-    for t in node.input_tensors:
-        for source in get_source_inputs(t):
-            if all(source is not s for s in sources):
-                sources.append(source)
-    return sources
-
-
-def __getattr__(name):
-    target = _ALIASES.get(name, name)
-    if target in _LAZY:
-        return getattr(importlib.import_module(_LAZY[target]), target)
-    raise AttributeError(f"module 'kerasish.utils' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(list(globals()) + list(_LAZY) + list(_ALIASES))
+from kerasish.utils.config import Config
+from kerasish.utils.file_utils import get_file
+from kerasish.utils.learning_curves import plot_history
+from kerasish.utils.numerical_utils import normalize, to_categorical
+from kerasish.utils.registry import (CustomObjectScope, custom_object_scope,
+                                     deserialize_keras_object, get_custom_objects,
+                                     get_registered_name, get_registered_object,
+                                     register_keras_serializable, serialize_keras_object)
+from kerasish.utils.sequence_utils import pad_sequences

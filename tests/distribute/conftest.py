@@ -1,4 +1,4 @@
-"""Shared set-up of the distribution tests: the optimizer hook, MPI launching."""
+"""Shared set-up of the distribution tests: MPI launching."""
 import sys
 from pathlib import Path
 
@@ -6,10 +6,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import optimizer_hook  # noqa: E402
 from mpi_launch import mpi_missing_reason, run_mpi  # noqa: E402
-
-optimizer_hook.install()
 
 
 @pytest.fixture

@@ -9,12 +9,8 @@ import sys
 
 import numpy as np
 
-import optimizer_hook
-
-optimizer_hook.install()
-
-import kerasish as keras  # noqa: E402
-import scenarios  # noqa: E402
+import kerasish as keras
+import scenarios
 
 
 def equivalence(out_dir):

@@ -6,6 +6,8 @@ cupy to import.
 import cupy
 import cupyx
 
+from kerasish.backend.kernels import numpy_kernels
+
 _sigmoid = cupy.ElementwiseKernel(
     "T x", "T y", "y = x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x))",
     "kerasish_sigmoid")
@@ -228,7 +230,6 @@ def _as_2d(kernel_spatial, strides, dilation):
 
 def conv_im2col(x, kernel_spatial, strides, dilation, out_spatial, groups=1):
     """Convolution patches in one kernel launch (see numpy_kernels.conv_im2col)."""
-    from kerasish.backend.kernels import numpy_kernels
     if len(kernel_spatial) not in (1, 2):
         return numpy_kernels.conv_im2col(x, kernel_spatial, strides, dilation, out_spatial, groups)
     (kh, kw), (sy, sx), (dy, dx) = _as_2d(kernel_spatial, strides, dilation)
@@ -246,7 +247,6 @@ def conv_input_grad(gy, w, padded_shape, kernel_spatial, strides, dilation, grou
     """Input gradient as one cuBLAS GEMM (gy @ W^T) and a col2im kernel that
     gathers, per input element, the columns that read it (no atomics); see
     numpy_kernels.conv_input_grad for the contract."""
-    from kerasish.backend.kernels import numpy_kernels
     nd = len(kernel_spatial)
     if nd not in (1, 2):
         return numpy_kernels.conv_input_grad(gy, w, padded_shape, kernel_spatial, strides,

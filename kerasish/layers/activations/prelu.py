@@ -1,7 +1,7 @@
 """PReLU layer: leaky ReLU with a learned slope."""
 from kerasish import constraints, initializers, ops, regularizers
 from kerasish.layers.layer import Layer
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 class PReLU(Layer):
@@ -44,9 +44,9 @@ class PReLU(Layer):
     def get_config(self):
         config = super().get_config()
         config.update({
-            "alpha_initializer": serialization.serialize_keras_object(self.alpha_initializer),
-            "alpha_regularizer": serialization.serialize_keras_object(self.alpha_regularizer),
-            "alpha_constraint": serialization.serialize_keras_object(self.alpha_constraint),
+            "alpha_initializer": registry.serialize_keras_object(self.alpha_initializer),
+            "alpha_regularizer": registry.serialize_keras_object(self.alpha_regularizer),
+            "alpha_constraint": registry.serialize_keras_object(self.alpha_constraint),
             "shared_axes": self.shared_axes,
         })
         return config

@@ -2,7 +2,7 @@
 from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 class Dense(Layer):
@@ -84,12 +84,12 @@ class Dense(Layer):
             "units": self.units,
             "activation": activations.serialize(self.activation),
             "use_bias": self.use_bias,
-            "kernel_initializer": serialization.serialize_keras_object(self.kernel_initializer),
-            "bias_initializer": serialization.serialize_keras_object(self.bias_initializer),
-            "kernel_regularizer": serialization.serialize_keras_object(self.kernel_regularizer),
-            "bias_regularizer": serialization.serialize_keras_object(self.bias_regularizer),
-            "kernel_constraint": serialization.serialize_keras_object(self.kernel_constraint),
-            "bias_constraint": serialization.serialize_keras_object(self.bias_constraint),
+            "kernel_initializer": registry.serialize_keras_object(self.kernel_initializer),
+            "bias_initializer": registry.serialize_keras_object(self.bias_initializer),
+            "kernel_regularizer": registry.serialize_keras_object(self.kernel_regularizer),
+            "bias_regularizer": registry.serialize_keras_object(self.bias_regularizer),
+            "kernel_constraint": registry.serialize_keras_object(self.kernel_constraint),
+            "bias_constraint": registry.serialize_keras_object(self.bias_constraint),
             "quantization_config": None,
         })
         return config

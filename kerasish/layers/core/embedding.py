@@ -1,7 +1,7 @@
 """Embedding: turns integer indices into dense vectors."""
 from kerasish import constraints, initializers, ops, regularizers
 from kerasish.layers.layer import Layer
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 class Embedding(Layer):
@@ -88,10 +88,10 @@ class Embedding(Layer):
         config = super().get_config()
         config.update({
             "input_dim": self.input_dim, "output_dim": self.output_dim,
-            "embeddings_initializer": serialization.serialize_keras_object(self.embeddings_initializer),
-            "embeddings_regularizer": serialization.serialize_keras_object(self.embeddings_regularizer),
-            "activity_regularizer": serialization.serialize_keras_object(self.activity_regularizer),
-            "embeddings_constraint": serialization.serialize_keras_object(self.embeddings_constraint),
+            "embeddings_initializer": registry.serialize_keras_object(self.embeddings_initializer),
+            "embeddings_regularizer": registry.serialize_keras_object(self.embeddings_regularizer),
+            "activity_regularizer": registry.serialize_keras_object(self.activity_regularizer),
+            "embeddings_constraint": registry.serialize_keras_object(self.embeddings_constraint),
             "mask_zero": self.mask_zero,
             "quantization_config": None,  # Keras 3's key (kerasish does not quantize)
         })

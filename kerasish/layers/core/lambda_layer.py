@@ -1,7 +1,9 @@
 """Lambda: wraps an arbitrary expression as a layer."""
 import inspect
 
+from kerasish import ops
 from kerasish.layers.layer import Layer
+from kerasish.utils import registry
 
 
 class Lambda(Layer):
@@ -63,9 +65,8 @@ class Lambda(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None, safe_mode=None):
-        from kerasish.saving import serialization
         if safe_mode is None:
-            safe_mode = serialization.in_safe_mode()
+            safe_mode = registry.in_safe_mode()
         config = dict(config)
         function = _deserialize_function(config.pop("function"), custom_objects, safe_mode)
         for key in ("output_shape", "mask"):
@@ -178,7 +179,6 @@ def _op_function(op_name):
     """The (unwrapped) kerasish.ops function of a Keras op class name: "NotEqual" -> not_equal."""
     import re
 
-    from kerasish import ops
     name = re.sub(r"(?<!^)(?=[A-Z])", "_", op_name).lower()
     fn = getattr(ops, name, None)
     return getattr(fn, "__wrapped__", fn)

@@ -2,6 +2,7 @@
 import math
 
 from kerasish import ops
+from kerasish.backend import config
 from kerasish.layers.layer import Layer
 
 
@@ -20,7 +21,6 @@ class Flatten(Layer):
 
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
-        from kerasish.backend import config
         self.data_format = (data_format or config.image_data_format()).lower()
         if self.data_format not in ("channels_first", "channels_last"):
             raise ValueError(f"Flatten: unknown data_format {data_format!r}.")

@@ -6,7 +6,7 @@ one mask for every step of a sequence) and the common config keys.
 """
 from kerasish import activations, constraints, initializers, ops, random, regularizers
 from kerasish.layers.layer import Layer
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 class RecurrentCell(Layer):
@@ -88,7 +88,7 @@ class RecurrentCell(Layer):
 
     def get_config(self):
         config = super().get_config()
-        ser = serialization.serialize_keras_object
+        ser = registry.serialize_keras_object
         config.update({
             "units": self.units, "activation": activations.serialize(self.activation),
             "use_bias": self.use_bias,

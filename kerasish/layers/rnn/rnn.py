@@ -8,8 +8,12 @@ activations and no active dropout) run through one fused sequence op
 from kerasish import ops
 from kerasish.autodiff import tape as _tape
 from kerasish.layers.layer import Layer
+from kerasish.layers.rnn.gru_cell import GRUCell
+from kerasish.layers.rnn.lstm_cell import LSTMCell
+from kerasish.layers.rnn.simple_rnn_cell import SimpleRNNCell
+from kerasish.layers.rnn.stacked_rnn_cells import StackedRNNCells
 from kerasish.ops import rnn as rnn_ops
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 class RNN(Layer):
@@ -41,7 +45,6 @@ class RNN(Layer):
                  stateful=False, unroll=False, zero_output_for_mask=False, **kwargs):
         super().__init__(**kwargs)
         if isinstance(cell, (list, tuple)):
-            from kerasish.layers.rnn.stacked_rnn_cells import StackedRNNCells
             cell = StackedRNNCells(cell)
         if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
             raise ValueError(
@@ -131,9 +134,6 @@ class RNN(Layer):
         return ops.cast(mask, "bool")
 
     def _can_fuse(self, training):
-        from kerasish.layers.rnn.gru_cell import GRUCell
-        from kerasish.layers.rnn.lstm_cell import LSTMCell
-        from kerasish.layers.rnn.simple_rnn_cell import SimpleRNNCell
         cell = self.cell
         if type(cell) not in (LSTMCell, GRUCell, SimpleRNNCell) or len(_tape._active) > 1:
             return False
@@ -147,8 +147,6 @@ class RNN(Layer):
         return names[0] == "tanh" and names[1:] in ([], ["sigmoid"])
 
     def _fused(self, x, states, mask):
-        from kerasish.layers.rnn.gru_cell import GRUCell
-        from kerasish.layers.rnn.lstm_cell import LSTMCell
         cell = self.cell
         bias = cell.bias if cell.bias is not None else ops.zeros(
             (2, 3 * cell.units) if isinstance(cell, GRUCell) and cell.reset_after
@@ -216,12 +214,12 @@ class RNN(Layer):
     def get_config(self):
         config = super().get_config()
         config.update(self._rnn_config())
-        config["cell"] = serialization.serialize_keras_object(self.cell)
+        config["cell"] = registry.serialize_keras_object(self.cell)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["cell"] = serialization.deserialize_keras_object(config["cell"],
+        config["cell"] = registry.deserialize_keras_object(config["cell"],
                                                                 custom_objects=custom_objects)
         return cls(**config)

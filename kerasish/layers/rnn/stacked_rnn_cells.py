@@ -1,6 +1,6 @@
 """StackedRNNCells: several cells that act as one, each feeding the next."""
 from kerasish.layers.layer import Layer
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 class StackedRNNCells(Layer):
@@ -66,12 +66,12 @@ class StackedRNNCells(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config["cells"] = [serialization.serialize_keras_object(c) for c in self.cells]
+        config["cells"] = [registry.serialize_keras_object(c) for c in self.cells]
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["cells"] = [serialization.deserialize_keras_object(c, custom_objects=custom_objects)
+        config["cells"] = [registry.deserialize_keras_object(c, custom_objects=custom_objects)
                            for c in config["cells"]]
         return cls(**config)

@@ -1,7 +1,7 @@
 """TimeDistributed: applies a layer to every time step of a sequence."""
 from kerasish import ops
 from kerasish.layers.layer import Layer
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 class TimeDistributed(Layer):
@@ -45,12 +45,12 @@ class TimeDistributed(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config["layer"] = serialization.serialize_keras_object(self.layer)
+        config["layer"] = registry.serialize_keras_object(self.layer)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["layer"] = serialization.deserialize_keras_object(config["layer"],
+        config["layer"] = registry.deserialize_keras_object(config["layer"],
                                                                  custom_objects=custom_objects)
         return cls(**config)

@@ -12,6 +12,7 @@ import numpy as np
 
 from kerasish import ops
 from kerasish.backend import config
+from kerasish.utils import registry
 
 
 class LearningRateSchedule:
@@ -420,6 +421,9 @@ class CosineDecayRestarts(LearningRateSchedule):
 
 ALL_SCHEDULES = (ExponentialDecay, PiecewiseConstantDecay, PolynomialDecay,
                  InverseTimeDecay, CosineDecay, CosineDecayRestarts)
+_CATALOG = registry.ScheduleCatalog(
+    "learning rate schedule", {cls.__name__: cls for cls in ALL_SCHEDULES},
+    base=LearningRateSchedule, module="keras.optimizers.schedules", label="a LearningRateSchedule")
 
 
 def serialize(learning_rate_schedule):
@@ -436,19 +440,7 @@ def serialize(learning_rate_schedule):
         ...     keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.9))["class_name"]
         'ExponentialDecay'
     """
-    if not isinstance(learning_rate_schedule, LearningRateSchedule):
-        raise ValueError(
-            "`serialize` expects a LearningRateSchedule instance. Received: "
-            f"{learning_rate_schedule!r}"
-        )
-    cls = type(learning_rate_schedule)
-    builtin = cls in ALL_SCHEDULES
-    return {
-        "module": "keras.optimizers.schedules" if builtin else cls.__module__,
-        "class_name": cls.__name__,
-        "config": learning_rate_schedule.get_config(),
-        "registered_name": None if builtin else cls.__name__,
-    }
+    return _CATALOG.serialize(learning_rate_schedule)
 
 
 def deserialize(config, custom_objects=None):
@@ -467,18 +459,5 @@ def deserialize(config, custom_objects=None):
         ...     keras.optimizers.schedules.serialize(s)).decay_rate
         0.9
     """
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(
-            "Could not interpret learning rate schedule config: expected a dict "
-            f"with 'class_name' and 'config'. Received: {config!r}"
-        )
-    known = {cls.__name__: cls for cls in ALL_SCHEDULES}
-    known.update(custom_objects or {})
-    name = config.get("registered_name") or config["class_name"]
-    cls = known.get(name) or known.get(config["class_name"])
-    if cls is None:
-        raise ValueError(
-            f"Unknown decay: '{config['class_name']}'. Valid schedules: "
-            f"{sorted(known)}. Pass custom schedules with `custom_objects`."
-        )
-    return cls.from_config(dict(config.get("config", {})))
+    return _CATALOG.deserialize(config, custom_objects)
+

@@ -1,0 +1,660 @@
+"""The registry: every name <-> object lookup of kerasish in one place.
+
+One `Registry` object, `REGISTRY`, holds
+
+- the custom objects (`register_keras_serializable`, `custom_object_scope`),
+- the public namespaces (`layers`, `initializers`, `losses`, ...): each
+  package hands its public names to `REGISTRY.add_namespace` when it is
+  imported, so this module, on the lowest floor, imports nothing of kerasish,
+- Keras 3's object <-> config format (`serialize` / `deserialize`).
+
+Each `keras.xxx.get/serialize/deserialize` is served by a `Catalog` bound to
+the registry (`InstanceCatalog` for initializers, regularizers and
+constraints, `FunctionCatalog` for activations, `LossCatalog` for losses and
+metrics, `OptimizerCatalog` / `ScheduleCatalog` for optimizers and
+learning-rate schedules). `kerasish.saving` re-exports the Keras-facing
+functions (`register_keras_serializable`, `serialize_keras_object`, ...).
+
+Example:
+    >>> from kerasish.utils.registry import REGISTRY
+    >>> REGISTRY.lookup_public("initializers", "Zeros").__name__
+    'Zeros'
+"""
+import contextlib
+import inspect
+import types
+
+# our package -> the Keras module name written in configs
+_PUBLIC_MODULES = {
+    "layers": "keras.layers", "initializers": "keras.initializers",
+    "regularizers": "keras.regularizers", "constraints": "keras.constraints",
+    "optimizers": "keras.optimizers", "losses": "keras.losses", "metrics": "keras.metrics",
+    "activations": "keras.activations", "models": "keras.models",
+    "dtype_policies": "keras", "random": "keras.random",
+}
+# where a class named in a config without a usable module is searched, in order
+_BUILTIN_SEARCH = ("layers", "models", "optimizers", "losses", "metrics", "initializers",
+                   "regularizers", "constraints", "activations", "dtype_policies")
+_CLASS_ALIASES = {"Functional": ("models", "Functional"), "Model": ("models", "Functional")}
+
+
+class Registry:
+    """Custom objects, public namespaces and Keras 3's config format.
+
+    There is one instance, `REGISTRY`; the public functions of
+    `kerasish.saving` (`register_keras_serializable`, ...) are its methods.
+
+    Example:
+        >>> @REGISTRY.register(package="MyLayers")
+        ... class Scale(keras.layers.Layer): ...
+        >>> REGISTRY.registered_name(Scale)
+        'MyLayers>Scale'
+    """
+
+    def __init__(self):
+        self.custom_objects = {}     # "package>Name" -> object
+        self._keys = {}              # object -> "package>Name"
+        self._scopes = []            # dicts pushed by CustomObjectScope
+        self._namespaces = {}        # "layers" -> that package's public names
+        self._catalogs = {}          # "losses" -> its Catalog (get/serialize/deserialize)
+        self._safe_mode = True
+        self.unsafe_deserialization = False
+
+    # custom objects -----------------------------------------------------------
+    def register(self, package="Custom", name=None):
+        """Class/function decorator registering a custom object for configs and loading.
+
+        Args:
+            package: a namespace, "Custom" by default.
+            name: the registered name (the object's own `__name__` by default).
+
+        Returns:
+            The decorator (it returns the object unchanged).
+        """
+        def decorate(obj):
+            key = f"{package}>{name or obj.__name__}"
+            self.custom_objects[key] = obj
+            self._keys[obj] = key
+            return obj
+        return decorate
+
+    def registered_key(self, obj):
+        """The "package>Name" `obj` itself was registered under, or None."""
+        return self._keys.get(obj)
+
+    def registered_name(self, obj):
+        """The registered "package>Name" of a class (or of an instance's class), else its name."""
+        cls = obj if isinstance(obj, type) else type(obj)
+        return self._keys.get(cls, cls.__name__)
+
+    def registered_object(self, name, custom_objects=None, module_objects=None):
+        """Looks `name` up in `custom_objects`, the active scopes (innermost first),
+        the registered objects, then `module_objects`; None if absent."""
+        for source in (custom_objects or {}, *reversed(self._scopes), self.custom_objects,
+                       module_objects or {}):
+            if name in source:
+                return source[name]
+        return None
+
+    def push_scope(self, objects):
+        """Makes `objects` (dict name -> object) visible to lookups until `pop_scope`."""
+        self._scopes.append(objects)
+
+    def pop_scope(self, objects):
+        """Removes the innermost scope that is `objects`."""
+        for i in range(len(self._scopes) - 1, -1, -1):
+            if self._scopes[i] is objects:
+                del self._scopes[i]
+                return
+
+    # safe mode -----------------------------------------------------------------
+    @contextlib.contextmanager
+    def safe_mode_scope(self, safe_mode=True):
+        """Within it, deserializing Python code (Lambda layers) is refused if `safe_mode`."""
+        previous = self._safe_mode
+        self._safe_mode = bool(safe_mode)
+        try:
+            yield
+        finally:
+            self._safe_mode = previous
+
+    def in_safe_mode(self):
+        """True unless inside `safe_mode_scope(False)` or after
+        `keras.config.enable_unsafe_deserialization()`."""
+        return self._safe_mode and not self.unsafe_deserialization
+
+    # public namespaces -----------------------------------------------------------
+    def add_namespace(self, name, objects, catalog=None):
+        """Makes a package's public names visible to deserialization.
+
+        Args:
+            name: the package path below `kerasish` ("layers",
+                "optimizers.schedules"; "" for the top package).
+            objects: its names (the package's `globals()`, read when looked up).
+            catalog: its `Catalog`, if it has `get`/`serialize`/`deserialize`.
+        """
+        self._namespaces[name] = objects
+        if catalog is not None:
+            self._catalogs[name] = catalog
+
+    def catalog(self, name):
+        """The `Catalog` of a registered package ("losses", "metrics", ...).
+
+        Modules inside a package use it to resolve names without importing
+        their own package's `__init__` (which imports them).
+        """
+        return self._catalogs[name]
+
+    def lookup_public(self, namespace, name):
+        """`kerasish.<namespace>.<name>` if that namespace is registered and has it, else None."""
+        return self._namespaces.get(namespace, {}).get(name)
+
+    def _from_module(self, module, class_name):
+        """A class from a Keras module path ("keras.layers", "keras.src.models.functional"),
+        found in the deepest registered namespace the path starts with. As in Keras,
+        modules outside keras/kerasish named in a file are never imported."""
+        if not module or module.split(".")[0] not in ("keras", "kerasish"):
+            return None
+        parts = module.split(".")[1:]
+        if parts[:1] == ["src"]:
+            parts = parts[1:]
+        if not parts:
+            return self.lookup_public("", class_name)
+        for depth in range(len(parts), 0, -1):
+            namespace = ".".join(parts[:depth])
+            if namespace in self._namespaces:
+                return self.lookup_public(namespace, class_name)
+        return None
+
+    def _builtin(self, class_name):
+        """A public kerasish class by its Keras class name (legacy configs have no module)."""
+        if class_name in _CLASS_ALIASES:
+            return self.lookup_public(*_CLASS_ALIASES[class_name])
+        for namespace in _BUILTIN_SEARCH:
+            found = self.lookup_public(namespace, class_name)
+            if isinstance(found, type):
+                return found
+        return None
+
+    def find_class(self, config, custom_objects=None, module_objects=None):
+        """The class a `{"module", "class_name", "registered_name"}` entry names, or None."""
+        class_name = config["class_name"]
+        for name in (config.get("registered_name"), class_name):
+            if name:
+                cls = self.registered_object(name, custom_objects, module_objects)
+                if cls is not None:
+                    return cls
+        return self._from_module(config.get("module"), class_name) or self._builtin(class_name)
+
+    # Keras 3's config format ---------------------------------------------------------
+    def serialize(self, obj):
+        """A JSON-friendly config of `obj` in Keras 3's format (see `serialize_keras_object`)."""
+        if obj is None or isinstance(obj, (str, int, float, bool)):
+            return obj
+        if isinstance(obj, (list, tuple)):
+            return [self.serialize(o) for o in obj]
+        if isinstance(obj, dict):
+            return {k: self.serialize(v) for k, v in obj.items()}
+        if isinstance(obj, types.FunctionType) or not hasattr(obj, "get_config"):
+            name = getattr(obj, "__name__", None)
+            if name is None:
+                raise TypeError(f"Cannot serialize {obj!r}: it has no get_config() or name.")
+            return name
+        cls = type(obj)
+        return {"module": _public_module(cls), "class_name": cls.__name__,
+                "config": obj.get_config(), "registered_name": self._keys.get(cls)}
+
+    def deserialize(self, config, custom_objects=None, module_objects=None, safe_mode=True):
+        """Rebuilds an object from `serialize`'s output (see `deserialize_keras_object`)."""
+        if safe_mode is False and self.in_safe_mode():
+            with self.safe_mode_scope(False):
+                return self.deserialize(config, custom_objects, module_objects)
+        if config is None or isinstance(config, (int, float, bool)):
+            return config
+        if isinstance(config, str):
+            found = self.registered_object(config, custom_objects, module_objects)
+            if found is None:
+                raise ValueError(_unknown_class(config, custom_objects, None))
+            return found
+        if not isinstance(config, dict) or "class_name" not in config:
+            raise ValueError(f"Cannot deserialize {config!r}: expected a dict with a 'class_name' "
+                             "(and 'config') key, as written by `serialize_keras_object`.")
+        cls = self.find_class(config, custom_objects, module_objects)
+        inner = config.get("config", {})
+        if cls is None:
+            raise ValueError(_unknown_class(config["class_name"], custom_objects, inner))
+        if hasattr(cls, "from_config"):
+            if custom_objects and _accepts_custom_objects(cls):
+                return cls.from_config(inner, custom_objects=custom_objects)
+            return cls.from_config(inner)
+        return cls(**inner)
+
+
+REGISTRY = Registry()
+
+
+class CustomObjectScope:
+    """Makes custom objects visible to deserialization by name, as Keras's.
+
+    Args:
+        custom_objects: dict name -> class/function (several dicts allowed).
+
+    Example:
+        >>> with keras.saving.CustomObjectScope({"MyLayer": MyLayer}):
+        ...     model = keras.models.load_model("model.keras")
+    """
+
+    def __init__(self, *custom_objects):
+        self.custom_objects = {}
+        for objects in custom_objects:
+            self.custom_objects.update(objects or {})
+
+    def __enter__(self):
+        REGISTRY.push_scope(self.custom_objects)
+        return self
+
+    def __exit__(self, *exc):
+        REGISTRY.pop_scope(self.custom_objects)
+
+
+# the Keras-facing functions (re-exported by keras.saving and keras.utils)
+custom_object_scope = CustomObjectScope
+safe_mode_scope = REGISTRY.safe_mode_scope
+in_safe_mode = REGISTRY.in_safe_mode
+find_class = REGISTRY.find_class
+
+
+def register_keras_serializable(package="Custom", name=None):
+    """Class decorator registering a custom object for `load_model` and configs.
+
+    Args:
+        package: a namespace, "Custom" by default.
+        name: the registered class name (the class's own name by default).
+
+    Returns:
+        The decorator.
+
+    Example:
+        >>> @keras.saving.register_keras_serializable(package="MyLayers")
+        ... class Scale(keras.layers.Layer): ...
+    """
+    return REGISTRY.register(package, name)
+
+
+def get_registered_name(obj):
+    """The registered "package>Name" of a class (or its plain name).
+
+    Example:
+        >>> keras.saving.get_registered_name(keras.layers.Dense)
+        'Dense'
+    """
+    return REGISTRY.registered_name(obj)
+
+
+def get_registered_object(name, custom_objects=None, module_objects=None):
+    """Looks `name` up in custom_objects, active `custom_object_scope`s, the
+    registry, then module_objects.
+
+    Args:
+        name: a class/function name or registered "package>Name".
+        custom_objects: optional dict name -> object.
+        module_objects: optional dict of built-in names.
+
+    Returns:
+        The object, or None.
+
+    Example:
+        >>> keras.saving.get_registered_object("NoSuchThing") is None
+        True
+    """
+    return REGISTRY.registered_object(name, custom_objects, module_objects)
+
+
+def get_custom_objects():
+    """The global registry dict ("package>Name" -> object); entries added to it are found.
+
+    Example:
+        >>> isinstance(keras.saving.get_custom_objects(), dict)
+        True
+    """
+    return REGISTRY.custom_objects
+
+
+def serialize_keras_object(obj):
+    """Returns a JSON-friendly config of `obj` (None, str, numbers pass through).
+
+    Args:
+        obj: an object with `get_config()`, a function, or a plain value.
+
+    Returns:
+        dict in Keras 3's `{"module", "class_name", "config", "registered_name"}` form.
+
+    Example:
+        >>> keras.saving.serialize_keras_object(keras.layers.Dense(2))["class_name"]
+        'Dense'
+    """
+    return REGISTRY.serialize(obj)
+
+
+def deserialize_keras_object(config, custom_objects=None, module_objects=None,
+                             safe_mode=True, **kwargs):
+    """Rebuilds an object from `serialize_keras_object`'s output.
+
+    Classes are looked up in `custom_objects`, the registry, `module_objects`,
+    the config's `module`, then kerasish's public namespaces by class name
+    (so configs from Keras 3, from Keras 2.13-2.15 `keras.src.engine...`
+    modules and legacy `{"class_name", "config"}` entries all resolve).
+
+    Args:
+        config: dict (Keras 3 or legacy `{"class_name", "config"}` form), or str.
+        custom_objects: dict name -> class/function for user objects.
+        module_objects: dict of the built-in names to search.
+        safe_mode: False allows Python code (Lambda) while deserializing;
+            an enclosing `safe_mode_scope` takes precedence when True.
+
+    Returns:
+        The object.
+
+    Raises:
+        ValueError: an unknown class, naming it (and the layer) and pointing
+            to `custom_objects` / `register_keras_serializable`.
+
+    Example:
+        >>> layer = deserialize_keras_object(serialize_keras_object(keras.layers.Dense(2)))
+    """
+    return REGISTRY.deserialize(config, custom_objects, module_objects, safe_mode)
+
+
+def _public_module(cls):
+    parts = cls.__module__.split(".")
+    if parts[0] == "kerasish" and len(parts) > 1 and parts[1] in _PUBLIC_MODULES:
+        return _PUBLIC_MODULES[parts[1]]
+    return cls.__module__
+
+
+def _accepts_custom_objects(cls):
+    try:
+        return "custom_objects" in inspect.signature(cls.from_config).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _unknown_class(name, custom_objects, inner):
+    known = sorted((custom_objects or {}).keys())
+    layer = inner.get("name") if isinstance(inner, dict) else None
+    short = str(name).split(">")[-1]
+    return (
+        f"Could not locate class '{name}'"
+        + (f" (needed for the object named '{layer}')" if layer else "")
+        + ". Make sure custom classes are decorated with "
+        "`@keras.saving.register_keras_serializable()` or passed to the loading function in "
+        "`custom_objects={'" + short + "': " + short + "}`"
+        + (f" (custom_objects has: {known})." if known else ".")
+    )
+
+
+def _unwrap_function_form(config):
+    """Keras's `{"class_name": "function", "config": name}` form -> name."""
+    if isinstance(config, dict) and config.get("class_name") == "function":
+        return config["config"]
+    return config
+
+
+# catalogs: how each public module reads identifiers -------------------------------------
+class Catalog:
+    """The built-in objects of one public module and its `serialize`/`deserialize`.
+
+    Args:
+        kind: what the objects are, for messages ("initializer").
+        objects: dict name -> built-in object (the names `get` accepts).
+        registry: the `Registry` (the global one by default).
+    """
+
+    def __init__(self, kind, objects, registry=REGISTRY):
+        self.kind = kind
+        self.objects = objects
+        self.registry = registry
+
+    def serialize(self, obj):
+        """`obj`'s saved form: its Keras 3 config dict (functions: their name)."""
+        return self.registry.serialize(obj)
+
+    def deserialize(self, config, custom_objects=None):
+        """The object `serialize`'s output describes (built-ins looked up in `objects`)."""
+        return self.registry.deserialize(config, custom_objects=custom_objects,
+                                         module_objects=self.objects)
+
+
+class InstanceCatalog(Catalog):
+    """Initializers, regularizers, constraints: names and classes give a default instance.
+
+    A name is looked up among the built-ins first, then the registered objects.
+    """
+
+    def lookup(self, name):
+        """The built-in or registered object named `name`; ValueError listing valid names."""
+        found = self.objects.get(name) or self.registry.registered_object(name)
+        if found is None:
+            raise ValueError(
+                f"Unknown {self.kind} identifier: '{name}'. Valid names: "
+                f"{sorted(self.objects)} (or a registered custom {self.kind})."
+            )
+        return found
+
+    def get(self, identifier):
+        """None -> None; a name, config dict, class, instance or callable -> a callable.
+
+        Raises:
+            ValueError: an unknown name, or an identifier of another kind.
+        """
+        if identifier is None:
+            return None
+        if isinstance(identifier, dict):
+            obj = self.deserialize(identifier)
+        elif isinstance(identifier, str):
+            obj = self.lookup(identifier)
+        else:
+            obj = identifier
+        if inspect.isclass(obj):
+            return obj()
+        if callable(obj):
+            return obj
+        raise ValueError(
+            f"Could not interpret {self.kind} identifier: expected None, a name, a config "
+            f"dict or a callable. Received: identifier={identifier!r} ({type(identifier).__name__})"
+        )
+
+
+class FunctionCatalog(Catalog):
+    """Activations: functions saved by name; `get(None)` is `default`; classes are not called.
+
+    A name is looked up in custom objects, scopes and registered objects
+    before the built-ins.
+
+    Args:
+        kind: "activation function".
+        objects: dict name -> built-in function.
+        default: what `get(None)` returns.
+        short_kind: the word used in "a registered custom ..." ("activation").
+    """
+
+    def __init__(self, kind, objects, default, short_kind, registry=REGISTRY):
+        super().__init__(kind, objects, registry)
+        self.default = default
+        self.short_kind = short_kind
+
+    def serialize(self, fn):
+        """A built-in's name, a registered function's "package>name", an object's config."""
+        name = getattr(fn, "__name__", None)
+        if self.objects.get(name) is fn:
+            return name
+        if isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)):
+            return self.registry.registered_key(fn) or fn.__name__
+        if hasattr(fn, "get_config"):
+            return self.registry.serialize(fn)
+        raise ValueError(
+            "Cannot serialize activation: expected a function or an object with get_config(). "
+            f"Received: activation={fn!r} ({type(fn).__name__})"
+        )
+
+    def lookup(self, name, custom_objects=None):
+        """The function named `name` (custom objects first); ValueError listing valid names."""
+        found = self.registry.registered_object(name, custom_objects, self.objects)
+        if found is None:
+            raise ValueError(
+                f"Unknown {self.kind} identifier: '{name}'. Valid names: "
+                f"{sorted(self.objects)} (or a registered custom {self.short_kind})."
+            )
+        return found
+
+    def deserialize(self, config, custom_objects=None):
+        """A name, Keras's `{"class_name": "function"}` form or a config dict -> the object."""
+        config = _unwrap_function_form(config)
+        if isinstance(config, str):
+            return self.lookup(config, custom_objects)
+        return super().deserialize(config, custom_objects)
+
+    def get(self, identifier):
+        """None -> `default`; a name or config dict -> the function; callables pass through."""
+        if identifier is None:
+            return self.default
+        obj = self.deserialize(identifier) if isinstance(identifier, (str, dict)) else identifier
+        if callable(obj):
+            return obj
+        raise ValueError(
+            f"Could not interpret {self.kind} identifier: expected None, a name, a "
+            f"config dict or a callable. Received: identifier={identifier!r} "
+            f"({type(identifier).__name__})"
+        )
+
+
+class LossCatalog(Catalog):
+    """Losses and metrics: names are built-ins only (classes get their defaults).
+
+    Args:
+        kind: "loss" or "metric".
+        objects: dict name -> built-in class/function (the names `get` accepts).
+        extra_objects: more names only deserialization knows (metric functions).
+    """
+
+    def __init__(self, kind, objects, extra_objects=None, registry=REGISTRY):
+        super().__init__(kind, objects, registry)
+        self.extra_objects = extra_objects or {}
+
+    def deserialize(self, config, custom_objects=None):
+        """A name, the function form or a config dict -> the loss/metric (class or function)."""
+        objects = {**self.objects, **self.extra_objects} if self.extra_objects else self.objects
+        return self.registry.deserialize(_unwrap_function_form(config),
+                                         custom_objects=custom_objects, module_objects=objects)
+
+    def _unknown(self, identifier):
+        valid = ", ".join(sorted(self.objects))
+        return ValueError(f"Could not interpret {self.kind} identifier: {identifier!r}. "
+                          f"Valid names are: {valid}.")
+
+    def get(self, identifier):
+        """None -> None; a built-in name (class names give a default instance), a config
+        dict or a callable -> the loss/metric. ValueError for anything else."""
+        if identifier is None:
+            return None
+        if isinstance(identifier, dict):
+            obj = self.deserialize(identifier)
+        elif isinstance(identifier, str):
+            obj = self.objects.get(identifier)
+            if obj is None:
+                raise self._unknown(identifier)
+        else:
+            obj = identifier
+        if not callable(obj):
+            raise self._unknown(identifier)
+        return obj() if inspect.isclass(obj) else obj
+
+
+class _ClassConfigCatalog(Catalog):
+    """Objects always saved as a class config (optimizers, learning-rate schedules).
+
+    Args:
+        kind: for messages ("optimizer").
+        objects: dict name -> built-in class.
+        base: the class every instance derives from.
+        module: the Keras module written for built-ins ("keras.optimizers").
+        label: the name of the instance in `serialize`'s error ("Optimizer").
+    """
+
+    def __init__(self, kind, objects, base, module, label, registry=REGISTRY):
+        super().__init__(kind, objects, registry)
+        self.base = base
+        self.module = module
+        self.label = label
+
+    def serialize(self, obj):
+        """Keras 3's `{"module", "class_name", "config", "registered_name"}` dict."""
+        if not isinstance(obj, self.base):
+            raise ValueError(f"`serialize` expects {self.label} instance. Received: {obj!r}")
+        cls = type(obj)
+        builtin = cls in self.objects.values()
+        return {
+            "module": self.module if builtin else cls.__module__,
+            "class_name": cls.__name__,
+            "config": obj.get_config(),
+            "registered_name": None if builtin else cls.__name__,
+        }
+
+
+class OptimizerCatalog(_ClassConfigCatalog):
+    """Optimizers: built-in class names match case-insensitively; `objects` keys are lower-case."""
+
+    def deserialize(self, config, custom_objects=None):
+        """A fresh optimizer from `serialize`'s output (custom classes via `custom_objects`)."""
+        if not isinstance(config, dict) or "class_name" not in config:
+            raise ValueError(
+                "Could not interpret optimizer config: expected a dict with 'class_name' "
+                f"and 'config'. Received: {config!r}"
+            )
+        custom = dict(custom_objects or {})
+        names = [config.get("registered_name"), config["class_name"]]
+        cls = next((custom[n] for n in names if n in custom), None)
+        if cls is None:
+            cls = self.objects.get(str(config["class_name"]).lower())
+        if cls is None:
+            raise ValueError(
+                f"Could not interpret optimizer identifier: {config['class_name']!r}. "
+                f"Valid names: {sorted(self.objects)}. Pass custom optimizers with "
+                "`custom_objects`."
+            )
+        settings = dict(config.get("config") or {})
+        if custom_objects:
+            return cls.from_config(settings, custom_objects=custom_objects)
+        return cls.from_config(settings)
+
+    def get(self, identifier):
+        """None or an optimizer pass through; a class name or config dict -> a new optimizer."""
+        if identifier is None or isinstance(identifier, self.base):
+            return identifier
+        if isinstance(identifier, dict):
+            return self.deserialize(identifier)
+        if isinstance(identifier, str):
+            return self.deserialize({"class_name": identifier, "config": {}})
+        raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
+
+
+class ScheduleCatalog(_ClassConfigCatalog):
+    """Learning-rate schedules: looked up by registered or class name, built-ins and custom."""
+
+    def deserialize(self, config, custom_objects=None):
+        """The schedule of `serialize`'s output (custom classes via `custom_objects`)."""
+        if not isinstance(config, dict) or "class_name" not in config:
+            raise ValueError(
+                "Could not interpret learning rate schedule config: expected a dict "
+                f"with 'class_name' and 'config'. Received: {config!r}"
+            )
+        known = dict(self.objects)
+        known.update(custom_objects or {})
+        name = config.get("registered_name") or config["class_name"]
+        cls = known.get(name) or known.get(config["class_name"])
+        if cls is None:
+            raise ValueError(
+                f"Unknown decay: '{config['class_name']}'. Valid schedules: "
+                f"{sorted(known)}. Pass custom schedules with `custom_objects`."
+            )
+        return cls.from_config(dict(config.get("config", {})))

@@ -1,0 +1,135 @@
+"""The Registry: custom objects, scopes, namespaces and the catalogs behind every `get`."""
+import pytest
+
+import kerasish as keras
+from kerasish.utils import registry
+from kerasish.utils.registry import REGISTRY, Registry
+
+
+def test_registered_objects_scopes_and_order():
+    reg = Registry()
+
+    @reg.register(package="Pkg")
+    class Thing:
+        pass
+
+    assert reg.registered_name(Thing) == "Pkg>Thing"
+    assert reg.registered_name(Thing()) == "Pkg>Thing"
+    assert reg.registered_name(int) == "int"
+    assert reg.registered_object("Pkg>Thing") is Thing
+    # custom_objects, then scopes (innermost first), then registered, then module objects
+    outer, inner = {"x": 1}, {"x": 2}
+    reg.push_scope(outer)
+    reg.push_scope(inner)
+    assert reg.registered_object("x", module_objects={"x": 4}) == 2
+    assert reg.registered_object("x", custom_objects={"x": 3}) == 3
+    reg.pop_scope(inner)
+    assert reg.registered_object("x") == 1
+    reg.pop_scope(outer)
+    assert reg.registered_object("x", module_objects={"x": 4}) == 4
+    assert reg.registered_object("x") is None
+
+
+def test_custom_object_scope_is_the_global_registry():
+    with keras.saving.custom_object_scope({"Thing": int}):
+        assert REGISTRY.registered_object("Thing") is int
+        assert keras.utils.get_registered_object("Thing") is int
+    assert REGISTRY.registered_object("Thing") is None
+
+
+def test_module_paths_resolve_through_the_deepest_registered_namespace():
+    reg = Registry()
+    reg.add_namespace("layers", {"Dense": "layers.Dense"})
+    reg.add_namespace("optimizers", {"schedules": object()})
+    reg.add_namespace("optimizers.schedules", {"CosineDecay": "schedules.CosineDecay"})
+    assert reg._from_module("keras.layers", "Dense") == "layers.Dense"
+    assert reg._from_module("keras.src.layers.core.dense", "Dense") == "layers.Dense"
+    assert reg._from_module("keras.optimizers.schedules", "CosineDecay") == \
+        "schedules.CosineDecay"
+    assert reg._from_module("my_project.layers", "Dense") is None   # never imported
+    assert reg._from_module("keras.src.engine.functional", "Dense") is None
+    reg.add_namespace("", {"Model": "top.Model"})
+    assert reg._from_module("keras", "Model") == "top.Model"
+    assert reg._from_module("keras.src.backend.common", "Model") is None   # not the top's
+
+
+def test_legacy_class_names_search_the_builtin_namespaces_in_keras_order():
+    # losses are searched before metrics: "MeanSquaredError" is the loss class
+    found = REGISTRY.find_class({"class_name": "MeanSquaredError"})
+    assert found is keras.losses.MeanSquaredError
+    assert REGISTRY.find_class({"class_name": "Model"}) is keras.models.Functional
+    assert REGISTRY.find_class({"module": "keras", "class_name": "Model"}) is keras.Model
+
+
+def test_unknown_class_message_names_the_layer_and_the_fix():
+    with pytest.raises(ValueError, match=r"Could not locate class 'Nope' \(needed for the object "
+                                         r"named 'x'\).*register_keras_serializable"):
+        keras.saving.deserialize_keras_object({"class_name": "Nope", "config": {"name": "x"}})
+
+
+def test_safe_mode_scope_and_unsafe_switch():
+    reg = Registry()
+    assert reg.in_safe_mode()
+    with reg.safe_mode_scope(False):
+        assert not reg.in_safe_mode()
+    assert reg.in_safe_mode()
+    reg.unsafe_deserialization = True
+    assert not reg.in_safe_mode()
+
+
+def test_every_catalog_is_reachable_by_package_name():
+    for name, kind in [("initializers", registry.InstanceCatalog),
+                       ("regularizers", registry.InstanceCatalog),
+                       ("constraints", registry.InstanceCatalog),
+                       ("activations", registry.FunctionCatalog),
+                       ("losses", registry.LossCatalog), ("metrics", registry.LossCatalog),
+                       ("optimizers", registry.OptimizerCatalog),
+                       ("optimizers.schedules", registry.ScheduleCatalog)]:
+        assert isinstance(REGISTRY.catalog(name), kind), name
+
+
+@pytest.mark.parametrize("get,identifier,message", [
+    (keras.initializers.get, "nope", r"Unknown initializer identifier: 'nope'\. Valid names: "),
+    (keras.initializers.get, 3, r"Could not interpret initializer identifier: expected None"),
+    (keras.regularizers.get, "l1_l2", r"Unknown regularizer identifier: 'l1_l2'"),
+    (keras.constraints.get, 1.5, r"Could not interpret constraint identifier"),
+    (keras.activations.get, "nope", r"Unknown activation function identifier: 'nope'\..*"
+                                    r"\(or a registered custom activation\)"),
+    (keras.activations.get, 3, r"Could not interpret activation function identifier"),
+    (keras.losses.get, "nope", r"Could not interpret loss identifier: 'nope'\. Valid names are: "),
+    (keras.losses.get, 3, r"Could not interpret loss identifier: 3\."),
+    (keras.metrics.get, "nope", r"Could not interpret metric identifier: 'nope'"),
+    (keras.optimizers.get, "nope", r"Could not interpret optimizer identifier: 'nope'\. Valid "),
+    (keras.optimizers.get, 3, r"Could not interpret optimizer identifier: 3"),
+])
+def test_get_errors_name_the_kind_and_the_identifier(get, identifier, message):
+    with pytest.raises(ValueError, match=message):
+        get(identifier)
+
+
+def test_get_reads_names_classes_instances_dicts_and_none_as_keras_does():
+    assert isinstance(keras.initializers.get("Zeros"), keras.initializers.Zeros)
+    assert isinstance(keras.initializers.get(keras.initializers.Ones), keras.initializers.Ones)
+    assert keras.initializers.get(None) is None
+    assert keras.activations.get(None) is keras.activations.linear
+    assert keras.activations.get({"class_name": "function", "config": "relu"}) \
+        is keras.activations.relu
+    assert keras.losses.get("MeanSquaredError").__class__ is keras.losses.MeanSquaredError
+    assert type(keras.optimizers.get("ADAM")) is keras.optimizers.Adam
+    schedule = keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.9)
+    config = keras.optimizers.schedules.serialize(schedule)
+    assert config["module"] == "keras.optimizers.schedules" and config["registered_name"] is None
+    assert keras.optimizers.schedules.deserialize(config).decay_rate == 0.9
+
+
+def test_registered_activation_functions_serialize_by_registered_name():
+    @keras.saving.register_keras_serializable(package="Test")
+    def my_act(x):
+        return x
+
+    try:
+        assert keras.activations.serialize(my_act) == "Test>my_act"
+        assert keras.activations.deserialize("Test>my_act") is my_act
+    finally:
+        keras.saving.get_custom_objects().pop("Test>my_act")
+        REGISTRY._keys.pop(my_act)
