@@ -19,6 +19,7 @@ Outside a strategy every hook is a thread-local lookup and returns at once.
 import threading
 import warnings
 
+from kerasish.distribute import mpi_utils
 from kerasish.ops import elementwise
 
 _local = threading.local()
@@ -254,7 +255,6 @@ def warn_single_process_in_mpi_job(strategy):
     Args:
         strategy: the model's single-process strategy (None: the default one).
     """
-    from kerasish.distribute import mpi_utils
     place = mpi_utils.launcher_world()
     if place is None or place[1] < 2 or place[0] != 0 or "mpi" in _warned:
         return

@@ -1,5 +1,5 @@
 """`keras.layers.serialize` / `keras.layers.deserialize`."""
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 def serialize(layer):
@@ -15,7 +15,7 @@ def serialize(layer):
         >>> keras.layers.serialize(keras.layers.Dense(3))["class_name"]
         'Dense'
     """
-    return serialization.serialize_keras_object(layer)
+    return registry.serialize_keras_object(layer)
 
 
 def deserialize(config, custom_objects=None):
@@ -32,4 +32,4 @@ def deserialize(config, custom_objects=None):
         >>> keras.layers.deserialize(keras.layers.serialize(keras.layers.Dense(3))).units
         3
     """
-    return serialization.deserialize_keras_object(config, custom_objects=custom_objects)
+    return registry.deserialize_keras_object(config, custom_objects=custom_objects)

@@ -9,7 +9,7 @@ from kerasish.layers.core.einsum_dense import EinsumDense
 from kerasish.layers.layer import Layer
 from kerasish.layers.regularization.dropout import Dropout
 from kerasish.ops.fused_attention import attention as fused_attention
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 class GroupedQueryAttention(Layer):
@@ -196,7 +196,7 @@ class GroupedQueryAttention(Layer):
 
     def get_config(self):
         config = super().get_config()
-        ser = serialization.serialize_keras_object
+        ser = registry.serialize_keras_object
         config.update({
             "head_dim": self.head_dim, "num_query_heads": self.num_query_heads,
             "num_key_value_heads": self.num_key_value_heads, "use_bias": self.use_bias,

@@ -8,7 +8,7 @@ from kerasish.layers.core.einsum_dense import EinsumDense
 from kerasish.layers.layer import Layer
 from kerasish.layers.regularization.dropout import Dropout
 from kerasish.ops.fused_attention import attention as fused_attention
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 def _positive_int(value, name, allow_none=False):
@@ -306,7 +306,7 @@ class MultiHeadAttention(Layer):
 
     def get_config(self):
         config = super().get_config()
-        ser = serialization.serialize_keras_object
+        ser = registry.serialize_keras_object
         config.update({
             "num_heads": self._num_heads, "key_dim": self._key_dim,
             "value_dim": self._value_dim, "dropout": self._dropout,

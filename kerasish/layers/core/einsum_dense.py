@@ -6,7 +6,7 @@ from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.initializers.random_initializers import VarianceScaling
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 _FORMS = (
     (r"([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)$", False),
@@ -205,12 +205,12 @@ class EinsumDense(Layer):
             "equation": self.equation,
             "activation": activations.serialize(self.activation),
             "bias_axes": self.bias_axes,
-            "kernel_initializer": serialization.serialize_keras_object(self.kernel_initializer),
-            "bias_initializer": serialization.serialize_keras_object(self.bias_initializer),
-            "kernel_regularizer": serialization.serialize_keras_object(self.kernel_regularizer),
-            "bias_regularizer": serialization.serialize_keras_object(self.bias_regularizer),
-            "kernel_constraint": serialization.serialize_keras_object(self.kernel_constraint),
-            "bias_constraint": serialization.serialize_keras_object(self.bias_constraint),
+            "kernel_initializer": registry.serialize_keras_object(self.kernel_initializer),
+            "bias_initializer": registry.serialize_keras_object(self.bias_initializer),
+            "kernel_regularizer": registry.serialize_keras_object(self.kernel_regularizer),
+            "bias_regularizer": registry.serialize_keras_object(self.bias_regularizer),
+            "kernel_constraint": registry.serialize_keras_object(self.kernel_constraint),
+            "bias_constraint": registry.serialize_keras_object(self.bias_constraint),
             "lora_rank": None,
             "lora_alpha": None,
             "gptq_unpacked_column_size": None,

@@ -1,6 +1,6 @@
 """Wrapper: the base class of layers that wrap another layer."""
 from kerasish.layers.layer import Layer
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 class Wrapper(Layer):
@@ -30,12 +30,12 @@ class Wrapper(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config["layer"] = serialization.serialize_keras_object(self.layer)
+        config["layer"] = registry.serialize_keras_object(self.layer)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["layer"] = serialization.deserialize_keras_object(config.pop("layer"),
+        config["layer"] = registry.deserialize_keras_object(config.pop("layer"),
                                                                  custom_objects=custom_objects)
         return cls(**config)

@@ -3,7 +3,7 @@ from kerasish import activations, ops
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.layers.rnn.conv_lstm_cell import ConvLSTMCell
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 _CELL_ARGS = ("filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate",
               "activation", "recurrent_activation", "use_bias", "kernel_initializer",
@@ -159,6 +159,6 @@ class ConvLSTM(Layer):
                        "return_state": self.return_state, "go_backwards": self.go_backwards,
                        "stateful": self.stateful,
                        "activation": activations.serialize(self.cell.activation),
-                       "activity_regularizer": serialization.serialize_keras_object(
+                       "activity_regularizer": registry.serialize_keras_object(
                            self._activity_regularizer)})
         return config

@@ -3,7 +3,7 @@ from kerasish import activations, constraints, initializers, ops, random, regula
 from kerasish.layers.layer import Layer
 from kerasish.ops.conv import (conv_output_length, standardize_data_format, standardize_padding,
                                standardize_tuple)
-from kerasish.saving import serialization
+from kerasish.utils import registry
 
 
 class ConvLSTMCell(Layer):
@@ -181,7 +181,7 @@ class ConvLSTMCell(Layer):
 
     def get_config(self):
         config = super().get_config()
-        ser = serialization.serialize_keras_object
+        ser = registry.serialize_keras_object
         config.update({
             "filters": self.filters, "kernel_size": self.kernel_size, "strides": self.strides,
             "padding": self.padding, "data_format": self.data_format,
