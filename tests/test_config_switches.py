@@ -58,3 +58,19 @@ def test_disabled_interactive_logging_goes_to_logging(caplog, capsys):
     assert any(m.startswith(f'Model: "{model.name}"') for m in messages)
     assert "Epoch 1/2" in messages and "Epoch 2/2" in messages
     assert any(m.startswith("1/1 ") and "loss:" in m and "\x1b" not in m for m in messages)
+
+
+def test_caps_limit_fit_like_keras():
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    keras.config.set_max_epochs(2)
+    keras.config.set_max_steps_per_epoch(3)
+    try:
+        with pytest.warns(UserWarning, match="Limiting epochs to 2"):
+            history = model.fit(np.ones((40, 2)), np.ones((40, 1)), batch_size=4, epochs=5,
+                                verbose=0)
+    finally:
+        keras.config.set_max_epochs(None)
+        keras.config.set_max_steps_per_epoch(None)
+    assert history.epoch == [0, 1]
+    assert int(model.optimizer.iterations.numpy()) == 6  # 2 epochs of 3 steps (of 10)

@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from kerasish.backend import switches
 from kerasish.callbacks import CallbackList
 from kerasish.data import data_adapters
 from kerasish.distribute import distribute_lib
@@ -120,6 +121,10 @@ class EpochIterator:
     """
 
     def __init__(self, adapter, steps_per_epoch=None, steps_per_execution=1):
+        cap = switches.max_steps_per_epoch()  # keras.config.set_max_steps_per_epoch
+        if cap and (not steps_per_epoch or cap < steps_per_epoch):
+            warnings.warn(f"Limiting steps_per_epoch to {cap}")
+            steps_per_epoch = cap
         self.adapter = adapter
         self.steps_per_epoch = steps_per_epoch
         self.steps_per_execution = steps_per_execution
@@ -204,6 +209,9 @@ class FitLoop:
         self._check_arguments(x, y, batch_size, epochs, initial_epoch, steps_per_epoch,
                               validation_steps, validation_batch_size)
         self.model = model
+        if switches.max_epochs() and switches.max_epochs() < epochs:  # keras.config cap
+            warnings.warn(f"Limiting epochs to {switches.max_epochs()}")
+            epochs = switches.max_epochs()
         self.epochs = epochs
         self.initial_epoch = initial_epoch
         self.validation_steps = validation_steps
@@ -221,7 +229,8 @@ class FitLoop:
         self.on_device = getattr(model, "_distribute_strategy", None) is None
         self.iterator = EpochIterator(adapter, steps_per_epoch, _steps_per_execution(model))
         self.callbacks = _callbacks(model, callbacks, verbose, epochs,
-                                    steps_per_epoch or adapter.num_batches, history=True)
+                                    self.iterator.steps_per_epoch or adapter.num_batches,
+                                    history=True)
 
     @staticmethod
     def _check_arguments(x, y, batch_size, epochs, initial_epoch, steps_per_epoch,
