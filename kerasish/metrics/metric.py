@@ -13,6 +13,8 @@ from kerasish.utils import naming
 
 def _initial_value(initializer, shape, dtype):
     """The first value of a metric variable as a Tensor on the current device."""
+    if not isinstance(initializer, str) and hasattr(initializer, "shape"):  # a starting value
+        return creation.array(initializer, dtype=dtype)
     if initializer is None or initializer in ("zeros", "Zeros"):
         return creation.zeros(shape, dtype=dtype)
     if initializer in ("ones", "Ones"):
