@@ -11,13 +11,14 @@ from kerasish.optimizers.adam import Adam
 from kerasish.optimizers.adamax import Adamax
 from kerasish.optimizers.adamw import AdamW
 from kerasish.optimizers.base_optimizer import BaseOptimizer
+from kerasish.optimizers.ftrl import Ftrl
 from kerasish.optimizers.lion import Lion
 from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rmsprop import RMSprop
 from kerasish.optimizers.sgd import SGD
 
-ALL_OBJECTS = (Adadelta, Adagrad, Adam, Adamax, AdamW, Lion, Nadam, RMSprop, SGD)
+ALL_OBJECTS = (Adadelta, Adagrad, Adam, Adamax, AdamW, Ftrl, Lion, Nadam, RMSprop, SGD)
 ALL_OBJECTS_DICT = {cls.__name__.lower(): cls for cls in ALL_OBJECTS}
 
 
@@ -109,7 +110,7 @@ def get(identifier):
 
 
 __all__ = [
-    "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Lion",
+    "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Ftrl", "Lion",
     "Nadam", "Optimizer", "RMSprop", "SGD", "deserialize", "get", "schedules",
     "serialize",
 ]
