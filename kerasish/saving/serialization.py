@@ -148,6 +148,11 @@ def serialize_keras_object(obj):
         return [serialize_keras_object(o) for o in obj]
     if isinstance(obj, dict):
         return {k: serialize_keras_object(v) for k, v in obj.items()}
+    if isinstance(obj, type(lambda: None)) and obj in _NAMES:
+        # a registered function, in Keras 3's form, so that it is found again by its
+        # registered "package>name" on loading
+        return {"module": "builtins", "class_name": "function", "config": _NAMES[obj],
+                "registered_name": "function"}
     if isinstance(obj, type(lambda: None)) or not hasattr(obj, "get_config"):
         name = getattr(obj, "__name__", None)
         if name is None:
@@ -198,6 +203,8 @@ def deserialize_keras_object(config, custom_objects=None, module_objects=None,
     if not isinstance(config, dict) or "class_name" not in config:
         raise ValueError(f"Cannot deserialize {config!r}: expected a dict with a 'class_name' "
                          "(and 'config') key, as written by `serialize_keras_object`.")
+    if config["class_name"] == "function" and isinstance(config.get("config"), str):
+        return deserialize_keras_object(config["config"], custom_objects, module_objects)
     cls = find_class(config, custom_objects, module_objects)
     inner = config.get("config", {})
     if cls is None:
