@@ -44,6 +44,13 @@ def _nan_scan(name, scan, neutral):
         x = core.convert_to_tensor(x, dtype=dtype)
         if x.dtype.startswith(("float", "bfloat")):
             x = ew.where(ew.isnan(x), core.cast(neutral, x.dtype), x)
+        if isinstance(axis, (tuple, list)):  # Keras accepts () (no scan) and (axis,)
+            if len(axis) > 1:
+                raise ValueError(f"ops.{name}: `axis` must be an int, a 1-tuple or None. "
+                                 f"Received: axis={axis}")
+            if not axis:  # nothing to accumulate over
+                return x if x.dtype != "bool" else core.cast(x, "int32")
+            axis = axis[0]
         return scan(x, axis=axis)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (

@@ -114,9 +114,22 @@ def nextafter(x1, x2):
     x1, x2 = core.convert_to_tensor(x1), core.convert_to_tensor(x2)
     dtype = result_type(x1.dtype, x2.dtype, float)
     (a, b), _, dev = core.operands("nextafter", core.cast(x1, dtype), core.cast(x2, dtype))
-    if dtype == "bfloat16":  # no bfloat16 nextafter: step in float32 would be too fine
-        raise NotImplementedError("ops.nextafter: bfloat16 is not supported; cast to float32.")
+    if dtype == "bfloat16":  # numpy has no bfloat16 nextafter: step the bit pattern
+        return Tensor(_nextafter_bfloat16(dev.xp, a, b), dev)
     return Tensor(dev.xp.nextafter(a, b), dev)
+
+
+def _nextafter_bfloat16(xp, a, b):
+    """nextafter on bfloat16 arrays via their 16-bit patterns (IEEE stepping rules)."""
+    a, b = xp.broadcast_arrays(a, b)
+    fa, fb = a.astype("float32"), b.astype("float32")
+    bits = a.view(xp.uint16).astype(xp.int32)
+    up = (fa < fb) == (fa > 0)  # away from zero when moving outwards
+    stepped = xp.where(up, bits + 1, bits - 1)
+    tiny = xp.where(fb < 0, 0x8001, 0x0001)  # the smallest subnormal towards b
+    out = xp.where(fa == 0, tiny, stepped).astype(xp.uint16).view(a.dtype)
+    out = xp.where(fa == fb, b, out)
+    return xp.where(xp.isnan(fa) | xp.isnan(fb), xp.asarray(np.nan, dtype=a.dtype), out)
 
 
 def angle(x):

@@ -64,3 +64,11 @@ def test_gradients():
     check_second_order(lambda v: ops.square(ops.nanmedian(v, axis=1)), [x])
     check_gradients(masked(lambda v: ops.nancumsum(v, axis=1)), [x])
     check_gradients(masked(lambda v: ops.nancumprod(v, axis=1)), [x])
+
+
+def test_nan_scans_accept_keras_axis_tuples():
+    x = np.array([[1.0, np.nan], [3.0, 4.0]])
+    np.testing.assert_array_equal(ops.nancumsum(x, axis=(1,)).numpy(), [[1.0, 1.0], [3.0, 7.0]])
+    np.testing.assert_array_equal(ops.nancumsum(x, axis=()).numpy(), [[1.0, 0.0], [3.0, 4.0]])
+    with pytest.raises(ValueError, match="ops.nancumprod: `axis` must be an int"):
+        ops.nancumprod(x, axis=(0, 1))

@@ -117,3 +117,16 @@ def test_histogram_cdist_views():
         ops.view_as_complex(np.ones(3))
     np.testing.assert_allclose(ops.polar(np.array([2.0]), np.array([np.pi / 2])).numpy(), [2j],
                                atol=1e-6)
+
+
+def test_nextafter_bfloat16_steps_one_unit():
+    pytest.importorskip("ml_dtypes", reason="bfloat16 needs ml_dtypes on the numpy backend")
+    x = ops.cast(np.array([1.0, -1.0, 0.0, 0.0, 2.0, np.nan]), "bfloat16")
+    y = ops.cast(np.array([2.0, 0.0, 1.0, -1.0, 2.0, 1.0]), "bfloat16")
+    out = ops.nextafter(x, y)
+    assert out.dtype == "bfloat16"
+    got = ops.cast(out, "float32").numpy()
+    # bfloat16 keeps 8 significant bits; its smallest subnormal is 2**-133
+    np.testing.assert_array_equal(got[:5], [1 + 2.0 ** -7, -(1 - 2.0 ** -8), 2.0 ** -133,
+                                            -(2.0 ** -133), 2.0])
+    assert np.isnan(got[5])
