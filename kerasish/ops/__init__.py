@@ -104,3 +104,5 @@ from kerasish.ops.numpy_extras import (angle, argpartition, bartlett,  # noqa: E
                                        hanning, histogram, i0, isreal, kaiser,
                                        ldexp, nextafter, polar, view,
                                        view_as_complex, view_as_real)
+from kerasish.ops.patches import (depth_to_space, fold,  # noqa: E402
+                                  space_to_depth, unfold)
