@@ -186,7 +186,9 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
         cbs.on_test_batch_begin(step)
         logs = to_floats(test_step(batch))
         cbs.on_test_batch_end(step, logs)
-    logs = _sorted_logs(to_floats(model.get_metrics_result()))
+    # as fit: extra entries a custom test_step returns are kept (Keras)
+    logs = _sorted_logs(_metrics_result_or_logs(model, logs) if logs
+                        else to_floats(model.get_metrics_result()))
     cbs.on_test_end(logs)
     return logs
 

@@ -59,7 +59,7 @@ class Trainer:
         from kerasish import optimizers
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
-        names = self._output_names()
+        names = self._output_names(loss)
         # As in Keras, compiling again without `loss` / `metrics` keeps the previous ones.
         if loss is not None:
             self._compile_loss = compile_utils.CompileLoss(loss, loss_weights, names)
@@ -73,13 +73,19 @@ class Trainer:
         self.stop_training = False
         self._distribute_strategy = distribute_lib.current_strategy() or self._distribute_strategy
 
-    def _output_names(self):
+    def _output_names(self, loss=None):
         outputs = getattr(self, "_outputs", None)
         if outputs:
             struct = getattr(self, "_outputs_struct", None)
             if isinstance(struct, dict):
                 return sorted(struct)
             return [t._keras_history[0].name for t in outputs]
+        if isinstance(loss, dict) and loss:
+            # a subclassed model returning a dict: the loss dict names its outputs (Keras)
+            return sorted(loss)
+        if isinstance(loss, (list, tuple)) and len(loss) > 1:
+            # a subclassed model returning a list: one output per loss entry
+            return [f"output_{i}" for i in range(len(loss))]
         return ["output"]
 
     def _assert_compiled(self, method):
