@@ -53,6 +53,11 @@ class Model(Trainer, Layer):
         """The model's direct sublayers, in assignment order."""
         return list(self._layers)
 
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError("`Model.layers` attribute is reserved and should not be used. "
+                             "Please use another name.")
+
     def get_layer(self, name=None, index=None):
         """Returns a sublayer by name or index.
 

@@ -78,6 +78,11 @@ class Sequential(Model):
     def layers(self):
         return [l for l in self._stack if not isinstance(l, InputLayer)]
 
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError("`Sequential.layers` is read-only. Use `add()` and `pop()` to "
+                             "change the layers of a Sequential model.")
+
     @property
     def _layers(self):
         return self.layers

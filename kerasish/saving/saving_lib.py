@@ -267,7 +267,7 @@ def _mismatch(obj, path, variables, group, stored):
         shape = tuple(group[k].shape)
         if shape != tuple(v.shape):
             return (f"{label}: variable '{v.name}' (#{k}) has shape {tuple(v.shape)} in the "
-                    f"model but shape {shape} in the file.")
+                    f"model but shape {shape} in the file; the shapes must match.")
     return None
 
 

@@ -37,7 +37,7 @@ class Embedding(Layer):
                                       "supported by kerasish.")
         for arg, value in (("input_dim", input_dim), ("output_dim", output_dim)):
             if not isinstance(value, int) or value <= 0:
-                raise ValueError(f"Embedding: `{arg}` must be a positive int. Received: {arg}={value}")
+                raise ValueError(f"Embedding: `{arg}` must be a positive integer. Received: {arg}={value}")
         self.input_dim = input_dim
         self.output_dim = output_dim
         self.embeddings_initializer = initializers.get(embeddings_initializer)
