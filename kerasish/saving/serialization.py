@@ -122,6 +122,8 @@ def get_custom_objects():
 
 def _public_module(cls):
     parts = cls.__module__.split(".")
+    if parts[:3] == ["kerasish", "optimizers", "schedules"]:
+        return "keras.optimizers.schedules"  # as Keras writes learning-rate schedules
     if parts[0] == "kerasish" and len(parts) > 1 and parts[1] in _PUBLIC_MODULES:
         return _PUBLIC_MODULES[parts[1]]
     return cls.__module__

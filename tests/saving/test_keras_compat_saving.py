@@ -86,3 +86,11 @@ def test_keras_error_wording(tmp_path):
         keras.saving.load_model(tmp_path / "missing.keras")
     with pytest.raises(ValueError, match="You are saving a model that has not yet been built"):
         Unbuilt().save_weights(tmp_path / "u.weights.h5")
+
+
+def test_schedule_serializes_under_keras_module_and_round_trips():
+    schedule = keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.9, name="my_ed")
+    config = keras.saving.serialize_keras_object(schedule)
+    assert config["module"] == "keras.optimizers.schedules"  # what Keras 3.15.1 writes
+    restored = keras.saving.deserialize_keras_object(config)
+    assert restored.get_config() == schedule.get_config()
