@@ -49,6 +49,8 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
         >>> ops.ctc_loss(np.array([[1]]), np.zeros((1, 2, 3)), np.array([1]), np.array([2]))
     """
     output = core.float_operand(output)
+    if output.dtype in ("float16", "bfloat16"):  # Keras computes (and returns) these in float32
+        output = core.cast(output, "float32")
     labels = np.asarray(core.convert_to_numpy(target)).astype("int32")
     label_len = np.asarray(core.convert_to_numpy(target_length)).astype("int64").reshape(-1)
     time_len = np.asarray(core.convert_to_numpy(output_length)).astype("int64").reshape(-1)

@@ -50,7 +50,7 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     """
     x = core.convert_to_tensor(x)
     if x.ndim != 4:
-        raise ValueError(f"ops.unfold: expects a 4-D input (N, C, H, W). "
+        raise ValueError(f"ops.unfold: expects a 4D input (N, C, H, W). "
                          f"Received: x.shape = {tuple(x.shape)}")
     (kh, kw), (dh, dw), (ph, pw), (sh, sw), (oh, ow) = _geometry(
         "unfold", x.shape[2:], kernel_size, dilation, padding, stride)
@@ -83,7 +83,7 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     (kh, kw), (dh, dw), (ph, pw), (sh, sw), (oh, ow) = _geometry(
         "fold", (height, width), kernel_size, dilation, padding, stride)
     if x.ndim != 3 or x.shape[1] % (kh * kw) or x.shape[2] != oh * ow:
-        raise ValueError(f"ops.fold: expects input (N, C * {kh * kw}, {oh * ow}) for kernel "
+        raise ValueError(f"ops.fold: expects a 3D input (N, C * {kh * kw}, {oh * ow}) for kernel "
                          f"{(kh, kw)} and output_size {(height, width)}. "
                          f"Received: x.shape = {tuple(x.shape)}")
     batch, channels = x.shape[0], x.shape[1] // (kh * kw)

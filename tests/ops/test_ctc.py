@@ -44,6 +44,11 @@ def test_ctc_loss_gradients():
     check_second_order(lambda v: ops.ctc_loss(labels, v, label_len, out_len), [logits])
 
 
+def test_half_precision_computes_in_float32():
+    labels, logits = np.array([[1, 2, 1]]), np.random.rand(1, 3, 3).astype("float16")
+    assert ops.ctc_loss(labels, logits, np.array([3]), np.array([3])).dtype == "float32"
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="ops.ctc_decode: Invalid strategy"):
         ops.ctc_decode(np.zeros((1, 2, 3)), [2], strategy="best")

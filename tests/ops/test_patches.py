@@ -43,8 +43,10 @@ def test_bad_arguments():
         ops.depth_to_space(X, 1)
     with pytest.raises(ValueError, match="ops.space_to_depth: expects a 4-D input"):
         ops.space_to_depth(np.ones((1, 3, 3, 1)), 2)
-    with pytest.raises(ValueError, match="ops.unfold: expects a 4-D input"):
+    with pytest.raises(ValueError, match="ops.unfold: expects a 4D input"):
         ops.unfold(np.ones((3, 3)), 2)
+    with pytest.raises(ValueError, match="ops.fold: expects a 3D input"):
+        ops.fold(np.ones((1, 2, 3, 4)), (4, 4), 2)
 
 
 def test_gradients():
