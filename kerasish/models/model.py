@@ -211,3 +211,24 @@ def _json_default(value):
     if isinstance(value, np.generic):
         return value.item()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def model_from_json(json_string, custom_objects=None):
+    """Rebuilds a model (new weights) from `model.to_json()`'s output (Keras keeps it here,
+    in `keras.src.models.model`, and exports it as `keras.models.model_from_json`).
+
+    Args:
+        json_string: the JSON text.
+        custom_objects: dict name -> class/function for custom objects.
+
+    Returns:
+        The model.
+
+    Example:
+        >>> clone = keras.models.model_from_json(model.to_json())
+    """
+    import json
+
+    from kerasish.saving import serialization
+    return serialization.deserialize_keras_object(json.loads(json_string),
+                                                  custom_objects=custom_objects)

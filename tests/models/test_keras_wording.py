@@ -31,3 +31,10 @@ def test_functional_config_missing_node_and_loop():
     node_a["inbound_nodes"] = copy.deepcopy(node_b["inbound_nodes"])  # a <- a's output
     with pytest.raises(ValueError, match="loop"):
         keras.Model.from_config(loop)
+
+
+def test_model_from_json_lives_in_models_model_as_keras():
+    from kerasish.models.model import model_from_json
+    model = _functional()
+    assert model_from_json(model.to_json()).to_json() == model.to_json()
+    assert keras.models.model_from_json is model_from_json
