@@ -6,6 +6,7 @@ Example:
 """
 from kerasish.optimizers import schedules
 from kerasish.optimizers.adadelta import Adadelta
+from kerasish.optimizers.adafactor import Adafactor
 from kerasish.optimizers.adagrad import Adagrad
 from kerasish.optimizers.adam import Adam
 from kerasish.optimizers.adamax import Adamax
@@ -18,7 +19,7 @@ from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rmsprop import RMSprop
 from kerasish.optimizers.sgd import SGD
 
-ALL_OBJECTS = (Adadelta, Adagrad, Adam, Adamax, AdamW, Ftrl, Lion, Nadam, RMSprop, SGD)
+ALL_OBJECTS = (Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Ftrl, Lion, Nadam, RMSprop, SGD)
 ALL_OBJECTS_DICT = {cls.__name__.lower(): cls for cls in ALL_OBJECTS}
 
 
@@ -110,7 +111,7 @@ def get(identifier):
 
 
 __all__ = [
-    "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Ftrl", "Lion",
+    "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Ftrl", "Lion",
     "Nadam", "Optimizer", "RMSprop", "SGD", "deserialize", "get", "schedules",
     "serialize",
 ]
