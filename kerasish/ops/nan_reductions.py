@@ -100,7 +100,8 @@ def _quantile_one(ordered, count, q, method):
     a, b = _gather(ordered, lo), _gather(ordered, hi)
     if method == "linear":
         frac = shape_ops.squeeze(ew.subtract(pos, lo_f), -1)
-        value = ew.add(a, ew.multiply(ew.subtract(b, a), core.cast(frac, a.dtype)))
+        lerp = ew.add(a, ew.multiply(ew.subtract(b, a), core.cast(frac, a.dtype)))
+        value = ew.where(ew.equal(lo, hi)[..., 0], a, lerp)  # exact (and inf-safe) on a sample
     elif method == "midpoint":
         value = ew.multiply(ew.add(a, b), 0.5)
     else:
@@ -130,6 +131,8 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
                          f"Received: method={method!r}")
     x = core.float_operand(x)
     qs = np.asarray(core.convert_to_numpy(q), dtype=np.float64)
+    if isinstance(axis, (tuple, list)) and not axis:  # nothing to reduce: x itself, per q
+        return x if qs.ndim == 0 else shape_ops.stack([x] * qs.size, axis=0)
     if np.any((qs < 0) | (qs > 1)):
         raise ValueError(f"ops.nanquantile: `q` must be in [0, 1]. Received: q={q!r}")
     flat, keep_shape = _to_last_axis(x, axis)

@@ -72,3 +72,11 @@ def test_nan_scans_accept_keras_axis_tuples():
     np.testing.assert_array_equal(ops.nancumsum(x, axis=()).numpy(), [[1.0, 0.0], [3.0, 4.0]])
     with pytest.raises(ValueError, match="ops.nancumprod: `axis` must be an int"):
         ops.nancumprod(x, axis=(0, 1))
+
+
+def test_nanmedian_infinities_and_empty_axis():
+    x = np.array([[1.0, np.nan, 3.0, 4.0, 5.0], [np.nan, 2.0, 3.0, np.inf, -np.inf]])
+    np.testing.assert_array_equal(ops.nanmedian(x, axis=()).numpy(), x)  # numpy: no reduction
+    np.testing.assert_array_equal(ops.nanmedian(x, axis=1).numpy(), [3.5, 2.5])
+    single = np.array([[np.inf], [-np.inf]])
+    np.testing.assert_array_equal(ops.nanmedian(single, axis=1).numpy(), [np.inf, -np.inf])
