@@ -100,8 +100,11 @@ def _quantile_one(ordered, count, q, method):
     a, b = _gather(ordered, lo), _gather(ordered, hi)
     if method == "linear":
         frac = shape_ops.squeeze(ew.subtract(pos, lo_f), -1)
-        lerp = ew.add(a, ew.multiply(ew.subtract(b, a), core.cast(frac, a.dtype)))
-        value = ew.where(ew.equal(lo, hi)[..., 0], a, lerp)  # exact (and inf-safe) on a sample
+        same = ew.equal(lo, hi)[..., 0]  # on a sample: exactly it (inf - inf would be NaN)
+        zero = core.cast(0, a.dtype)
+        a_, b_ = ew.where(same, zero, a), ew.where(same, zero, b)
+        lerp = ew.add(a_, ew.multiply(ew.subtract(b_, a_), core.cast(frac, a.dtype)))
+        value = ew.where(same, a, lerp)
     elif method == "midpoint":
         value = ew.multiply(ew.add(a, b), 0.5)
     else:
