@@ -208,6 +208,12 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
         >>> model.save("model.keras")
         >>> restored = keras.models.load_model("model.keras")
     """
+    if _is_file_object(filepath, "write"):  # a writable binary file: the `.keras` zip bytes
+        if kwargs.keys() - {"include_optimizer"}:
+            raise ValueError(f"save(): The following argument(s) are not supported: "
+                             f"{sorted(kwargs.keys() - {'include_optimizer'})}")
+        filepath.write(_keras_archive(model))
+        return
     filepath = os.fspath(filepath)
     include_optimizer = kwargs.pop("include_optimizer", True)
     if "save_format" in kwargs:
@@ -233,17 +239,30 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     if zipped is False:
         raise NotImplementedError("save(zipped=False) (an unzipped folder) is not supported by "
                                   "kerasish; save a zipped `.keras` file.")
-    # an unbuilt model saves its config and no weights, and loads back unbuilt (as Keras)
+    archive = _keras_archive(model)
+    with atomic.atomic_path(filepath, overwrite) as tmp:
+        with open(tmp, "wb") as f:
+            f.write(archive)
+
+
+def _is_file_object(value, method):
+    return hasattr(value, method) and not isinstance(value, (str, bytes, os.PathLike))
+
+
+def _keras_archive(model):
+    """The bytes of `model`'s `.keras` zip (stored, not compressed). An unbuilt model
+    saves its config and no weights, and loads back unbuilt (as Keras)."""
     config = json.dumps(model_config(model), default=legacy_model.json_default)
     metadata = json.dumps({"keras_version": KERAS_VERSION,
                            "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")})
     weights = io.BytesIO()
     saving_lib.write_weights(model, weights)
-    with atomic.atomic_path(filepath, overwrite) as tmp:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as archive:
-            archive.writestr("metadata.json", metadata)
-            archive.writestr("config.json", config)
-            archive.writestr("model.weights.h5", weights.getvalue())
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr("metadata.json", metadata)
+        archive.writestr("config.json", config)
+        archive.writestr("model.weights.h5", weights.getvalue())
+    return buffer.getvalue()
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
@@ -270,6 +289,10 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     Example:
         >>> model = keras.models.load_model("model.keras", custom_objects={"MyLayer": MyLayer})
     """
+    if _is_file_object(filepath, "read"):  # a readable binary file holding a `.keras` zip
+        with serialization.custom_object_scope(custom_objects or {}), \
+                serialization.safe_mode_scope(safe_mode):
+            return _load_keras_archive(io.BytesIO(filepath.read()), custom_objects, compile)
     filepath = os.fspath(filepath)
     if not filepath.endswith((".keras",) + _LEGACY_SUFFIXES):
         raise ValueError(

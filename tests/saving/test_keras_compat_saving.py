@@ -94,3 +94,16 @@ def test_schedule_serializes_under_keras_module_and_round_trips():
     assert config["module"] == "keras.optimizers.schedules"  # what Keras 3.15.1 writes
     restored = keras.saving.deserialize_keras_object(config)
     assert restored.get_config() == schedule.get_config()
+
+
+def test_save_and_load_through_file_objects():
+    import io
+    model = _model()
+    x = np.random.rand(4, 3)
+    model.fit(x, np.random.rand(4, 2), epochs=1, verbose=0)
+    buffer = io.BytesIO()
+    saving_lib.save_model(model, buffer)
+    buffer.seek(0)
+    restored = saving_lib.load_model(buffer)
+    np.testing.assert_allclose(restored.predict(x, verbose=0), model.predict(x, verbose=0))
+    assert restored.loss is scaled_mse
