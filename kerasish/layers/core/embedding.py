@@ -36,7 +36,7 @@ class Embedding(Layer):
             raise NotImplementedError("Embedding: quantization (`quantization_config`) is not "
                                       "supported by kerasish.")
         for arg, value in (("input_dim", input_dim), ("output_dim", output_dim)):
-            if not isinstance(value, int) or value <= 0:
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"Embedding: `{arg}` must be a positive integer. Received: {arg}={value}")
         self.input_dim = input_dim
         self.output_dim = output_dim
