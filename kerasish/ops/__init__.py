@@ -103,7 +103,8 @@ from kerasish.ops.numpy_extras import (angle, argpartition, bartlett,  # noqa: E
                                        fabs, fmax, fmin, geomspace, hamming,
                                        hanning, histogram, i0, isreal, kaiser,
                                        ldexp, nextafter, polar, view,
-                                       view_as_complex, view_as_real)
+                                       vectorize, view_as_complex,
+                                       view_as_real)
 from kerasish.ops.patches import (depth_to_space, fold,  # noqa: E402
                                   space_to_depth, unfold)
 from kerasish.ops.ctc import ctc_decode, ctc_loss  # noqa: E402

@@ -1,12 +1,14 @@
 """More numpy-style ops: fmax/fmin, ldexp, nextafter, angle, fabs, isreal, i0,
 geomspace, window functions, argpartition, corrcoef, correlate, view,
-histogram, cdist, polar and the complex views.
+histogram, cdist, polar, the complex views and vectorize.
 
 Most are compositions of differentiable ops (so gradients and second order
 come for free); value-only ops (nextafter, argpartition, histogram, view,
 windows) return tensors without a gradient, as in Keras.
 """
+import functools
 import math
+import re
 
 import numpy as np
 
@@ -453,3 +455,66 @@ def view_as_real(x):
     xp = x._device.xp
     value = x._value.astype("complex64")
     return Tensor(xp.stack([value.real, value.imag], axis=-1).astype("float32"), x._device)
+
+
+def _core_dims(signature):
+    """`"(m,n),(n)->(m)"` -> ([["m", "n"], ["n"]], [["m"]]); None -> (None, None)."""
+    if signature is None:
+        return None, None
+    parse = re.compile(r"\(([^()]*)\)")
+    if "->" not in signature:
+        raise ValueError(f"ops.vectorize: not a valid gufunc signature: {signature!r}")
+    inputs, outputs = signature.replace(" ", "").split("->")
+    dims = [[[d for d in group.split(",") if d] for group in parse.findall(part)]
+            for part in (inputs, outputs)]
+    return dims[0], dims[1]
+
+
+def vectorize(pyfunc, *, excluded=None, signature=None):
+    """Makes `pyfunc` loop over the leading (broadcast) axes of its tensor arguments,
+    as numpy.vectorize; with a gufunc `signature` ("(d,d)->()") the named trailing
+    axes are passed to `pyfunc` whole. Differentiable when `pyfunc` is.
+
+    Args:
+        pyfunc: a function of tensors returning a tensor (or a tuple of them).
+        excluded: positions or keyword names passed through unchanged.
+        signature: optional gufunc signature.
+
+    Returns:
+        the vectorized function.
+
+    Example:
+        >>> traces = ops.vectorize(ops.trace, signature="(d,d)->()")
+        >>> traces(ops.ones((3, 2, 2)))   # [2., 2., 2.]
+    """
+    excluded = set(excluded or ())
+    core_in, _ = _core_dims(signature)
+
+    @functools.wraps(pyfunc)
+    def vectorized(*args, **kwargs):
+        positions = [i for i in range(len(args)) if i not in excluded]
+        tensors = [core.convert_to_tensor(args[i]) for i in positions]
+        ncore = [len(core_in[k]) if core_in else 0 for k in range(len(tensors))]
+        loop = np.broadcast_shapes(*[tuple(t.shape[:t.ndim - n]) for t, n in zip(tensors, ncore)])
+        flat = []
+        for t, n in zip(tensors, ncore):
+            trailing = tuple(t.shape[t.ndim - n:])
+            t = shape_ops.broadcast_to(t, loop + trailing)
+            flat.append(shape_ops.reshape(t, (-1,) + trailing))
+        results = []
+        for index in range(int(np.prod(loop))):
+            call = list(args)
+            for position, values in zip(positions, flat):
+                call[position] = values[index]
+            results.append(pyfunc(*call, **kwargs))
+        if not results:
+            raise ValueError("ops.vectorize: the arguments have no elements to loop over.")
+        if isinstance(results[0], (tuple, list)):
+            return tuple(_assemble([r[k] for r in results], loop) for k in range(len(results[0])))
+        return _assemble(results, loop)
+    return vectorized
+
+
+def _assemble(results, loop):
+    stacked = shape_ops.stack([core.convert_to_tensor(r) for r in results], axis=0)
+    return shape_ops.reshape(stacked, loop + tuple(stacked.shape[1:]))

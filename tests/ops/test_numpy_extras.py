@@ -130,3 +130,18 @@ def test_nextafter_bfloat16_steps_one_unit():
     np.testing.assert_array_equal(got[:5], [1 + 2.0 ** -7, -(1 - 2.0 ** -8), 2.0 ** -133,
                                             -(2.0 ** -133), 2.0])
     assert np.isnan(got[5])
+
+
+def test_vectorize_matches_numpy():
+    stack = RNG.standard_normal((3, 2, 4, 4))
+    traces = ops.vectorize(ops.trace, signature="(d,d)->()")
+    np.testing.assert_allclose(traces(stack).numpy(),
+                               np.vectorize(np.trace, signature="(d,d)->()")(stack))
+    diagonals = ops.vectorize(ops.diagonal, signature="(d,d)->(d)")
+    np.testing.assert_allclose(diagonals(stack).numpy(),
+                               np.vectorize(np.diagonal, signature="(d,d)->(d)")(stack))
+    add = ops.vectorize(lambda a, b: a + b)
+    assert add(np.array([1, 2, 3]), 2).numpy().tolist() == [3, 4, 5]
+    scaled = ops.vectorize(lambda a, k: a * k, excluded={1}, signature="(n)->(n)")
+    np.testing.assert_allclose(scaled(np.ones((2, 3)), 2.0).numpy(), np.full((2, 3), 2.0))
+    check_gradients(lambda s: traces(s * s), [stack[0]])
