@@ -38,3 +38,18 @@ def test_model_from_json_lives_in_models_model_as_keras():
     model = _functional()
     assert model_from_json(model.to_json()).to_json() == model.to_json()
     assert keras.models.model_from_json is model_from_json
+
+
+def test_sequential_build_errors():
+    model = keras.Sequential([keras.Input(shape=(2,), batch_size=3), keras.layers.Dense(2)])
+    with pytest.raises(ValueError, match="already been configured"):
+        model.build((3, 4))
+    model.build((3, 2))
+
+    class TwoPositional(keras.layers.Layer):
+        def call(self, inputs, training):
+            return inputs
+
+    model = keras.Sequential([TwoPositional()])
+    with pytest.raises(ValueError, match="can only have a single positional argument"):
+        model.build((None, 2))
