@@ -46,7 +46,10 @@ class Embedding(Layer):
         self.mask_zero = mask_zero
         self.supports_masking = mask_zero
         self.autocast = False
-        self._initial_weights = weights
+        self._initial_weights = None
+        if weights is not None:  # as Keras: built at once, from an array or a 1-item list
+            self._maybe_build(None)
+            self.set_weights(weights if isinstance(weights, (list, tuple)) else [weights])
 
     def build(self, input_shape=None):
         self.embeddings = self.add_weight(

@@ -50,3 +50,11 @@ def test_bad_dims_and_from_config_errors_as_keras():
     # Keras reports a failing constructor inside from_config as a TypeError
     with pytest.raises(TypeError, match="Error when deserializing class 'Embedding'"):
         keras.layers.Embedding.from_config({"input_dim": 3.7, "output_dim": 8})
+
+
+def test_weights_argument_builds_at_once():
+    import numpy as np
+    layer = keras.layers.Embedding(3, 4, weights=np.full((3, 4), 2.0))
+    assert layer.built and layer.embeddings.numpy().tolist() == [[2.0] * 4] * 3
+    layer = keras.layers.Embedding(3, 4, weights=[np.ones((3, 4))])
+    assert layer(np.array([[0, 2]])).numpy().sum() == 8.0
