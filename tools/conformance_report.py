@@ -17,10 +17,15 @@ from pathlib import Path
 
 # (group title, owner / reason, predicate on (test id, failure message))
 RULES = [
+    ("Deliberate deviations", "kerasish behaves differently on purpose (see below)",
+     lambda t, m: bool(re.search(r"test_stop_training_csv|test_retracing|"
+                                 r"(HuberLoss|CosineSimilarity)Test::test_config", t))),
+    ("Layers owned by other branches", "`preprocessing` (Normalization), `attention` (EinsumDense)",
+     lambda t, m: bool(re.search(r"has no attribute '(Normalization|EinsumDense)'", m))),
     ("Keras internals and shim limits", "shim/internal: not user API",
      lambda t, m: bool(re.search(
          r"keras\.src\.(backend|saving\.saving_lib\.(_|[A-Z])|utils\.io_utils|applications|"
-         r"metrics\.metrics_utils)|object has no attribute '(call|_[a-z_]+)'|"
+         r"metrics\.metrics_utils)|safe_get_h5_dataset|peershim\.aliasing\.Missing|object has no attribute '(call|_[a-z_]+)'|"
          r"No module named '(tensorflow|torch)'|Skipped:|keras\.src\.ops\.(random|shape_equal|"
          r"broadcast_shapes|LayerNorm|RMSNorm)|has no attribute '_|'str' object has no "
          r"attribute 'type'|backend_util|CPU_DEVICES|KeyError: 'numpy'", m))),
@@ -33,6 +38,9 @@ RULES = [
     ("Error wording inside existing ops", "owned by `opcontract` (files under kerasish/ops/)",
      lambda t, m: t.startswith(("ops_numpy", "ops_nn", "ops_math", "ops_core"))
      and ("does not match" in m or "not raised" in m or "Warning not triggered" in m)),
+    ("Other behaviour of existing ops", "owned by `opcontract` (files under kerasish/ops/)",
+     lambda t, m: t.startswith(("ops_numpy", "ops_nn", "ops_math", "ops_core"))
+     and "SegmentProd" not in m),
     ("Conv3D, transposed/3-D pooling, auto-build, steps_per_execution, RNN signatures",
      "owned by `families`",
      lambda t, m: bool(re.search(r"3[dD]|ConvND|PoolingND|The `build` of|steps_per_execution|"
