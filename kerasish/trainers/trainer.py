@@ -178,8 +178,8 @@ class Trainer:
         """One evaluation step on a batch; returns the logs dict."""
         x, y, sample_weight = data_adapters.unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
-        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
-                                 training=False)
+        extra = {"training": False} if _takes_training(self.compute_loss) else {}
+        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, **extra)
         self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
                                         sample_weight=_batch_size(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
@@ -249,3 +249,15 @@ def _batch_size(x):
 
 def _is_finite(loss):
     return bool(np.isfinite(core.convert_to_numpy(loss)).all())
+
+
+def _takes_training(compute_loss):
+    """Whether a (possibly user-overridden) `compute_loss` accepts `training` (Keras
+    still calls older overrides without it)."""
+    import inspect
+    try:
+        params = inspect.signature(compute_loss).parameters
+    except (TypeError, ValueError):
+        return True
+    return "training" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+

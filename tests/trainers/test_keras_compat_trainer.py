@@ -98,3 +98,27 @@ def test_loss_list_on_subclassed_model_returning_list():
     history = model.fit(np.ones((40, 4)), [np.zeros((40, 3)), np.zeros((40, 3))],
                         batch_size=20, epochs=3, verbose=0).history
     np.testing.assert_allclose(history["loss"], KERAS_LOSSES, atol=1e-4)
+
+
+class OldComputeLoss(keras.Model):
+    """A compute_loss override written before Keras added `training`."""
+
+    def __init__(self):
+        super().__init__()
+        self.custom = keras.metrics.Mean(name="custom")
+        self.dense = layers.Dense(2)
+
+    def call(self, x):
+        return self.dense(x)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
+        loss = super().compute_loss(x, y, y_pred, sample_weight)
+        self.custom.update_state(loss * 4)
+        return loss
+
+
+def test_compute_loss_override_without_training_argument():
+    model = OldComputeLoss()
+    model.compile("sgd", "mse")
+    logs = model.evaluate(np.ones((8, 4)), np.ones((8, 2)) * 2, verbose=0, return_dict=True)
+    np.testing.assert_allclose(logs["custom"], logs["loss"] * 4, rtol=1e-6)
