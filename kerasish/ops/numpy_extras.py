@@ -16,7 +16,9 @@ from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, creation, elementwise as ew, manipulation as shape_ops, reduction
 from kerasish.ops.control_flow import custom_gradient
-from kerasish.ops.unary import _special
+from kerasish.ops.fft import extract_sequences
+from kerasish.ops.linalg import matmul
+from kerasish.ops.unary import _special, unary
 
 
 def _float_dtype(*tensors):
@@ -182,7 +184,6 @@ def _i1_grad(g, x, out):
 
 
 def _unary_special(name, fname, grad):
-    from kerasish.ops.unary import unary
     return unary(name, _special(fname), grad)
 
 
@@ -300,7 +301,6 @@ def corrcoef(x):
                          f"Received: x.shape = {tuple(x.shape)}")
     rows = x if x.ndim == 2 else shape_ops.reshape(x, (1, -1))
     centred = ew.subtract(rows, reduction.mean(rows, axis=1, keepdims=True))
-    from kerasish.ops.linalg import matmul
     cov = matmul(centred, shape_ops.transpose(centred))
     scale = ew.sqrt(shape_ops.reshape(reduction.sum(ew.square(centred), axis=1), (-1, 1)))
     out = ew.clip(ew.divide(ew.divide(cov, scale), shape_ops.transpose(scale)), -1.0, 1.0)
@@ -330,7 +330,6 @@ def correlate(x1, x2, mode="valid"):
     dtype = _float_dtype(a, v)
     a, v = core.cast(a, dtype), core.cast(v, dtype)
     la, lv = a.shape[0], v.shape[0]
-    from kerasish.ops.fft import extract_sequences
     padded = shape_ops.pad(a, [(lv - 1, lv - 1)])
     full = reduction.sum(ew.multiply(extract_sequences(padded, lv, 1), v), axis=-1)
     if mode == "full":
