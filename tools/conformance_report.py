@@ -6,7 +6,7 @@ Usage:
 Each directory holds a `results.json` written by
 `../shared/conformance/run.py`. A module's figures come from the last
 directory that ran it to the end (so per-module reruns override the full
-baseline run; a rerun that timed out does not).
+baseline run; a rerun that left tests unrun, e.g. out of time, does not).
 Remaining failures are grouped by cause with the rules below (first match
 wins); a rule names who owns the cause.
 """
@@ -65,8 +65,8 @@ def merge(directories):
         results = load(directory)
         meta = meta or results.get("meta")
         for name, module in results["modules"].items():
-            if module.get("kerasish", {}).get("timed_out") and name in modules:
-                continue  # an incomplete rerun (a class ran out of time) keeps the earlier run
+            if module.get("kerasish", {}).get("not_run") and name in modules:
+                continue  # an incomplete rerun (tests never reached) keeps the earlier run
             modules[name] = module
     return modules, meta
 
