@@ -1,8 +1,8 @@
 """`MonitorCallback`: the shared "is this value an improvement?" logic."""
 import warnings
 
-import numpy as np
 
+from kerasish import ops
 from kerasish.callbacks.callback import Callback
 
 
@@ -83,15 +83,15 @@ class MonitorCallback(Callback):
         self.monitor_op = None
 
     def _set_monitor_op(self):
-        """Chooses `np.less` or `np.greater` from `mode` (and the model).
+        """Chooses `ops.less` or `ops.greater` from `mode` (and the model), as Keras.
 
         Raises:
             ValueError: mode="auto" and the direction cannot be inferred.
         """
         if self.mode == "min":
-            self.monitor_op = np.less
+            self.monitor_op = ops.less
         elif self.mode == "max":
-            self.monitor_op = np.greater
+            self.monitor_op = ops.greater
         else:
             direction = metric_direction(self.model, self.monitor)
             if direction is None:
@@ -103,8 +103,8 @@ class MonitorCallback(Callback):
                     "monitor based on the highest metric value, or pass "
                     "`mode='min'` in order to use the lowest value."
                 )
-            self.monitor_op = np.greater if direction == "up" else np.less
-        if self.monitor_op is np.less:
+            self.monitor_op = ops.greater if direction == "up" else ops.less
+        if self.monitor_op is ops.less:
             self.min_delta *= -1
 
     def _is_improvement(self, monitor_value, reference_value):

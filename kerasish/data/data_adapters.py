@@ -5,6 +5,7 @@ generators, `kerasish.data.Dataset`s and PyDataset-style sequences into an
 object with `num_batches` (None when unknown) and `batches()` (a fresh
 iterator of `(x, y, sample_weight)`-style numpy structures per epoch).
 """
+import itertools
 import math
 import warnings
 
@@ -161,10 +162,16 @@ class SequenceAdapter:
     def __init__(self, sequence, shuffle=False):
         self.sequence = sequence
         self.shuffle = shuffle
-        self.num_batches = len(sequence)
+        # a PyDataset says `num_batches` (None: infinite, batches run until steps_per_epoch)
+        self.num_batches = sequence.num_batches if hasattr(sequence, "num_batches") \
+            else len(sequence)
 
     def batches(self):
-        order = np.random.permutation(self.num_batches) if self.shuffle else range(self.num_batches)
+        if self.num_batches is None:
+            order = itertools.count()
+        else:
+            order = np.random.permutation(self.num_batches) if self.shuffle \
+                else range(self.num_batches)
         for i in order:
             yield self.sequence[int(i)]
         if hasattr(self.sequence, "on_epoch_end"):

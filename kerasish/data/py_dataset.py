@@ -75,12 +75,20 @@ class PyDataset:
         raise NotImplementedError(f"{type(self).__name__} must implement __getitem__.")
 
     def __len__(self):
-        """Number of batches per epoch."""
-        raise NotImplementedError(f"{type(self).__name__} must implement __len__.")
+        """Number of batches per epoch (a subclass may define `num_batches` instead)."""
+        if type(self).num_batches is not PyDataset.num_batches:
+            count = self.num_batches
+            if count is not None:
+                return count
+            raise TypeError(f"{type(self).__name__} is infinite (num_batches is None): it has "
+                            "no len().")
+        raise NotImplementedError(f"{type(self).__name__} must implement __len__ "
+                                  "or the `num_batches` property.")
 
     @property
     def num_batches(self):
-        """`len(self)`, or None when `__len__` is not implemented (infinite)."""
+        """Batches per epoch: `len(self)`, or None when unknown (infinite); subclasses
+        may override this property instead of `__len__`, as in Keras."""
         try:
             return len(self)
         except NotImplementedError:

@@ -504,7 +504,11 @@ class Layer:
         config_dict = dict(config_dict)
         if isinstance(config_dict.get("dtype"), dict):
             config_dict["dtype"] = dtype_policies.get(config_dict["dtype"])
-        return cls(**config_dict)
+        try:
+            return cls(**config_dict)
+        except Exception as e:  # Keras reports any constructor failure as a TypeError
+            raise TypeError(f"Error when deserializing class '{cls.__name__}' using "
+                            f"config={config_dict}.\n\nException encountered: {e}") from e
 
     def get_build_config(self):
         if self._build_shapes is not None:

@@ -19,6 +19,8 @@ from kerasish.losses.regression import (
     MeanSquaredLogarithmicError, cosine_similarity, huber, log_cosh,
     mean_absolute_error, mean_absolute_percentage_error, mean_squared_error,
     mean_squared_logarithmic_error)
+from kerasish.losses.circle import Circle, circle
+from kerasish.losses.ctc import CTC, ctc
 from kerasish.losses.segmentation import Dice, Tversky, dice, tversky
 from kerasish.utils import registry
 
@@ -29,13 +31,13 @@ ALL_OBJECTS = (
     CategoricalGeneralizedCrossEntropy,
     MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
     MeanSquaredLogarithmicError, CosineSimilarity, LogCosh, Huber,
-    Hinge, SquaredHinge, CategoricalHinge, Dice, Tversky,
+    Hinge, SquaredHinge, CategoricalHinge, Dice, Tversky, CTC, Circle,
     kl_divergence, poisson, binary_crossentropy, binary_focal_crossentropy,
     categorical_crossentropy, categorical_focal_crossentropy, sparse_categorical_crossentropy,
     categorical_generalized_cross_entropy,
     mean_squared_error, mean_absolute_error, mean_absolute_percentage_error,
     mean_squared_logarithmic_error, cosine_similarity, log_cosh, huber,
-    hinge, squared_hinge, categorical_hinge, dice, tversky,
+    hinge, squared_hinge, categorical_hinge, dice, tversky, ctc, circle,
 )
 ALL_OBJECTS_DICT = {obj.__name__: obj for obj in ALL_OBJECTS}
 ALL_OBJECTS_DICT.update({

@@ -216,3 +216,11 @@ def get_for_compile(identifier, y_true=None, y_pred=None):
 __all__ = sorted({cls.__name__ for cls in ALL_OBJECTS} | {fn.__name__ for fn in _FUNCTIONS}) + [
     "ALL_OBJECTS", "ALL_OBJECTS_DICT", "deserialize", "get", "get_for_compile",
     "resolve_accuracy", "serialize"]
+
+from kerasish.metrics.iou_metrics import (BinaryIoU, IoU, MeanIoU,  # noqa: E402
+                                          OneHotIoU, OneHotMeanIoU)
+
+ALL_OBJECTS += (IoU, BinaryIoU, MeanIoU, OneHotIoU, OneHotMeanIoU)
+for _cls in (IoU, BinaryIoU, MeanIoU, OneHotIoU, OneHotMeanIoU):
+    ALL_OBJECTS_DICT[_cls.__name__] = ALL_OBJECTS_DICT[to_snake_case(_cls.__name__)] = _cls
+__all__ += ["BinaryIoU", "IoU", "MeanIoU", "OneHotIoU", "OneHotMeanIoU"]

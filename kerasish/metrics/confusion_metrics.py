@@ -409,15 +409,32 @@ class RecallAtPrecision(SensitivitySpecificityBase):
                 "precision": self.precision}
 
 
-_CURVES = {"roc": "ROC", "pr": "PR"}
+_CURVES = {"roc": "ROC", "pr": "PR", "prgain": "PRGAIN"}
 _SUMMATIONS = ("interpolation", "majoring", "minoring")
 
 
 def _parse_curve(curve):
     key = getattr(curve, "value", curve)
     if str(key).lower() not in _CURVES:
-        raise ValueError(f'Invalid AUC curve value: "{curve}". Expected values are ["PR", "ROC"]')
+        raise ValueError(f'Invalid AUC curve value: "{curve}". Expected values are '
+                         '["PR", "ROC", "PRGAIN"]')
     return _CURVES[str(key).lower()]
+
+
+def _precision_recall_gain(tp, fp, tn, fn):
+    """(recall gain, precision gain) of Flach & Kull's PR-gain curve, as Keras.
+
+    Both are scaled by P/N. With no true positive, recall gain is 0 and
+    precision gain 1; a negative recall gain (recall below the positive rate)
+    is clipped to 0.
+    """
+    scale = divide_no_nan(ew.add(tp, fn), ew.add(tn, fp))
+    recall_gain = ew.subtract(1.0, ew.multiply(scale, divide_no_nan(fn, tp)))
+    precision_gain = ew.subtract(1.0, ew.multiply(scale, divide_no_nan(fp, tp)))
+    no_tp = ew.equal(tp, 0.0)
+    recall_gain = ew.maximum(ew.where(no_tp, 0.0, recall_gain), 0.0)
+    precision_gain = ew.where(no_tp, 1.0, precision_gain)
+    return recall_gain, precision_gain
 
 
 def _parse_summation(method):
@@ -437,7 +454,7 @@ class AUC(Metric):
 
     Args:
         num_thresholds: number of thresholds (> 1, default 200).
-        curve: "ROC" (default) or "PR".
+        curve: "ROC" (default), "PR" or "PRGAIN" (precision-recall gain).
         summation_method: "interpolation" (default; for PR the Davis &
             Goadrich interpolation), "minoring" or "majoring".
         name: the metric name.
@@ -563,7 +580,9 @@ class AUC(Metric):
         recall = divide_no_nan(tp, ew.add(tp, fn))
         if self.curve == "ROC":
             return divide_no_nan(fp, ew.add(fp, tn)), recall
-        return recall, divide_no_nan(tp, ew.add(tp, fp))
+        if self.curve == "PR":
+            return recall, divide_no_nan(tp, ew.add(tp, fp))
+        return _precision_recall_gain(tp, fp, tn, fn)
 
     def result(self):
         """The area under the curve (label-averaged with `multi_label`)."""

@@ -8,12 +8,14 @@ with `reset_state()`. Its state lives in `kerasish.Variable`s made by
 from kerasish import initializers
 from kerasish.autodiff.tensor import Variable
 from kerasish.backend import config
-from kerasish.ops import creation
+from kerasish.ops import creation, elementwise
 from kerasish.utils import naming
 
 
 def _initial_value(initializer, shape, dtype):
     """The first value of a metric variable as a Tensor on the current device."""
+    if not isinstance(initializer, str) and hasattr(initializer, "shape"):  # a starting value
+        return creation.array(initializer, dtype=dtype)
     if initializer is None or initializer in ("zeros", "Zeros"):
         return creation.zeros(shape, dtype=dtype)
     if initializer in ("ones", "Ones"):
@@ -21,6 +23,20 @@ def _initial_value(initializer, shape, dtype):
     if callable(initializer):
         return initializer(tuple(shape), dtype=dtype)
     return initializers.get(initializer)(tuple(shape), dtype=dtype)
+
+
+def _snapshot(variable):
+    """A copy of a variable's current value (assign writes in place)."""
+    return elementwise.copy(variable.value)
+
+
+def _leaves(value):
+    """Items of (nested) lists, tuples and dicts, or the value itself."""
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    return [value]
 
 
 class Metric:
@@ -62,11 +78,60 @@ class Metric:
 
     @property
     def variables(self):
-        """The state variables (this metric's, then those of inner metrics)."""
+        """The state variables: this metric's, Variables assigned as attributes (also
+        inside lists/dicts), then those of inner metrics (also inside lists/dicts)."""
         out = list(self._variables)
-        for metric in self._metrics:
-            out.extend(metric.variables)
+        seen = {id(v) for v in out}
+        metrics = list(self._metrics)
+        for name, value in vars(self).items():
+            if name.startswith("_"):
+                continue
+            for leaf in _leaves(value):
+                if isinstance(leaf, Variable) and id(leaf) not in seen:
+                    seen.add(id(leaf))
+                    out.append(leaf)
+                elif isinstance(leaf, Metric) and all(leaf is not m for m in metrics):
+                    metrics.append(leaf)
+        for metric in metrics:
+            out.extend(v for v in metric.variables if id(v) not in seen)
         return out
+
+    def stateless_update_state(self, metric_variables, *args, **kwargs):
+        """`update_state` on the given state values; the metric's own state is unchanged.
+
+        Args:
+            metric_variables: one value per `self.variables`.
+            *args, **kwargs: `update_state`'s arguments.
+
+        Returns:
+            list of the updated state values (Tensors).
+        """
+        return self._with_state(metric_variables,
+                                lambda: (self.update_state(*args, **kwargs), None)[1])[1]
+
+    def stateless_result(self, metric_variables):
+        """`result()` computed from the given state values (the metric is unchanged)."""
+        return self._with_state(metric_variables, self.result)[0]
+
+    def stateless_reset_state(self):
+        """The state values `reset_state()` would give, without changing the metric."""
+        return self._with_state([_snapshot(v) for v in self.variables],
+                                lambda: (self.reset_state(), None)[1])[1]
+
+    def _with_state(self, values, fn):
+        variables = self.variables
+        if len(values) != len(variables):
+            raise ValueError(f"{type(self).__name__}: expected {len(variables)} state values "
+                             f"(one per metric variable), received {len(values)}.")
+        saved = [_snapshot(v) for v in variables]
+        try:
+            for variable, value in zip(variables, values):
+                variable.assign(value)
+            result = fn()
+            return result, [_snapshot(v) for v in variables]
+        finally:
+            for variable, value in zip(variables, saved):
+                variable.assign(value)
 
     def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="sum", name=None):
         """Creates a non-trainable state Variable on the current device.

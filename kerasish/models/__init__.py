@@ -4,7 +4,7 @@ import json
 from kerasish.layers.core.input_layer import InputLayer
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.models.functional import Functional
-from kerasish.models.model import Model
+from kerasish.models.model import Model, model_from_json
 from kerasish.models.sequential import Sequential
 from kerasish.saving import saving_api, serialization
 from kerasish.utils import registry, tree
@@ -19,16 +19,6 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     """Saves `model` to `filepath`, as `model.save(filepath)`."""
     return model.save(filepath, overwrite=overwrite, zipped=zipped, **kwargs)
-
-
-def model_from_json(json_string, custom_objects=None):
-    """Rebuilds a model (new weights) from `model.to_json()`'s output.
-
-    Example:
-        >>> clone = keras.models.model_from_json(model.to_json())
-    """
-    return serialization.deserialize_keras_object(json.loads(json_string),
-                                                  custom_objects=custom_objects)
 
 
 def clone_model(model, input_tensors=None, clone_function=None, call_function=None,

@@ -52,6 +52,11 @@ class Functional(Model):
         (`x + 1`, `ops.sum(x)`) are not layers, as in Keras."""
         return [l for l in self._functional_layers if not getattr(l, "_is_operation", False)]
 
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError("`Model.layers` attribute is reserved and should not be used. "
+                             "Please use another name.")
+
     @property
     def inputs(self):
         return list(self._inputs)

@@ -60,6 +60,11 @@ class Model(Trainer, Layer):
         """The model's direct sublayers, in assignment order."""
         return list(self._layers)
 
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError("`Model.layers` attribute is reserved and should not be used. "
+                             "Please use another name.")
+
     def get_layer(self, name=None, index=None):
         """Returns a sublayer by name or index.
 
@@ -206,3 +211,21 @@ def _functional_class():
     """`Functional`: a subclass of `Model` (defined on top of it, in functional.py), found
     by name in the registry."""
     return REGISTRY.lookup_public("models", "Functional")
+
+
+def model_from_json(json_string, custom_objects=None):
+    """Rebuilds a model (new weights) from `model.to_json()`'s output (Keras keeps it here,
+    in `keras.src.models.model`, and exports it as `keras.models.model_from_json`).
+
+    Args:
+        json_string: the JSON text.
+        custom_objects: dict name -> class/function for custom objects.
+
+    Returns:
+        The model.
+
+    Example:
+        >>> clone = keras.models.model_from_json(model.to_json())
+    """
+    return serialization.deserialize_keras_object(json.loads(json_string),
+                                                  custom_objects=custom_objects)

@@ -82,6 +82,11 @@ class Sequential(Model):
     def layers(self):
         return [l for l in self._stack if not isinstance(l, InputLayer)]
 
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError("`Sequential.layers` is read-only. Use `add()` and `pop()` to "
+                             "change the layers of a Sequential model.")
+
     @property
     def _layers(self):
         return self.layers
@@ -106,12 +111,19 @@ class Sequential(Model):
             )
         if isinstance(self._stack[0], InputLayer):
             input_layer = self._stack[0]
+            if input_shape is not None and not _compatible(input_shape, input_layer.batch_shape):
+                raise ValueError(
+                    f"Sequential model '{self.name}' has already been configured to use input "
+                    f"shape {tuple(input_layer.batch_shape)}. You cannot build it with "
+                    f"input_shape {tuple(input_shape)}")
         else:
             if input_shape is None:
                 raise ValueError(f"Sequential model {self.name}: build() needs an input shape.")
             dtype = getattr(self._stack[0], "_input_dtype_hint", None)
             input_layer = InputLayer(batch_shape=tuple(input_shape), dtype=dtype)
             self._stack.insert(0, input_layer)
+        for layer in self.layers:
+            _check_single_positional(layer)
         x = input_layer.output
         ctx = _context()
         ctx.scopes.append(self.name)
@@ -205,3 +217,27 @@ def _known_input_shape(layer):
     if not isinstance(shape, tuple) or not all(d is None or isinstance(d, int) for d in shape):
         return None  # several inputs: not a plain stack
     return shape
+
+
+def _compatible(shape, configured):
+    """Whether a build shape fits the InputLayer's (None matches any size)."""
+    shape, configured = tuple(shape), tuple(configured)
+    return len(shape) == len(configured) and all(
+        a is None or b is None or a == b for a, b in zip(shape, configured))
+
+
+def _check_single_positional(layer):
+    """Keras: a layer in a Sequential model takes one positional argument (the input)."""
+    import inspect
+    try:
+        params = list(inspect.signature(layer.call).parameters.values())
+    except (TypeError, ValueError):
+        return
+    required = [p.name for p in params[1:] if p.default is inspect.Parameter.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if required:
+        raise ValueError(
+            "Layers added to a Sequential model can only have a single positional argument, "
+            f"the input tensor. Layer {layer.name} has multiple positional arguments: "
+            f"{[params[0].name] + required}")
+

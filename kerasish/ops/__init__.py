@@ -93,6 +93,22 @@ from kerasish.ops.conv import fused_conv  # noqa: E402
 from kerasish.ops.normalization import normalize_moments  # noqa: E402
 
 _operators.install()
+from kerasish.ops.fft import (extract_sequences, fft, fft2, ifft2, irfft,  # noqa: E402
+                              istft, rfft, stft)
+from kerasish.ops.nan_reductions import (nanargmax, nanargmin,  # noqa: E402
+                                         nancumprod, nancumsum, nanmedian,
+                                         nanpercentile, nanquantile)
+from kerasish.ops.numpy_extras import (angle, argpartition, bartlett,  # noqa: E402
+                                       blackman, cdist, corrcoef, correlate,
+                                       fabs, fmax, fmin, geomspace, hamming,
+                                       hanning, histogram, i0, isreal, kaiser,
+                                       ldexp, nextafter, polar, view,
+                                       vectorize, view_as_complex,
+                                       view_as_real)
+from kerasish.ops.patches import (depth_to_space, fold,  # noqa: E402
+                                  space_to_depth, unfold)
+from kerasish.ops.ctc import ctc_decode, ctc_loss  # noqa: E402
+
 # Fused attention (replaces the per-op `dot_product_attention` of ops/attention.py).
 from kerasish.ops.fused_attention import dot_product_attention, fused_attention  # noqa: E402,F811
 

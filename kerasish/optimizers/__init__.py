@@ -12,6 +12,7 @@ from kerasish.optimizers.adam import Adam
 from kerasish.optimizers.adamax import Adamax
 from kerasish.optimizers.adamw import AdamW
 from kerasish.optimizers.base_optimizer import BaseOptimizer
+from kerasish.optimizers.ftrl import Ftrl
 from kerasish.optimizers.lamb import Lamb
 from kerasish.optimizers.lion import Lion
 from kerasish.optimizers.nadam import Nadam
@@ -20,8 +21,8 @@ from kerasish.optimizers.rmsprop import RMSprop
 from kerasish.optimizers.sgd import SGD
 from kerasish.utils import registry
 
-ALL_OBJECTS = (Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Lamb, Lion, Nadam, RMSprop,
-               SGD)
+ALL_OBJECTS = (Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Ftrl, Lamb, Lion, Nadam,
+               RMSprop, SGD)
 ALL_OBJECTS_DICT = {cls.__name__.lower(): cls for cls in ALL_OBJECTS}
 
 _CATALOG = registry.OptimizerCatalog("optimizer", ALL_OBJECTS_DICT, base=BaseOptimizer,
@@ -83,8 +84,8 @@ def get(identifier):
 
 
 __all__ = [
-    "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Lamb",
-    "Lion",
+    "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Ftrl",
+    "Lamb", "Lion",
     "Nadam", "Optimizer", "RMSprop", "SGD", "deserialize", "get", "schedules",
     "serialize",
 ]

@@ -94,11 +94,13 @@ def functional_from_config(cls, config, custom_objects=None):
     counters = {}
     while pending:
         progressed = False
-        remaining = []
+        remaining, missing = [], set()
         for name, node in pending:
             try:
                 args, kwargs = _node_arguments(node, outputs_of)
-            except KeyError:
+            except KeyError as e:
+                if isinstance(e.args[0], tuple) and e.args[0][0] not in created:
+                    missing.add(e.args[0][0])
                 remaining.append((name, node))
                 continue
             result = created[name](*args, **kwargs)
@@ -107,8 +109,13 @@ def functional_from_config(cls, config, custom_objects=None):
             outputs_of[(name, index)] = result
             progressed = True
         if not progressed:
+            unresolved = sorted({n for n, _ in remaining})
+            if missing:
+                raise ValueError(f"Cannot rebuild the functional graph: unresolved layers "
+                                 f"{unresolved}. Missing node: {', '.join(sorted(missing))} "
+                                 "(an input no layer of the config produces).")
             raise ValueError(f"Cannot rebuild the functional graph: unresolved layers "
-                             f"{sorted({n for n, _ in remaining})}.")
+                             f"{unresolved}: their inputs form a loop.")
         pending = remaining
 
     def resolve(ref):

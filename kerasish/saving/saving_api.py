@@ -25,11 +25,17 @@ KERAS_VERSION = "3.15.1"
 _LEGACY_SUFFIXES = (".h5", ".hdf5")
 
 
+_UNBUILT = {"save weights": "You are saving a model that has not yet been built.",
+            "load weights": "You are loading weights into a model that has not yet been built.",
+            "save the model": "You are saving a model that has not yet been built."}
+
+
 def _require_built(model, action):
     unbuilt = saving_lib.unbuilt_layers(model)
     if unbuilt:
         raise ValueError(
-            f"Cannot {action}: layer '{unbuilt[0].name}' of model '{model.name}' was never built "
+            f"Cannot {action}: {_UNBUILT[action]} Layer {unbuilt[0].name!r} of model "
+            f"{model.name!r} was never built "
             "and so has no variables yet. Call the model on a batch of data (or `model.build`) "
             "first."
         )
@@ -61,9 +67,14 @@ def save_weights(model, filepath, overwrite=True, max_shard_size=None):
         saving_lib.write_weights(model, tmp)
 
 
+class MissingFileError(FileNotFoundError, ValueError):
+    """A file to load does not exist (a ValueError too, as Keras raises)."""
+
+
 def _check_exists(filepath):
     if not os.path.exists(filepath):
-        raise FileNotFoundError(f"No such file: {filepath!r}.")
+        raise MissingFileError(f"No such file: {filepath!r}. File not found: filepath={filepath}. "
+                               "Please ensure the file is an accessible `.keras` zip file.")
     if os.path.isdir(filepath):
         raise IsADirectoryError(
             f"{filepath!r} is a directory; expected a `.keras`, `.weights.h5` or `.h5` file "
@@ -196,6 +207,12 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
         >>> model.save("model.keras")
         >>> restored = keras.models.load_model("model.keras")
     """
+    if _is_file_object(filepath, "write"):  # a writable binary file: the `.keras` zip bytes
+        if kwargs.keys() - {"include_optimizer"}:
+            raise ValueError(f"save(): The following argument(s) are not supported: "
+                             f"{sorted(kwargs.keys() - {'include_optimizer'})}")
+        filepath.write(_keras_archive(model))
+        return
     filepath = os.fspath(filepath)
     include_optimizer = kwargs.pop("include_optimizer", True)
     if "save_format" in kwargs:
@@ -204,7 +221,7 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
             "and pass a file path with either `.keras` or `.h5` extension. Received: "
             f"save_format={kwargs['save_format']}")
     if kwargs:
-        raise TypeError(f"save() got unexpected keyword arguments {sorted(kwargs)}.")
+        raise ValueError(f"save(): The following argument(s) are not supported: {sorted(kwargs)}")
     if filepath.endswith(_LEGACY_SUFFIXES):
         _require_built(model, "save the model")
         with atomic.atomic_path(filepath, overwrite) as tmp:
@@ -221,17 +238,30 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     if zipped is False:
         raise NotImplementedError("save(zipped=False) (an unzipped folder) is not supported by "
                                   "kerasish; save a zipped `.keras` file.")
-    _require_built(model, "save the model")
+    archive = _keras_archive(model)
+    with atomic.atomic_path(filepath, overwrite) as tmp:
+        with open(tmp, "wb") as f:
+            f.write(archive)
+
+
+def _is_file_object(value, method):
+    return hasattr(value, method) and not isinstance(value, (str, bytes, os.PathLike))
+
+
+def _keras_archive(model):
+    """The bytes of `model`'s `.keras` zip (stored, not compressed). An unbuilt model
+    saves its config and no weights, and loads back unbuilt (as Keras)."""
     config = json.dumps(model_config(model), default=legacy_model.json_default)
     metadata = json.dumps({"keras_version": KERAS_VERSION,
                            "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")})
     weights = io.BytesIO()
     saving_lib.write_weights(model, weights)
-    with atomic.atomic_path(filepath, overwrite) as tmp:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as archive:
-            archive.writestr("metadata.json", metadata)
-            archive.writestr("config.json", config)
-            archive.writestr("model.weights.h5", weights.getvalue())
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr("metadata.json", metadata)
+        archive.writestr("config.json", config)
+        archive.writestr("model.weights.h5", weights.getvalue())
+    return buffer.getvalue()
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
@@ -258,6 +288,10 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     Example:
         >>> model = keras.models.load_model("model.keras", custom_objects={"MyLayer": MyLayer})
     """
+    if _is_file_object(filepath, "read"):  # a readable binary file holding a `.keras` zip
+        with serialization.custom_object_scope(custom_objects or {}), \
+                serialization.safe_mode_scope(safe_mode):
+            return _load_keras_archive(io.BytesIO(filepath.read()), custom_objects, compile)
     filepath = os.fspath(filepath)
     if not filepath.endswith((".keras",) + _LEGACY_SUFFIXES):
         raise ValueError(

@@ -264,7 +264,7 @@ def _mismatch(obj, path, variables, group, stored):
         shape = tuple(group[k].shape)
         if shape != tuple(v.shape):
             return (f"{label}: variable '{v.name}' (#{k}) has shape {tuple(v.shape)} in the "
-                    f"model but shape {shape} in the file.")
+                    f"model but shape {shape} in the file; the shapes must match.")
     return None
 
 
@@ -276,3 +276,59 @@ def unbuilt_layers(model):
 def as_numpy(value):
     """`np.asarray(value)` (kept for callers of the lead's API)."""
     return np.asarray(value)
+
+
+# Keras's `saving_lib` names for the archive and weights entry points. They forward
+# to `saving_api`, which imports this module, hence the imports inside the functions.
+def save_model(model, filepath, weights_format="h5", zipped=True):
+    """Saves `model` as a `.keras` archive (`keras.saving.save_model`).
+
+    Args:
+        model: the model.
+        filepath: a path or a writable binary file object.
+        weights_format: "h5" (the only format written).
+        zipped: write a zip archive (False: an unzipped folder is not supported).
+
+    Example:
+        >>> saving_lib.save_model(model, "model.keras")
+    """
+    from kerasish.saving import saving_api
+    if weights_format != "h5":
+        raise ValueError(f"save_model: only weights_format='h5' is supported. "
+                         f"Received: weights_format={weights_format!r}")
+    return saving_api.save_model(model, filepath, zipped=zipped)
+
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+    """Loads a `.keras` archive (`keras.saving.load_model`).
+
+    Example:
+        >>> model = saving_lib.load_model("model.keras")
+    """
+    from kerasish.saving import saving_api
+    return saving_api.load_model(filepath, custom_objects=custom_objects, compile=compile,
+                                 safe_mode=safe_mode)
+
+
+def save_weights_only(model, filepath, max_shard_size=None, objects_to_skip=None):
+    """Writes only the weights (`model.save_weights`).
+
+    Example:
+        >>> saving_lib.save_weights_only(model, "model.weights.h5")
+    """
+    from kerasish.saving import saving_api
+    if objects_to_skip:
+        raise NotImplementedError("save_weights_only: `objects_to_skip` is not supported.")
+    return saving_api.save_weights(model, filepath, max_shard_size=max_shard_size)
+
+
+def load_weights_only(model, filepath, skip_mismatch=False, objects_to_skip=None):
+    """Reads weights into `model` (`model.load_weights`); also reads a `.keras` archive's weights.
+
+    Example:
+        >>> saving_lib.load_weights_only(model, "model.weights.h5")
+    """
+    from kerasish.saving import saving_api
+    if objects_to_skip:
+        raise NotImplementedError("load_weights_only: `objects_to_skip` is not supported.")
+    return saving_api.load_weights(model, filepath, skip_mismatch=skip_mismatch)

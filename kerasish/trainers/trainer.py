@@ -5,6 +5,7 @@ GradientTape, `compute_loss`, gradients of the trainable weights, the
 optimizer update, `compute_metrics`. The loops below pull batches from a
 data adapter, drive callbacks and build the logs Keras reports.
 """
+import inspect
 import numpy as np
 
 from kerasish import distribute, metrics as metrics_module, optimizers
@@ -62,7 +63,7 @@ class Trainer:
         """
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
-        names = self._output_names()
+        names = self._output_names(loss)
         # As in Keras, compiling again without `loss` / `metrics` keeps the previous ones.
         if loss is not None:
             self._compile_loss = compile_utils.CompileLoss(loss, loss_weights, names)
@@ -78,13 +79,19 @@ class Trainer:
         self.stop_training = False
         self._distribute_strategy = distribute_lib.current_strategy() or self._distribute_strategy
 
-    def _output_names(self):
+    def _output_names(self, loss=None):
         outputs = getattr(self, "_outputs", None)
         if outputs:
             struct = getattr(self, "_outputs_struct", None)
             if isinstance(struct, dict):
                 return sorted(struct)
             return [t._keras_history[0].name for t in outputs]
+        if isinstance(loss, dict) and loss:
+            # a subclassed model returning a dict: the loss dict names its outputs (Keras)
+            return sorted(loss)
+        if isinstance(loss, (list, tuple)) and len(loss) > 1:
+            # a subclassed model returning a list: one output per loss entry
+            return [f"output_{i}" for i in range(len(loss))]
         return ["output"]
 
     def _assert_compiled(self, method):
@@ -182,8 +189,8 @@ class Trainer:
         """One evaluation step on a batch; returns the logs dict."""
         x, y, sample_weight = data_adapters.unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
-        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
-                                 training=False)
+        extra = {"training": False} if _takes_training(self.compute_loss) else {}
+        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, **extra)
         self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
                                         sample_weight=_batch_size(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
@@ -260,3 +267,14 @@ def _is_finite(loss):
     value = loss._value if hasattr(loss, "_value") else np.asarray(loss)
     xp = loss._device.xp if hasattr(loss, "_device") else np
     return bool(xp.isfinite(value).all())
+
+
+def _takes_training(compute_loss):
+    """Whether a (possibly user-overridden) `compute_loss` accepts `training` (Keras
+    still calls older overrides without it)."""
+    try:
+        params = inspect.signature(compute_loss).parameters
+    except (TypeError, ValueError):
+        return True
+    return "training" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+

@@ -195,6 +195,11 @@ class Registry:
             return [self.serialize(o) for o in obj]
         if isinstance(obj, dict):
             return {k: self.serialize(v) for k, v in obj.items()}
+        if isinstance(obj, types.FunctionType) and obj in self._keys:
+            # a registered function, in Keras 3's form, so that it is found again by its
+            # registered "package>name" on loading
+            return {"module": "builtins", "class_name": "function", "config": self._keys[obj],
+                    "registered_name": "function"}
         if isinstance(obj, types.FunctionType) or not hasattr(obj, "get_config"):
             name = getattr(obj, "__name__", None)
             if name is None:
@@ -219,6 +224,8 @@ class Registry:
         if not isinstance(config, dict) or "class_name" not in config:
             raise ValueError(f"Cannot deserialize {config!r}: expected a dict with a 'class_name' "
                              "(and 'config') key, as written by `serialize_keras_object`.")
+        if config["class_name"] == "function" and isinstance(config.get("config"), str):
+            return self.deserialize(config["config"], custom_objects, module_objects)
         cls = self.find_class(config, custom_objects, module_objects)
         inner = config.get("config", {})
         if cls is None:
@@ -367,6 +374,8 @@ def deserialize_keras_object(config, custom_objects=None, module_objects=None,
 
 def _public_module(cls):
     parts = cls.__module__.split(".")
+    if parts[:3] == ["kerasish", "optimizers", "schedules"]:
+        return "keras.optimizers.schedules"  # as Keras writes learning-rate schedules
     if parts[0] == "kerasish" and len(parts) > 1 and parts[1] in _PUBLIC_MODULES:
         return _PUBLIC_MODULES[parts[1]]
     return cls.__module__

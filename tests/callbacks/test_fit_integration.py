@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import kerasish as keras
+from kerasish import ops
 from kerasish.utils import progbar as progbar_module
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -79,7 +80,7 @@ def test_early_stopping_stops_and_restores(model, data, capsys):
 def test_auto_mode_reads_the_compiled_metric_direction(model, data):
     stopper = keras.callbacks.EarlyStopping(monitor="val_accuracy", patience=3)
     model.fit(*data, epochs=1, validation_split=0.5, verbose=0, callbacks=[stopper])
-    assert stopper.monitor_op is np.greater
+    assert stopper.monitor_op is ops.greater
 
 
 def test_reduce_lr_on_plateau_changes_the_optimizer(model, data, capsys):

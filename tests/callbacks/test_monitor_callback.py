@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from kerasish import ops
 from kerasish.callbacks import MonitorCallback
 
 
@@ -13,9 +14,9 @@ def _prepared(model, **kwargs):
 
 
 @pytest.mark.parametrize("monitor, op", [
-    ("loss", np.less), ("val_loss", np.less),
-    ("accuracy", np.greater), ("val_accuracy", np.greater),
-    ("mae", np.less), ("val_mae", np.less),
+    ("loss", ops.less), ("val_loss", ops.less),
+    ("accuracy", ops.greater), ("val_accuracy", ops.greater),
+    ("mae", ops.less), ("val_mae", ops.less),
 ])
 def test_auto_mode_follows_loss_and_metric_direction(fake_model, monitor, op):
     assert _prepared(fake_model, monitor=monitor).monitor_op is op
@@ -23,7 +24,7 @@ def test_auto_mode_follows_loss_and_metric_direction(fake_model, monitor, op):
 
 def test_auto_mode_finds_top_level_metrics_too(fake_model, fake_metric):
     fake_model.metrics.append(fake_metric("auc", "up"))
-    assert _prepared(fake_model, monitor="val_auc").monitor_op is np.greater
+    assert _prepared(fake_model, monitor="val_auc").monitor_op is ops.greater
 
 
 def test_auto_mode_without_direction_asks_for_mode(fake_model):
@@ -33,12 +34,12 @@ def test_auto_mode_without_direction_asks_for_mode(fake_model):
 
 
 def test_auto_mode_without_model_knows_only_loss():
-    assert _prepared(None, monitor="val_loss").monitor_op is np.less
+    assert _prepared(None, monitor="val_loss").monitor_op is ops.less
     with pytest.raises(ValueError, match="Pass `mode='max'`"):
         _prepared(None, monitor="accuracy")
 
 
-@pytest.mark.parametrize("mode, op", [("min", np.less), ("max", np.greater)])
+@pytest.mark.parametrize("mode, op", [("min", ops.less), ("max", ops.greater)])
 def test_explicit_mode_wins(fake_model, mode, op):
     assert _prepared(fake_model, monitor="accuracy", mode=mode).monitor_op is op
 

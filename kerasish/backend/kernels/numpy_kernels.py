@@ -3,6 +3,8 @@
 Every function is written against `xp` (taken from its array arguments), so
 it also runs on cupy arrays where no cupy-specific kernel exists.
 """
+import functools
+
 from kerasish.backend.devices import xp_of
 
 __all__ = [
@@ -19,6 +21,23 @@ __all__ = [
     "sigmoid",
     "weight_decay_update",
 ]
+
+
+def _zero_d_safe(kernel):
+    """Runs an in-place update kernel on 1-element views of 0-d arrays.
+
+    numpy ufuncs return scalars (not arrays) for 0-d operands, which cannot be
+    scratch buffers (`out=`); a (1,)-shaped view writes through to the 0-d
+    variable, so optimizers work on scalar variables too.
+    """
+    @functools.wraps(kernel)
+    def run(*args, **kwargs):
+        if getattr(args[0], "ndim", None) == 0:
+            args = tuple(a.reshape(1) if getattr(a, "ndim", None) == 0 else a for a in args)
+            kwargs = {k: v.reshape(1) if getattr(v, "ndim", None) == 0 else v
+                      for k, v in kwargs.items()}
+        return kernel(*args, **kwargs)
+    return run
 
 
 def sigmoid(x):
@@ -45,6 +64,7 @@ def index_add(target, index, values):
 # computed here in double before the cast, for the same rounding.
 
 
+@_zero_d_safe
 def weight_decay_update(param, weight_decay, lr):
     """Decoupled weight decay, in place: `param -= param * weight_decay * lr`.
 
@@ -59,6 +79,7 @@ def weight_decay_update(param, weight_decay, lr):
     param -= tmp
 
 
+@_zero_d_safe
 def ema_update(average, param, momentum):
     """Moving average of weights, in place: `avg = m * avg + (1 - m) * param`.
 
@@ -74,6 +95,7 @@ def ema_update(average, param, momentum):
     average += tmp
 
 
+@_zero_d_safe
 def sgd_update(param, grad, momentum_buf, lr, momentum=0.0, nesterov=False):
     """SGD step, in place (Keras `SGD`).
 
@@ -104,6 +126,7 @@ def sgd_update(param, grad, momentum_buf, lr, momentum=0.0, nesterov=False):
         param += momentum_buf
 
 
+@_zero_d_safe
 def adam_update(param, grad, m, v, alpha, beta_1, beta_2, epsilon, v_hat=None):
     """Adam step, in place (Keras `Adam`; epsilon outside the bias correction).
 
@@ -136,6 +159,7 @@ def adam_update(param, grad, m, v, alpha, beta_1, beta_2, epsilon, v_hat=None):
     param -= tmp
 
 
+@_zero_d_safe
 def rmsprop_update(param, grad, velocity, lr, rho, epsilon,
                    momentum_buf=None, momentum=0.0, average_grad=None):
     """RMSprop step, in place (Keras `RMSprop`; epsilon inside the sqrt).
@@ -179,6 +203,7 @@ def rmsprop_update(param, grad, velocity, lr, rho, epsilon,
     param -= momentum_buf
 
 
+@_zero_d_safe
 def adagrad_update(param, grad, accumulator, lr, epsilon):
     """Adagrad step, in place: `acc += g^2`; `param -= lr g / sqrt(acc + eps)`.
 
@@ -198,6 +223,7 @@ def adagrad_update(param, grad, accumulator, lr, epsilon):
     param -= tmp
 
 
+@_zero_d_safe
 def adadelta_update(param, grad, accumulated_grad, accumulated_delta, lr, rho, epsilon):
     """Adadelta step, in place (Keras `Adadelta`).
 
@@ -233,6 +259,7 @@ def adadelta_update(param, grad, accumulated_grad, accumulated_delta, lr, rho, e
     param += delta
 
 
+@_zero_d_safe
 def adamax_update(param, grad, m, u, lr, beta_1, beta_2, epsilon, beta_1_power):
     """Adamax step, in place (Keras `Adamax`).
 
@@ -260,6 +287,7 @@ def adamax_update(param, grad, m, u, lr, beta_1, beta_2, epsilon, beta_1_power):
     param -= tmp
 
 
+@_zero_d_safe
 def nadam_update(param, grad, m, v, lr, beta_1, beta_2, epsilon,
                  u_t, u_t_1, u_product_t, u_product_t_1, beta_2_power):
     """Nadam step, in place (Keras `Nadam`; `1 - beta` in param's dtype).
@@ -300,6 +328,7 @@ def nadam_update(param, grad, m, v, lr, beta_1, beta_2, epsilon,
     param -= m_hat
 
 
+@_zero_d_safe
 def lion_update(param, grad, m, lr, beta_1, beta_2):
     """Lion step, in place (Keras `Lion`; `1 - beta` in param's dtype).
 

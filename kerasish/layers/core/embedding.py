@@ -36,8 +36,8 @@ class Embedding(Layer):
             raise NotImplementedError("Embedding: quantization (`quantization_config`) is not "
                                       "supported by kerasish.")
         for arg, value in (("input_dim", input_dim), ("output_dim", output_dim)):
-            if not isinstance(value, int) or value <= 0:
-                raise ValueError(f"Embedding: `{arg}` must be a positive int. Received: {arg}={value}")
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"Embedding: `{arg}` must be a positive integer. Received: {arg}={value}")
         self.input_dim = input_dim
         self.output_dim = output_dim
         self.embeddings_initializer = initializers.get(embeddings_initializer)
@@ -46,7 +46,10 @@ class Embedding(Layer):
         self.mask_zero = mask_zero
         self.supports_masking = mask_zero
         self.autocast = False
-        self._initial_weights = weights
+        self._initial_weights = None
+        if weights is not None:  # as Keras: built at once, from an array or a 1-item list
+            self._maybe_build(None)
+            self.set_weights(weights if isinstance(weights, (list, tuple)) else [weights])
 
     def build(self, input_shape=None):
         self.embeddings = self.add_weight(

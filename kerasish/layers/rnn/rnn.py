@@ -74,7 +74,20 @@ class RNN(Layer):
                     "When using `stateful=True` in a RNN, the batch size must be static. Found "
                     f"dynamic batch size: sequence.shape={tuple(sequences_shape)}"
                 )
-            self.states = list(self.cell.get_initial_state(sequences_shape[0]))
+            self.states = list(self._cell_initial_state(sequences_shape[0]))
+
+    def _cell_initial_state(self, batch):
+        """The cell's `get_initial_state`, or zeros of each `state_size` (Keras's
+        documented minimal cell has only `call` and `state_size`)."""
+        if hasattr(self.cell, "get_initial_state"):
+            return self.cell.get_initial_state(batch)
+        return [ops.zeros((batch, n), dtype=self.compute_dtype) for n in self._state_sizes]
+
+    @property
+    def _output_size(self):
+        """The cell's `output_size`, falling back to its (first) state size as Keras."""
+        size = getattr(self.cell, "output_size", None)
+        return self._state_sizes[0] if size is None else size
 
     @property
     def _state_sizes(self):
@@ -105,7 +118,7 @@ class RNN(Layer):
         if initial_state is None:
             if self.stateful and self.states is not None:
                 return list(self.states)
-            return self.cell.get_initial_state(batch)
+            return self._cell_initial_state(batch)
         states = [ops.convert_to_tensor(s) for s in
                   (initial_state if isinstance(initial_state, (list, tuple)) else [initial_state])]
         sizes = self._state_sizes
@@ -200,7 +213,7 @@ class RNN(Layer):
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         batch, steps = sequences_shape[0], sequences_shape[1]
-        units = self.cell.output_size
+        units = self._output_size
         out = (batch, steps, units) if self.return_sequences else (batch, units)
         if self.return_state:
             return [out] + [(batch, n) for n in self._state_sizes]

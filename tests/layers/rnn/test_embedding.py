@@ -40,3 +40,21 @@ def test_masks_reach_the_lstm():
     padded = model(np.array([[5, 6, 0, 0]])).numpy()
     short = model(np.array([[5, 6]])).numpy()
     np.testing.assert_allclose(padded, short, rtol=1e-5)
+
+
+def test_bad_dims_and_from_config_errors_as_keras():
+    import pytest
+    for bad in (3.7, 4.0, "3", None, True, False, -1, 0):
+        with pytest.raises(ValueError, match="`input_dim` must be a positive integer"):
+            keras.layers.Embedding(input_dim=bad, output_dim=8)
+    # Keras reports a failing constructor inside from_config as a TypeError
+    with pytest.raises(TypeError, match="Error when deserializing class 'Embedding'"):
+        keras.layers.Embedding.from_config({"input_dim": 3.7, "output_dim": 8})
+
+
+def test_weights_argument_builds_at_once():
+    import numpy as np
+    layer = keras.layers.Embedding(3, 4, weights=np.full((3, 4), 2.0))
+    assert layer.built and layer.embeddings.numpy().tolist() == [[2.0] * 4] * 3
+    layer = keras.layers.Embedding(3, 4, weights=[np.ones((3, 4))])
+    assert layer(np.array([[0, 2]])).numpy().sum() == 8.0

@@ -1,0 +1,193 @@
+"""Connectionist temporal classification: `ctc_loss` and `ctc_decode`.
+
+`ctc_loss` runs the CTC forward (alpha) recursion in log space with
+differentiable ops, so it has gradients of every order. `ctc_decode` is a
+search over discrete paths (no gradient); it runs on the host.
+"""
+import numpy as np
+
+from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, nn, reduction
+from kerasish.ops.indexing import take_along_axis
+
+_NEG = -1e30  # log(0) that keeps gradients finite (exp(_NEG - x) == 0)
+
+
+def _extended_labels(targets, lengths, blank):
+    """Blank-interleaved label rows (B, 2L+1) and where a skip over a blank is allowed."""
+    batch, max_len = targets.shape
+    ext = np.full((batch, 2 * max_len + 1), blank, dtype="int32")
+    ext[:, 1::2] = targets
+    skip = np.zeros(ext.shape, dtype=bool)
+    # a label state (odd position) may be entered from two states back unless it repeats
+    # the previous label; decided by position, so a blank *label* inside `target` is a
+    # label state emitting the blank class (as tf.nn.ctc_loss)
+    skip[:, 3::2] = ext[:, 3::2] != ext[:, 1:-2:2]
+    for b, n in enumerate(lengths):  # labels past each row's length are never reached
+        ext[b, 2 * n + 1:] = blank
+    return ext, skip
+
+
+def _shift(alpha, by):
+    pad = core.cast(np.full((alpha.shape[0], by), _NEG), alpha.dtype)
+    return shape_ops.concatenate([pad, alpha[:, :-by]], axis=1)
+
+
+def ctc_loss(target, output, target_length, output_length, mask_index=0):
+    """CTC loss per sample: -log p(target | output), summed over all alignments.
+
+    Args:
+        target: int labels `(batch, max_label_length)` (entries past `target_length` ignored).
+        output: logits `(batch, max_time, num_classes)` (log-softmax is applied).
+        target_length: int `(batch,)` label lengths.
+        output_length: int `(batch,)` numbers of valid time steps.
+        mask_index: the class index of the blank.
+
+    Returns:
+        float Tensor `(batch,)`.
+
+    Example:
+        >>> ops.ctc_loss(np.array([[1]]), np.zeros((1, 2, 3)), np.array([1]), np.array([2]))
+    """
+    output = core.float_operand(output)
+    if output.dtype in ("float16", "bfloat16"):  # Keras computes (and returns) these in float32
+        output = core.cast(output, "float32")
+    labels = np.asarray(core.convert_to_numpy(target)).astype("int32")
+    label_len = np.asarray(core.convert_to_numpy(target_length)).astype("int64").reshape(-1)
+    time_len = np.asarray(core.convert_to_numpy(output_length)).astype("int64").reshape(-1)
+    if output.ndim != 3 or labels.ndim != 2 or labels.shape[0] != output.shape[0]:
+        raise ValueError(
+            f"ops.ctc_loss: expects `target` (batch, label_length) and `output` "
+            f"(batch, time, classes) with the same batch size. Received: target.shape = "
+            f"{labels.shape}, output.shape = {tuple(output.shape)}")
+    batch, steps = output.shape[0], output.shape[1]
+    if mask_index:
+        # tf.nn.ctc_loss moves a nonzero blank to class 0 and shifts the labels below it
+        # up; a label equal to the blank is left as is and so names class mask_index - 1.
+        # Keras (TensorFlow backend) gives that result, and so does kerasish.
+        labels = np.where(labels == mask_index, mask_index - 1, labels)
+    log_probs = nn.log_softmax(output, axis=-1)
+    ext, skip = _extended_labels(labels, label_len, mask_index)
+    ext_t = core.convert_to_tensor(ext)
+    skip_t = core.convert_to_tensor(skip)
+    size = ext.shape[1]
+    start = np.full((batch, size), _NEG)
+    start[:, :2] = 0.0
+    alpha = None
+    for t in range(steps):
+        emit = take_along_axis(log_probs[:, t, :], ext_t, axis=1)
+        if alpha is None:
+            new = ew.add(core.cast(start, emit.dtype), emit)
+        else:
+            stay_or_step = ew.logaddexp(alpha, _shift(alpha, 1))
+            jump = ew.where(skip_t, _shift(alpha, 2), core.cast(_NEG, alpha.dtype))
+            new = ew.add(ew.logaddexp(stay_or_step, jump), emit)
+        active = core.convert_to_tensor((t < time_len)[:, None])
+        alpha = new if alpha is None else ew.where(active, new, alpha)
+    last = core.convert_to_tensor(np.stack([2 * label_len, np.maximum(2 * label_len - 1, 0)],
+                                           axis=1).astype("int32"))
+    ends = take_along_axis(alpha, last, axis=1)
+    # an empty label has one final state (the all-blank path): drop the duplicate
+    single = core.convert_to_tensor(np.stack([np.zeros(batch, bool), label_len == 0], axis=1))
+    ends = ew.where(single, core.cast(_NEG, ends.dtype), ends)
+    return ew.negative(reduction.logsumexp(ends, axis=1))
+
+
+def _greedy(logits, lengths, merge_repeated, blank):
+    batch, steps, _ = logits.shape
+    decoded = np.full((1, batch, steps), -1, dtype="int32")
+    scores = np.zeros((batch, 1), dtype=logits.dtype)
+    for b in range(batch):
+        n = int(lengths[b])
+        best = logits[b, :n].argmax(axis=-1)
+        scores[b, 0] = -logits[b, :n].max(axis=-1).sum()
+        out, previous = [], None
+        for c in best:
+            if c != blank and not (merge_repeated and c == previous):
+                out.append(int(c))
+            previous = c
+        decoded[0, b, :len(out)] = out
+    return decoded, scores
+
+
+def _log_add(a, b):
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    return max(a, b) + np.log1p(np.exp(-abs(a - b)))
+
+
+def _beam_search(log_probs, length, beam_width, blank):
+    """CTC prefix beam search over one sequence; returns [(prefix, log p)] best first."""
+    beams = {(): (0.0, -np.inf)}  # prefix -> (log p ending in blank, log p ending in label)
+    for t in range(length):
+        row = log_probs[t]
+        grown = {}
+
+        def add(prefix, p_blank, p_label):
+            old_b, old_l = grown.get(prefix, (-np.inf, -np.inf))
+            grown[prefix] = (_log_add(old_b, p_blank), _log_add(old_l, p_label))
+        for prefix, (p_b, p_l) in beams.items():
+            total = _log_add(p_b, p_l)
+            add(prefix, total + row[blank], -np.inf)
+            for c in range(row.shape[0]):
+                if c == blank:
+                    continue
+                if prefix and prefix[-1] == c:
+                    add(prefix, -np.inf, p_l + row[c])           # repeat collapses
+                    add(prefix + (c,), -np.inf, p_b + row[c])    # blank separates
+                else:
+                    add(prefix + (c,), -np.inf, total + row[c])
+        ranked = sorted(grown.items(), key=lambda kv: -_log_add(*kv[1]))
+        beams = dict(ranked[:beam_width])
+    return [(prefix, _log_add(*probs)) for prefix, probs in
+            sorted(beams.items(), key=lambda kv: -_log_add(*kv[1]))]
+
+
+def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1,
+               merge_repeated=True, mask_index=0):
+    """Decodes CTC outputs into label sequences.
+
+    Args:
+        inputs: `(batch, max_time, num_classes)` scores (logits or log-probabilities).
+        sequence_lengths: int `(batch,)` valid time steps.
+        strategy: "greedy" (best class per step) or "beam_search" (prefix beam search
+            on log-softmax probabilities).
+        beam_width: beams kept by "beam_search".
+        top_paths: sequences returned per sample by "beam_search" (1 for "greedy").
+        merge_repeated: greedy: merge repeated classes (separated only by time).
+        mask_index: the blank class.
+
+    Returns:
+        tuple `(decoded, scores)`: int32 `(top_paths, batch, max_time)` padded with -1,
+        and float `(batch, top_paths)`: greedy's negative sum of the chosen scores, or
+        beam search's log-probabilities.
+
+    Example:
+        >>> decoded, scores = ops.ctc_decode(np.random.rand(2, 5, 4), [5, 3])
+    """
+    if strategy not in ("greedy", "beam_search"):
+        raise ValueError(f"ops.ctc_decode: Invalid strategy {strategy}. Supported values "
+                         "are 'greedy' and 'beam_search'.")
+    x = core.float_operand(inputs)
+    logits = np.asarray(core.convert_to_numpy(x))
+    lengths = np.asarray(core.convert_to_numpy(sequence_lengths)).reshape(-1)
+    if logits.ndim != 3 or lengths.shape[0] != logits.shape[0]:
+        raise ValueError(f"ops.ctc_decode: expects inputs (batch, time, classes) and one length "
+                         f"per sample. Received: inputs.shape = {logits.shape}, "
+                         f"sequence_lengths.shape = {lengths.shape}")
+    blank = mask_index % logits.shape[-1] if mask_index is not None else logits.shape[-1] - 1
+    if strategy == "greedy":
+        decoded, scores = _greedy(logits, lengths, merge_repeated, blank)
+    else:
+        shifted = logits - logits.max(axis=-1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+        batch, steps = logits.shape[:2]
+        decoded = np.full((top_paths, batch, steps), -1, dtype="int32")
+        scores = np.full((batch, top_paths), -np.inf, dtype=logits.dtype)
+        for b in range(batch):
+            for k, (prefix, score) in enumerate(
+                    _beam_search(log_probs[b], int(lengths[b]), beam_width, blank)[:top_paths]):
+                decoded[k, b, :len(prefix)] = prefix
+                scores[b, k] = score
+    return (core.convert_to_tensor(decoded), core.convert_to_tensor(scores, dtype=x.dtype))

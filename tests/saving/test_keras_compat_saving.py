@@ -1,0 +1,109 @@
+"""Saving behaviours Keras 3 has: unbuilt models, registered custom losses, Keras's
+saving_lib entry points and error wording."""
+import numpy as np
+import pytest
+
+import kerasish as keras
+from kerasish import ops
+from kerasish.saving import saving_lib
+
+
+@keras.saving.register_keras_serializable(package="compat_tests")
+def scaled_mse(y_true, y_pred):
+    """A registered custom loss."""
+    return ops.mean(ops.square(y_pred - y_true), axis=-1) * 2.0
+
+
+class Unbuilt(keras.Model):
+    def __init__(self, units=2, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.dense = keras.layers.Dense(units)
+
+    def call(self, x):
+        return self.dense(x)
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units}
+
+
+def _model():
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.compile("adam", loss=scaled_mse, metrics=["mae"])
+    return model
+
+
+@pytest.mark.parametrize("suffix", [".keras", ".h5"])
+def test_registered_custom_loss_reloads(tmp_path, suffix):
+    model = _model()
+    x, y = np.random.rand(4, 3), np.random.rand(4, 2)
+    model.fit(x, y, epochs=1, verbose=0)
+    path = tmp_path / f"m{suffix}"
+    model.save(path)
+    restored = keras.saving.load_model(path)
+    assert restored.loss is scaled_mse
+    np.testing.assert_allclose(restored.evaluate(x, y, verbose=0), model.evaluate(x, y, verbose=0),
+                               rtol=1e-6)
+
+
+def test_registered_function_serializes_as_keras():
+    assert keras.saving.serialize_keras_object(scaled_mse) == {
+        "module": "builtins", "class_name": "function",
+        "config": "compat_tests>scaled_mse", "registered_name": "function"}
+    assert keras.saving.deserialize_keras_object(
+        keras.saving.serialize_keras_object(scaled_mse)) is scaled_mse
+
+
+def test_unbuilt_model_saves_and_loads_unbuilt(tmp_path):
+    path = tmp_path / "unbuilt.keras"
+    with keras.saving.custom_object_scope({"Unbuilt": Unbuilt}):
+        Unbuilt(units=3).save(path)
+        restored = keras.saving.load_model(path)
+    assert not restored.built and restored.units == 3
+    assert restored(np.ones((1, 4))).shape == (1, 3)
+
+
+def test_saving_lib_entry_points(tmp_path):
+    model = _model()
+    model.fit(np.random.rand(4, 3), np.random.rand(4, 2), epochs=1, verbose=0)
+    saving_lib.save_model(model, tmp_path / "a.keras")
+    restored = saving_lib.load_model(tmp_path / "a.keras")
+    np.testing.assert_allclose(restored.predict(np.ones((1, 3)), verbose=0),
+                               model.predict(np.ones((1, 3)), verbose=0))
+    saving_lib.save_weights_only(model, tmp_path / "a.weights.h5")
+    other = _model()
+    with pytest.warns(UserWarning, match="optimizer has not been called/built yet"):
+        saving_lib.load_weights_only(other, tmp_path / "a.weights.h5")
+    np.testing.assert_array_equal(other.layers[0].kernel.numpy(), model.layers[0].kernel.numpy())
+
+
+def test_keras_error_wording(tmp_path):
+    with pytest.raises(ValueError, match=r"The following argument\(s\) are not supported"):
+        _model().save(tmp_path / "m.keras", invalid_arg=1)
+    with pytest.raises(ValueError, match="Please ensure the file is an accessible"):
+        keras.saving.load_model(tmp_path / "missing.keras")
+    with pytest.raises(FileNotFoundError):
+        keras.saving.load_model(tmp_path / "missing.keras")
+    with pytest.raises(ValueError, match="You are saving a model that has not yet been built"):
+        Unbuilt().save_weights(tmp_path / "u.weights.h5")
+
+
+def test_schedule_serializes_under_keras_module_and_round_trips():
+    schedule = keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.9, name="my_ed")
+    config = keras.saving.serialize_keras_object(schedule)
+    assert config["module"] == "keras.optimizers.schedules"  # what Keras 3.15.1 writes
+    restored = keras.saving.deserialize_keras_object(config)
+    assert restored.get_config() == schedule.get_config()
+
+
+def test_save_and_load_through_file_objects():
+    import io
+    model = _model()
+    x = np.random.rand(4, 3)
+    model.fit(x, np.random.rand(4, 2), epochs=1, verbose=0)
+    buffer = io.BytesIO()
+    saving_lib.save_model(model, buffer)
+    buffer.seek(0)
+    restored = saving_lib.load_model(buffer)
+    np.testing.assert_allclose(restored.predict(x, verbose=0), model.predict(x, verbose=0))
+    assert restored.loss is scaled_mse
