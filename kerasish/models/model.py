@@ -227,5 +227,5 @@ def model_from_json(json_string, custom_objects=None):
     Example:
         >>> clone = keras.models.model_from_json(model.to_json())
     """
-    return serialization.deserialize_keras_object(json.loads(json_string),
-                                                  custom_objects=custom_objects)
+    return REGISTRY.deserialize(json.loads(json_string),
+                                custom_objects=custom_objects)

@@ -1,24 +1,32 @@
 """Adafactor: `keras.optimizers.Adafactor`."""
+from kerasish.backend import devices
+from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
 from kerasish.optimizers.optimizer import Optimizer
 
 
-class Adafactor(Optimizer):
-    """Adafactor (Shazeer & Stern, 2018): Adam-like steps with a factored second moment.
+def _rms(x):
+    return ew.sqrt(reduction.mean(ew.square(x)))
 
-    For a variable of rank >= 2 the second moment is kept as row and column means (`r`, `c`
-    over the last two axes) and rebuilt as their outer product over the row mean; lower
-    ranks keep a full one. The step is relative to the variable's RMS (at least
-    `epsilon_2`) times `min(lr, 1/sqrt(step))`, and updates whose RMS exceeds
-    `clip_threshold` are scaled down.
+
+class Adafactor(Optimizer):
+    """Adafactor (Shazeer & Stern, 2018): second moments kept as row and column
+    averages for variables of rank >= 2, as Keras's `Adafactor`.
+
+    With `t` the step, `rho = min(lr, 1/sqrt(t))` (the learning rate itself is
+    also capped at `1/sqrt(t)` when `relative_step` and it is not a schedule),
+    `g2 = g^2 + epsilon_1` and `b = 1 - t^beta_2_decay`: rank >= 2 variables
+    update `r = b r + (1-b) mean(g2, -1)`, `c = b c + (1-b) mean(g2, -2)` and
+    `v = r / mean(r) (x) c`; smaller ones `v = b v + (1-b) g2`. Then
+    `u = g / sqrt(v)`, `u /= max(1, rms(u) / clip_threshold)` and
+    `w -= max(epsilon_2, rms(w)) * rho * u`.
 
     Args:
         learning_rate: float, `LearningRateSchedule` or callable. Defaults to 0.001.
-        beta_2_decay: the second moment decays by `1 - step**beta_2_decay`. Defaults to -0.8.
-        epsilon_1: added to squared gradients. Defaults to 1e-30.
-        epsilon_2: the smallest variable RMS the step is scaled by. Defaults to 1e-3.
-        clip_threshold: the largest update RMS. Defaults to 1.0.
-        relative_step: with a constant learning rate, use `min(lr, 1/sqrt(step))`.
-            Defaults to True.
+        beta_2_decay: decay exponent of the second-moment rate. Defaults to -0.8.
+        epsilon_1: added to the squared gradients. Defaults to 1e-30.
+        epsilon_2: floor of the parameter scale. Defaults to 1e-3.
+        clip_threshold: update clipping threshold. Defaults to 1.0.
+        relative_step: cap the learning rate at `1/sqrt(t)`. Defaults to True.
         **kwargs: the common optimizer arguments, see `Optimizer`.
 
     Example:
@@ -26,8 +34,8 @@ class Adafactor(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3,
-                 clip_threshold=1.0, relative_step=True, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+                 clip_threshold=1.0, relative_step=True, name="adafactor", **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.beta_2_decay = beta_2_decay
         self.epsilon_1 = epsilon_1
         self.epsilon_2 = epsilon_2
@@ -35,45 +43,52 @@ class Adafactor(Optimizer):
         self.relative_step = relative_step
 
     def build(self, var_list):
-        """Creates the row (`r`), column (`c`) and full (`velocity`) second-moment slots."""
+        """Creates the row (`r`) and column (`c`) factors of rank >= 2 variables and a
+        `velocity` per variable, in Keras's order."""
         if self.built:
             return
         super().build(var_list)
-        self._r, self._c = [], []
-        for variable in var_list:
-            shape = tuple(variable.shape)
-            factored = len(shape) >= 2
-            self._r.append(self.add_variable(shape[:-1] if factored else (), dtype=variable.dtype,
-                                             name=variable.name))
-            self._c.append(self.add_variable(shape[:-2] + shape[-1:] if factored else (),
-                                             dtype=variable.dtype, name=variable.name))
-        self._v = self.add_optimizer_variables(var_list, "velocity")
+        self._r, self._c, self._v = [], [], []
+        for var in var_list:
+            with devices.device(var._device):
+                if len(var.shape) >= 2:
+                    r_shape, c_shape = var.shape[:-1], var.shape[:-2] + (var.shape[-1],)
+                    dtype = var.dtype
+                else:  # unused int32 placeholders, kept so the state lists as in Keras
+                    r_shape = c_shape = ()
+                    dtype = "int32"
+                self._r.append(self.add_variable(r_shape, dtype=dtype, name=var.name))
+                self._c.append(self.add_variable(c_shape, dtype=dtype, name=var.name))
+            self._v.append(self.add_variable_from_reference(var, "velocity"))
 
     def update_step(self, gradient, variable, learning_rate):
-        """Applies the Adafactor rule to one variable in place."""
+        """Applies the Adafactor rule to one variable."""
         index = self._get_variable_index(variable)
-        xp, w = variable._device.xp, variable._value
-        one = w.dtype.type(1.0)
-        g = self._gradient_array(gradient, variable).astype(w.dtype, copy=False)
-        step = self._local_step(variable)
-        lr = self._lr_scalar(learning_rate, variable)
-        if not callable(self._learning_rate) and self.relative_step:
-            lr = xp.minimum(lr, one / xp.sqrt(step))
-        rho = xp.minimum(lr, one / xp.sqrt(step))
-        alpha = xp.maximum(w.dtype.type(self.epsilon_2), _rms(xp, w)) * rho
-        squared = g * g + w.dtype.type(self.epsilon_1)
-        beta = one - xp.power(step, w.dtype.type(self.beta_2_decay))
-        v = self._v[index]._value
-        if w.ndim >= 2:
-            r, c = self._r[index]._value, self._c[index]._value
-            r[...] = beta * r + (one - beta) * squared.mean(axis=-1)
-            c[...] = beta * c + (one - beta) * squared.mean(axis=-2)
-            v[...] = (r / r.mean(axis=-1, keepdims=True))[..., None] * c[..., None, :]
+        dtype = variable.dtype
+        gradient = core.cast(gradient, dtype)
+        lr = core.cast(learning_rate, dtype)
+        step = core.cast(ew.add(self.iterations, 1), dtype)
+        inv_sqrt_step = ew.divide(1.0, ew.sqrt(step))
+        if self.relative_step and not callable(self._learning_rate):
+            lr = ew.minimum(lr, inv_sqrt_step)
+        rho = ew.minimum(lr, inv_sqrt_step)
+        alpha = ew.multiply(ew.maximum(core.cast(self.epsilon_2, dtype), _rms(variable)), rho)
+        grad_sq = ew.add(ew.square(gradient), self.epsilon_1)
+        beta = ew.subtract(1.0, ew.power(step, self.beta_2_decay))
+        v = self._v[index]
+        if len(variable.shape) >= 2:
+            r, c = self._r[index], self._c[index]
+            r.assign(ew.add(ew.multiply(beta, r), ew.multiply(ew.subtract(1.0, beta),
+                                                              reduction.mean(grad_sq, axis=-1))))
+            c.assign(ew.add(ew.multiply(beta, c), ew.multiply(ew.subtract(1.0, beta),
+                                                              reduction.mean(grad_sq, axis=-2))))
+            row = ew.divide(r, reduction.mean(r, axis=-1, keepdims=True))
+            v.assign(ew.multiply(shape_ops.expand_dims(row, -1), shape_ops.expand_dims(c, -2)))
         else:
-            v[...] = beta * v + (one - beta) * squared
-        u = g / xp.sqrt(v)
-        u_hat = u / xp.maximum(one, _rms(xp, u) / w.dtype.type(self.clip_threshold))
-        w -= (alpha * u_hat).astype(w.dtype, copy=False)
+            v.assign(ew.add(ew.multiply(beta, v), ew.multiply(ew.subtract(1.0, beta), grad_sq)))
+        update = ew.divide(gradient, ew.sqrt(v))
+        update = ew.divide(update, ew.maximum(1.0, ew.divide(_rms(update), self.clip_threshold)))
+        variable.assign_sub(ew.multiply(alpha, update))
 
     def get_config(self):
         config = super().get_config()
@@ -81,7 +96,3 @@ class Adafactor(Optimizer):
                        "epsilon_2": self.epsilon_2, "clip_threshold": self.clip_threshold,
                        "relative_step": self.relative_step})
         return config
-
-
-def _rms(xp, x):
-    return xp.sqrt(xp.mean(x * x))
