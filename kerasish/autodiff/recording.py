@@ -1,18 +1,21 @@
 """The recording machinery shared by all tapes: which tapes are active, how ops
 record nodes, and the backward walk.
 
-A recorded node is `(inputs, outputs, backward, name, raw, ctx)`: `backward`
-maps output gradients (Tensors) to one gradient per input (called as
-`backward(*ctx, grads)` when `ctx` is given). Backwards written with ops are
-themselves recorded by outer tapes, which gives higher-order gradients;
-`raw=True` marks a fused backward in array code, which refuses (with
-NotImplementedError) to run under a watching outer tape.
+A recorded node is `(inputs, outputs, backward, name, raw, ctx)`. For an
+`Op` (see `op.py`), `backward` is `op.backward` and `ctx` is
+`(saved, needs)`, so the walk calls `op.backward(saved, needs, grads)`.
+`record` also accepts a plain callable `backward(grads)` (ctx None), which is
+how `custom_gradient` records user functions. Backwards written with ops
+are themselves recorded by outer tapes, which gives higher-order gradients;
+`raw=True` marks a backward in array code that an outer tape cannot see,
+which refuses (with NotImplementedError) to run under a watching outer tape.
 
 The backward walk iterates the recorded nodes in reverse order: recording
 order is already a topological order, so no recursion is needed and chains
 of any length work.
 """
 from kerasish.autodiff.tensor import Tensor, Variable
+from kerasish.backend.config import is_float_array
 
 _active = []  # tapes that are recording now, innermost last
 
@@ -59,8 +62,8 @@ def tracked(x):
 
 def needs(x1, x2):
     """`(tracked(x1), tracked(x2))` for float Tensors; False for None or non-floats."""
-    n1 = x1 is not None and x1._value.dtype.kind == "f"
-    n2 = x2 is not None and x2._value.dtype.kind == "f"
+    n1 = x1 is not None and is_float_array(x1._value)
+    n2 = x2 is not None and is_float_array(x2._value)
     if len(_active) == 1:
         tape = _active[0]
         watched = tape._watched
@@ -74,26 +77,27 @@ def needs(x1, x2):
     return n1 and tracked(x1), n2 and tracked(x2)
 
 
-def record_pair(name, t1, t2, out, backward, a=None, b=None):
-    """Fast `record` for an op with inputs `t1`, `t2` (either may be None) and one output.
+def record_pair(op, t1, t2, out, a=None, b=None):
+    """Fast recording of a one-output `Op` with operands `t1`, `t2` (either may be None).
 
-    Decides which inputs need a gradient (`needs`), and records the node as
-    `backward(a, b, t1, t2, need1, need2, out, grad)`. Returns without
-    recording when neither input is tracked. `backward` should be created
-    once per op kind (a module function or a partial), not per call.
+    The hot path of the unary/binary op factories. Decides which operands
+    need a gradient and records the node with `saved = (a, b, t1, t2, out)`
+    (the pair ops' declared `save`) and `needs = (need1, need2)`; a None
+    operand (a Python scalar) is left out of the node's inputs. Returns
+    without recording when neither operand is tracked.
 
     Args:
-        name: the op's name.
-        t1, t2: Tensor inputs or None (Python scalars).
+        op: the Op (its `backward` and `name` are recorded).
+        t1, t2: Tensor operands or None (Python scalars).
         out: the output Tensor.
-        backward: the gradient function (see above).
-        a, b: two extra values for `backward` (e.g. the raw operands).
+        a, b: the raw operands the op computed with (saved for backward).
     """
     if len(_active) != 1:
         need1, need2 = needs(t1, t2)
         if need1 or need2:
             inputs = (t1,) if t2 is None else (t2,) if t1 is None else (t1, t2)
-            record(name, inputs, (out,), backward, False, (a, b, t1, t2, need1, need2, out))
+            record(op.name, inputs, (out,), op.backward, False,
+                   ((a, b, t1, t2, out), (need1, need2)))
         return
     tape = _active[0]
     watched = tape._watched
@@ -109,13 +113,13 @@ def record_pair(name, t1, t2, out, backward, a=None, b=None):
             and isinstance(t2, Variable) and t2.trainable:
         watched[id(t2)] = t2
         need2 = True
-    need1 = need1 and t1._value.dtype.kind == "f"
-    need2 = need2 and t2._value.dtype.kind == "f"
+    need1 = need1 and is_float_array(t1._value)
+    need2 = need2 and is_float_array(t2._value)
     if need1 or need2:
         inputs = (t1,) if t2 is None else (t2,) if t1 is None else (t1, t2)
         watched[id(out)] = out
-        tape._nodes.append((inputs, (out,), backward, name, False,
-                            (a, b, t1, t2, need1, need2, out)))
+        tape._nodes.append((inputs, (out,), op.backward, op.name, False,
+                            ((a, b, t1, t2, out), (need1, need2))))
 
 
 def _relevant(nodes, sources):
@@ -147,7 +151,6 @@ def backprop(nodes, targets, seeds, sources):
     Returns:
         dict mapping id(source) (and other reached ids) to gradient Tensors.
     """
-    from kerasish.ops.elementwise import add
     relevant, reach = _relevant(nodes, sources)
     keep = {id(s) for s in sources}
     grads = {}
@@ -155,7 +158,7 @@ def backprop(nodes, targets, seeds, sources):
         key = id(t)
         if key in reach:
             prev = grads.get(key)
-            grads[key] = seed if prev is None else add(prev, seed)
+            grads[key] = seed if prev is None else accumulate(prev, seed)
     get, pop = grads.get, grads.pop
     for inputs, outputs, backward, name, raw, ctx in reversed(relevant):
         if len(outputs) == 1:
@@ -178,13 +181,12 @@ def backprop(nodes, targets, seeds, sources):
                 key = id(x)
                 if key in reach:
                     prev = get(key)
-                    grads[key] = g if prev is None else add(prev, g)
+                    grads[key] = g if prev is None else accumulate(prev, g)
     return grads
 
 
 def _fill_missing(outputs, grads):
-    from kerasish.ops import creation
-    return [creation.zeros_like(o) if g is None else g for o, g in zip(outputs, grads)]
+    return [zeros_like(o) if g is None else g for o, g in zip(outputs, grads)]
 
 
 def _refuse_higher_order(name, inputs, grads):
@@ -198,3 +200,6 @@ def _refuse_higher_order(name, inputs, grads):
                 "second-order gradient through it cannot be recorded. Compute this "
                 "part with fine-grained kerasish.ops (e.g. matmul + add instead of "
                 "the fused dense) when you need higher-order gradients.")
+
+
+from kerasish.autodiff.primitives import accumulate, zeros_like  # noqa: E402 - primitives are Ops, and op.py reads this module

@@ -8,6 +8,7 @@ config dict, a class, an instance or any callable `(shape, dtype) -> Tensor`.
 """
 import inspect
 
+from kerasish.autodiff import tensor as _tensor
 from kerasish.initializers.constant_initializers import (Constant, Identity,
                                                          IdentityInitializer,
                                                          Ones, Zeros)
@@ -149,3 +150,6 @@ __all__ = [
     "random_normal", "random_uniform", "serialize", "truncated_normal",
     "variance_scaling", "zeros",
 ]
+
+
+_tensor.set_initializer_lookup(get)  # Variable("zeros", shape=...) resolves names here

@@ -6,11 +6,10 @@ differentiable op states its derivative with ops, so gradients of gradients
 work. Broadcast inputs get their gradient summed back to their own shape by
 `unbroadcast`. One-argument math lives in `unary.py`.
 """
-from functools import partial
-
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
 from kerasish.ops import core
@@ -68,16 +67,37 @@ def _binary_error(name, a, b, err):
         f"(shapes must broadcast; numpy says: {err}).")
 
 
-def _binary_backward(grad_x1, grad_x2, x1v, x2v, t1, t2, need1, need2, out, g):
-    g1 = fit_gradient(grad_x1(g, x1v, x2v, out), t1) if need1 else None
-    g2 = fit_gradient(grad_x2(g, x1v, x2v, out), t2) if need2 else None
-    if t1 is None:
-        return (g2,)
-    return (g1,) if t2 is None else (g1, g2)
+class Binary(Op):
+    """A broadcasting two-input Op: `compute(xp, a, b)` forward, one gradient rule per input.
+
+    `grad_x1(g, x1, x2, out)` / `grad_x2(...)` give the gradient before it is
+    summed back to the input's shape (`fit_gradient`). Saves
+    `(x1, x2, t1, t2, out)`: the operands (Tensors, or Python scalars) and
+    the input Tensors (None for a scalar), the layout of `record_pair`.
+    """
+
+    def __init__(self, name, compute, grad_x1=None, grad_x2=None):
+        self.name, self.compute = name, compute
+        self.grad_x1, self.grad_x2 = grad_x1, grad_x2
+        self.differentiable = grad_x1 is not None
+
+    def forward(self, xp, a, b):
+        return self.compute(xp, a, b)
+
+    def save(self, inputs, outputs):
+        return inputs[0], inputs[1], inputs[0], inputs[1], outputs[0]
+
+    def backward(self, saved, needs, g):
+        x1, x2, t1, t2, out = saved
+        g1 = fit_gradient(self.grad_x1(g, x1, x2, out), t1) if needs[0] else None
+        g2 = fit_gradient(self.grad_x2(g, x1, x2, out), t2) if needs[1] else None
+        if t1 is None:
+            return (g2,)
+        return (g1,) if t2 is None else (g1, g2)
 
 
 def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=None):
-    """Builds a broadcasting binary op.
+    """Builds a broadcasting binary op function around a `Binary` Op.
 
     Args:
         name: the op's public name.
@@ -89,7 +109,7 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
         doc: the docstring.
 
     Returns:
-        the op function `op(x1, x2)`.
+        the op function `op(x1, x2)` (its Op is `op.op`).
     """
     if isinstance(compute, str):
         ufunc_name, np_ufunc = compute, getattr(np, compute)
@@ -99,7 +119,9 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
     else:
         np_ufunc = None
 
-    backward = None if grad_x1 is None else partial(_binary_backward, grad_x1, grad_x2)
+    the_op = Binary(name, compute, grad_x1, grad_x2)
+    differentiable = grad_x1 is not None
+    second = grad_x2 is not None
 
     def op(x1, x2):
         if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._device is x2._device:
@@ -117,10 +139,11 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
             raise _binary_error(name, x1 if t1 is None else t1, x2 if t2 is None else t2,
                                 err) from None
         out = Tensor(value, dev)
-        if _tape._active and backward is not None:
-            _tape.record_pair(name, t1, t2 if grad_x2 is not None else None, out, backward,
+        if _tape._active and differentiable:
+            _tape.record_pair(the_op, t1, t2 if second else None, out,
                               x1 if t1 is None else t1, x2 if t2 is None else t2)
         return out
+    op.op = the_op
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc or (
         f"Elementwise `{name}` of two tensors with broadcasting (Keras `ops.{name}`).\n\n"

@@ -4,8 +4,10 @@ import string
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
+from kerasish.backend.config import is_float_array
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, operands as _operands
@@ -58,13 +60,37 @@ def matmul(x1, x2):
                          f"{core.describe(a, b)} ({err}).") from None
     out = Tensor(value, dev)
     if _tape._active:
-        _tape.record_pair("matmul", t1, t2, out, _matmul_backward)
+        _tape.record_pair(_MATMUL, t1, t2, out)
     return out
 
 
-def _matmul_backward(_a, _b, a, b, need_a, need_b, out, g):
-    ga, gb = _matmul_grads(g, a, b, need_a, need_b)
-    return ga, gb
+class MatMul(Op):
+    """numpy matmul of two same-dtype arrays; saves the pair layout `(None, None, a, b, out)`."""
+
+    name = "matmul"
+
+    def forward(self, xp, a, b):
+        return xp.matmul(a, b)
+
+    def save(self, inputs, outputs):
+        return None, None, inputs[0], inputs[1], outputs[0]
+
+    def backward(self, saved, needs, g):
+        return _matmul_grads(g, saved[2], saved[3], needs[0], needs[1])
+
+    def compute_output_spec(self, spec_a, spec_b):
+        (sa, dtype), (sb, _) = spec_a, spec_b
+        a2 = (1,) + tuple(sa) if len(sa) == 1 else tuple(sa)
+        b2 = tuple(sb) + (1,) if len(sb) == 1 else tuple(sb)
+        shape = broadcast_shapes(a2[:-2], b2[:-2]) + (a2[-2], b2[-1])
+        if len(sa) == 1:
+            shape = shape[:-2] + shape[-1:]
+        if len(sb) == 1:
+            shape = shape[:-1]
+        return shape, dtype
+
+
+_MATMUL = MatMul()
 
 
 def _matmul_grads(g, a, b, need_a=True, need_b=True):
@@ -73,9 +99,9 @@ def _matmul_grads(g, a, b, need_a=True, need_b=True):
     full = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]) + (a2.shape[-2], b2.shape[-1])
     g2 = shape_ops.reshape(g, full)
     ga = gb = None
-    if need_a and a._value.dtype.kind == "f":
+    if need_a and is_float_array(a._value):
         ga = shape_ops.reshape(ew.fit_gradient(matmul(g2, shape_ops.swapaxes(b2, -1, -2)), a2), a.shape)
-    if need_b and b._value.dtype.kind == "f":
+    if need_b and is_float_array(b._value):
         gb = shape_ops.reshape(ew.fit_gradient(matmul(shape_ops.swapaxes(a2, -1, -2), g2), b2), b.shape)
     return ga, gb
 

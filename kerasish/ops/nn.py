@@ -4,29 +4,33 @@ Cross-entropies, normalisation, attention and the fused dense op live in
 their own modules and are re-exported here for `nn.<name>` callers.
 """
 import math
-from functools import partial
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import float_operand
+from kerasish.ops.unary import Unary
 
 
-def _activation_backward(grad, _a, _b, x, _none, _need, _need_none, out, g):
-    return (grad(g, x, out),)
+class Activation(Unary):
+    """An activation Op: `compute(xp, array, tensor)` forward, `grad(g, x, out)` with ops."""
+
+    def forward(self, xp, a):
+        return self.compute(xp, a, Tensor(a))
 
 
 def _activation(name, compute, grad, doc):
-    """Builds an activation; `grad(g, x, out)` is written with ops."""
-    backward = partial(_activation_backward, grad)
+    """Builds an activation function around an `Activation` Op."""
+    the_op = Activation(name, compute, grad)
 
     def op(x):
         x = float_operand(x)
         out = Tensor(compute(x._device.xp, x._value, x), x._device)
         if _tape._active:
-            _tape.record_pair(name, x, None, out, backward)
+            _tape.record_pair(the_op, x, None, out)
         return out
     op.__name__ = op.__qualname__ = name
+    op.op = the_op
     op.__doc__ = (f"{doc}\n\n    Args:\n        x: tensor-like (ints become floatx).\n\n"
                   f"    Returns:\n        Tensor of the same shape.\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([-1.0, 0.0, 2.0]))\n")

@@ -6,19 +6,36 @@ be differentiated again. `elementwise` is imported at the bottom (it
 re-exports these names), which keeps the two modules importable in any order.
 """
 import math
-from functools import partial
 
 from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend.config import is_inexact
 from kerasish.ops.core import convert_to_tensor, float_operand
 
 
-def _unary_backward(grad, _a, _b, x, _none, _need, _need_none, out, g):
-    return (grad(g, x, out),)
+class Unary(Op):
+    """A one-input elementwise Op: `compute(xp, array)` forward, `grad(g, x, out)` backward.
+
+    Saves `(None, None, x, None, out)` (the pair layout of `record_pair`).
+    """
+
+    def __init__(self, name, compute, grad=None):
+        self.name, self.compute, self.grad = name, compute, grad
+        self.differentiable = grad is not None
+
+    def forward(self, xp, a):
+        return self.compute(xp, a)
+
+    def save(self, inputs, outputs):
+        return None, None, inputs[0], None, outputs[0]
+
+    def backward(self, saved, needs, g):
+        return (self.grad(g, saved[2], saved[4]),)
 
 
 def unary(name, compute, grad=None, float_only=True, doc=None):
-    """Builds a unary op.
+    """Builds a unary op function around a `Unary` Op.
 
     Args:
         name: the op's public name.
@@ -28,18 +45,20 @@ def unary(name, compute, grad=None, float_only=True, doc=None):
         doc: the docstring.
 
     Returns:
-        the op function `op(x)`.
+        the op function `op(x)` (its Op is `op.op`).
     """
-    backward = None if grad is None else partial(_unary_backward, grad)
+    the_op = Unary(name, compute, grad)
+    differentiable = grad is not None
 
     def op(x):
-        if not isinstance(x, Tensor) or (float_only and x._value.dtype.kind not in "fc"):
+        if not isinstance(x, Tensor) or (float_only and not is_inexact(x._value.dtype)):
             x = float_operand(x) if float_only else convert_to_tensor(x)
         out = Tensor(compute(x._device.xp, x._value), x._device)
-        if _tape._active and backward is not None:
-            _tape.record_pair(name, x, None, out, backward)
+        if _tape._active and differentiable:
+            _tape.record_pair(the_op, x, None, out)
         return out
     op.__name__ = op.__qualname__ = name
+    op.op = the_op
     op.__doc__ = doc or (
         f"Elementwise `{name}` (Keras `ops.{name}`).\n\n"
         "    Args:\n        x: tensor-like.\n\n"
