@@ -4,8 +4,9 @@ An `Op` (modelled on Chainer's `FunctionNode`, with HIPS autograd's habit of
 writing each gradient rule once, with differentiable ops) declares three
 things:
 
-- `forward(xp, *arrays)`: the computation on raw arrays (`xp` is numpy or
-  cupy); returns one array or a tuple of arrays.
+- `forward(device, *arrays)`: the computation on raw arrays; `device.xp`
+  is numpy or cupy and `device.kernel(name)` gives the backend's fused
+  kernels. Returns one array or a tuple of arrays.
 - `save(inputs, outputs)`: exactly what `backward` needs, as a tuple. It is
   called only when a tape records the op, and nothing else of the call is
   kept alive by the tape.
@@ -45,7 +46,7 @@ class Op:
     Example:
         >>> class Cube(keras.Op):
         ...     name = "cube"
-        ...     def forward(self, xp, x):
+        ...     def forward(self, device, x):
         ...         return x * x * x
         ...     def save(self, inputs, outputs):
         ...         return inputs
@@ -58,11 +59,11 @@ class Op:
     name = "op"
     differentiable = True
 
-    def forward(self, xp, *arrays):
+    def forward(self, device, *arrays):
         """Computes the outputs from raw arrays.
 
         Args:
-            xp: the array module (numpy or cupy) of the inputs' device.
+            device: the inputs' `Device` (`device.xp` is numpy or cupy).
             *arrays: the inputs' raw arrays.
 
         Returns:
@@ -128,7 +129,7 @@ def apply(op, inputs):
         the output Tensor, or a tuple of them.
     """
     dev = inputs[0]._device
-    result = op.forward(dev.xp, *[x._value for x in inputs])
+    result = op.forward(dev, *[x._value for x in inputs])
     if type(result) is tuple:
         outputs = tuple(Tensor(r, dev) for r in result)
         if recording._active and op.differentiable:

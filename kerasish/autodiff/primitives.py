@@ -37,7 +37,7 @@ class Accumulate(Op):
 
     name = "accumulate"
 
-    def forward(self, xp, a, b):
+    def forward(self, device, a, b):
         return a + b
 
     def backward(self, saved, needs, g):
@@ -69,7 +69,7 @@ class Reshape(Op):
     def __init__(self, shape):
         self.shape = tuple(shape)
 
-    def forward(self, xp, x):
+    def forward(self, device, x):
         return x.reshape(self.shape)
 
     def save(self, inputs, outputs):
@@ -103,8 +103,8 @@ class Stack(Op):
     def __init__(self, axis=0):
         self.axis = axis
 
-    def forward(self, xp, *xs):
-        return xp.stack(xs, axis=self.axis)
+    def forward(self, device, *xs):
+        return device.xp.stack(xs, axis=self.axis)
 
     def backward(self, saved, needs, g):
         return Unstack(self.axis)(g)
@@ -124,8 +124,8 @@ class Unstack(Op):
     def __init__(self, axis=0):
         self.axis = axis
 
-    def forward(self, xp, x):
-        return tuple(xp.moveaxis(x, self.axis, 0))
+    def forward(self, device, x):
+        return tuple(device.xp.moveaxis(x, self.axis, 0))
 
     def backward(self, saved, needs, grads):
         return (Stack(self.axis)(*grads),)

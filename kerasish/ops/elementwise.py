@@ -81,8 +81,8 @@ class Binary(Op):
         self.grad_x1, self.grad_x2 = grad_x1, grad_x2
         self.differentiable = grad_x1 is not None
 
-    def forward(self, xp, a, b):
-        return self.compute(xp, a, b)
+    def forward(self, device, a, b):
+        return self.compute(device.xp, a, b)
 
     def save(self, inputs, outputs):
         return inputs[0], inputs[1], inputs[0], inputs[1], outputs[0]

@@ -69,8 +69,8 @@ class MatMul(Op):
 
     name = "matmul"
 
-    def forward(self, xp, a, b):
-        return xp.matmul(a, b)
+    def forward(self, device, a, b):
+        return device.xp.matmul(a, b)
 
     def save(self, inputs, outputs):
         return None, None, inputs[0], inputs[1], outputs[0]

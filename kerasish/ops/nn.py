@@ -15,8 +15,8 @@ from kerasish.ops.unary import Unary
 class Activation(Unary):
     """An activation Op: `compute(xp, array, tensor)` forward, `grad(g, x, out)` with ops."""
 
-    def forward(self, xp, a):
-        return self.compute(xp, a, Tensor(a))
+    def forward(self, device, a):
+        return self.compute(device.xp, a, Tensor(a, device))
 
 
 def _activation(name, compute, grad, doc):

@@ -24,8 +24,8 @@ class Unary(Op):
         self.name, self.compute, self.grad = name, compute, grad
         self.differentiable = grad is not None
 
-    def forward(self, xp, a):
-        return self.compute(xp, a)
+    def forward(self, device, a):
+        return self.compute(device.xp, a)
 
     def save(self, inputs, outputs):
         return None, None, inputs[0], None, outputs[0]
