@@ -9,6 +9,7 @@ from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import float_operand
+from kerasish.ops.softmax import log_softmax, softmax  # noqa: F401 - re-exported
 from kerasish.ops.unary import Unary
 
 
@@ -248,45 +249,6 @@ def threshold(x, threshold, default_value):
     """
     x = float_operand(x)
     return ew.where(ew.greater(x, threshold), x, default_value)
-
-
-def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) along `axis` (an int or tuple), max-shifted for stability.
-
-    Example:
-        >>> ops.softmax(ops.convert_to_tensor([1.0, 1.0]))   # [0.5, 0.5]
-    """
-    x = float_operand(x)
-    xp = x._device.xp
-    axis = tuple(axis) if isinstance(axis, list) else axis
-    shifted = x._value - xp.max(x._value, axis=axis, keepdims=True)
-    e = xp.exp(shifted)
-    out = Tensor(e / xp.sum(e, axis=axis, keepdims=True), x._device)
-    if _tape._active:
-        def backward(g):
-            inner = reduction.sum(ew.multiply(g, out), axis=axis, keepdims=True)
-            return (ew.multiply(out, ew.subtract(g, inner)),)
-        _tape.record("softmax", (x,), (out,), backward)
-    return out
-
-
-def log_softmax(x, axis=-1):
-    """x - logsumexp(x) along `axis`.
-
-    Example:
-        >>> ops.log_softmax(ops.convert_to_tensor([0.0, 0.0]))   # [-0.6931, -0.6931]
-    """
-    x = float_operand(x)
-    xp = x._device.xp
-    axis = tuple(axis) if isinstance(axis, list) else axis
-    shifted = x._value - xp.max(x._value, axis=axis, keepdims=True)
-    out = Tensor(shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True)), x._device)
-    if _tape._active:
-        def backward(g):
-            total = reduction.sum(g, axis=axis, keepdims=True)
-            return (ew.subtract(g, ew.multiply(ew.exp(out), total)),)
-        _tape.record("log_softmax", (x,), (out,), backward)
-    return out
 
 
 def sparsemax(x, axis=-1):
