@@ -44,7 +44,7 @@ class Op:
         differentiable: False for ops without a gradient (never recorded).
 
     Example:
-        >>> class Cube(keras.Op):
+        >>> class Cube(keras.ops.Op):
         ...     name = "cube"
         ...     def forward(self, device, x):
         ...         return x * x * x

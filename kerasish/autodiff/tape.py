@@ -2,7 +2,7 @@
 
 An op calls `record(...)` only when `_active` is non-empty, so code outside
 any tape (predict, metrics) pays one list check per op and nothing more.
-The node format and the backward walk live in `recording.py`; their names
+The node format lives in `recording.py`, the backward walk in `backprop.py`; their names
 are re-exported here (`tape._active`, `tape.record`, ...), which is how ops
 reach them.
 """
@@ -10,8 +10,9 @@ import contextlib
 
 import numpy as np
 
-from kerasish.autodiff.recording import (_active, _fill_missing, _refuse_higher_order,  # noqa: F401
-                                         _relevant, backprop, needs, record, record_pair,
+from kerasish.autodiff.backprop import (_fill_missing, _refuse_higher_order,  # noqa: F401
+                                        _relevant, backprop)
+from kerasish.autodiff.recording import (_active, needs, record, record_pair,  # noqa: F401
                                          tracked)
 from kerasish.autodiff import primitives
 from kerasish.autodiff.tensor import Tensor, Variable

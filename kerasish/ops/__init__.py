@@ -93,3 +93,4 @@ from kerasish.ops.conv import fused_conv  # noqa: E402
 from kerasish.ops.normalization import normalize_moments  # noqa: E402
 
 _operators.install()
+from kerasish.autodiff.op import Op  # noqa: E402 - the contract every op follows (docs/autodiff.md)
