@@ -6,6 +6,7 @@ float32 or int64. The wire format written here is what TensorFlow writes
 accepts the unpacked encodings other writers may use.
 """
 import numpy as np
+from kerasish.backend.config import is_float
 
 _BYTES, _FLOAT, _INT64 = 1, 2, 3  # field numbers of Feature's oneof
 
@@ -101,7 +102,7 @@ def _feature_payload(value):
     array = np.asarray(value)
     if array.dtype.kind in "SUO":
         return _bytes_payload(array.ravel().tolist())
-    if array.dtype.kind == "f":
+    if is_float(array.dtype):
         packed = array.astype("<f4").ravel().tobytes()
         return _field(_FLOAT, _field(1, packed) if packed else b"")
     if array.dtype.kind in "iub":

@@ -11,6 +11,7 @@ import inspect
 import threading
 import warnings
 
+from kerasish.backend.config import is_float
 from kerasish import dtype_policies
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices
@@ -598,7 +599,7 @@ def _convert_input(x, layer):
         if isinstance(x, (int, float)):
             return x
         x = core.convert_to_tensor(x)
-    if layer.autocast and x._value.dtype.kind == "f" and x.dtype != layer.compute_dtype \
+    if layer.autocast and is_float(x._value.dtype) and x.dtype != layer.compute_dtype \
             and not isinstance(x, Variable):
         mask = x._keras_mask
         x = core.cast(x, layer.compute_dtype)

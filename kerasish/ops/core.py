@@ -7,6 +7,7 @@ written in ops.
 """
 import numpy as np
 
+from kerasish.backend.config import is_float, is_inexact
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices as _dev
@@ -244,7 +245,7 @@ def cast(x, dtype):
     if x._value.dtype == target:
         return x
     out = Tensor(x._value.astype(target), x._device)
-    if _tape._active and target.kind == "f" and x._value.dtype.kind == "f":
+    if _tape._active and is_float(target) and is_float(x._value.dtype):
         source = x.dtype
         _tape.record("cast", (x,), (out,), lambda g: (cast(g, source),))
     return out
@@ -325,7 +326,7 @@ def result_dtype(*values):
 def float_operand(x):
     """Casts int/bool tensors to floatx (for ops that only make sense on floats)."""
     x = convert_to_tensor(x)
-    if x._value.dtype.kind not in "fc":
+    if not is_inexact(x._value.dtype):
         return cast(x, config.floatx())
     return x
 
@@ -344,7 +345,7 @@ def check_finite_input(name, array, xp=None):
     if isinstance(array, Tensor):
         array = array._value
     xp = xp or _dev.xp_of(array)
-    if array.dtype.kind == "f" and not bool(xp.isfinite(array).all()):
+    if is_float(array.dtype) and not bool(xp.isfinite(array).all()):
         bad = int((~xp.isfinite(array)).sum())
         raise ValueError(
             f"ops.{name}: received {bad} NaN/infinite value(s) in an input that must "

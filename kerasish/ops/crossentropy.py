@@ -6,6 +6,7 @@ the categorical ones a fused log-softmax, so logits of +-1e4 give finite
 losses and gradients. The fused ops' gradients are Ops of their own (first
 order on raw arrays, second order written with ops).
 """
+from kerasish.backend.config import is_float
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
@@ -187,7 +188,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     name = "sparse_categorical_crossentropy"
     output = float_operand(output)
     labels = convert_to_tensor(target)
-    if labels._value.dtype.kind == "f":
+    if is_float(labels._value.dtype):
         core.check_finite_input(name, labels._value)
         labels = core.cast(labels, "int64")
     if labels.ndim == output.ndim and labels.ndim and labels.shape[-1] == 1:

@@ -8,6 +8,7 @@ work. Broadcast inputs get their gradient summed back to their own shape by
 """
 import numpy as np
 
+from kerasish.backend.config import is_float, is_inexact
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
@@ -58,7 +59,7 @@ def fit_gradient(g, t):
 
 
 def _differentiable(t):
-    return t is not None and t._value.dtype.kind == "f"
+    return t is not None and is_float(t._value.dtype)
 
 
 def _binary_error(name, a, b, err):
@@ -170,7 +171,7 @@ multiply = binary("multiply", "multiply",
 def _true_divide(xp, a, b):
     """a / b; int and bool inputs are divided in floatx (Keras: int32 / int32 -> float32)."""
     da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
-    if (da is None or da.kind not in "fc") and (db is None or db.kind not in "fc"):
+    if (da is None or not is_inexact(da)) and (db is None or not is_inexact(db)):
         floatx = config.floatx()
         a = a.astype(floatx) if da is not None else a
         b = b.astype(floatx) if db is not None else b
@@ -221,9 +222,9 @@ minimum = binary("minimum", "minimum",
 def _float_binary(compute):
     """Wraps `compute` so int/bool inputs are computed in floatx."""
     def fn(xp, a, b):
-        if getattr(a, "dtype", None) is not None and a.dtype.kind not in "fc":
+        if getattr(a, "dtype", None) is not None and not is_inexact(a.dtype):
             a = a.astype(config.floatx())
-        if getattr(b, "dtype", None) is not None and b.dtype.kind not in "fc":
+        if getattr(b, "dtype", None) is not None and not is_inexact(b.dtype):
             b = b.astype(config.floatx())
         return compute(xp, a, b)
     return fn

@@ -7,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from kerasish.backend.config import is_float
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
@@ -15,7 +16,7 @@ from kerasish.ops.core import convert_to_tensor
 
 
 def _record(name, x, out, backward):
-    if _tape._active and x._value.dtype.kind == "f":
+    if _tape._active and is_float(x._value.dtype):
         _tape.record(name, (x,), (out,), lambda g: (backward(g),))
 
 
@@ -168,7 +169,7 @@ def getitem(x, key):
         raise IndexError(f"ops.getitem: index {key!r} is invalid for a tensor of shape "
                          f"{x.shape} ({err}).") from None
     out = Tensor(value, x._device)
-    if _tape._active and x._value.dtype.kind == "f":
+    if _tape._active and is_float(x._value.dtype):
         shape = x.shape
         _tape.record("getitem", (x,), (out,), lambda g: (_index_add(g, key, shape),))
     return out
@@ -187,11 +188,11 @@ def _unwrap_key(key):
         raise TypeError(f"ops.getitem: indices must be integers or slices, not float ({key!r}).")
     if isinstance(key, list):
         arr = np.asarray(key)
-        if arr.dtype.kind == "f":
+        if is_float(arr.dtype):
             raise TypeError(f"ops.getitem: indices must be integers or booleans; got a list "
                             f"of floats of shape {arr.shape}.")
         return arr
-    if isinstance(key, np.ndarray) and key.dtype.kind == "f":
+    if isinstance(key, np.ndarray) and is_float(key.dtype):
         raise TypeError(f"ops.getitem: indices must be integers or booleans; got shape "
                         f"{key.shape} {key.dtype}.")
     return key
@@ -238,7 +239,7 @@ def _update(name, inputs, index, updates):
         raise ValueError(f"ops.{name}: cannot write updates of shape {u.shape} into a "
                          f"tensor of shape {x.shape} ({err}).") from None
     out = Tensor(value, x._device)
-    if _tape._active and x._value.dtype.kind == "f":
+    if _tape._active and is_float(x._value.dtype):
         keep = x._device.xp.ones(x.shape, dtype=x._value.dtype)
         keep[index] = 0
         keep = Tensor(keep, x._device)

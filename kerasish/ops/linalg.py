@@ -7,7 +7,7 @@ from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
-from kerasish.backend.config import is_float_array
+from kerasish.backend.config import is_float, is_float_array
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, operands as _operands
@@ -246,7 +246,7 @@ def einsum(subscripts, *operands, **kwargs):
         raise ValueError(f"ops.einsum: {subscripts!r} does not fit operands "
                          f"{core.describe(*values)} ({err}).") from None
     out = Tensor(value, dev)
-    if _tape._active and any(t._value.dtype.kind == "f" for t in tensors):
+    if _tape._active and any(is_float(t._value.dtype) for t in tensors):
         _tape.record("einsum", tuple(tensors), (out,),
                      lambda g: _einsum_grads(g, specs, output_spec, tensors))
     return out
@@ -255,7 +255,7 @@ def einsum(subscripts, *operands, **kwargs):
 def _einsum_grads(g, specs, output_spec, tensors):
     grads = []
     for i, t in enumerate(tensors):
-        if t._value.dtype.kind != "f":
+        if not is_float(t._value.dtype):
             grads.append(None)
             continue
         others = [tensors[j] for j in range(len(tensors)) if j != i]

@@ -7,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from kerasish.backend.config import is_float
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
@@ -20,7 +21,7 @@ from kerasish.ops.indexing import (_index_add, _ScatterAdd, _unwrap_key,  # noqa
 
 
 def _record(name, x, out, backward):
-    if _tape._active and x._value.dtype.kind == "f":
+    if _tape._active and is_float(x._value.dtype):
         _tape.record(name, (x,), (out,), lambda g: (backward(g),))
 
 
@@ -53,7 +54,7 @@ def reshape(x, newshape):
             f"ops.reshape: cannot reshape a tensor of shape {x.shape} ({x.size} elements, "
             f"{x.dtype}) into shape {newshape}.") from None
     out = Tensor(value, x._device)
-    if _tape._active and x._value.dtype.kind == "f":
+    if _tape._active and is_float(x._value.dtype):
         shape = x.shape
         _tape.record("reshape", (x,), (out,), lambda g: (reshape(g, shape),))
     return out
@@ -202,7 +203,7 @@ def concatenate(xs, axis=0):
         target = config.to_numpy_dtype(result_type(*dtypes))
         values = [v.astype(target, copy=False) for v in values]
     out = Tensor(dev.xp.concatenate(values, axis=axis), dev)
-    if _tape._active and any(t._value.dtype.kind == "f" for t in tensors):
+    if _tape._active and any(is_float(t._value.dtype) for t in tensors):
         sizes = [v.shape[axis] for v in values]
 
         def backward(g):

@@ -4,6 +4,7 @@ Every gradient is written with ops (second order works).
 """
 import numpy as np
 
+from kerasish.backend.config import is_float
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
@@ -17,7 +18,7 @@ def _triangle(name, fn):
         if x.ndim < 2:
             raise ValueError(f"ops.{name}: needs a tensor of rank >= 2; got shape {x.shape}.")
         out = Tensor(fn(x._device.xp)(x._value, k=k), x._device)
-        if _tape._active and x._value.dtype.kind == "f":
+        if _tape._active and is_float(x._value.dtype):
             _tape.record(name, (x,), (out,), lambda g: (op(g, k),))
         return out
     op.__name__ = op.__qualname__ = name
@@ -58,7 +59,7 @@ def diag(x, k=0):
         n = x.shape[0]
         size = n + abs(k)
         rows, cols = _diag_positions(n, k)
-        if x._value.dtype.kind != "f":
+        if not is_float(x._value.dtype):
             return Tensor(x._device.xp.diag(x._value, k), x._device)
         return _index_add(x, (rows, cols), (size, size))
     if x.ndim == 2:

@@ -5,6 +5,7 @@ hold 0 (sum) or -inf/+inf (max/min; the dtype's extreme for ints).
 """
 import numpy as np
 
+from kerasish.backend.config import is_float
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
@@ -55,7 +56,7 @@ def _segment_extreme(name, data, segment_ids, num_segments, largest):
     data, ids, keep, n = _prepare(name, data, segment_ids, num_segments)
     xp = data._device.xp
     dt = data._value.dtype
-    if dt.kind == "f":
+    if is_float(dt):
         fill = -np.inf if largest else np.inf
     else:
         info = np.iinfo(dt) if dt.kind in "iu" else None
@@ -64,7 +65,7 @@ def _segment_extreme(name, data, segment_ids, num_segments, largest):
     ufunc = xp.maximum if largest else xp.minimum
     ufunc.at(value, xp.asarray(ids[keep]), data._value[xp.asarray(keep)])
     out = Tensor(value, data._device)
-    if _tape._active and dt.kind == "f":
+    if _tape._active and is_float(dt):
         def backward(g):
             # ties share the gradient equally (TensorFlow's rule)
             safe_ids = np.where(ids >= 0, ids, 0)

@@ -10,7 +10,7 @@ import math
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend.config import is_inexact
+from kerasish.backend.config import is_float, is_inexact
 from kerasish.ops.core import convert_to_tensor, float_operand
 
 
@@ -183,7 +183,7 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     x = convert_to_tensor(x)
     xp = x._device.xp
     out = Tensor(xp.nan_to_num(x._value, nan=nan, posinf=posinf, neginf=neginf), x._device)
-    if _tape._active and x._value.dtype.kind == "f":
+    if _tape._active and is_float(x._value.dtype):
         _tape.record("nan_to_num", (x,), (out,),
                      lambda g: (ew.where(isfinite(x), g, ew.multiply(g, 0.0)),))
     return out
