@@ -74,7 +74,7 @@ def normalize_moments(x, axes, scale=None, offset=None, epsilon=1e-3):
     axes = _axes(op, axes, x.ndim)
     args = [x] + [t for t in (scale, offset) if t is not None]
     values, tensors, dev = core.operands("normalize_moments", *args)
-    xp, xa = dev.xp, values[0]
+    xa = values[0]
     scale_a = values[1] if scale is not None else None
     offset_a = values[-1] if offset is not None else None
     for name, value in (("scale", scale_a), ("offset", offset_a)):

@@ -14,8 +14,8 @@ import kerasish
 from kerasish import ops
 from kerasish.autodiff import primitives
 from kerasish.autodiff.op import Op
-from kerasish.ops import crossentropy, elementwise, fused, linalg, nn, normalization, pooling, \
-    reduction, rnn, unary
+from kerasish.ops import crossentropy, elementwise, fused, indexing, layout, linalg, \
+    manipulation, nn, normalization, pooling, reduction, rnn, unary
 from kerasish.testing import check_gradients, check_second_order
 
 # `kerasish.ops.conv` / `.softmax` are also op functions, which shadow the modules.
@@ -129,6 +129,22 @@ FUSED = [
     ("prod", lambda x: ops.prod(x, axis=1), [RNG.uniform(0.5, 1.5, (2, 3))], {reduction.Prod}),
     ("cumsum_cumprod", lambda x: ops.cumsum(x * x, axis=1) + ops.cumprod(x, axis=0),
      [RNG.uniform(0.5, 1.5, (3, 2))], {reduction.Cumsum, reduction.Cumprod}),
+    ("transpose_broadcast_concatenate",
+     lambda a, b: ops.concatenate([ops.transpose(a * a), ops.broadcast_to(b, (3, 2)) * b], axis=0),
+     [RNG.standard_normal((2, 3)), RNG.standard_normal((1, 2))],
+     {manipulation.Transpose, manipulation.BroadcastTo, manipulation.Concatenate}),
+    ("tile_repeat_pad_flip_roll",
+     lambda a: ops.roll(ops.flip(ops.pad(ops.repeat(ops.tile(a * a, (1, 2)), 2, axis=0),
+                                         [[1, 0], [0, 2]]), 1), 1, axis=0),
+     [RNG.standard_normal((2, 2))],
+     {layout.Tile, layout.Repeat, layout.ConstantPad, layout.Flip, layout.Roll}),
+    ("take_take_along_axis", lambda a: ops.take(a * a, [0, 2, 2], axis=1)
+     * ops.take_along_axis(a, np.array([[1, 0, 0], [2, 2, 1]]), axis=1),
+     [RNG.standard_normal((2, 3))],
+     {indexing.Take, indexing.ScatterAdd, indexing.TakeAlongAxis, indexing.IndexAdd}),
+    ("getitem_update", lambda a, u: ops.slice_update(a * a, [0, 1], u * u)[1:, ::2] * a[:1, [0, 2]],
+     [RNG.standard_normal((2, 3)), RNG.standard_normal((1, 2))],
+     {indexing.GetItem, indexing.IndexAdd, indexing.Update}),
     ("engine_reshape_stack", lambda a, b: primitives.reshape(
         primitives.stack([a * b, a * a], axis=1), (3, 4)), [RNG.standard_normal((3, 2)),
                                                           RNG.standard_normal((3, 2))],
@@ -167,7 +183,7 @@ def test_accumulate_is_differentiated_when_a_tensor_feeds_two_ops():
 
 def test_no_kerasish_op_module_records_by_hand():
     """Every op goes through the Op contract: ops/ never calls the low-level `record`."""
-    for module in (conv_ops, crossentropy, fused, normalization, pooling, reduction, rnn,
-                   softmax):
+    for module in (conv_ops, crossentropy, fused, indexing, layout, manipulation, normalization,
+                   pooling, reduction, rnn, softmax):
         assert "_tape.record(" not in inspect.getsource(module), module.__name__
     assert kerasish.ops.Op is Op
