@@ -8,7 +8,7 @@ work. Broadcast inputs get their gradient summed back to their own shape by
 """
 import numpy as np
 
-from kerasish.backend.config import is_float, is_inexact
+from kerasish.backend.config import is_inexact
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
@@ -56,10 +56,6 @@ def fit_gradient(g, t):
     if g._value.dtype != tv.dtype:
         g = core.cast(g, tv.dtype)
     return g
-
-
-def _differentiable(t):
-    return t is not None and is_float(t._value.dtype)
 
 
 def _binary_error(name, a, b, err):
@@ -310,17 +306,41 @@ def clip(x, x_min, x_max):
     if x._value.dtype.kind == "b":
         x = core.cast(x, "int32")
     (a, lo, hi), (t, tlo, thi), dev = operands("clip", x, x_min, x_max)
-    out = Tensor(dev.xp.clip(a, lo, hi).astype(a.dtype, copy=False), dev)
-    if _tape._active and _differentiable(t):
-        inputs = tuple(v for v in (t, tlo, thi) if v is not None)
+    inputs = tuple(v for v in (t, tlo, thi) if v is not None)
+    bounds = tuple(None if v is not None else raw for v, raw in ((tlo, lo), (thi, hi)))
+    return Clip(bounds)(*inputs)
 
-        def backward(g):
-            inside = logical_and(greater_equal(t, x_min), less_equal(t, x_max))
-            grads = [fit_gradient(multiply(g, core.cast(inside, g.dtype)), t)]
-            return grads + [None] * (len(inputs) - 1)
 
-        _tape.record("clip", inputs, (out,), backward)
-    return out
+class Clip(Op):
+    """Clips to [lo, hi] (each a tensor input, or a Python scalar in `bounds`); the
+    gradient goes to `x` where not clipped and to a tensor bound where it clips."""
+
+    name = "clip"
+
+    def __init__(self, bounds):
+        self.bounds = bounds
+
+    def forward(self, device, a, *tensor_bounds):
+        tensor_bounds = list(tensor_bounds)
+        lo, hi = (b if b is not None else tensor_bounds.pop(0) for b in self.bounds)
+        return device.xp.clip(a, lo, hi).astype(a.dtype, copy=False)
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, g):
+        x, rest = saved[0], list(saved[1:])
+        lo, hi = (b if b is not None else rest.pop(0) for b in self.bounds)
+        inside = logical_and(greater_equal(x, lo), less_equal(x, hi))
+        grads = [fit_gradient(multiply(g, core.cast(inside, g.dtype)), x)]
+        # tensor bounds get the gradient where they clip (as TensorFlow's clip_by_value)
+        for bound, value, below in ((self.bounds[0], lo, True), (self.bounds[1], hi, False)):
+            if bound is None:
+                hit = less(x, value) if below else greater(x, value)
+                need = needs[len(grads)]
+                grads.append(fit_gradient(multiply(g, core.cast(hit, g.dtype)), value)
+                             if need else None)
+        return grads
 
 
 def where(condition, x1=None, x2=None):
@@ -346,27 +366,49 @@ def where(condition, x1=None, x2=None):
     if x1 is None or x2 is None:
         raise ValueError("ops.where: give both `x1` and `x2`, or neither.")
     (c, a, b), (tc, t1, t2), dev = operands("where", condition, x1, x2)
-    a, b = promote(a, b)
+    if tc is None:
+        tc = convert_to_tensor(condition)
+    scalars = tuple(raw if t is None else None for t, raw in ((t1, a), (t2, b)))
+    inputs = (tc,) + tuple(t for t in (t1, t2) if t is not None)
     try:
-        out = Tensor(dev.xp.where(c, a, b), dev)
+        return Where(scalars)(*inputs)
     except ValueError as err:
         raise ValueError(f"ops.where: cannot broadcast condition, x1, x2 with "
                          f"{core.describe(c, a, b)} ({err}).") from None
-    if _tape._active and (_differentiable(t1) or _differentiable(t2)):
-        inputs = tuple(v for v in (tc, t1, t2) if v is not None)
-        cond = tc if tc is not None else convert_to_tensor(condition)
 
-        def backward(g):
-            zero = multiply(g, 0.0)
-            grads = [None] if tc is not None else []
-            if t1 is not None:
-                grads.append(fit_gradient(where(cond, g, zero), t1) if _differentiable(t1) else None)
-            if t2 is not None:
-                grads.append(fit_gradient(where(cond, zero, g), t2) if _differentiable(t2) else None)
-            return grads
 
-        _tape.record("where", inputs, (out,), backward)
-    return out
+class Where(Op):
+    """Picks from x1 where the condition holds, else from x2 (promoted). Inputs
+    (condition, x1, x2) with Python-scalar branches held in `scalars`."""
+
+    name = "where"
+
+    def __init__(self, scalars):
+        self.scalars = scalars
+
+    def forward(self, device, c, *tensor_branches):
+        branches = list(tensor_branches)
+        a, b = (s if s is not None else branches.pop(0) for s in self.scalars)
+        a, b = promote(a, b)
+        return device.xp.where(c, a, b)
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, g):
+        cond, branches = saved[0], saved[1:]
+        zero = multiply(g, 0.0)
+        grads, k = [None], 0
+        for i, scalar in enumerate(self.scalars):
+            if scalar is not None:
+                continue
+            t, k = branches[k], k + 1
+            if not needs[k]:
+                grads.append(None)
+                continue
+            picked = where(cond, g, zero) if i == 0 else where(cond, zero, g)
+            grads.append(fit_gradient(picked, t))
+        return grads
 
 
 # One-argument math (defined in unary.py, re-exported here for compatibility).

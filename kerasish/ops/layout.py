@@ -7,7 +7,6 @@ import builtins
 import numpy as np
 
 from kerasish.autodiff.op import Op
-from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, reduction
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import getitem, take

@@ -7,7 +7,7 @@ from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
-from kerasish.backend.config import is_float, is_float_array
+from kerasish.backend.config import is_float_array
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, operands as _operands
@@ -238,24 +238,37 @@ def einsum(subscripts, *operands, **kwargs):
     tensors = [convert_to_tensor(t) for t in operands]
     specs, output_spec, tensors = _expand_ellipsis(subscripts, tensors)
     values, tensors, dev = _operands("einsum", *tensors)
-    values = _cast_all(values, _product_dtype(*values))
-    expr = ",".join(specs) + "->" + output_spec
     try:
-        value = dev.xp.einsum(expr, *values, optimize=len(values) > 2)
+        return Einsum(specs, output_spec)(*tensors)
     except ValueError as err:
         raise ValueError(f"ops.einsum: {subscripts!r} does not fit operands "
                          f"{core.describe(*values)} ({err}).") from None
-    out = Tensor(value, dev)
-    if _tape._active and any(is_float(t._value.dtype) for t in tensors):
-        _tape.record("einsum", tuple(tensors), (out,),
-                     lambda g: _einsum_grads(g, specs, output_spec, tensors))
-    return out
 
 
-def _einsum_grads(g, specs, output_spec, tensors):
+class Einsum(Op):
+    """numpy.einsum of operands cast to their product dtype; each gradient is an einsum."""
+
+    name = "einsum"
+
+    def __init__(self, specs, output_spec):
+        self.specs, self.output_spec = specs, output_spec
+
+    def forward(self, device, *values):
+        values = _cast_all(values, _product_dtype(*values))
+        expr = ",".join(self.specs) + "->" + self.output_spec
+        return device.xp.einsum(expr, *values, optimize=len(values) > 2)
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, g):
+        return _einsum_grads(g, self.specs, self.output_spec, saved, needs)
+
+
+def _einsum_grads(g, specs, output_spec, tensors, needs):
     grads = []
     for i, t in enumerate(tensors):
-        if not is_float(t._value.dtype):
+        if not needs[i]:
             grads.append(None)
             continue
         others = [tensors[j] for j in range(len(tensors)) if j != i]

@@ -9,7 +9,6 @@ import numpy as np
 
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.primitives import Reshape
-from kerasish.autodiff.tensor import Tensor  # noqa: F401 - used by layout/indexing callers
 from kerasish.backend import config
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core

@@ -10,7 +10,7 @@ import math
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend.config import is_float, is_inexact
+from kerasish.backend.config import is_inexact
 from kerasish.ops.core import convert_to_tensor, float_operand
 
 
@@ -180,13 +180,25 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     Example:
         >>> ops.nan_to_num(ops.convert_to_tensor([float("nan"), 1.0]))   # [0., 1.]
     """
-    x = convert_to_tensor(x)
-    xp = x._device.xp
-    out = Tensor(xp.nan_to_num(x._value, nan=nan, posinf=posinf, neginf=neginf), x._device)
-    if _tape._active and is_float(x._value.dtype):
-        _tape.record("nan_to_num", (x,), (out,),
-                     lambda g: (ew.where(isfinite(x), g, ew.multiply(g, 0.0)),))
-    return out
+    return NanToNum(nan, posinf, neginf)(convert_to_tensor(x))
+
+
+class NanToNum(Op):
+    """numpy.nan_to_num; the gradient passes where the input is finite."""
+
+    name = "nan_to_num"
+
+    def __init__(self, nan, posinf, neginf):
+        self.nan, self.posinf, self.neginf = nan, posinf, neginf
+
+    def forward(self, device, x):
+        return device.xp.nan_to_num(x, nan=self.nan, posinf=self.posinf, neginf=self.neginf)
+
+    def save(self, inputs, outputs):
+        return (inputs[0],)
+
+    def backward(self, saved, needs, g):
+        return (ew.where(isfinite(saved[0]), g, ew.multiply(g, 0.0)),)
 
 
 def sigmoid_array(x_tensor):

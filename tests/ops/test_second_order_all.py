@@ -14,8 +14,8 @@ import kerasish
 from kerasish import ops
 from kerasish.autodiff import primitives
 from kerasish.autodiff.op import Op
-from kerasish.ops import crossentropy, elementwise, fused, indexing, layout, linalg, \
-    manipulation, nn, normalization, pooling, reduction, rnn, unary
+from kerasish.ops import core, crossentropy, elementwise, fused, indexing, layout, linalg, \
+    manipulation, matrix, nn, normalization, pooling, reduction, rnn, segment, unary
 from kerasish.testing import check_gradients, check_second_order
 
 # `kerasish.ops.conv` / `.softmax` are also op functions, which shadow the modules.
@@ -145,6 +145,21 @@ FUSED = [
     ("getitem_update", lambda a, u: ops.slice_update(a * a, [0, 1], u * u)[1:, ::2] * a[:1, [0, 2]],
      [RNG.standard_normal((2, 3)), RNG.standard_normal((1, 2))],
      {indexing.GetItem, indexing.IndexAdd, indexing.Update}),
+    ("tril_triu", lambda a: ops.tril(a * a, -1) + ops.triu(a, 1) * a, [RNG.standard_normal((3, 3))],
+     {matrix.Triangle}),
+    ("inv_det_slogdet", lambda a: ops.inv(a) * ops.det(a) + ops.slogdet(a)[1] * a,
+     [np.eye(3) * 2.0 + 0.3 * RNG.standard_normal((3, 3))],
+     {matrix.Inv, matrix.Det, matrix.SlogDet}),
+    ("solve", lambda a, b: ops.solve(a, b) * b, [np.eye(3) * 2.0 + 0.3 * RNG.standard_normal((3, 3)),
+                                                   RNG.standard_normal((3, 2))], {matrix.Solve}),
+    ("segment_max", lambda d: ops.segment_max(d * d, np.array([0, 1, 0, 1]), 2),
+     [RNG.standard_normal((4, 2))], {segment.SegmentExtreme}),
+    ("einsum", lambda a, b: ops.einsum("ij,jk->ik", a * a, b), [RNG.standard_normal((2, 3)),
+                                                                 RNG.standard_normal((3, 2))],
+     {linalg.Einsum}),
+    ("clip_where_nan_to_num", lambda a, b: ops.clip(a * b, -0.5, b) + ops.where(a > 0, a * a, b)
+     + ops.nan_to_num(a * b), [RNG.standard_normal((2, 3)), RNG.uniform(0.3, 1.0, (2, 3))],
+     {elementwise.Clip, elementwise.Where, unary.NanToNum}),
     ("engine_reshape_stack", lambda a, b: primitives.reshape(
         primitives.stack([a * b, a * a], axis=1), (3, 4)), [RNG.standard_normal((3, 2)),
                                                           RNG.standard_normal((3, 2))],
@@ -170,11 +185,19 @@ def _kerasish_op_classes():
 
 
 def test_every_op_class_has_a_second_order_case():
-    covered = {unary.Unary, nn.Activation, elementwise.Binary, primitives.Accumulate}
+    covered = {unary.Unary, nn.Activation, elementwise.Binary, primitives.Accumulate, core.Cast}
     for _, _, _, classes in FUSED:
         covered |= classes
     missing = {f"{c.__module__}.{c.__name__}" for c in _kerasish_op_classes() - covered}
     assert not missing, f"Op classes without a second-order case: {sorted(missing)}"
+
+
+def test_cast_between_floats_first_and_second_order():
+    # a float32 round trip: finite differences need a coarse step and tolerance
+    fn = lambda a: ops.cast(ops.cast(a * a, "float32"), "float64") * a  # noqa: E731
+    inputs = [RNG.uniform(0.5, 1.5, (2, 3))]
+    check_gradients(fn, inputs, atol=1e-4, rtol=1e-3, eps=1e-3)
+    check_second_order(fn, inputs, atol=1e-3, rtol=1e-2, eps=1e-3)
 
 
 def test_accumulate_is_differentiated_when_a_tensor_feeds_two_ops():
@@ -183,7 +206,8 @@ def test_accumulate_is_differentiated_when_a_tensor_feeds_two_ops():
 
 def test_no_kerasish_op_module_records_by_hand():
     """Every op goes through the Op contract: ops/ never calls the low-level `record`."""
-    for module in (conv_ops, crossentropy, fused, indexing, layout, manipulation, normalization,
-                   pooling, reduction, rnn, softmax):
+    for module in (conv_ops, core, crossentropy, elementwise, fused, indexing, layout, linalg,
+                   manipulation, matrix, nn, normalization, pooling, reduction, rnn, segment,
+                   softmax, unary):
         assert "_tape.record(" not in inspect.getsource(module), module.__name__
     assert kerasish.ops.Op is Op
