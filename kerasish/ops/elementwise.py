@@ -30,7 +30,6 @@ def unbroadcast(g, shape):
     shape = tuple(shape)
     if g.shape == shape:
         return g
-    from kerasish.ops import reduction, manipulation as shape_ops
     extra = g.ndim - len(shape)
     axes = list(range(extra))
     axes += [extra + i for i, n in enumerate(shape) if n == 1 and g.shape[extra + i] != 1]
@@ -420,3 +419,4 @@ from kerasish.ops.unary import (abs, absolute, arccos, arccosh, arcsin,  # noqa:
                                 negative, rad2deg, real, reciprocal, round, rsqrt,
                                 sigmoid_array, sign, signbit, sin, sinh, sqrt, square,
                                 tan, tanh, trunc)
+from kerasish.ops import manipulation as shape_ops, reduction  # noqa: E402 - cycle-safe module imports

@@ -11,7 +11,7 @@ from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_float
 from kerasish.backend import config
-from kerasish.ops import core
+from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
 
 
@@ -45,10 +45,9 @@ def take(x, indices, axis=None):
     Example:
         >>> ops.take(ops.convert_to_tensor([[1, 2], [3, 4]]), [1, 0], axis=0)  # [[3, 4], [1, 2]]
     """
-    from kerasish.ops.manipulation import reshape
     x = convert_to_tensor(x)
     if axis is None:
-        x, axis = reshape(x, (-1,)), 0
+        x, axis = shape_ops.reshape(x, (-1,)), 0
     axis = axis % builtins.max(x.ndim, 1)
     idx = _index_array("take", indices, x._device)
     n = x.shape[axis]
@@ -112,10 +111,9 @@ def take_along_axis(x, indices, axis=None):
         >>> x = ops.convert_to_tensor([[10., 30., 20.]])
         >>> ops.take_along_axis(x, ops.argsort(x), axis=-1)   # [[10., 20., 30.]]
     """
-    from kerasish.ops.manipulation import reshape
     x = convert_to_tensor(x)
     if axis is None:
-        x, axis = reshape(x, (-1,)), 0
+        x, axis = shape_ops.reshape(x, (-1,)), 0
     axis = axis % x.ndim
     idx = _index_array("take_along_axis", indices, x._device)
     xp = x._device.xp
@@ -304,11 +302,10 @@ class Update(Op):
         return inputs[0].shape, inputs[1].shape
 
     def backward(self, saved, needs, g):
-        from kerasish.ops.elementwise import multiply
         x_shape, u_shape = saved
         keep = g._device.xp.ones(x_shape, dtype=g._value.dtype)
         keep[self.index] = 0
-        return (multiply(g, Tensor(keep, g._device)), getitem(g, self.index).reshape(u_shape))
+        return (ew.multiply(g, Tensor(keep, g._device)), getitem(g, self.index).reshape(u_shape))
 
 
 def slice_update(inputs, start_indices, updates):
@@ -350,8 +347,7 @@ def scatter_update(inputs, indices, updates, reduction=None):
     idx = np.asarray(core.convert_to_numpy(indices))
     check_indices("scatter_update", idx)
     if reduction == "add":
-        from kerasish.ops.elementwise import add
-        return add(x, scatter(idx, core.cast(convert_to_tensor(updates), x.dtype), x.shape))
+        return ew.add(x, scatter(idx, core.cast(convert_to_tensor(updates), x.dtype), x.shape))
     if reduction is not None:
         raise NotImplementedError(f"ops.scatter_update: reduction={reduction!r} is not supported "
                                   "(use None or 'add').")

@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from kerasish.autodiff.op import Op
-from kerasish.ops import core, reduction
+from kerasish.ops import core, elementwise as ew, reduction
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import getitem, take
 from kerasish.ops.manipulation import _axis, broadcast_to, ravel, reshape, transpose
@@ -258,12 +258,11 @@ def diff(a, n=1, axis=-1):
     Example:
         >>> ops.diff(ops.convert_to_tensor([1, 4, 9]))   # [3, 5]
     """
-    from kerasish.ops.elementwise import subtract
     x = convert_to_tensor(a)
     axis = _axis("diff", axis, x.ndim)
     for _ in range(n):
         hi = [builtins.slice(None)] * x.ndim
         lo = [builtins.slice(None)] * x.ndim
         hi[axis], lo[axis] = builtins.slice(1, None), builtins.slice(None, -1)
-        x = subtract(getitem(x, tuple(hi)), getitem(x, tuple(lo)))
+        x = ew.subtract(getitem(x, tuple(hi)), getitem(x, tuple(lo)))
     return x

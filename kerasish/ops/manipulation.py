@@ -11,7 +11,7 @@ from kerasish.autodiff.op import Op
 from kerasish.autodiff.primitives import Reshape
 from kerasish.backend import config
 from kerasish.backend.dtypes import result_type
-from kerasish.ops import core
+from kerasish.ops import core, elementwise as ew
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import (_index_add, _unwrap_key,  # noqa: F401
                                    getitem, multi_hot, one_hot, scatter,
@@ -188,8 +188,7 @@ class BroadcastTo(Op):
         return (inputs[0].shape,)
 
     def backward(self, saved, needs, g):
-        from kerasish.ops.elementwise import unbroadcast
-        return (unbroadcast(g, saved[0]),)
+        return (ew.unbroadcast(g, saved[0]),)
 
     def compute_output_spec(self, spec):
         return self.shape, spec[1]
@@ -241,9 +240,8 @@ class Concatenate(Op):
         return tuple(inputs)
 
     def backward(self, saved, needs, g):
-        from kerasish.ops.elementwise import fit_gradient
         bounds = np.cumsum([t.shape[self.axis] for t in saved])[:-1].tolist()
-        return [fit_gradient(p, t) for p, t in zip(split(g, bounds, axis=self.axis), saved)]
+        return [ew.fit_gradient(p, t) for p, t in zip(split(g, bounds, axis=self.axis), saved)]
 
     def compute_output_spec(self, *specs):
         shape = list(specs[0][0])

@@ -7,7 +7,7 @@ import numpy as np
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_float
-from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
+from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, float_operand
 from kerasish.ops.indexing import _index_add
 
@@ -138,9 +138,8 @@ class Inv(Op):
         return (outputs[0],)
 
     def backward(self, saved, needs, g):
-        from kerasish.ops.linalg import matmul
         out = saved[0]
-        return (ew.negative(matmul(_mT(out), matmul(g, _mT(out)))),)
+        return (ew.negative(linalg.matmul(_mT(out), linalg.matmul(g, _mT(out)))),)
 
 
 _INV = Inv()
@@ -174,10 +173,9 @@ class Solve(Op):
         return inputs[0], outputs[0]
 
     def backward(self, saved, needs, g):
-        from kerasish.ops.linalg import matmul
         a, out = saved
         gb = solve(_mT(a), g)
-        return ew.negative(matmul(gb, _mT(out))), gb
+        return ew.negative(linalg.matmul(gb, _mT(out))), gb
 
 
 _SOLVE = Solve()

@@ -7,7 +7,7 @@ import math
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
+from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops, sorting
 from kerasish.ops.core import float_operand
 from kerasish.ops.softmax import log_softmax, softmax  # noqa: F401 - re-exported
 from kerasish.ops.unary import Unary
@@ -257,7 +257,6 @@ def sparsemax(x, axis=-1):
     Example:
         >>> ops.sparsemax(ops.convert_to_tensor([1.0, 3.0]))   # [0., 1.]
     """
-    from kerasish.ops import sorting
     x = float_operand(x)
     z = shape_ops.moveaxis(x, axis, -1)
     ordered = ew.negative(sorting.sort(ew.negative(z), axis=-1))

@@ -8,7 +8,7 @@ import builtins
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_float
-from kerasish.ops import core, elementwise as ew
+from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
 
 
@@ -29,7 +29,6 @@ def _axes(axis, ndim, name="reduce"):
 
 def _expand_to(g, x_shape, axes, keepdims):
     """Broadcasts a reduced gradient back to the input's shape."""
-    from kerasish.ops import manipulation as shape_ops
     if not keepdims:
         kept = tuple(1 if i in axes else n for i, n in enumerate(x_shape))
         g = shape_ops.reshape(g, kept)
@@ -220,7 +219,6 @@ class Prod(Op):
         return (inputs[0],)
 
     def backward(self, saved, needs, g):
-        from kerasish.ops import manipulation as shape_ops
         x, axes = saved[0], self.axes
         # product of all other entries = exp-free "exclusive product" via cumprods
         moved = shape_ops.moveaxis(x, axes, tuple(range(-len(axes), 0)))
@@ -235,7 +233,6 @@ class Prod(Op):
 
 
 def _exclusive_cumprod(x, reverse):
-    from kerasish.ops import manipulation as shape_ops
     if reverse:
         x = shape_ops.flip(x, axis=-1)
     ones = ew.add(ew.multiply(shape_ops.take(x, [0], axis=-1), 0.0), 1.0)
@@ -250,7 +247,6 @@ def cumsum(x, axis=None, dtype=None):
     Example:
         >>> ops.cumsum(ops.convert_to_tensor([1, 2, 3]))   # [1, 3, 6]
     """
-    from kerasish.ops import manipulation as shape_ops
     x = convert_to_tensor(x, dtype=dtype)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
@@ -269,7 +265,6 @@ class Cumsum(Op):
         return device.xp.cumsum(x, axis=self.axis).astype(_scan_dtype(x.dtype), copy=False)
 
     def backward(self, saved, needs, g):
-        from kerasish.ops import manipulation as shape_ops
         axis = self.axis
         return (shape_ops.flip(cumsum(shape_ops.flip(g, axis), axis), axis),)
 
@@ -283,7 +278,6 @@ def cumprod(x, axis=None, dtype=None):
     Example:
         >>> ops.cumprod(ops.convert_to_tensor([1, 2, 3]))   # [1, 2, 6]
     """
-    from kerasish.ops import manipulation as shape_ops
     x = convert_to_tensor(x, dtype=dtype)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
@@ -305,7 +299,6 @@ class Cumprod(Op):
         return inputs[0], outputs[0]
 
     def backward(self, saved, needs, g):
-        from kerasish.ops import manipulation as shape_ops
         x, out = saved
         axis = self.axis
         # d out_j / d x_i = out_j / x_i for j >= i (valid for nonzero x)
@@ -356,7 +349,6 @@ def logsumexp(x, axis=None, keepdims=False):
     summed = sum(ew.exp(ew.subtract(x, m)), axis=axis, keepdims=True)
     out = ew.add(ew.log(summed), m)
     if not keepdims:
-        from kerasish.ops import manipulation as shape_ops
         axes = _axes(axis, x.ndim, "logsumexp")
         out = shape_ops.reshape(out, tuple(n for i, n in enumerate(x.shape) if i not in axes))
     return out
