@@ -176,6 +176,21 @@ def is_inexact(dtype):
     return dtype.kind in "fc" or dtype == _BFLOAT16
 
 
+def finfo(dtype):
+    """Machine limits of a float dtype object, bfloat16 included (numpy's finfo refuses it).
+
+    Args:
+        dtype: a numpy dtype object.
+
+    Returns:
+        numpy.finfo (or ml_dtypes.finfo for bfloat16).
+    """
+    if dtype == _BFLOAT16:
+        import ml_dtypes  # optional dependency: only reached with a bfloat16 dtype
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
+
+
 def is_float_array(array):
     """True when a raw array (numpy or cupy) holds real floats, bfloat16 included.
 

@@ -218,6 +218,9 @@ def promote(a, b):
     kind = array.dtype.kind
     if kind in "fc" or isinstance(scalar, bool):
         return a, b
+    if is_float(array.dtype):  # bfloat16: numpy would widen it for a Python float
+        scalar = array.dtype.type(scalar)
+        return (array, scalar) if da is not None else (scalar, array)
     if isinstance(scalar, float) or (kind == "b" and isinstance(scalar, int)):
         target = config.to_numpy_dtype(result_type(array.dtype, type(scalar)))
         array = array.astype(target)

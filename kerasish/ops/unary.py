@@ -89,11 +89,11 @@ log2 = unary("log2", lambda xp, a: xp.log2(a),
 log10 = unary("log10", lambda xp, a: xp.log10(a),
               lambda g, x, o: ew.divide(g, ew.multiply(x, math.log(10.0))))
 sqrt = unary("sqrt", lambda xp, a: xp.sqrt(a), lambda g, x, o: ew.divide(g, ew.multiply(o, 2.0)))
-rsqrt = unary("rsqrt", lambda xp, a: 1.0 / xp.sqrt(a),
+rsqrt = unary("rsqrt", lambda xp, a: xp.reciprocal(xp.sqrt(a)),
               _times(lambda x, o: ew.multiply(ew.multiply(o, ew.multiply(o, o)), -0.5)))
 cbrt = unary("cbrt", lambda xp, a: xp.cbrt(a),
              lambda g, x, o: ew.divide(g, ew.multiply(square(o), 3.0)))
-reciprocal = unary("reciprocal", lambda xp, a: 1.0 / a, lambda g, x, o: negative(ew.multiply(g, square(o))))
+reciprocal = unary("reciprocal", lambda xp, a: xp.reciprocal(a), lambda g, x, o: negative(ew.multiply(g, square(o))))
 sin = unary("sin", lambda xp, a: xp.sin(a), _times(lambda x, o: cos(x)))
 cos = unary("cos", lambda xp, a: xp.cos(a), lambda g, x, o: negative(ew.multiply(g, sin(x))))
 tan = unary("tan", lambda xp, a: xp.tan(a), _times(lambda x, o: ew.add(square(o), 1.0)))
