@@ -119,21 +119,17 @@ class SoftmaxXentGrad(Op):
     """Gradients of `SoftmaxXent`: `g * (softmax(z) * sum(t) - t)` for the logits and
     (when `need_target`) `-g * log_softmax(z)` for the target. Inputs (logits, target, g).
 
-    First order on raw arrays (reusing the forward's log-probabilities); the
-    backward (second order) is written with ops.
+    First order on raw arrays from the forward's log-probabilities (a
+    parameter); the backward (second order) is written with ops.
     """
 
     name = "softmax_cross_entropy_grad"
 
-    def __init__(self, axis, need_target, log_probs=None):
+    def __init__(self, axis, need_target, log_probs):
         self.axis, self.need_target, self.log_probs = axis, need_target, log_probs
 
     def forward(self, device, z, t, g):
-        xp, axis = device.xp, self.axis
-        log_probs, self.log_probs = self.log_probs, None
-        if log_probs is None:
-            shifted = z - xp.max(z, axis=axis, keepdims=True)
-            log_probs = shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+        xp, axis, log_probs = device.xp, self.axis, self.log_probs
         ge = xp.expand_dims(g, axis)
         glogits = ge * (xp.exp(log_probs) * xp.sum(t, axis=axis, keepdims=True) - t)
         return (glogits, ge * -log_probs) if self.need_target else glogits
@@ -252,22 +248,18 @@ class SparseSoftmaxXent(Op):
 class SparseSoftmaxXentGrad(Op):
     """`g * (softmax(z) - one_hot(labels))`, the logits' gradient. Inputs (logits, g).
 
-    First order on raw arrays (with the forward's shifted logits and
-    log-sum-exp when given); the backward (second order) is written with ops.
+    First order on raw arrays from the forward's shifted logits and
+    log-sum-exp (a parameter); the backward (second order) is written with ops.
     """
 
     name = "sparse_softmax_cross_entropy_grad"
 
-    def __init__(self, labels, stats=None):
+    def __init__(self, labels, stats):
         self.labels, self.stats = labels, stats
 
     def forward(self, device, z, g):
         xp = device.xp
-        stats, self.stats = self.stats, None
-        if stats is None:
-            shifted = z - xp.max(z, axis=-1, keepdims=True)
-            stats = shifted, xp.log(xp.sum(xp.exp(shifted), axis=-1, keepdims=True))
-        shifted, lse = stats
+        shifted, lse = self.stats
         grad = xp.exp(shifted - lse)
         grad -= _one_hot_raw(xp, self.labels, z.shape[-1], z.dtype)
         grad *= g[..., None]

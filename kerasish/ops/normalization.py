@@ -147,23 +147,20 @@ class NormalizeMomentsGrad(Op):
         gx = inv * (gxhat - mean(gxhat) - xhat * mean(gxhat * xhat))
              + gmean / n + 2 / n * gvar * (x - mean),      gxhat = gy * scale,
 
-    on raw arrays (with the forward's xhat and inv when given); its backward
+    on raw arrays from the forward's xhat and inv (a parameter); its backward
     (the second-order rule) is written with ops.
     """
 
     name = "normalize_moments_grad"
 
-    def __init__(self, axes, epsilon, offset_shape, stats=None):
+    def __init__(self, axes, epsilon, offset_shape, stats):
         self.axes, self.epsilon, self.offset_shape = axes, epsilon, offset_shape
         self.stats = stats
 
     def forward(self, device, x, gy, gmean, gvar, scale=None):
         axes = self.axes
         count = math.prod(x.shape[a] for a in axes)
-        if self.stats is None:
-            self.stats = _stats_raw(device.xp, x, axes, self.epsilon)
         xhat, inv = self.stats
-        self.stats = None   # the forward's arrays serve one use
         gxhat = gy * scale if scale is not None else gy
         gx = gxhat - gxhat.mean(axis=axes, keepdims=True)
         gx -= xhat * (gxhat * xhat).mean(axis=axes, keepdims=True)
@@ -221,10 +218,3 @@ class NormalizeMomentsGrad(Op):
         if scale is not None:
             result.append(ew.unbroadcast(ew.multiply(gy, p_ggx), scale.shape))
         return result
-
-
-def _stats_raw(xp, x, axes, epsilon):
-    """(xhat, inv) of `x` over `axes` on raw arrays."""
-    centered = x - x.mean(axis=axes, keepdims=True)
-    inv = 1.0 / xp.sqrt(xp.square(centered).mean(axis=axes, keepdims=True) + epsilon)
-    return centered * inv, inv

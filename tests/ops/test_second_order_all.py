@@ -211,3 +211,16 @@ def test_no_kerasish_op_module_records_by_hand():
                    softmax, unary):
         assert "_tape.record(" not in inspect.getsource(module), module.__name__
     assert kerasish.ops.Op is Op
+
+
+@pytest.mark.parametrize("fn, inputs", [pytest.param(f, i, id=n) for n, f, i, _ in FUSED])
+def test_persistent_tape_gives_the_same_gradients_twice(fn, inputs):
+    """Saved values (column buffers, statistics) survive a first backward pass."""
+    tensors = [ops.convert_to_tensor(x) for x in inputs]
+    with kerasish.GradientTape(persistent=True) as tape:
+        tape.watch(tensors)
+        y = ops.sum(ops.square(fn(*tensors)))
+    first = tape.gradient(y, tensors)
+    second = tape.gradient(y, tensors)
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
