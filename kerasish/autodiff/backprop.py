@@ -46,22 +46,25 @@ def backprop(nodes, targets, seeds, sources):
             prev = grads.get(key)
             grads[key] = seed if prev is None else accumulate(prev, seed)
     get, pop = grads.get, grads.pop
-    for inputs, outputs, backward, name, raw, ctx in reversed(relevant):
+    for inputs, outputs, backward, name, needs, saved in reversed(relevant):
         if len(outputs) == 1:
             key = id(outputs[0])
             g = get(key) if key in keep else pop(key, None)
             if g is None:
                 continue
-            if raw and _active:
+            if needs is True and _active:
                 _refuse_higher_order(name, inputs, (g,))
         else:
             out_grads = [get(id(o)) if id(o) in keep else pop(id(o), None) for o in outputs]
             if all(g is None for g in out_grads):
                 continue
-            if raw and _active:
+            if needs is True and _active:
                 _refuse_higher_order(name, inputs, out_grads)
             g = _fill_missing(outputs, out_grads)
-        in_grads = backward(g) if ctx is None else backward(*ctx, g)
+        if needs.__class__ is tuple:   # an Op: backward(saved, needs, grads)
+            in_grads = backward(saved, needs, g)
+        else:                          # a hand-recorded backward (see `record`)
+            in_grads = backward(g) if saved is None else backward(*saved, g)
         for x, g in zip(inputs, in_grads):
             if g is not None:
                 key = id(x)

@@ -29,7 +29,6 @@ Tensors and records one tape node when a tape watches an input.
 """
 from kerasish.autodiff import recording
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend.config import is_float_array
 
 
 class Op:
@@ -111,8 +110,24 @@ class Op:
         """
         return broadcast_shapes(*[s for s, _ in specs]), specs[0][1]
 
-    def __call__(self, *inputs):
-        return apply(self, inputs)
+    def __call__(self, *inputs):  # `apply`, inlined: this runs once per op
+        dev = inputs[0]._device
+        n = len(inputs)
+        if n == 1:
+            result = self.forward(dev, inputs[0]._value)
+        elif n == 2:
+            result = self.forward(dev, inputs[0]._value, inputs[1]._value)
+        else:
+            result = self.forward(dev, *[x._value for x in inputs])
+        if type(result) is tuple:
+            outputs = tuple([Tensor(r, dev) for r in result])
+            if recording._active and self.differentiable:
+                recording.record_op(self, inputs, outputs)
+            return outputs
+        out = Tensor(result, dev)
+        if recording._active and self.differentiable:
+            recording.record_op(self, inputs, (out,))
+        return out
 
     def __repr__(self):
         return f"<Op {self.name}>"
@@ -123,36 +138,12 @@ def apply(op, inputs):
 
     Args:
         op: an Op.
-        inputs: tuple of Tensors (on one device).
+        inputs: sequence of Tensors (on one device).
 
     Returns:
         the output Tensor, or a tuple of them.
     """
-    dev = inputs[0]._device
-    result = op.forward(dev, *[x._value for x in inputs])
-    if type(result) is tuple:
-        outputs = tuple(Tensor(r, dev) for r in result)
-        if recording._active and op.differentiable:
-            record_op(op, inputs, outputs)
-        return outputs
-    out = Tensor(result, dev)
-    if recording._active and op.differentiable:
-        record_op(op, inputs, (out,))
-    return out
-
-
-def record_op(op, inputs, outputs):
-    """Records an executed Op on every tape that watches one of its float inputs.
-
-    Args:
-        op: the Op.
-        inputs: its input Tensors.
-        outputs: its output Tensors.
-    """
-    needs = tuple(is_float_array(x._value) and recording.tracked(x) for x in inputs)
-    if True in needs:
-        recording.record(op.name, tuple(inputs), tuple(outputs), op.backward, False,
-                         (op.save(inputs, outputs), needs))
+    return op(*inputs)
 
 
 def broadcast_shapes(*shapes):

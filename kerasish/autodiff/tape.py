@@ -12,8 +12,8 @@ import numpy as np
 
 from kerasish.autodiff.backprop import (_fill_missing, _refuse_higher_order,  # noqa: F401
                                         _relevant, backprop)
-from kerasish.autodiff.recording import (_active, needs, record, record_pair,  # noqa: F401
-                                         tracked)
+from kerasish.autodiff.recording import (_active, needs, record, record_node,  # noqa: F401
+                                         record_pair, tracked)
 from kerasish.autodiff import primitives
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices as _device
@@ -63,7 +63,7 @@ class GradientTape:
             _active.remove(self)
             self._recording = False
 
-    def _record(self, name, inputs, outputs, backward, raw, ctx=None):
+    def _record(self, name, inputs, outputs, backward, needs, saved=None):
         watched = self._watched
         hit = False
         for x in inputs:
@@ -76,7 +76,7 @@ class GradientTape:
         if hit:
             for out in outputs:
                 watched[id(out)] = out
-            self._nodes.append((inputs, outputs, backward, name, raw, ctx))
+            self._nodes.append((inputs, outputs, backward, name, needs, saved))
 
     def watch(self, tensor):
         """Watches a tensor (or nested structure of tensors) for gradients.

@@ -69,7 +69,8 @@ class Binary(Op):
     `grad_x1(g, x1, x2, out)` / `grad_x2(...)` give the gradient before it is
     summed back to the input's shape (`fit_gradient`). Saves
     `(x1, x2, t1, t2, out)`: the operands (Tensors, or Python scalars) and
-    the input Tensors (None for a scalar), the layout of `record_pair`.
+    the input Tensors (None for a scalar), the layout of `record_pair`;
+    `needs` has one entry per operand, a Python scalar's being False.
     """
 
     def __init__(self, name, compute, grad_x1=None, grad_x2=None):
@@ -116,7 +117,7 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
         np_ufunc = None
 
     the_op = Binary(name, compute, grad_x1, grad_x2)
-    differentiable = grad_x1 is not None
+    differentiable, vjp = grad_x1 is not None, the_op.backward
     second = grad_x2 is not None
 
     def op(x1, x2):
@@ -136,7 +137,7 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
                                 err) from None
         out = Tensor(value, dev)
         if _tape._active and differentiable:
-            _tape.record_pair(the_op, t1, t2 if second else None, out,
+            _tape.record_pair(name, vjp, t1, t2 if second else None, out,
                               x1 if t1 is None else t1, x2 if t2 is None else t2)
         return out
     op.op = the_op

@@ -87,7 +87,7 @@ class Dense(Op):
         return y
 
     def save(self, inputs, outputs):
-        return tuple(inputs[:2]) + ((outputs[0],) if self.relu else (None,)) + (len(inputs) > 2,)
+        return inputs[0], inputs[1], outputs[0] if self.relu else None, len(inputs) > 2
 
     def backward(self, saved, needs, g):
         x, w, out, has_bias = saved

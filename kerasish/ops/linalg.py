@@ -60,7 +60,7 @@ def matmul(x1, x2):
                          f"{core.describe(a, b)} ({err}).") from None
     out = Tensor(value, dev)
     if _tape._active:
-        _tape.record_pair(_MATMUL, t1, t2, out)
+        _tape.record_pair("matmul", _MATMUL_VJP, t1, t2, out)
     return out
 
 
@@ -91,6 +91,7 @@ class MatMul(Op):
 
 
 _MATMUL = MatMul()
+_MATMUL_VJP = _MATMUL.backward
 
 
 def _matmul_grads(g, a, b, need_a=True, need_b=True):

@@ -23,12 +23,13 @@ class Activation(Unary):
 def _activation(name, compute, grad, doc):
     """Builds an activation function around an `Activation` Op."""
     the_op = Activation(name, compute, grad)
+    vjp = the_op.backward
 
     def op(x):
         x = float_operand(x)
         out = Tensor(compute(x._device.xp, x._value, x), x._device)
         if _tape._active:
-            _tape.record_pair(the_op, x, None, out)
+            _tape.record_pair(name, vjp, x, None, out)
         return out
     op.__name__ = op.__qualname__ = name
     op.op = the_op

@@ -48,14 +48,14 @@ def unary(name, compute, grad=None, float_only=True, doc=None):
         the op function `op(x)` (its Op is `op.op`).
     """
     the_op = Unary(name, compute, grad)
-    differentiable = grad is not None
+    differentiable, vjp = grad is not None, the_op.backward
 
     def op(x):
         if not isinstance(x, Tensor) or (float_only and not is_inexact(x._value.dtype)):
             x = float_operand(x) if float_only else convert_to_tensor(x)
         out = Tensor(compute(x._device.xp, x._value), x._device)
         if _tape._active and differentiable:
-            _tape.record_pair(the_op, x, None, out)
+            _tape.record_pair(name, vjp, x, None, out)
         return out
     op.__name__ = op.__qualname__ = name
     op.op = the_op
