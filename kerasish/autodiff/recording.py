@@ -1,18 +1,23 @@
 """The recording machinery shared by all tapes: which tapes are active, how ops
 record nodes, and the backward walk.
 
-A recorded node is `(inputs, outputs, backward, name, raw, ctx)`: `backward`
-maps output gradients (Tensors) to one gradient per input (called as
-`backward(*ctx, grads)` when `ctx` is given). Backwards written with ops are
-themselves recorded by outer tapes, which gives higher-order gradients;
-`raw=True` marks a fused backward in array code, which refuses (with
-NotImplementedError) to run under a watching outer tape.
+A recorded node is `(inputs, outputs, backward, name, needs, saved)`. For an
+`Op` (see `op.py`), `backward` is `op.backward`, `needs` the tuple of bools
+saying which inputs want a gradient and `saved` what `op.save` returned, so
+the walk calls `op.backward(saved, needs, grads)`. `record` also accepts a
+hand-written callable (then `needs` holds the `raw` flag and `saved` the
+optional `ctx`), which is how `custom_gradient` records user functions.
+Backwards written with ops are themselves recorded by outer tapes, which
+gives higher-order gradients; `raw=True` marks a backward in array code that
+an outer tape cannot see, which refuses (with NotImplementedError) to run
+under a watching outer tape.
 
-The backward walk iterates the recorded nodes in reverse order: recording
-order is already a topological order, so no recursion is needed and chains
-of any length work.
+The backward walk lives in `backprop.py`.
 """
 from kerasish.autodiff.tensor import Tensor, Variable
+from kerasish.backend.config import _BFLOAT16, is_float_array
+
+_BOTH, _FIRST, _SECOND = (True, True), (True, False), (False, True)  # pair `needs`, shared
 
 _active = []  # tapes that are recording now, innermost last
 
@@ -33,7 +38,60 @@ def record(name, inputs, outputs, backward, raw=False, ctx=None):
         ctx: optional tuple of extra leading arguments for `backward`.
     """
     for tape in _active:
-        tape._record(name, inputs, outputs, backward, raw, ctx)
+        tape._record(name, inputs, outputs, backward, bool(raw), ctx)
+
+
+def record_op(op, inputs, outputs):
+    """Records an executed `Op` on every tape that tracks one of its float inputs.
+
+    `needs[i]` is True when input `i` is a float that a tape tracks; nothing
+    is recorded (and `op.save` is not called) when no input needs a gradient.
+    The one-tape case is inlined: it is the common one and this runs per op.
+
+    Args:
+        op: the Op.
+        inputs: its input Tensors.
+        outputs: its output Tensors.
+    """
+    if len(_active) != 1:
+        needs = tuple([is_float_array(x._value) and tracked(x) for x in inputs])
+        if True in needs:
+            record_node(op.name, tuple(inputs), tuple(outputs), op.backward, needs,
+                        op.save(inputs, outputs))
+        return
+    tape = _active[0]
+    watched, watch_vars = tape._watched, tape._watch_vars
+    needs = []
+    for x in inputs:  # `tracked` and `is_float_array`, inlined: this runs once per op
+        if id(x) not in watched:
+            if not (watch_vars and type(x) is not Tensor and isinstance(x, Variable)
+                    and x.trainable):
+                needs.append(False)
+                continue
+            watched[id(x)] = x
+        dtype = x._value.dtype
+        needs.append(dtype.kind == "f" or dtype == _BFLOAT16)
+    if True not in needs:
+        return
+    for out in outputs:
+        watched[id(out)] = out
+    tape._nodes.append((inputs if type(inputs) is tuple else tuple(inputs),
+                        outputs if type(outputs) is tuple else tuple(outputs),
+                        op.backward, op.name, tuple(needs), op.save(inputs, outputs)))
+
+
+def record_node(name, inputs, outputs, backward, needs, saved):
+    """Offers an executed Op to every recording tape (the node format above).
+
+    Args:
+        name: the Op's name.
+        inputs, outputs: tuples of Tensors.
+        backward: `op.backward`.
+        needs: tuple of bools, one per input.
+        saved: what `op.save` returned.
+    """
+    for tape in _active:
+        tape._record(name, inputs, outputs, backward, needs, saved)
 
 
 def tracked(x):
@@ -59,8 +117,8 @@ def tracked(x):
 
 def needs(x1, x2):
     """`(tracked(x1), tracked(x2))` for float Tensors; False for None or non-floats."""
-    n1 = x1 is not None and x1._value.dtype.kind == "f"
-    n2 = x2 is not None and x2._value.dtype.kind == "f"
+    n1 = x1 is not None and is_float_array(x1._value)
+    n2 = x2 is not None and is_float_array(x2._value)
     if len(_active) == 1:
         tape = _active[0]
         watched = tape._watched
@@ -74,26 +132,29 @@ def needs(x1, x2):
     return n1 and tracked(x1), n2 and tracked(x2)
 
 
-def record_pair(name, t1, t2, out, backward, a=None, b=None):
-    """Fast `record` for an op with inputs `t1`, `t2` (either may be None) and one output.
+def record_pair(name, vjp, t1, t2, out, a=None, b=None):
+    """Fast recording of a one-output Op with operands `t1`, `t2` (either may be None).
 
-    Decides which inputs need a gradient (`needs`), and records the node as
-    `backward(a, b, t1, t2, need1, need2, out, grad)`. Returns without
-    recording when neither input is tracked. `backward` should be created
-    once per op kind (a module function or a partial), not per call.
+    The hot path of the unary/binary op factories. Decides which operands
+    need a gradient and records the node with `saved = (a, b, t1, t2, out)`
+    (the pair ops' declared `save`) and `needs = (need1, need2)`; a None
+    operand (a Python scalar) is left out of the node's inputs. Returns
+    without recording when neither operand is tracked.
 
     Args:
-        name: the op's name.
-        t1, t2: Tensor inputs or None (Python scalars).
+        name: the Op's name.
+        vjp: the Op's bound `backward` (bound once by the caller: binding it
+            per call would cost more than the rest of this function).
+        t1, t2: Tensor operands or None (Python scalars).
         out: the output Tensor.
-        backward: the gradient function (see above).
-        a, b: two extra values for `backward` (e.g. the raw operands).
+        a, b: the raw operands the op computed with (saved for backward).
     """
     if len(_active) != 1:
         need1, need2 = needs(t1, t2)
         if need1 or need2:
             inputs = (t1,) if t2 is None else (t2,) if t1 is None else (t1, t2)
-            record(name, inputs, (out,), backward, False, (a, b, t1, t2, need1, need2, out))
+            record_node(name, inputs, (out,), vjp,
+                        (_BOTH if need2 else _FIRST) if need1 else _SECOND, (a, b, t1, t2, out))
         return
     tape = _active[0]
     watched = tape._watched
@@ -109,92 +170,15 @@ def record_pair(name, t1, t2, out, backward, a=None, b=None):
             and isinstance(t2, Variable) and t2.trainable:
         watched[id(t2)] = t2
         need2 = True
-    need1 = need1 and t1._value.dtype.kind == "f"
-    need2 = need2 and t2._value.dtype.kind == "f"
+    if need1:  # is_float_array, inlined: this is the hottest path of the engine
+        dtype = t1._value.dtype
+        need1 = dtype.kind == "f" or dtype == _BFLOAT16
+    if need2:
+        dtype = t2._value.dtype
+        need2 = dtype.kind == "f" or dtype == _BFLOAT16
     if need1 or need2:
         inputs = (t1,) if t2 is None else (t2,) if t1 is None else (t1, t2)
         watched[id(out)] = out
-        tape._nodes.append((inputs, (out,), backward, name, False,
-                            (a, b, t1, t2, need1, need2, out)))
-
-
-def _relevant(nodes, sources):
-    """The nodes downstream of `sources` (in order) and the ids they reach."""
-    reach = {id(s) for s in sources}
-    relevant = []
-    for node in nodes:
-        for x in node[0]:
-            if id(x) in reach:
-                relevant.append(node)
-                for o in node[1]:
-                    reach.add(id(o))
-                break
-    return relevant, reach
-
-
-def backprop(nodes, targets, seeds, sources):
-    """Walks `nodes` backwards from `targets` and returns {id(tensor): grad}.
-
-    Only nodes downstream of a source are visited. Gradients of
-    intermediates are dropped as soon as their producer has consumed them.
-
-    Args:
-        nodes: recorded nodes in recording order.
-        targets: flat list of target Tensors.
-        seeds: their upstream gradients.
-        sources: flat list of source Tensors.
-
-    Returns:
-        dict mapping id(source) (and other reached ids) to gradient Tensors.
-    """
-    from kerasish.ops.elementwise import add
-    relevant, reach = _relevant(nodes, sources)
-    keep = {id(s) for s in sources}
-    grads = {}
-    for t, seed in zip(targets, seeds):
-        key = id(t)
-        if key in reach:
-            prev = grads.get(key)
-            grads[key] = seed if prev is None else add(prev, seed)
-    get, pop = grads.get, grads.pop
-    for inputs, outputs, backward, name, raw, ctx in reversed(relevant):
-        if len(outputs) == 1:
-            key = id(outputs[0])
-            g = get(key) if key in keep else pop(key, None)
-            if g is None:
-                continue
-            if raw and _active:
-                _refuse_higher_order(name, inputs, (g,))
-        else:
-            out_grads = [get(id(o)) if id(o) in keep else pop(id(o), None) for o in outputs]
-            if all(g is None for g in out_grads):
-                continue
-            if raw and _active:
-                _refuse_higher_order(name, inputs, out_grads)
-            g = _fill_missing(outputs, out_grads)
-        in_grads = backward(g) if ctx is None else backward(*ctx, g)
-        for x, g in zip(inputs, in_grads):
-            if g is not None:
-                key = id(x)
-                if key in reach:
-                    prev = get(key)
-                    grads[key] = g if prev is None else add(prev, g)
-    return grads
-
-
-def _fill_missing(outputs, grads):
-    from kerasish.ops import creation
-    return [creation.zeros_like(o) if g is None else g for o, g in zip(outputs, grads)]
-
-
-def _refuse_higher_order(name, inputs, grads):
-    """Raises when an outer tape would need to see inside a fused backward."""
-    for tape in _active:
-        watched = tape._watched
-        if any(id(x) in watched for x in inputs) or any(
-                g is not None and id(g) in watched for g in grads):
-            raise NotImplementedError(
-                f"Op '{name}' has a fused backward written in raw array code, so a "
-                "second-order gradient through it cannot be recorded. Compute this "
-                "part with fine-grained kerasish.ops (e.g. matmul + add instead of "
-                "the fused dense) when you need higher-order gradients.")
+        tape._nodes.append((inputs, (out,), vjp, name,
+                            (_BOTH if need2 else _FIRST) if need1 else _SECOND,
+                            (a, b, t1, t2, out)))

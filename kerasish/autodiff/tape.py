@@ -2,16 +2,21 @@
 
 An op calls `record(...)` only when `_active` is non-empty, so code outside
 any tape (predict, metrics) pays one list check per op and nothing more.
-The node format and the backward walk live in `recording.py`; their names
+The node format lives in `recording.py`, the backward walk in `backprop.py`; their names
 are re-exported here (`tape._active`, `tape.record`, ...), which is how ops
 reach them.
 """
 import contextlib
 
-from kerasish.autodiff.recording import (_active, _fill_missing, _refuse_higher_order,  # noqa: F401
-                                         _relevant, backprop, needs, record, record_pair,
-                                         tracked)
+import numpy as np
+
+from kerasish.autodiff.backprop import (_fill_missing, _refuse_higher_order,  # noqa: F401
+                                        _relevant, backprop)
+from kerasish.autodiff.recording import (_active, needs, record, record_node,  # noqa: F401
+                                         record_pair, tracked)
+from kerasish.autodiff import primitives
 from kerasish.autodiff.tensor import Tensor, Variable
+from kerasish.backend import config, devices as _device
 from kerasish.utils import tree
 
 
@@ -58,7 +63,7 @@ class GradientTape:
             _active.remove(self)
             self._recording = False
 
-    def _record(self, name, inputs, outputs, backward, raw, ctx=None):
+    def _record(self, name, inputs, outputs, backward, needs, saved=None):
         watched = self._watched
         hit = False
         for x in inputs:
@@ -71,7 +76,7 @@ class GradientTape:
         if hit:
             for out in outputs:
                 watched[id(out)] = out
-            self._nodes.append((inputs, outputs, backward, name, raw, ctx))
+            self._nodes.append((inputs, outputs, backward, name, needs, saved))
 
     def watch(self, tensor):
         """Watches a tensor (or nested structure of tensors) for gradients.
@@ -173,8 +178,7 @@ class GradientTape:
         for s in flat_sources:
             g = grads.get(id(s))
             if g is None and unconnected_gradients == "zero":
-                from kerasish.ops import creation
-                g = creation.zeros_like(s)
+                g = primitives.zeros_like(s)
             result.append(g)
         return tree.pack_sequence_as(sources, result)
 
@@ -196,17 +200,15 @@ class GradientTape:
             >>> tape.jacobian(ops.square(x), x)   # diag(2 x) for a vector x
         """
         self._check_usable("jacobian")
-        from kerasish.ops import creation, manipulation as shape
         flat_sources = tree.flatten(sources)
         n = max(1, target.size)
         rows = [[] for _ in flat_sources]
         persistent, self._persistent = self._persistent, True
         try:
             for i in range(n):
-                seed = creation.zeros((n,), dtype=target.dtype)
-                seed._value[i] = 1
+                seed = _one_hot_seed(target, (n,), i)
                 grads = self.gradient(target, flat_sources,
-                                      output_gradients=shape.reshape(seed, target.shape),
+                                      output_gradients=primitives.reshape(seed, target.shape),
                                       unconnected_gradients=unconnected_gradients)
                 for row, g in zip(rows, grads):
                     row.append(g)
@@ -219,8 +221,8 @@ class GradientTape:
             if any(g is None for g in row):
                 result.append(None)
                 continue
-            stacked = shape.stack(row, axis=0)
-            result.append(shape.reshape(stacked, tuple(target.shape) + tuple(s.shape)))
+            stacked = primitives.stack(row, axis=0)
+            result.append(primitives.reshape(stacked, tuple(target.shape) + tuple(s.shape)))
         return tree.pack_sequence_as(sources, result)
 
     def batch_jacobian(self, target, source, unconnected_gradients="none"):
@@ -241,7 +243,6 @@ class GradientTape:
             >>> tape.batch_jacobian(ops.square(x), x).shape   # x: (4, 3) -> (4, 3, 3)
         """
         self._check_usable("batch_jacobian")
-        from kerasish.ops import creation, manipulation as shape
         if target.shape[0] != source.shape[0]:
             raise ValueError(f"GradientTape.batch_jacobian: target batch {target.shape[0]} "
                              f"differs from source batch {source.shape[0]}.")
@@ -250,10 +251,9 @@ class GradientTape:
         rows = []
         try:
             for j in range(inner):
-                seed = creation.zeros((target.shape[0], inner), dtype=target.dtype)
-                seed._value[:, j] = 1
+                seed = _one_hot_seed(target, (target.shape[0], inner), (slice(None), j))
                 rows.append(self.gradient(target, source,
-                                          output_gradients=shape.reshape(seed, target.shape),
+                                          output_gradients=primitives.reshape(seed, target.shape),
                                           unconnected_gradients=unconnected_gradients))
         finally:
             self._persistent = persistent
@@ -261,14 +261,32 @@ class GradientTape:
             self._used, self._nodes, self._watched = True, [], {}
         if any(r is None for r in rows):
             return None
-        stacked = shape.stack(rows, axis=1)
-        return shape.reshape(stacked, tuple(target.shape) + tuple(source.shape[1:]))
+        stacked = primitives.stack(rows, axis=1)
+        return primitives.reshape(stacked, tuple(target.shape) + tuple(source.shape[1:]))
+
+
+def _one_hot_seed(target, shape, index):
+    """Zeros of `shape` in `target`'s dtype and device with a 1 at `index`."""
+    value = target._device.xp.zeros(shape, target._value.dtype)
+    value[index] = 1
+    return Tensor(value, target._device)
+
+
+def _as_seed(g, t):
+    """An upstream gradient given by the user, as a Tensor of `t`'s dtype on `t`'s device."""
+    dtype = t._value.dtype
+    if isinstance(g, Tensor):
+        value = g._value if g._device is t._device else t._device.send(g._value)
+        if value.dtype == dtype:
+            return g if g._device is t._device else Tensor(value, t._device)
+        return Tensor(value.astype(dtype), t._device)
+    host = _device.to_host(g) if _device.is_array(g) else np.asarray(g)
+    return Tensor(t._device.send(np.asarray(host, dtype=config.to_numpy_dtype(dtype))), t._device)
 
 
 def _seeds(targets, output_gradients):
-    from kerasish.ops import core, creation
     if output_gradients is None:
-        return [creation.ones_like(t) for t in targets]
+        return [primitives.ones_like(t) for t in targets]
     flat = tree.flatten(output_gradients)
     if len(flat) != len(targets):
         raise ValueError(
@@ -277,9 +295,9 @@ def _seeds(targets, output_gradients):
     seeds = []
     for t, g in zip(targets, flat):
         if g is None:
-            seeds.append(creation.ones_like(t))
+            seeds.append(primitives.ones_like(t))
             continue
-        g = core.convert_to_tensor(g, dtype=t.dtype)
+        g = _as_seed(g, t)
         if g.shape != t.shape:
             raise ValueError(
                 f"GradientTape.gradient: output_gradients entry has shape {g.shape} but its "

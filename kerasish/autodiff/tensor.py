@@ -6,6 +6,7 @@ Python operators (`+`, `@`, `[]`, `<`, ...) are attached by
 import numpy as np
 
 from kerasish.backend import config, devices as _device
+from kerasish.utils import naming
 
 
 class Tensor:
@@ -111,11 +112,6 @@ class Tensor:
         for i in range(self._value.shape[0]):
             yield self[i]
 
-    def astype(self, dtype):
-        """Returns this tensor cast to `dtype` (differentiable for floats)."""
-        from kerasish.ops import core
-        return core.cast(self, dtype)
-
     def __repr__(self):
         return (f"<Tensor shape={self.shape}, dtype={self.dtype}, "
                 f"device={self.device}, numpy=\n{self.numpy()}>"
@@ -136,8 +132,8 @@ class Tensor:
 
 
 def _rebuild_tensor(array):
-    from kerasish.ops import core
-    return core.convert_to_tensor(array)
+    dev = _device.current_device()
+    return Tensor(dev.send(array), dev)
 
 
 class Variable(Tensor):
@@ -149,7 +145,8 @@ class Variable(Tensor):
 
     Args:
         initializer: initial value (array, number, Tensor) or an initializer
-            (callable taking `shape` and `dtype`, or its string name).
+            (callable taking `shape` and `dtype`). A string name works once
+            `kerasish.initializers` is imported (it installs the name lookup).
         shape: the shape; required when `initializer` is a callable.
         dtype: dtype name; defaults to the value's float dtype or `floatx()`.
         trainable: whether gradients are computed for it and optimizers update it.
@@ -171,7 +168,6 @@ class Variable(Tensor):
     def __init__(self, initializer, shape=None, dtype=None, trainable=True,
                  autocast=True, aggregation="none", synchronization="auto",
                  name=None, constraint=None):
-        from kerasish.utils import naming
         dev = _device.current_device()
         array = _initial_array(initializer, shape, dtype, dev)
         super().__init__(array, dev)
@@ -194,8 +190,11 @@ class Variable(Tensor):
         return np.array(self.numpy(), dtype=dtype)
 
     def _new_array(self, value, op):
-        from kerasish.ops import core
-        array = core.to_array(value, self._device)
+        if isinstance(value, Tensor):
+            array = value._value if value._device is self._device else self._device.send(value._value)
+        else:
+            host = _device.to_host(value) if _device.is_array(value) else np.asarray(value)
+            array = self._device.send(host)
         if array.shape != self._value.shape:
             try:
                 array = self._device.xp.broadcast_to(array, self._value.shape)
@@ -238,11 +237,35 @@ def _rebuild_variable(array, trainable, name):
     return Variable(array, trainable=trainable, name=name)
 
 
+_initializer_lookup = []  # [fn(name) -> initializer], installed by kerasish.initializers
+
+
+def set_initializer_lookup(lookup):
+    """Installs how `Variable` resolves a string initializer (done by `kerasish.initializers`).
+
+    Name resolution lives above autodiff; this keeps `Variable("zeros", shape)`
+    working without autodiff importing the initializers.
+
+    Args:
+        lookup: fn(name) -> initializer callable.
+    """
+    _initializer_lookup[:] = [lookup]
+
+
+def _resolve_initializer(initializer):
+    if isinstance(initializer, str):
+        if not _initializer_lookup:
+            raise ValueError(
+                f"Variable: the initializer name {initializer!r} needs kerasish.initializers "
+                "(import kerasish); or pass an initializer callable.")
+        return _initializer_lookup[0](initializer)
+    return initializer() if isinstance(initializer, type) else initializer
+
+
 def _initial_array(initializer, shape, dtype, dev):
     """Materialises a Variable's first value on `dev`."""
     if isinstance(initializer, str) or (callable(initializer) and not isinstance(initializer, Tensor)):
-        from kerasish import initializers
-        init = initializers.get(initializer)
+        init = _resolve_initializer(initializer)
         if shape is None:
             raise ValueError(
                 "Variable: `shape` is required when `initializer` is a callable "

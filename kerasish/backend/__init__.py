@@ -3,8 +3,9 @@
 Everything above it asks for a `Device` (which carries `xp`, the array
 module, a random generator and fused kernels) and never imports cupy.
 """
-from kerasish.backend.config import (epsilon, floatx, image_data_format,
-                                     is_float_dtype, is_int_dtype,
+from kerasish.backend.config import (epsilon, finfo, floatx, image_data_format,
+                                     is_float, is_float_array, is_float_dtype,
+                                     is_inexact, is_int_dtype,
                                      set_epsilon, set_floatx,
                                      set_image_data_format, standardize_dtype,
                                      to_numpy_dtype)
@@ -39,8 +40,9 @@ def clear_session():
 
 __all__ = [
     "Device", "backend", "clear_session", "cupy_available", "current_device",
-    "default_device", "device", "device_of_array", "epsilon", "floatx",
-    "get_device", "image_data_format", "is_array", "is_float_dtype",
+    "default_device", "device", "device_of_array", "epsilon", "finfo", "floatx",
+    "get_device", "image_data_format", "is_array", "is_float", "is_float_array",
+    "is_float_dtype", "is_inexact",
     "is_int_dtype", "list_devices", "result_type", "scope_device", "set_epsilon",
     "set_floatx", "set_image_data_format", "standardize_dtype", "to_host",
     "to_numpy_dtype", "xp_of",

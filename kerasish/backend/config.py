@@ -141,6 +141,69 @@ def is_float_dtype(dtype):
     return standardize_dtype(dtype) in _FLOAT_TYPES
 
 
+_BFLOAT16 = _bfloat16()
+_BFLOAT16 = np.dtype(_BFLOAT16) if _BFLOAT16 is not None else None
+
+
+def is_float(dtype):
+    """True for a real floating dtype object, bfloat16 included (the one float test).
+
+    numpy reports ml_dtypes' bfloat16 with `kind == "V"`, so `dtype.kind == "f"`
+    alone misses it; use this (or `is_float_array`) instead.
+
+    Args:
+        dtype: a numpy dtype object (an array's `.dtype`).
+
+    Returns:
+        bool.
+
+    Example:
+        >>> keras.backend.is_float(np.dtype("float16"))
+        True
+    """
+    return dtype.kind == "f" or dtype == _BFLOAT16
+
+
+def is_inexact(dtype):
+    """True for real floating (bfloat16 included) and complex dtype objects.
+
+    Args:
+        dtype: a numpy dtype object.
+
+    Returns:
+        bool.
+    """
+    return dtype.kind in "fc" or dtype == _BFLOAT16
+
+
+def finfo(dtype):
+    """Machine limits of a float dtype object, bfloat16 included (numpy's finfo refuses it).
+
+    Args:
+        dtype: a numpy dtype object.
+
+    Returns:
+        numpy.finfo (or ml_dtypes.finfo for bfloat16).
+    """
+    if dtype == _BFLOAT16:
+        import ml_dtypes  # optional dependency: only reached with a bfloat16 dtype
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
+
+
+def is_float_array(array):
+    """True when a raw array (numpy or cupy) holds real floats, bfloat16 included.
+
+    Args:
+        array: a numpy or cupy array.
+
+    Returns:
+        bool.
+    """
+    dtype = array.dtype
+    return dtype.kind == "f" or dtype == _BFLOAT16
+
+
 def is_int_dtype(dtype):
     """True for signed and unsigned integer dtypes."""
     return "int" in standardize_dtype(dtype)

@@ -7,6 +7,8 @@ written here are read by TensorFlow and the other way round.
 import numpy as np
 from google.protobuf import descriptor_pb2, descriptor_pool, message, message_factory
 
+from kerasish.backend.config import is_float
+
 
 class FixedLenFeature:
     """A feature with a fixed number of values, parsed into a dense array.
@@ -133,7 +135,7 @@ def _fill_feature(feature, value):
     array = np.asarray(value)
     if array.dtype.kind in "SUO":
         feature.bytes_list.value.extend(_as_bytes(array.ravel().tolist()))
-    elif array.dtype.kind == "f":
+    elif is_float(array.dtype):
         feature.float_list.SetInParent()
         feature.float_list.value.extend(array.astype(np.float32).ravel().tolist())
     elif array.dtype.kind in "iub":

@@ -22,6 +22,7 @@ import warnings
 
 import numpy as np
 
+from kerasish.backend.config import is_float
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import devices as _devices
 from kerasish.distribute import cross_device_ops
@@ -77,7 +78,7 @@ def update_target(step, fallback):
 
 
 def _is_float(variable):
-    return np.dtype(variable._value.dtype).kind == "f"
+    return is_float(np.dtype(variable._value.dtype))
 
 
 DIRECT_ELEMENTS = 65536  # host gradients this large are reduced in place, not packed

@@ -18,6 +18,7 @@ import contextlib
 
 import numpy as np
 
+from kerasish.backend.config import is_float
 from kerasish.backend import devices as _devices
 from kerasish.distribute import cross_device_ops, distribute_lib, input_lib, replica_step, values
 from kerasish.ops import core
@@ -136,7 +137,7 @@ class Strategy:
         if variable._device is not primary and not (
                 primary.kind == "cpu" and variable._device.kind == "cpu"):
             variable._direct_set(cross_device_ops.copy_to_device(variable._value, primary))
-        is_state = not variable.trainable and np.dtype(variable._value.dtype).kind == "f"
+        is_state = not variable.trainable and is_float(np.dtype(variable._value.dtype))
         if is_state:
             self._state_variables.append(variable)
         if self._num_local > 1 and (primary.kind == "gpu" or is_state):
@@ -411,7 +412,7 @@ class Strategy:
         count = sum(p[1] for p in pieces)
         result = np.asarray(total)
         if op is values.ReduceOp.MEAN:
-            dtype = result.dtype if result.dtype.kind == "f" else np.dtype("float32")
+            dtype = result.dtype if is_float(result.dtype) else np.dtype("float32")
             result = (result / max(count, 1)).astype(dtype)
         return core.convert_to_tensor(result)
 

@@ -6,6 +6,9 @@
 `get` accepts a name ("glorot_uniform", "GlorotUniform", "zeros", ...), a
 config dict, a class, an instance or any callable `(shape, dtype) -> Tensor`.
 """
+import inspect
+
+from kerasish.autodiff import tensor as _tensor
 from kerasish.initializers.constant_initializers import (Constant, Identity,
                                                          IdentityInitializer,
                                                          Ones, Zeros)
@@ -124,3 +127,6 @@ __all__ = [
     "random_normal", "random_uniform", "serialize", "truncated_normal",
     "variance_scaling", "zeros",
 ]
+
+
+_tensor.set_initializer_lookup(get)  # Variable("zeros", shape=...) resolves names here

@@ -12,6 +12,7 @@ import threading
 import warnings
 
 from kerasish import constraints, dtype_policies, initializers, regularizers
+from kerasish.backend.config import is_float
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
@@ -590,7 +591,7 @@ def _convert_input(x, layer):
         if isinstance(x, (int, float)):
             return x
         x = core.convert_to_tensor(x)
-    if layer.autocast and x._value.dtype.kind == "f" and x.dtype != layer.compute_dtype \
+    if layer.autocast and is_float(x._value.dtype) and x.dtype != layer.compute_dtype \
             and not isinstance(x, Variable):
         mask = x._keras_mask
         x = core.cast(x, layer.compute_dtype)

@@ -1,5 +1,6 @@
 """Functional: a model defined by a graph of layer calls on KerasTensors."""
 from kerasish.layers import symbolic
+from kerasish.backend.config import is_float
 from kerasish.layers.core.input_layer import InputLayer
 from kerasish.layers.core.lambda_layer import SymbolicOp
 from kerasish.layers.keras_tensor import KerasTensor
@@ -161,7 +162,7 @@ def _adapt(x, kt):
     if x is None:
         return x
     x = core.convert_to_tensor(x)
-    if x.dtype != kt.dtype and (x._value.dtype.kind != "f" or not kt.dtype.startswith("float")):
+    if x.dtype != kt.dtype and (not is_float(x._value.dtype) or not kt.dtype.startswith("float")):
         x = core.cast(x, kt.dtype)
     if x.ndim == len(kt.shape) - 1 and kt.shape[-1] == 1:
         x = manipulation.expand_dims(x, -1)

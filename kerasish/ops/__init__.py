@@ -93,6 +93,7 @@ from kerasish.ops.conv import fused_conv  # noqa: E402
 from kerasish.ops.normalization import normalize_moments  # noqa: E402
 
 _operators.install()
+from kerasish.autodiff.op import Op  # noqa: E402 - the contract every op follows (docs/autodiff.md)
 from kerasish.ops.fft import (extract_sequences, fft, fft2, ifft2, irfft,  # noqa: E402
                               istft, rfft, stft)
 from kerasish.ops.nan_reductions import (nanargmax, nanargmin,  # noqa: E402

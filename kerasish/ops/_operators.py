@@ -3,7 +3,7 @@
 Done here, not in tensor.py, because the ops depend on Tensor.
 """
 from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import elementwise as ew, linalg, manipulation as shape
+from kerasish.ops import core, elementwise as ew, linalg, manipulation as shape
 
 
 def _swap(fn):
@@ -32,6 +32,7 @@ def install():
     Tensor.__le__ = lambda self, other: ew.less_equal(self, other)
     Tensor.__gt__ = lambda self, other: ew.greater(self, other)
     Tensor.__ge__ = lambda self, other: ew.greater_equal(self, other)
+    Tensor.astype = lambda self, dtype: core.cast(self, dtype)
     Tensor.__getitem__ = shape.getitem
     Tensor.T = property(lambda self: shape.transpose(self))
     Tensor.reshape = lambda self, *s: shape.reshape(self, s[0] if len(s) == 1 else s)

@@ -23,26 +23,26 @@ generic strided copy. im2col is therefore used for every shape; inputs
 whose column buffer would exceed `_CHUNK_BYTES` are processed in batch
 chunks to bound memory.
 
-Backward: `gx = col2im(gy @ W^T)` (the `conv_input_grad` kernel: on CPU one
+Backward (each an Op, see `Conv`): `gx = col2im(gy @ W^T)` (the `conv_input_grad` kernel: on CPU one
 GEMM per kernel offset into a contiguous buffer, then one strided add into
 the input window; on GPU one cuBLAS GEMM and a col2im kernel),
 `gW = cols^T @ gy` (reusing the forward's columns) and `gb = ones @ gy` (a GEMV). The
 three maps -- convolution, its input gradient and its filter gradient -- are
-differentiable ops whose backwards are written in terms of one another, so
-gradients of any order work. Without an outer tape they run on raw arrays
-and record nothing. `conv_transpose` is the input-gradient op.
+Ops whose backwards are written in terms of one another, so gradients of
+any order work and each formula exists once. Without an outer tape they run
+on raw arrays and record nothing. `conv_transpose` is the input-gradient op.
 """
 import math
 
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
-from kerasish.autodiff.tensor import Tensor
+from kerasish.autodiff.op import Op
 from kerasish.backend import config
-from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
+from kerasish.ops import core, manipulation as shape_ops
+from kerasish.ops.fused import fused_activation
 
 _CHUNK_BYTES = 256 * 2 ** 20  # column buffers above this are built per batch chunk
-_FUSED_ACTIVATIONS = ("linear", "relu")
 
 
 # Argument checking -----------------------------------------------------------
@@ -282,71 +282,127 @@ def _add_bias(xp, y, bias):
     y.reshape(-1, row)[...] += xp.tile(bias, row // bias.shape[0])
 
 
+class Conv(Op):
+    """conv(x, w) [+ b] [then relu] on channels_last arrays with a fixed geometry.
+
+    Inputs (x, w[, b]). While a tape records, the forward's column buffer is
+    kept (on the instance, one instance per call) and saved for the filter
+    gradient. Backward: `ReluMask`, `ConvInputGrad`, `ConvFilterGrad` and
+    `BiasGrad`, Ops whose own backwards are convolutions again.
+    """
+
+    def __init__(self, geom, relu=False, name="conv"):
+        self.geom, self.relu, self.name = geom, relu, name
+        self._cols = None
+
+    def forward(self, device, x, w, b=None):
+        y, self._cols = _forward_raw(device, x, w, self.geom, keep_columns=bool(_tape._active))
+        if b is not None:
+            _add_bias(device.xp, y, b)
+        if self.relu:
+            device.xp.maximum(y, 0, out=y)
+        return y
+
+    def save(self, inputs, outputs):
+        cols, self._cols = self._cols, None
+        return inputs[0], inputs[1], outputs[0] if self.relu else None, len(inputs) > 2, cols
+
+    def backward(self, saved, needs, g):
+        x, w, out, has_bias, cols = saved
+        gz = _RELU_MASK(g, out) if self.relu else g
+        grads = [ConvInputGrad(self.geom, x.shape)(gz, w) if needs[0] else None,
+                 ConvFilterGrad(self.geom, w.shape, cols)(x, gz) if needs[1] else None]
+        if has_bias:
+            grads.append(_BIAS_GRAD(gz) if needs[2] else None)
+        return grads
+
+
+class ConvInputGrad(Op):
+    """The adjoint of conv(., w): col2im(gy @ W^T), shape `x_shape`. Inputs (gy, w)."""
+
+    name = "conv_input_grad"
+
+    def __init__(self, geom, x_shape, name="conv_input_grad"):
+        self.geom, self.x_shape, self.name = geom, tuple(x_shape), name
+
+    def forward(self, device, gy, w):
+        return _input_grad_raw(device, gy, w, self.geom, self.x_shape)
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, g):
+        gy, w = saved
+        return (Conv(self.geom)(g, w) if needs[0] else None,
+                ConvFilterGrad(self.geom, w.shape)(g, gy) if needs[1] else None)
+
+
+class ConvFilterGrad(Op):
+    """The filter gradient of conv: cols(x)^T @ gy, shape `w_shape`. Inputs (x, gy)."""
+
+    name = "conv_filter_grad"
+
+    def __init__(self, geom, w_shape, cols=None):
+        self.geom, self.w_shape, self.cols = geom, tuple(w_shape), cols
+
+    def forward(self, device, x, gy):
+        cols, self.cols = self.cols, None   # the forward's columns serve one use
+        return _filter_grad_raw(device, x, gy, self.geom, self.w_shape, cols)
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, g):
+        x, gy = saved
+        return (ConvInputGrad(self.geom, x.shape)(gy, g) if needs[0] else None,
+                Conv(self.geom)(x, g) if needs[1] else None)
+
+
+class ReluMask(Op):
+    """`g * (out > 0)`: the gradient through a fused relu. Inputs (g, out)."""
+
+    name = "relu_mask"
+
+    def forward(self, device, g, out):
+        return g * (out > 0)
+
+    def save(self, inputs, outputs):
+        return (inputs[1],)
+
+    def backward(self, saved, needs, gg):
+        return self(gg, saved[0]), None
+
+
+class BiasGrad(Op):
+    """The bias gradient `ones @ gz` over all but the last axis (a GEMV). Input gz."""
+
+    name = "bias_grad"
+
+    def forward(self, device, gz):
+        gz2 = gz.reshape(-1, gz.shape[-1])
+        return device.xp.ones(gz2.shape[0], gz.dtype) @ gz2
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, g):
+        return (shape_ops.broadcast_to(g, saved[0]),)
+
+
+_RELU_MASK, _BIAS_GRAD = ReluMask(), BiasGrad()
+
+
 def _conv_channels_last(x, w, geom, bias=None, relu=False, name="conv"):
     """conv(x, w) [+ bias] [then relu] on channels_last tensors, recorded as one op."""
     args = (x, w) if bias is None else (x, w, bias)
-    values, tensors, dev = core.operands(name, *args)
-    xa, wa = values[0], values[1]
-    y, cols = _forward_raw(dev, xa, wa, geom, keep_columns=bool(_tape._active))
-    if bias is not None:
-        _add_bias(dev.xp, y, values[2])
-    if relu:
-        dev.xp.maximum(y, 0, out=y)
-    out = Tensor(y, dev)
-    if _tape._active:
-        x_t, w_t = tensors[0], tensors[1]
-        need_x = _tape.tracked(x_t)
-        f = w_t.shape[-1]
-
-        def backward(g):
-            if _tape._active:  # an outer tape watches: stay in ops for higher order
-                gz = ew.multiply(g, core.cast(ew.greater(out, 0), g.dtype)) if relu else g
-                gx = _conv_input_grad(gz, w_t, geom, x_t.shape) if need_x else None
-                gw = _conv_filter_grad(x_t, gz, geom, w_t.shape, cols)
-                grads = [gx, gw]
-                if bias is not None:
-                    grads.append(reduction.sum(gz, axis=tuple(range(gz.ndim - 1))))
-                return grads
-            gz = g._value * (out._value > 0) if relu else g._value
-            gx = Tensor(_input_grad_raw(dev, gz, wa, geom, x_t.shape), dev) if need_x else None
-            grads = [gx, Tensor(_filter_grad_raw(dev, xa, gz, geom, w_t.shape, cols), dev)]
-            if bias is not None:
-                gz2 = gz.reshape(-1, f)   # the bias gradient as a BLAS GEMV, not a reduction
-                grads.append(Tensor(dev.xp.ones(gz2.shape[0], gz.dtype) @ gz2, dev))
-            return grads
-
-        _tape.record(name, tuple(tensors), (out,), backward)
-    return out
+    _, tensors, _ = core.operands(name, *args)
+    return Conv(geom, relu, name)(*tensors)
 
 
 def _conv_input_grad(gy, w, geom, x_shape, name="conv_input_grad"):
-    """The adjoint of conv(., w): col2im(gy @ W^T), shape `x_shape`."""
-    values, (gy_t, w_t), dev = core.operands(name, gy, w)
-    out = Tensor(_input_grad_raw(dev, values[0], values[1], geom, tuple(x_shape)), dev)
-    if _tape._active:
-        need_gy = _tape.tracked(gy_t)
-
-        def backward(g):
-            ggy = _conv_channels_last(g, w_t, geom) if need_gy else None
-            return ggy, _conv_filter_grad(g, gy_t, geom, w_t.shape)
-
-        _tape.record(name, (gy_t, w_t), (out,), backward)
-    return out
-
-
-def _conv_filter_grad(x, gy, geom, w_shape, cols=None, name="conv_filter_grad"):
-    """The filter gradient of conv: cols(x)^T @ gy, shape `w_shape`."""
-    values, (x_t, gy_t), dev = core.operands(name, x, gy)
-    out = Tensor(_filter_grad_raw(dev, values[0], values[1], geom, tuple(w_shape), cols), dev)
-    if _tape._active:
-        need_x = _tape.tracked(x_t)
-
-        def backward(g):
-            gx = _conv_input_grad(gy_t, g, geom, x_t.shape) if need_x else None
-            return gx, _conv_channels_last(x_t, g, geom)
-
-        _tape.record(name, (x_t, gy_t), (out,), backward)
-    return out
+    """`ConvInputGrad` on tensor-likes."""
+    _, tensors, _ = core.operands(name, gy, w)
+    return ConvInputGrad(geom, x_shape, name)(*tensors)
 
 
 # Public ops ---------------------------------------------------------------------
@@ -379,17 +435,6 @@ def _check_ranks(op, x, w, kernel_name="kernel"):
             f"a {kernel_name} of shape {tuple(w.shape)}.")
 
 
-def _activation_parts(activation):
-    """(fused relu?, activation to apply afterwards or None)."""
-    if activation is None:
-        return False, None
-    name = activation if isinstance(activation, str) else getattr(activation, "__name__", None)
-    if name in _FUSED_ACTIVATIONS:
-        return name == "relu", None
-    from kerasish import activations
-    return False, activations.get(activation)
-
-
 def fused_conv(inputs, kernel, bias=None, activation=None, strides=1, padding="valid",
                data_format=None, dilation_rate=1, name="conv"):
     """`activation(conv(inputs, kernel) + bias)` as one op (relu/linear fused).
@@ -401,7 +446,7 @@ def fused_conv(inputs, kernel, bias=None, activation=None, strides=1, padding="v
         inputs: (batch, *spatial, channels) or channels_first.
         kernel: (*kernel_size, channels / groups, filters).
         bias: (filters,) or None.
-        activation: None, "linear", "relu", or any activation applied afterwards.
+        activation: None, "linear", "relu", or a callable applied afterwards.
         strides, padding, data_format, dilation_rate: as in `conv`.
         name: the op name used in error messages.
 
@@ -438,7 +483,7 @@ def fused_conv(inputs, kernel, bias=None, activation=None, strides=1, padding="v
         if tuple(bias.shape) != (filters,):
             raise ValueError(f"{op}: bias must have shape ({filters},); got {tuple(bias.shape)}.")
     geom = _conv_geometry(op, x.shape, w.shape, strides, padding, dilation, groups)
-    relu, after = _activation_parts(activation)
+    relu, after = fused_activation(name, activation)
     y = _conv_channels_last(x, w, geom, bias, relu, name)
     if after is not None:
         y = after(y)

@@ -1,15 +1,15 @@
 """Conversion, casting and the helpers every op is built from.
 
-An op converts its inputs with `operands`, computes on raw arrays with the
-device's `xp`, wraps the result with `Tensor(array, device)` and, only when
-a tape is recording (`tape._active`), calls `tape.record` with a backward
-written in ops.
+An op function converts its inputs with `operands` (or `convert_to_tensor`)
+and applies an `Op` (see `kerasish.autodiff.op`): forward on raw arrays,
+explicit saved values, backward written with ops.
 """
 import numpy as np
 
-from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices as _dev
+from kerasish.backend.config import is_float, is_inexact
 from kerasish.backend.dtypes import result_type
 
 _PY_SCALARS = (int, float, bool, np.number, np.bool_)
@@ -218,6 +218,9 @@ def promote(a, b):
     kind = array.dtype.kind
     if kind in "fc" or isinstance(scalar, bool):
         return a, b
+    if is_float(array.dtype):  # bfloat16: numpy would widen it for a Python float
+        scalar = array.dtype.type(scalar)
+        return (array, scalar) if da is not None else (scalar, array)
     if isinstance(scalar, float) or (kind == "b" and isinstance(scalar, int)):
         target = config.to_numpy_dtype(result_type(array.dtype, type(scalar)))
         array = array.astype(target)
@@ -243,11 +246,29 @@ def cast(x, dtype):
     target = config.to_numpy_dtype(dtype)
     if x._value.dtype == target:
         return x
-    out = Tensor(x._value.astype(target), x._device)
-    if _tape._active and target.kind == "f" and x._value.dtype.kind == "f":
-        source = x.dtype
-        _tape.record("cast", (x,), (out,), lambda g: (cast(g, source),))
-    return out
+    return Cast(target)(x)
+
+
+class Cast(Op):
+    """astype(`dtype`); differentiable between float types (the gradient casts back)."""
+
+    name = "cast"
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self.differentiable = is_float(dtype)
+
+    def forward(self, device, x):
+        return x.astype(self.dtype)
+
+    def save(self, inputs, outputs):
+        return (inputs[0]._value.dtype,)
+
+    def backward(self, saved, needs, g):
+        return (cast(g, saved[0]),)
+
+    def compute_output_spec(self, spec):
+        return spec[0], config.standardize_dtype(self.dtype)
 
 
 def stop_gradient(variable):
@@ -325,7 +346,7 @@ def result_dtype(*values):
 def float_operand(x):
     """Casts int/bool tensors to floatx (for ops that only make sense on floats)."""
     x = convert_to_tensor(x)
-    if x._value.dtype.kind not in "fc":
+    if not is_inexact(x._value.dtype):
         return cast(x, config.floatx())
     return x
 
@@ -344,7 +365,7 @@ def check_finite_input(name, array, xp=None):
     if isinstance(array, Tensor):
         array = array._value
     xp = xp or _dev.xp_of(array)
-    if array.dtype.kind == "f" and not bool(xp.isfinite(array).all()):
+    if is_float(array.dtype) and not bool(xp.isfinite(array).all()):
         bad = int((~xp.isfinite(array)).sum())
         raise ValueError(
             f"ops.{name}: received {bad} NaN/infinite value(s) in an input that must "

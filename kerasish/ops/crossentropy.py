@@ -3,14 +3,16 @@
 Probabilities are clipped to [epsilon, 1 - epsilon] like Keras. From logits,
 binary cross-entropy uses the exact `max(x, 0) - x t + log1p(exp(-|x|))` and
 the categorical ones a fused log-softmax, so logits of +-1e4 give finite
-losses and gradients. The fused ops compute their backward on raw arrays
-when no other tape is recording, and with ops otherwise (second order).
+losses and gradients. The fused ops' gradients are Ops of their own (first
+order on raw arrays, second order written with ops).
 """
-from kerasish.autodiff import tape as _tape
+from kerasish.backend.config import is_float
+from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, float_operand
+from kerasish.ops.softmax import log_softmax, softmax
 
 
 def _clip_probs(output):
@@ -23,11 +25,6 @@ def _check_same_shape(name, target, output):
         raise ValueError(
             f"ops.{name}: `target` and `output` must have the same shape. "
             f"Received: target {core.describe(target)}, output {core.describe(output)}.")
-
-
-def _watched(t):
-    """True when some recording tape could differentiate through `t`."""
-    return any(id(t) in tape._watched for tape in _tape._active)
 
 
 def binary_crossentropy(target, output, from_logits=False):
@@ -85,30 +82,84 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 def _softmax_xent(target, logits, axis):
     """Fused softmax cross-entropy from logits (soft targets)."""
-    from kerasish.ops.nn import log_softmax, softmax
-    xp = logits._device.xp
-    z = logits._value
-    shifted = z - xp.max(z, axis=axis, keepdims=True)
-    log_probs = shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
-    loss = Tensor(-xp.sum(target._value * log_probs, axis=axis), logits._device)
-    if _tape._active:
-        with_target = _watched(target)
+    return SoftmaxXent(axis)(logits, target)
 
-        def backward(g):
-            ge = shape_ops.expand_dims(g, axis)
-            t_sum = reduction.sum(target, axis=axis, keepdims=True)
-            if _tape._active:
-                probs = softmax(logits, axis=axis)
-            else:
-                probs = Tensor(xp.exp(log_probs), logits._device)
-            glogits = ew.multiply(ge, ew.subtract(ew.multiply(probs, t_sum), target))
-            if not with_target:
-                return (glogits,)
-            return (glogits, ew.multiply(ge, ew.negative(log_softmax(logits, axis=axis))))
 
-        inputs = (logits, target) if with_target else (logits,)
-        _tape.record("softmax_cross_entropy", inputs, (loss,), backward)
-    return loss
+class SoftmaxXent(Op):
+    """`-sum(target * log_softmax(logits))` over `axis`. Inputs (logits, target).
+
+    The forward's log-probabilities are kept (on the instance, one per call)
+    for the backward, the Op `SoftmaxXentGrad`.
+    """
+
+    name = "softmax_cross_entropy"
+
+    def __init__(self, axis):
+        self.axis = axis
+        self._log_probs = None
+
+    def forward(self, device, z, t):
+        xp = device.xp
+        shifted = z - xp.max(z, axis=self.axis, keepdims=True)
+        log_probs = shifted - xp.log(xp.sum(xp.exp(shifted), axis=self.axis, keepdims=True))
+        self._log_probs = log_probs
+        return -xp.sum(t * log_probs, axis=self.axis)
+
+    def save(self, inputs, outputs):
+        log_probs, self._log_probs = self._log_probs, None
+        return inputs[0], inputs[1], log_probs
+
+    def backward(self, saved, needs, g):
+        logits, target, log_probs = saved
+        grads = SoftmaxXentGrad(self.axis, needs[1], log_probs)(logits, target, g)
+        return grads if needs[1] else (grads, None)
+
+
+class SoftmaxXentGrad(Op):
+    """Gradients of `SoftmaxXent`: `g * (softmax(z) * sum(t) - t)` for the logits and
+    (when `need_target`) `-g * log_softmax(z)` for the target. Inputs (logits, target, g).
+
+    First order on raw arrays from the forward's log-probabilities (a
+    parameter); the backward (second order) is written with ops.
+    """
+
+    name = "softmax_cross_entropy_grad"
+
+    def __init__(self, axis, need_target, log_probs):
+        self.axis, self.need_target, self.log_probs = axis, need_target, log_probs
+
+    def forward(self, device, z, t, g):
+        xp, axis, log_probs = device.xp, self.axis, self.log_probs
+        ge = xp.expand_dims(g, axis)
+        glogits = ge * (xp.exp(log_probs) * xp.sum(t, axis=axis, keepdims=True) - t)
+        return (glogits, ge * -log_probs) if self.need_target else glogits
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, grads):
+        z, t, g = saved
+        axis = self.axis
+        g_logits, g_target = grads if self.need_target else (grads, None)
+        probs = softmax(z, axis=axis)
+        ge = shape_ops.expand_dims(g, axis)
+        t_sum = reduction.sum(t, axis=axis, keepdims=True)
+        # glogits = ge * t_sum * probs - ge * t
+        u = ew.multiply(ew.multiply(ge, t_sum), g_logits)
+        gz = ew.multiply(probs, ew.subtract(u, reduction.sum(ew.multiply(probs, u), axis=axis,
+                                                             keepdims=True)))
+        gt = ew.multiply(ge, ew.subtract(reduction.sum(ew.multiply(g_logits, probs), axis=axis,
+                                                       keepdims=True), g_logits))
+        gg = reduction.sum(ew.multiply(g_logits, ew.subtract(ew.multiply(probs, t_sum), t)),
+                           axis=axis)
+        if g_target is not None:
+            # gtarget = -ge * log_softmax(z)
+            v = ew.negative(ew.multiply(ge, g_target))
+            gz = ew.add(gz, ew.subtract(v, ew.multiply(probs, reduction.sum(v, axis=axis,
+                                                                          keepdims=True))))
+            gg = ew.subtract(gg, reduction.sum(ew.multiply(g_target, log_softmax(z, axis=axis)),
+                                               axis=axis))
+        return gz, gt, gg
 
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
@@ -133,7 +184,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     name = "sparse_categorical_crossentropy"
     output = float_operand(output)
     labels = convert_to_tensor(target)
-    if labels._value.dtype.kind == "f":
+    if is_float(labels._value.dtype):
         core.check_finite_input(name, labels._value)
         labels = core.cast(labels, "int64")
     if labels.ndim == output.ndim and labels.ndim and labels.shape[-1] == 1:
@@ -161,23 +212,72 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 
 def _sparse_softmax_xent(labels, logits):
-    """Fused softmax cross-entropy from logits with integer labels."""
-    from kerasish.ops.nn import softmax
-    xp = logits._device.xp
-    z = logits._value
-    shifted = z - xp.max(z, axis=-1, keepdims=True)
-    lse = xp.log(xp.sum(xp.exp(shifted), axis=-1, keepdims=True))
-    idx = labels[..., None]
-    loss = Tensor((lse - xp.take_along_axis(shifted, idx, axis=-1))[..., 0], logits._device)
-    if _tape._active:
-        def backward(g):
-            onehot = shape_ops.one_hot(Tensor(labels, logits._device), z.shape[-1], dtype=logits.dtype)
-            if _tape._active:
-                probs = softmax(logits, axis=-1)
-                return (ew.multiply(shape_ops.expand_dims(g, -1), ew.subtract(probs, onehot)),)
-            grad = xp.exp(shifted - lse)
-            grad -= onehot._value
-            grad *= g._value[..., None]
-            return (Tensor(grad, logits._device),)
-        _tape.record("sparse_softmax_cross_entropy", (logits,), (loss,), backward)
-    return loss
+    """Fused softmax cross-entropy from logits with integer labels (a raw array)."""
+    return SparseSoftmaxXent(labels)(logits)
+
+
+class SparseSoftmaxXent(Op):
+    """`logsumexp(z) - z[label]` over the last axis; the labels (raw ints) are a parameter.
+
+    Keeps the forward's shifted logits and log-sum-exp for its backward, the
+    Op `SparseSoftmaxXentGrad`.
+    """
+
+    name = "sparse_softmax_cross_entropy"
+
+    def __init__(self, labels):
+        self.labels = labels
+        self._stats = None
+
+    def forward(self, device, z):
+        xp = device.xp
+        shifted = z - xp.max(z, axis=-1, keepdims=True)
+        lse = xp.log(xp.sum(xp.exp(shifted), axis=-1, keepdims=True))
+        self._stats = (shifted, lse)
+        return (lse - xp.take_along_axis(shifted, self.labels[..., None], axis=-1))[..., 0]
+
+    def save(self, inputs, outputs):
+        stats, self._stats = self._stats, None
+        return inputs[0], stats
+
+    def backward(self, saved, needs, g):
+        logits, stats = saved
+        return (SparseSoftmaxXentGrad(self.labels, stats)(logits, g),)
+
+
+class SparseSoftmaxXentGrad(Op):
+    """`g * (softmax(z) - one_hot(labels))`, the logits' gradient. Inputs (logits, g).
+
+    First order on raw arrays from the forward's shifted logits and
+    log-sum-exp (a parameter); the backward (second order) is written with ops.
+    """
+
+    name = "sparse_softmax_cross_entropy_grad"
+
+    def __init__(self, labels, stats):
+        self.labels, self.stats = labels, stats
+
+    def forward(self, device, z, g):
+        xp = device.xp
+        shifted, lse = self.stats
+        grad = xp.exp(shifted - lse)
+        grad -= _one_hot_raw(xp, self.labels, z.shape[-1], z.dtype)
+        grad *= g[..., None]
+        return grad
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, gg):
+        z, g = saved
+        probs = softmax(z, axis=-1)
+        onehot = Tensor(_one_hot_raw(z._device.xp, self.labels, z.shape[-1], z._value.dtype),
+                        z._device)
+        u = ew.multiply(shape_ops.expand_dims(g, -1), gg)
+        gz = ew.multiply(probs, ew.subtract(u, reduction.sum(ew.multiply(probs, u), axis=-1,
+                                                             keepdims=True)))
+        return gz, reduction.sum(ew.multiply(gg, ew.subtract(probs, onehot)), axis=-1)
+
+
+def _one_hot_raw(xp, labels, num_classes, dtype):
+    return (labels[..., None] == xp.arange(num_classes)).astype(dtype)

@@ -6,11 +6,11 @@ differentiable op states its derivative with ops, so gradients of gradients
 work. Broadcast inputs get their gradient summed back to their own shape by
 `unbroadcast`. One-argument math lives in `unary.py`.
 """
-from functools import partial
-
 import numpy as np
 
+from kerasish.backend.config import is_inexact
 from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
 from kerasish.ops import core
@@ -30,7 +30,6 @@ def unbroadcast(g, shape):
     shape = tuple(shape)
     if g.shape == shape:
         return g
-    from kerasish.ops import reduction, manipulation as shape_ops
     extra = g.ndim - len(shape)
     axes = list(range(extra))
     axes += [extra + i for i, n in enumerate(shape) if n == 1 and g.shape[extra + i] != 1]
@@ -58,26 +57,44 @@ def fit_gradient(g, t):
     return g
 
 
-def _differentiable(t):
-    return t is not None and t._value.dtype.kind == "f"
-
-
 def _binary_error(name, a, b, err):
     return ValueError(
         f"ops.{name}: cannot combine inputs with {core.describe(a, b)} "
         f"(shapes must broadcast; numpy says: {err}).")
 
 
-def _binary_backward(grad_x1, grad_x2, x1v, x2v, t1, t2, need1, need2, out, g):
-    g1 = fit_gradient(grad_x1(g, x1v, x2v, out), t1) if need1 else None
-    g2 = fit_gradient(grad_x2(g, x1v, x2v, out), t2) if need2 else None
-    if t1 is None:
-        return (g2,)
-    return (g1,) if t2 is None else (g1, g2)
+class Binary(Op):
+    """A broadcasting two-input Op: `compute(xp, a, b)` forward, one gradient rule per input.
+
+    `grad_x1(g, x1, x2, out)` / `grad_x2(...)` give the gradient before it is
+    summed back to the input's shape (`fit_gradient`). Saves
+    `(x1, x2, t1, t2, out)`: the operands (Tensors, or Python scalars) and
+    the input Tensors (None for a scalar), the layout of `record_pair`;
+    `needs` has one entry per operand, a Python scalar's being False.
+    """
+
+    def __init__(self, name, compute, grad_x1=None, grad_x2=None):
+        self.name, self.compute = name, compute
+        self.grad_x1, self.grad_x2 = grad_x1, grad_x2
+        self.differentiable = grad_x1 is not None
+
+    def forward(self, device, a, b):
+        return self.compute(device.xp, a, b)
+
+    def save(self, inputs, outputs):
+        return inputs[0], inputs[1], inputs[0], inputs[1], outputs[0]
+
+    def backward(self, saved, needs, g):
+        x1, x2, t1, t2, out = saved
+        g1 = fit_gradient(self.grad_x1(g, x1, x2, out), t1) if needs[0] else None
+        g2 = fit_gradient(self.grad_x2(g, x1, x2, out), t2) if needs[1] else None
+        if t1 is None:
+            return (g2,)
+        return (g1,) if t2 is None else (g1, g2)
 
 
 def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=None):
-    """Builds a broadcasting binary op.
+    """Builds a broadcasting binary op function around a `Binary` Op.
 
     Args:
         name: the op's public name.
@@ -89,7 +106,7 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
         doc: the docstring.
 
     Returns:
-        the op function `op(x1, x2)`.
+        the op function `op(x1, x2)` (its Op is `op.op`).
     """
     if isinstance(compute, str):
         ufunc_name, np_ufunc = compute, getattr(np, compute)
@@ -99,7 +116,9 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
     else:
         np_ufunc = None
 
-    backward = None if grad_x1 is None else partial(_binary_backward, grad_x1, grad_x2)
+    the_op = Binary(name, compute, grad_x1, grad_x2)
+    differentiable, vjp = grad_x1 is not None, the_op.backward
+    second = grad_x2 is not None
 
     def op(x1, x2):
         if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._device is x2._device:
@@ -117,10 +136,11 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
             raise _binary_error(name, x1 if t1 is None else t1, x2 if t2 is None else t2,
                                 err) from None
         out = Tensor(value, dev)
-        if _tape._active and backward is not None:
-            _tape.record_pair(name, t1, t2 if grad_x2 is not None else None, out, backward,
+        if _tape._active and differentiable:
+            _tape.record_pair(name, vjp, t1, t2 if second else None, out,
                               x1 if t1 is None else t1, x2 if t2 is None else t2)
         return out
+    op.op = the_op
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc or (
         f"Elementwise `{name}` of two tensors with broadcasting (Keras `ops.{name}`).\n\n"
@@ -147,7 +167,7 @@ multiply = binary("multiply", "multiply",
 def _true_divide(xp, a, b):
     """a / b; int and bool inputs are divided in floatx (Keras: int32 / int32 -> float32)."""
     da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
-    if (da is None or da.kind not in "fc") and (db is None or db.kind not in "fc"):
+    if (da is None or not is_inexact(da)) and (db is None or not is_inexact(db)):
         floatx = config.floatx()
         a = a.astype(floatx) if da is not None else a
         b = b.astype(floatx) if db is not None else b
@@ -198,9 +218,9 @@ minimum = binary("minimum", "minimum",
 def _float_binary(compute):
     """Wraps `compute` so int/bool inputs are computed in floatx."""
     def fn(xp, a, b):
-        if getattr(a, "dtype", None) is not None and a.dtype.kind not in "fc":
+        if getattr(a, "dtype", None) is not None and not is_inexact(a.dtype):
             a = a.astype(config.floatx())
-        if getattr(b, "dtype", None) is not None and b.dtype.kind not in "fc":
+        if getattr(b, "dtype", None) is not None and not is_inexact(b.dtype):
             b = b.astype(config.floatx())
         return compute(xp, a, b)
     return fn
@@ -286,17 +306,41 @@ def clip(x, x_min, x_max):
     if x._value.dtype.kind == "b":
         x = core.cast(x, "int32")
     (a, lo, hi), (t, tlo, thi), dev = operands("clip", x, x_min, x_max)
-    out = Tensor(dev.xp.clip(a, lo, hi).astype(a.dtype, copy=False), dev)
-    if _tape._active and _differentiable(t):
-        inputs = tuple(v for v in (t, tlo, thi) if v is not None)
+    inputs = tuple(v for v in (t, tlo, thi) if v is not None)
+    bounds = tuple(None if v is not None else raw for v, raw in ((tlo, lo), (thi, hi)))
+    return Clip(bounds)(*inputs)
 
-        def backward(g):
-            inside = logical_and(greater_equal(t, x_min), less_equal(t, x_max))
-            grads = [fit_gradient(multiply(g, core.cast(inside, g.dtype)), t)]
-            return grads + [None] * (len(inputs) - 1)
 
-        _tape.record("clip", inputs, (out,), backward)
-    return out
+class Clip(Op):
+    """Clips to [lo, hi] (each a tensor input, or a Python scalar in `bounds`); the
+    gradient goes to `x` where not clipped and to a tensor bound where it clips."""
+
+    name = "clip"
+
+    def __init__(self, bounds):
+        self.bounds = bounds
+
+    def forward(self, device, a, *tensor_bounds):
+        tensor_bounds = list(tensor_bounds)
+        lo, hi = (b if b is not None else tensor_bounds.pop(0) for b in self.bounds)
+        return device.xp.clip(a, lo, hi).astype(a.dtype, copy=False)
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, g):
+        x, rest = saved[0], list(saved[1:])
+        lo, hi = (b if b is not None else rest.pop(0) for b in self.bounds)
+        inside = logical_and(greater_equal(x, lo), less_equal(x, hi))
+        grads = [fit_gradient(multiply(g, core.cast(inside, g.dtype)), x)]
+        # tensor bounds get the gradient where they clip (as TensorFlow's clip_by_value)
+        for bound, value, below in ((self.bounds[0], lo, True), (self.bounds[1], hi, False)):
+            if bound is None:
+                hit = less(x, value) if below else greater(x, value)
+                need = needs[len(grads)]
+                grads.append(fit_gradient(multiply(g, core.cast(hit, g.dtype)), value)
+                             if need else None)
+        return grads
 
 
 def where(condition, x1=None, x2=None):
@@ -322,27 +366,49 @@ def where(condition, x1=None, x2=None):
     if x1 is None or x2 is None:
         raise ValueError("ops.where: give both `x1` and `x2`, or neither.")
     (c, a, b), (tc, t1, t2), dev = operands("where", condition, x1, x2)
-    a, b = promote(a, b)
+    if tc is None:
+        tc = convert_to_tensor(condition)
+    scalars = tuple(raw if t is None else None for t, raw in ((t1, a), (t2, b)))
+    inputs = (tc,) + tuple(t for t in (t1, t2) if t is not None)
     try:
-        out = Tensor(dev.xp.where(c, a, b), dev)
+        return Where(scalars)(*inputs)
     except ValueError as err:
         raise ValueError(f"ops.where: cannot broadcast condition, x1, x2 with "
                          f"{core.describe(c, a, b)} ({err}).") from None
-    if _tape._active and (_differentiable(t1) or _differentiable(t2)):
-        inputs = tuple(v for v in (tc, t1, t2) if v is not None)
-        cond = tc if tc is not None else convert_to_tensor(condition)
 
-        def backward(g):
-            zero = multiply(g, 0.0)
-            grads = [None] if tc is not None else []
-            if t1 is not None:
-                grads.append(fit_gradient(where(cond, g, zero), t1) if _differentiable(t1) else None)
-            if t2 is not None:
-                grads.append(fit_gradient(where(cond, zero, g), t2) if _differentiable(t2) else None)
-            return grads
 
-        _tape.record("where", inputs, (out,), backward)
-    return out
+class Where(Op):
+    """Picks from x1 where the condition holds, else from x2 (promoted). Inputs
+    (condition, x1, x2) with Python-scalar branches held in `scalars`."""
+
+    name = "where"
+
+    def __init__(self, scalars):
+        self.scalars = scalars
+
+    def forward(self, device, c, *tensor_branches):
+        branches = list(tensor_branches)
+        a, b = (s if s is not None else branches.pop(0) for s in self.scalars)
+        a, b = promote(a, b)
+        return device.xp.where(c, a, b)
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, g):
+        cond, branches = saved[0], saved[1:]
+        zero = multiply(g, 0.0)
+        grads, k = [None], 0
+        for i, scalar in enumerate(self.scalars):
+            if scalar is not None:
+                continue
+            t, k = branches[k], k + 1
+            if not needs[k]:
+                grads.append(None)
+                continue
+            picked = where(cond, g, zero) if i == 0 else where(cond, zero, g)
+            grads.append(fit_gradient(picked, t))
+        return grads
 
 
 # One-argument math (defined in unary.py, re-exported here for compatibility).
@@ -354,3 +420,4 @@ from kerasish.ops.unary import (abs, absolute, arccos, arccosh, arcsin,  # noqa:
                                 negative, rad2deg, real, reciprocal, round, rsqrt,
                                 sigmoid_array, sign, signbit, sin, sinh, sqrt, square,
                                 tan, tanh, trunc)
+from kerasish.ops import manipulation as shape_ops, reduction  # noqa: E402 - cycle-safe module imports

@@ -9,6 +9,7 @@ from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import (core, elementwise as ew, layout, manipulation as shape_ops, reduction,
                           sorting)
 from kerasish.ops.core import convert_to_tensor, float_operand
+from kerasish.ops import matrix
 
 
 def allclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
@@ -100,8 +101,7 @@ def diagflat(x, k=0):
     Example:
         >>> ops.diagflat(ops.convert_to_tensor([[1, 2]]))   # [[1, 0], [0, 2]]
     """
-    from kerasish.ops.matrix import diag
-    return diag(shape_ops.ravel(x), k)
+    return matrix.diag(shape_ops.ravel(x), k)
 
 
 def isin(x1, x2, assume_unique=False, invert=False):

@@ -1,12 +1,13 @@
 """The fused dense op: `activation(x @ kernel + bias)` as one recorded node.
 
-Its backward runs on raw arrays when no other tape is recording (first-order
-training, the hot path) and with ops otherwise, so second-order gradients
-through a Dense layer stay correct.
+`Dense` computes the product, bias and (optionally) relu in one pass; its
+backward is the Op `DenseGrad`, whose forward is the fast array code for
+all three gradients at once and whose own backward is written with ops, so
+second-order gradients through a Dense layer work and each formula exists
+once.
 """
-from kerasish.autodiff import tape as _tape
-from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
+from kerasish.autodiff.op import Op
+from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 
 _FUSED_ACTIVATIONS = ("linear", "relu")
 
@@ -18,7 +19,8 @@ def dense(x, kernel, bias=None, activation=None):
         x: input of shape (..., in).
         kernel: (in, units).
         bias: (units,) or None.
-        activation: None, "linear", "relu", or any callable applied afterwards.
+        activation: None, "linear", "relu", or any callable applied afterwards
+            (resolve other names with `keras.activations.get` first).
 
     Returns:
         Tensor of shape (..., units).
@@ -27,8 +29,7 @@ def dense(x, kernel, bias=None, activation=None):
         >>> ops.dense(ops.ones((2, 3)), ops.ones((3, 4)), ops.zeros(4), "relu").shape
         (2, 4)
     """
-    name = activation if isinstance(activation, str) else getattr(activation, "__name__", None)
-    fused = name if name in _FUSED_ACTIVATIONS or activation is None else None
+    relu, after = fused_activation("dense", activation)
     tensors = [x, kernel] + ([bias] if bias is not None else [])
     values, tensors, dev = core.operands("dense", *tensors)
     a, w = values[0], values[1]
@@ -40,45 +41,112 @@ def dense(x, kernel, bias=None, activation=None):
         raise ValueError(f"ops.dense: bias {core.describe(values[2])} must have shape "
                          f"({w.shape[1]},) for kernel {core.describe(w)}.")
     if a.dtype != w.dtype:
-        target = core.config.to_numpy_dtype(core.result_dtype(a, w))
-        a, w = a.astype(target, copy=False), w.astype(target, copy=False)
-    xp = dev.xp
-    y = a @ w
-    if bias is not None:
-        y += values[2]
-    if fused == "relu":
-        xp.maximum(y, 0, out=y)
-    out = Tensor(y, dev)
-    if _tape._active:
-        need_x = _tape.tracked(tensors[0])
-        _tape.record("dense", tuple(tensors), (out,),
-                     lambda g: _dense_backward(g, tensors, out, fused == "relu", need_x))
-    if fused is None and activation is not None:
-        from kerasish import activations
-        out = activations.get(activation)(out)
-    return out
+        target = core.result_dtype(a, w)
+        tensors[0], tensors[1] = core.cast(tensors[0], target), core.cast(tensors[1], target)
+    out = (_DENSE_RELU if relu else _DENSE)(*tensors)
+    return out if after is None else after(out)
 
 
-def _dense_backward(g, tensors, out, relu_fused, need_x=True):
-    """Gradients for (x, kernel[, bias]); the input's is skipped when no tape tracks it."""
-    x, w = tensors[0], tensors[1]
-    if _tape._active:  # an outer tape watches: stay in ops for higher order
-        gz = ew.multiply(g, core.cast(ew.greater(out, 0), g.dtype)) if relu_fused else g
-        units = w.shape[1]
-        gz2 = shape_ops.reshape(gz, (-1, units))
-        gx = shape_ops.reshape(gz2 @ shape_ops.transpose(w), x.shape) if need_x else None
-        gw = shape_ops.transpose(shape_ops.reshape(x, (-1, w.shape[0]))) @ gz2
-        grads = [None if gx is None else ew.fit_gradient(gx, x), ew.fit_gradient(gw, w)]
-        if len(tensors) > 2:
-            grads.append(ew.fit_gradient(reduction.sum(gz2, axis=0), tensors[2]))
+def fused_activation(op_name, activation):
+    """Splits an activation into (fuse a relu?, callable to apply afterwards or None).
+
+    Args:
+        op_name: the calling op, for the error message.
+        activation: None, "linear", "relu", or a callable (resolve other
+            names with `keras.activations.get` first: ops sit below activations).
+
+    Returns:
+        (bool, callable or None).
+    """
+    if activation is None:
+        return False, None
+    name = activation if isinstance(activation, str) else getattr(activation, "__name__", None)
+    if name in _FUSED_ACTIVATIONS:
+        return name == "relu", None
+    if isinstance(activation, str) or not callable(activation):
+        raise ValueError(
+            f"ops.{op_name}: activation must be None, 'linear', 'relu' or a callable; "
+            f"received {activation!r}. Pass keras.activations.get({activation!r}) instead.")
+    return False, activation
+
+
+class Dense(Op):
+    """`x @ w [+ b]`, then relu when `relu`; inputs (x, w[, b]) of one dtype."""
+
+    name = "dense"
+
+    def __init__(self, relu):
+        self.relu = relu
+
+    def forward(self, device, x, w, b=None):
+        y = x @ w
+        if b is not None:
+            y += b
+        if self.relu:
+            device.xp.maximum(y, 0, out=y)
+        return y
+
+    def save(self, inputs, outputs):
+        return inputs[0], inputs[1], outputs[0] if self.relu else None, len(inputs) > 2
+
+    def backward(self, saved, needs, g):
+        x, w, out, has_bias = saved
+        inputs = (g, x, w) if out is None else (g, x, w, out)
+        grads = DenseGrad(self.relu, needs[0], has_bias)(*inputs)
+        if not needs[0]:
+            return (None,) + grads
         return grads
-    dev = out._device
-    gz = g._value * (out._value > 0) if relu_fused else g._value
-    gz2 = gz.reshape(-1, gz.shape[-1])
-    x2 = x._value.reshape(-1, x.shape[-1])
-    gx = Tensor((gz2 @ w._value.T).reshape(x.shape).astype(x._value.dtype, copy=False), dev) \
-        if need_x else None
-    grads = [gx, Tensor((x2.T @ gz2).astype(w._value.dtype, copy=False), dev)]
-    if len(tensors) > 2:
-        grads.append(Tensor(gz2.sum(axis=0).astype(tensors[2]._value.dtype, copy=False), dev))
-    return grads
+
+    def compute_output_spec(self, x, w, b=None):
+        return tuple(x[0][:-1]) + (w[0][1],), x[1]
+
+
+_DENSE, _DENSE_RELU = Dense(False), Dense(True)
+
+
+class DenseGrad(Op):
+    """The gradients of `Dense` for (x, w[, b]) from (g, x, w[, out]) in one pass.
+
+    Outputs `gx` (only when `need_x`), `gw`, and `gb` (only with a bias). Its
+    backward is written with ops (`gz` is `g`, masked by `out > 0` for relu).
+    """
+
+    name = "dense_grad"
+
+    def __init__(self, relu, need_x, has_bias):
+        self.relu, self.need_x, self.has_bias = relu, need_x, has_bias
+
+    def forward(self, device, g, x, w, out=None):
+        gz = g * (out > 0) if self.relu else g
+        gz2 = gz.reshape(-1, gz.shape[-1])
+        grads = []
+        if self.need_x:
+            grads.append((gz2 @ w.T).reshape(x.shape))
+        grads.append(x.reshape(-1, x.shape[-1]).T @ gz2)
+        if self.has_bias:
+            grads.append(gz2.sum(axis=0))
+        return tuple(grads)
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, grads):
+        g, x, w = saved[:3]
+        units = w.shape[1]
+        mask = core.cast(ew.greater(saved[3], 0), g.dtype) if self.relu else None
+        gz2 = shape_ops.reshape(g if mask is None else ew.multiply(g, mask), (-1, units))
+        x2 = shape_ops.reshape(x, (-1, w.shape[0]))
+        grads = list(grads) if self.need_x or self.has_bias else [grads]  # one output: bare
+        ggx = shape_ops.reshape(grads.pop(0), (-1, w.shape[0])) if self.need_x else None
+        ggw = grads.pop(0)
+        ggb = grads.pop(0) if self.has_bias else None
+        ggz2 = x2 @ ggw
+        if ggx is not None:
+            ggz2 = ggz2 + ggx @ w
+        if ggb is not None:
+            ggz2 = ggz2 + ggb
+        ggz = shape_ops.reshape(ggz2, g.shape)
+        result = [ew.multiply(ggz, mask) if mask is not None else ggz,
+                  shape_ops.reshape(gz2 @ shape_ops.transpose(ggw), x.shape) if needs[1] else None,
+                  shape_ops.transpose(ggx) @ gz2 if ggx is not None and needs[2] else None]
+        return result + ([None] if self.relu else [])

@@ -7,16 +7,12 @@ import builtins
 
 import numpy as np
 
-from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend.config import is_float
 from kerasish.backend import config
-from kerasish.ops import core
+from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
-
-
-def _record(name, x, out, backward):
-    if _tape._active and x._value.dtype.kind == "f":
-        _tape.record(name, (x,), (out,), lambda g: (backward(g),))
 
 
 def check_indices(name, idx):
@@ -49,10 +45,9 @@ def take(x, indices, axis=None):
     Example:
         >>> ops.take(ops.convert_to_tensor([[1, 2], [3, 4]]), [1, 0], axis=0)  # [[3, 4], [1, 2]]
     """
-    from kerasish.ops.manipulation import reshape
     x = convert_to_tensor(x)
     if axis is None:
-        x, axis = reshape(x, (-1,)), 0
+        x, axis = shape_ops.reshape(x, (-1,)), 0
     axis = axis % builtins.max(x.ndim, 1)
     idx = _index_array("take", indices, x._device)
     n = x.shape[axis]
@@ -60,30 +55,45 @@ def take(x, indices, axis=None):
         raise IndexError(
             f"ops.take: index out of range for axis {axis} of size {n} in a tensor of "
             f"shape {x.shape} (got min {int(idx.min())}, max {int(idx.max())}).")
-    out = Tensor(x._device.xp.take(x._value, idx, axis=axis), x._device)
-    shape = x.shape
-    _record("take", x, out, lambda g: _ScatterAdd(idx, axis, shape)(g))
-    return out
+    return Take(idx, axis)(x)
 
 
-class _ScatterAdd:
-    """take's adjoint as its own op so that gradients of gradients work."""
+class Take(Op):
+    """numpy.take along `axis` with raw int indices; the gradient is `ScatterAdd`."""
+
+    name = "take"
+
+    def __init__(self, idx, axis):
+        self.idx, self.axis = idx, axis
+
+    def forward(self, device, x):
+        return device.xp.take(x, self.idx, axis=self.axis)
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, g):
+        return (ScatterAdd(self.idx, self.axis, saved[0])(g),)
+
+
+class ScatterAdd(Op):
+    """take's adjoint: adds `g` into zeros of `shape` at `idx` along `axis`."""
+
+    name = "scatter_add"
 
     def __init__(self, idx, axis, shape):
         self.idx, self.axis, self.shape = idx, axis, shape
 
-    def __call__(self, g):
-        xp = g._device.xp
-        moved = xp.moveaxis(g._value, list(range(self.axis, self.axis + self.idx.ndim)),
-                            list(range(self.idx.ndim)))
-        flat = moved.reshape((self.idx.size,) + moved.shape[self.idx.ndim:])
-        target = xp.zeros((self.shape[self.axis],) + flat.shape[1:], dtype=g._value.dtype)
-        g._device.kernel("index_add")(target, self.idx.reshape(-1) % self.shape[self.axis], flat)
-        out = Tensor(xp.moveaxis(target, 0, self.axis), g._device)
-        if _tape._active:
-            idx, axis = self.idx, self.axis
-            _tape.record("scatter_add", (g,), (out,), lambda gg: (take(gg, idx, axis=axis),))
-        return out
+    def forward(self, device, g):
+        xp, idx, axis = device.xp, self.idx, self.axis
+        moved = xp.moveaxis(g, list(range(axis, axis + idx.ndim)), list(range(idx.ndim)))
+        flat = moved.reshape((idx.size,) + moved.shape[idx.ndim:])
+        target = xp.zeros((self.shape[axis],) + flat.shape[1:], dtype=g.dtype)
+        device.kernel("index_add")(target, idx.reshape(-1) % self.shape[axis], flat)
+        return xp.moveaxis(target, 0, axis)
+
+    def backward(self, saved, needs, gg):
+        return (Take(self.idx, self.axis)(gg),)
 
 
 def take_along_axis(x, indices, axis=None):
@@ -101,10 +111,9 @@ def take_along_axis(x, indices, axis=None):
         >>> x = ops.convert_to_tensor([[10., 30., 20.]])
         >>> ops.take_along_axis(x, ops.argsort(x), axis=-1)   # [[10., 20., 30.]]
     """
-    from kerasish.ops.manipulation import reshape
     x = convert_to_tensor(x)
     if axis is None:
-        x, axis = reshape(x, (-1,)), 0
+        x, axis = shape_ops.reshape(x, (-1,)), 0
     axis = axis % x.ndim
     idx = _index_array("take_along_axis", indices, x._device)
     xp = x._device.xp
@@ -113,30 +122,55 @@ def take_along_axis(x, indices, axis=None):
     except (ValueError, IndexError) as err:
         raise ValueError(f"ops.take_along_axis: x has shape {x.shape}, indices have shape "
                          f"{tuple(idx.shape)} ({err}).") from None
-    out = Tensor(value, x._device)
+    return TakeAlongAxis(idx, axis, value)(x)
 
-    def backward(g):
-        full = xp.broadcast_to(idx, g.shape) % x.shape[axis]
+
+class TakeAlongAxis(Op):
+    """numpy.take_along_axis with raw int indices; the gradient is an `IndexAdd`."""
+
+    name = "take_along_axis"
+
+    def __init__(self, idx, axis, value=None):
+        self.idx, self.axis, self.value = idx, axis, value
+
+    def forward(self, device, x):
+        value, self.value = self.value, None   # computed once by the caller (error check)
+        return device.xp.take_along_axis(x, self.idx, axis=self.axis) if value is None else value
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, g):
+        xp, shape, axis = g._device.xp, saved[0], self.axis
+        full = xp.broadcast_to(self.idx, g.shape) % shape[axis]
         grid = list(xp.indices(full.shape, sparse=True))
         grid[axis] = full
-        return _index_add(g, tuple(grid), x.shape)
+        return (IndexAdd(tuple(grid), shape)(g),)
 
-    _record("take_along_axis", x, out, backward)
-    return out
+
+class IndexAdd(Op):
+    """Adds `g` into zeros of `shape` at an advanced `index`; the gradient is `gg[index]`."""
+
+    name = "index_add"
+
+    def __init__(self, index, shape):
+        self.index, self.shape = index, shape
+
+    def forward(self, device, g):
+        target = device.xp.zeros(self.shape, dtype=g.dtype)
+        if _is_basic_index(self.index):
+            target[self.index] = g  # a basic index never repeats an element
+        else:
+            device.kernel("index_add")(target, self.index, g)
+        return target
+
+    def backward(self, saved, needs, gg):
+        return (GetItem(self.index)(gg),)
 
 
 def _index_add(g, index, shape):
-    """Adds `g` into zeros of `shape` at an advanced `index` (differentiable)."""
-    xp = g._device.xp
-    target = xp.zeros(shape, dtype=g._value.dtype)
-    if _is_basic_index(index):
-        target[index] = g._value  # a basic index never repeats an element
-    else:
-        g._device.kernel("index_add")(target, index, g._value)
-    out = Tensor(target, g._device)
-    if _tape._active:
-        _tape.record("index_add", (g,), (out,), lambda gg: (gg[index],))
-    return out
+    """`IndexAdd(index, shape)(g)`."""
+    return IndexAdd(index, shape)(g)
 
 
 def _is_basic_index(index):
@@ -163,15 +197,28 @@ def getitem(x, key):
     x = convert_to_tensor(x)
     key = _unwrap_key(key)
     try:
-        value = x._value[key]
+        return GetItem(key)(x)
     except IndexError as err:
         raise IndexError(f"ops.getitem: index {key!r} is invalid for a tensor of shape "
                          f"{x.shape} ({err}).") from None
-    out = Tensor(value, x._device)
-    if _tape._active and x._value.dtype.kind == "f":
-        shape = x.shape
-        _tape.record("getitem", (x,), (out,), lambda g: (_index_add(g, key, shape),))
-    return out
+
+
+class GetItem(Op):
+    """`x[key]` (numpy indexing, raw key); the gradient is `IndexAdd(key, x.shape)`."""
+
+    name = "getitem"
+
+    def __init__(self, key):
+        self.key = key
+
+    def forward(self, device, x):
+        return x[self.key]
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, g):
+        return (IndexAdd(self.key, saved[0])(g),)
 
 
 def _unwrap_key(key):
@@ -187,11 +234,11 @@ def _unwrap_key(key):
         raise TypeError(f"ops.getitem: indices must be integers or slices, not float ({key!r}).")
     if isinstance(key, list):
         arr = np.asarray(key)
-        if arr.dtype.kind == "f":
+        if is_float(arr.dtype):
             raise TypeError(f"ops.getitem: indices must be integers or booleans; got a list "
                             f"of floats of shape {arr.shape}.")
         return arr
-    if isinstance(key, np.ndarray) and key.dtype.kind == "f":
+    if isinstance(key, np.ndarray) and is_float(key.dtype):
         raise TypeError(f"ops.getitem: indices must be integers or booleans; got shape "
                         f"{key.shape} {key.dtype}.")
     return key
@@ -231,24 +278,34 @@ def _update(name, inputs, index, updates):
     x = convert_to_tensor(inputs)
     u = core.cast(convert_to_tensor(updates), x.dtype) if not isinstance(updates, Tensor) \
         or updates.dtype != x.dtype else updates
-    value = x._value.copy()
+    if u._device is not x._device:
+        u = Tensor(x._device.send(u._value), x._device)
     try:
-        value[index] = core.to_array(u, x._device)
+        return Update(name, index)(x, u)
     except (ValueError, IndexError) as err:
         raise ValueError(f"ops.{name}: cannot write updates of shape {u.shape} into a "
                          f"tensor of shape {x.shape} ({err}).") from None
-    out = Tensor(value, x._device)
-    if _tape._active and x._value.dtype.kind == "f":
-        keep = x._device.xp.ones(x.shape, dtype=x._value.dtype)
-        keep[index] = 0
-        keep = Tensor(keep, x._device)
 
-        def backward(g):
-            from kerasish.ops.elementwise import multiply
-            return (multiply(g, keep), getitem(g, index).reshape(u.shape))
 
-        _tape.record(name, (x, u), (out,), backward)
-    return out
+class Update(Op):
+    """`x` with `x[index] = u`; gradients: `g` outside the index, `g[index]` for `u`."""
+
+    def __init__(self, name, index):
+        self.name, self.index = name, index
+
+    def forward(self, device, x, u):
+        value = x.copy()
+        value[self.index] = u
+        return value
+
+    def save(self, inputs, outputs):
+        return inputs[0].shape, inputs[1].shape
+
+    def backward(self, saved, needs, g):
+        x_shape, u_shape = saved
+        keep = g._device.xp.ones(x_shape, dtype=g._value.dtype)
+        keep[self.index] = 0
+        return (ew.multiply(g, Tensor(keep, g._device)), getitem(g, self.index).reshape(u_shape))
 
 
 def slice_update(inputs, start_indices, updates):
@@ -290,8 +347,7 @@ def scatter_update(inputs, indices, updates, reduction=None):
     idx = np.asarray(core.convert_to_numpy(indices))
     check_indices("scatter_update", idx)
     if reduction == "add":
-        from kerasish.ops.elementwise import add
-        return add(x, scatter(idx, core.cast(convert_to_tensor(updates), x.dtype), x.shape))
+        return ew.add(x, scatter(idx, core.cast(convert_to_tensor(updates), x.dtype), x.shape))
     if reduction is not None:
         raise NotImplementedError(f"ops.scatter_update: reduction={reduction!r} is not supported "
                                   "(use None or 'add').")

@@ -118,7 +118,7 @@ def saturate_cast(x, dtype):
     """
     x = convert_to_tensor(x)
     target = core.config.to_numpy_dtype(dtype)
-    info = np.iinfo(target) if target.kind in "iu" else np.finfo(target)
+    info = np.iinfo(target) if target.kind in "iu" else core.config.finfo(target)
     lo, hi = max(info.min, -np.inf), info.max
     if x._value.dtype.kind in "iu":
         src = np.iinfo(x._value.dtype)

@@ -6,12 +6,11 @@ import builtins
 
 import numpy as np
 
-from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import core
+from kerasish.autodiff.op import Op
+from kerasish.ops import core, elementwise as ew, reduction
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import getitem, take
-from kerasish.ops.manipulation import (_axis, _record, broadcast_to, ravel, reshape,
-                                       transpose)
+from kerasish.ops.manipulation import _axis, broadcast_to, ravel, reshape, transpose
 
 
 def tile(x, repeats):
@@ -23,21 +22,32 @@ def tile(x, repeats):
     """
     x = convert_to_tensor(x)
     repeats = (int(repeats),) if isinstance(repeats, (int, np.integer)) else tuple(int(r) for r in repeats)
-    out = Tensor(x._device.xp.tile(x._value, repeats), x._device)
-    ndim = out.ndim
-    src = (1,) * (ndim - x.ndim) + x.shape
-    reps = (1,) * (ndim - len(repeats)) + repeats
+    return Tile(repeats)(x)
 
-    def backward(g):
-        from kerasish.ops import reduction
+
+class Tile(Op):
+    """numpy.tile; the gradient sums the copies."""
+
+    name = "tile"
+
+    def __init__(self, repeats):
+        self.repeats = repeats
+
+    def forward(self, device, x):
+        return device.xp.tile(x, self.repeats)
+
+    def save(self, inputs, outputs):
+        return inputs[0].shape, outputs[0].ndim
+
+    def backward(self, saved, needs, g):
+        shape, ndim = saved
+        src = (1,) * (ndim - len(shape)) + tuple(shape)
+        reps = (1,) * (ndim - len(self.repeats)) + self.repeats
         split_shape = []
         for r, n in zip(reps, src):
             split_shape += [r, n]
         summed = reduction.sum(reshape(g, split_shape), axis=tuple(range(0, 2 * ndim, 2)))
-        return reshape(summed, x.shape)
-
-    _record("tile", x, out, backward)
-    return out
+        return (reshape(summed, shape),)
 
 
 def repeat(x, repeats, axis=None):
@@ -54,16 +64,27 @@ def repeat(x, repeats, axis=None):
         reps = np.asarray(core.convert_to_numpy(repeats)).astype(np.int64)
         idx = np.repeat(np.arange(x.shape[axis]), reps)
         return take(x, idx, axis=axis)
-    repeats = int(repeats)
-    out = Tensor(x._device.xp.repeat(x._value, repeats, axis=axis), x._device)
+    return Repeat(int(repeats), axis)(x)
 
-    def backward(g):
-        from kerasish.ops import reduction
-        shape = x.shape[:axis] + (x.shape[axis], repeats) + x.shape[axis + 1:]
-        return reduction.sum(reshape(g, shape), axis=axis + 1)
 
-    _record("repeat", x, out, backward)
-    return out
+class Repeat(Op):
+    """Each element `repeats` times along `axis`; the gradient sums each run."""
+
+    name = "repeat"
+
+    def __init__(self, repeats, axis):
+        self.repeats, self.axis = repeats, axis
+
+    def forward(self, device, x):
+        return device.xp.repeat(x, self.repeats, axis=self.axis)
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, g):
+        shape, axis = saved[0], self.axis
+        split = shape[:axis] + (shape[axis], self.repeats) + shape[axis + 1:]
+        return (reduction.sum(reshape(g, split), axis=axis + 1),)
 
 
 _GATHER_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
@@ -106,11 +127,27 @@ def pad(x, pad_width, mode="constant", constant_values=None):
             f"ops.pad: mode={mode!r} is not supported; use one of "
             f"{('constant',) + _GATHER_PAD_MODES}.")
     fill = 0 if constant_values is None else constant_values
-    out = Tensor(x._device.xp.pad(x._value, width.tolist(), mode="constant",
-                                  constant_values=fill), x._device)
-    index = tuple(builtins.slice(int(lo), int(lo) + n) for (lo, _), n in zip(width, x.shape))
-    _record("pad", x, out, lambda g: g[index])
-    return out
+    return ConstantPad(width.tolist(), fill)(x)
+
+
+class ConstantPad(Op):
+    """numpy.pad with a constant; the gradient is the unpadded window."""
+
+    name = "pad"
+
+    def __init__(self, width, fill):
+        self.width, self.fill = width, fill
+
+    def forward(self, device, x):
+        return device.xp.pad(x, self.width, mode="constant", constant_values=self.fill)
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, g):
+        index = tuple(builtins.slice(int(lo), int(lo) + n)
+                      for (lo, _), n in zip(self.width, saved[0]))
+        return (g[index],)
 
 
 def flip(x, axis=None):
@@ -119,10 +156,22 @@ def flip(x, axis=None):
     Example:
         >>> ops.flip(ops.convert_to_tensor([1, 2, 3]))   # [3, 2, 1]
     """
-    x = convert_to_tensor(x)
-    out = Tensor(x._device.xp.flip(x._value, axis=axis), x._device)
-    _record("flip", x, out, lambda g: flip(g, axis))
-    return out
+    return Flip(axis)(convert_to_tensor(x))
+
+
+class Flip(Op):
+    """Reverses `axis` (all when None); its own adjoint."""
+
+    name = "flip"
+
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, device, x):
+        return device.xp.flip(x, axis=self.axis)
+
+    def backward(self, saved, needs, g):
+        return (self(g),)
 
 
 def roll(x, shift, axis=None):
@@ -131,11 +180,24 @@ def roll(x, shift, axis=None):
     Example:
         >>> ops.roll(ops.convert_to_tensor([1, 2, 3]), 1)   # [3, 1, 2]
     """
-    x = convert_to_tensor(x)
-    out = Tensor(x._device.xp.roll(x._value, shift, axis=axis), x._device)
-    neg = tuple(-s for s in shift) if isinstance(shift, (tuple, list)) else -shift
-    _record("roll", x, out, lambda g: roll(g, neg, axis))
-    return out
+    return Roll(shift, axis)(convert_to_tensor(x))
+
+
+class Roll(Op):
+    """numpy.roll; the gradient rolls back."""
+
+    name = "roll"
+
+    def __init__(self, shift, axis):
+        self.shift, self.axis = shift, axis
+
+    def forward(self, device, x):
+        return device.xp.roll(x, self.shift, axis=self.axis)
+
+    def backward(self, saved, needs, g):
+        shift = self.shift
+        neg = tuple(-s for s in shift) if isinstance(shift, (tuple, list)) else -shift
+        return (Roll(neg, self.axis)(g),)
 
 
 def rot90(array, k=1, axes=(0, 1)):
@@ -196,12 +258,11 @@ def diff(a, n=1, axis=-1):
     Example:
         >>> ops.diff(ops.convert_to_tensor([1, 4, 9]))   # [3, 5]
     """
-    from kerasish.ops.elementwise import subtract
     x = convert_to_tensor(a)
     axis = _axis("diff", axis, x.ndim)
     for _ in range(n):
         hi = [builtins.slice(None)] * x.ndim
         lo = [builtins.slice(None)] * x.ndim
         hi[axis], lo[axis] = builtins.slice(1, None), builtins.slice(None, -1)
-        x = subtract(getitem(x, tuple(hi)), getitem(x, tuple(lo)))
+        x = ew.subtract(getitem(x, tuple(hi)), getitem(x, tuple(lo)))
     return x

@@ -4,8 +4,10 @@ import string
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
+from kerasish.backend.config import is_float_array
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, operands as _operands
@@ -58,13 +60,38 @@ def matmul(x1, x2):
                          f"{core.describe(a, b)} ({err}).") from None
     out = Tensor(value, dev)
     if _tape._active:
-        _tape.record_pair("matmul", t1, t2, out, _matmul_backward)
+        _tape.record_pair("matmul", _MATMUL_VJP, t1, t2, out)
     return out
 
 
-def _matmul_backward(_a, _b, a, b, need_a, need_b, out, g):
-    ga, gb = _matmul_grads(g, a, b, need_a, need_b)
-    return ga, gb
+class MatMul(Op):
+    """numpy matmul of two same-dtype arrays; saves the pair layout `(None, None, a, b, out)`."""
+
+    name = "matmul"
+
+    def forward(self, device, a, b):
+        return device.xp.matmul(a, b)
+
+    def save(self, inputs, outputs):
+        return None, None, inputs[0], inputs[1], outputs[0]
+
+    def backward(self, saved, needs, g):
+        return _matmul_grads(g, saved[2], saved[3], needs[0], needs[1])
+
+    def compute_output_spec(self, spec_a, spec_b):
+        (sa, dtype), (sb, _) = spec_a, spec_b
+        a2 = (1,) + tuple(sa) if len(sa) == 1 else tuple(sa)
+        b2 = tuple(sb) + (1,) if len(sb) == 1 else tuple(sb)
+        shape = broadcast_shapes(a2[:-2], b2[:-2]) + (a2[-2], b2[-1])
+        if len(sa) == 1:
+            shape = shape[:-2] + shape[-1:]
+        if len(sb) == 1:
+            shape = shape[:-1]
+        return shape, dtype
+
+
+_MATMUL = MatMul()
+_MATMUL_VJP = _MATMUL.backward
 
 
 def _matmul_grads(g, a, b, need_a=True, need_b=True):
@@ -73,9 +100,9 @@ def _matmul_grads(g, a, b, need_a=True, need_b=True):
     full = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]) + (a2.shape[-2], b2.shape[-1])
     g2 = shape_ops.reshape(g, full)
     ga = gb = None
-    if need_a and a._value.dtype.kind == "f":
+    if need_a and is_float_array(a._value):
         ga = shape_ops.reshape(ew.fit_gradient(matmul(g2, shape_ops.swapaxes(b2, -1, -2)), a2), a.shape)
-    if need_b and b._value.dtype.kind == "f":
+    if need_b and is_float_array(b._value):
         gb = shape_ops.reshape(ew.fit_gradient(matmul(shape_ops.swapaxes(a2, -1, -2), g2), b2), b.shape)
     return ga, gb
 
@@ -212,24 +239,37 @@ def einsum(subscripts, *operands, **kwargs):
     tensors = [convert_to_tensor(t) for t in operands]
     specs, output_spec, tensors = _expand_ellipsis(subscripts, tensors)
     values, tensors, dev = _operands("einsum", *tensors)
-    values = _cast_all(values, _product_dtype(*values))
-    expr = ",".join(specs) + "->" + output_spec
     try:
-        value = dev.xp.einsum(expr, *values, optimize=len(values) > 2)
+        return Einsum(specs, output_spec)(*tensors)
     except ValueError as err:
         raise ValueError(f"ops.einsum: {subscripts!r} does not fit operands "
                          f"{core.describe(*values)} ({err}).") from None
-    out = Tensor(value, dev)
-    if _tape._active and any(t._value.dtype.kind == "f" for t in tensors):
-        _tape.record("einsum", tuple(tensors), (out,),
-                     lambda g: _einsum_grads(g, specs, output_spec, tensors))
-    return out
 
 
-def _einsum_grads(g, specs, output_spec, tensors):
+class Einsum(Op):
+    """numpy.einsum of operands cast to their product dtype; each gradient is an einsum."""
+
+    name = "einsum"
+
+    def __init__(self, specs, output_spec):
+        self.specs, self.output_spec = specs, output_spec
+
+    def forward(self, device, *values):
+        values = _cast_all(values, _product_dtype(*values))
+        expr = ",".join(self.specs) + "->" + self.output_spec
+        return device.xp.einsum(expr, *values, optimize=len(values) > 2)
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, g):
+        return _einsum_grads(g, self.specs, self.output_spec, saved, needs)
+
+
+def _einsum_grads(g, specs, output_spec, tensors, needs):
     grads = []
     for i, t in enumerate(tensors):
-        if t._value.dtype.kind != "f":
+        if not needs[i]:
             grads.append(None)
             continue
         others = [tensors[j] for j in range(len(tensors)) if j != i]

@@ -7,21 +7,16 @@ import builtins
 
 import numpy as np
 
-from kerasish.autodiff import tape as _tape
-from kerasish.autodiff.tensor import Tensor
+from kerasish.autodiff.op import Op
+from kerasish.autodiff.primitives import Reshape
 from kerasish.backend import config
 from kerasish.backend.dtypes import result_type
-from kerasish.ops import core
+from kerasish.ops import core, elementwise as ew
 from kerasish.ops.core import convert_to_tensor
-from kerasish.ops.indexing import (_index_add, _ScatterAdd, _unwrap_key,  # noqa: F401
+from kerasish.ops.indexing import (_index_add, _unwrap_key,  # noqa: F401
                                    getitem, multi_hot, one_hot, scatter,
                                    scatter_update, slice, slice_update, take,
                                    take_along_axis)
-
-
-def _record(name, x, out, backward):
-    if _tape._active and x._value.dtype.kind == "f":
-        _tape.record(name, (x,), (out,), lambda g: (backward(g),))
 
 
 def _axis(name, axis, ndim):
@@ -47,16 +42,11 @@ def reshape(x, newshape):
     x = convert_to_tensor(x)
     newshape = tuple(int(n) for n in (newshape if isinstance(newshape, (tuple, list)) else (newshape,)))
     try:
-        value = x._value.reshape(newshape)
+        return Reshape(newshape)(x)
     except ValueError:
         raise ValueError(
             f"ops.reshape: cannot reshape a tensor of shape {x.shape} ({x.size} elements, "
             f"{x.dtype}) into shape {newshape}.") from None
-    out = Tensor(value, x._device)
-    if _tape._active and x._value.dtype.kind == "f":
-        shape = x.shape
-        _tape.record("reshape", (x,), (out,), lambda g: (reshape(g, shape),))
-    return out
 
 
 def transpose(x, axes=None):
@@ -77,10 +67,25 @@ def transpose(x, axes=None):
     axes = tuple(range(x.ndim))[::-1] if axes is None else tuple(int(a) % builtins.max(x.ndim, 1) for a in axes)
     if sorted(axes) != list(range(x.ndim)):
         raise ValueError(f"ops.transpose: axes {axes} are not a permutation for shape {x.shape}.")
-    out = Tensor(x._value.transpose(axes), x._device)
-    inverse = tuple(int(i) for i in np.argsort(axes))
-    _record("transpose", x, out, lambda g: transpose(g, inverse))
-    return out
+    return Transpose(axes)(x)
+
+
+class Transpose(Op):
+    """Permutes the axes; the gradient applies the inverse permutation."""
+
+    name = "transpose"
+
+    def __init__(self, axes):
+        self.axes = axes
+
+    def forward(self, device, x):
+        return x.transpose(self.axes)
+
+    def backward(self, saved, needs, g):
+        return (Transpose(tuple(int(i) for i in np.argsort(self.axes)))(g),)
+
+    def compute_output_spec(self, spec):
+        return tuple(spec[0][a] for a in self.axes), spec[1]
 
 
 def moveaxis(x, source, destination):
@@ -160,17 +165,33 @@ def broadcast_to(x, shape):
         >>> ops.broadcast_to(ops.ones((3,)), (2, 3)).shape
         (2, 3)
     """
-    from kerasish.ops.elementwise import unbroadcast
     x = convert_to_tensor(x)
     shape = tuple(int(n) for n in shape)
     try:
-        value = x._device.xp.broadcast_to(x._value, shape)
+        return BroadcastTo(shape)(x)
     except ValueError:
         raise ValueError(f"ops.broadcast_to: cannot broadcast shape {x.shape} to {shape}.") from None
-    out = Tensor(value, x._device)
-    src = x.shape
-    _record("broadcast_to", x, out, lambda g: unbroadcast(g, src))
-    return out
+
+
+class BroadcastTo(Op):
+    """Broadcasts to `shape`; the gradient sums over the broadcast axes."""
+
+    name = "broadcast_to"
+
+    def __init__(self, shape):
+        self.shape = shape
+
+    def forward(self, device, x):
+        return device.xp.broadcast_to(x, self.shape)
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, g):
+        return (ew.unbroadcast(g, saved[0]),)
+
+    def compute_output_spec(self, spec):
+        return self.shape, spec[1]
 
 
 def concatenate(xs, axis=0):
@@ -197,21 +218,36 @@ def concatenate(xs, axis=0):
             raise ValueError(
                 "ops.concatenate: all inputs must have the same shape except along "
                 f"axis {axis}. Received {core.describe(*values)}.")
-    dtypes = {v.dtype for v in values}
-    if len(dtypes) > 1:
-        target = config.to_numpy_dtype(result_type(*dtypes))
-        values = [v.astype(target, copy=False) for v in values]
-    out = Tensor(dev.xp.concatenate(values, axis=axis), dev)
-    if _tape._active and any(t._value.dtype.kind == "f" for t in tensors):
-        sizes = [v.shape[axis] for v in values]
+    return Concatenate(axis)(*tensors)
 
-        def backward(g):
-            from kerasish.ops.elementwise import fit_gradient
-            bounds = np.cumsum(sizes)[:-1].tolist()
-            return [fit_gradient(p, t) for p, t in zip(split(g, bounds, axis=axis), tensors)]
 
-        _tape.record("concatenate", tuple(tensors), (out,), backward)
-    return out
+class Concatenate(Op):
+    """Joins along `axis` (dtypes promoted); the gradient splits and casts back."""
+
+    name = "concatenate"
+
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, device, *values):
+        dtypes = {v.dtype for v in values}
+        if len(dtypes) > 1:
+            target = config.to_numpy_dtype(result_type(*dtypes))
+            values = [v.astype(target, copy=False) for v in values]
+        return device.xp.concatenate(values, axis=self.axis)
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, g):
+        bounds = np.cumsum([t.shape[self.axis] for t in saved])[:-1].tolist()
+        return [ew.fit_gradient(p, t) for p, t in zip(split(g, bounds, axis=self.axis), saved)]
+
+    def compute_output_spec(self, *specs):
+        shape = list(specs[0][0])
+        sizes = [s[0][self.axis] for s in specs]
+        shape[self.axis] = None if None in sizes else sum(sizes)
+        return tuple(shape), result_type(*[s[1] for s in specs])
 
 
 def append(x1, x2, axis=None):

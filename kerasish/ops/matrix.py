@@ -4,9 +4,10 @@ Every gradient is written with ops (second order works).
 """
 import numpy as np
 
-from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
+from kerasish.backend.config import is_float
+from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, float_operand
 from kerasish.ops.indexing import _index_add
 
@@ -16,10 +17,7 @@ def _triangle(name, fn):
         x = convert_to_tensor(x)
         if x.ndim < 2:
             raise ValueError(f"ops.{name}: needs a tensor of rank >= 2; got shape {x.shape}.")
-        out = Tensor(fn(x._device.xp)(x._value, k=k), x._device)
-        if _tape._active and x._value.dtype.kind == "f":
-            _tape.record(name, (x,), (out,), lambda g: (op(g, k),))
-        return out
+        return Triangle(name, fn, k)(x)
     op.__name__ = op.__qualname__ = name
     side = "below" if name == "tril" else "above"
     op.__doc__ = (
@@ -28,6 +26,19 @@ def _triangle(name, fn):
         "    Returns:\n        Tensor.\n\n"
         f"    Example:\n        >>> ops.{name}(ops.ones((3, 3)))\n")
     return op
+
+
+class Triangle(Op):
+    """tril/triu of the last two axes; the gradient is the same mask applied to `g`."""
+
+    def __init__(self, name, fn, k):
+        self.name, self.fn, self.k = name, fn, k
+
+    def forward(self, device, x):
+        return self.fn(device.xp)(x, k=self.k)
+
+    def backward(self, saved, needs, g):
+        return (self(g),)
 
 
 tril = _triangle("tril", lambda xp: xp.tril)
@@ -58,7 +69,7 @@ def diag(x, k=0):
         n = x.shape[0]
         size = n + abs(k)
         rows, cols = _diag_positions(n, k)
-        if x._value.dtype.kind != "f":
+        if not is_float(x._value.dtype):
             return Tensor(x._device.xp.diag(x._value, k), x._device)
         return _index_add(x, (rows, cols), (size, size))
     if x.ndim == 2:
@@ -108,17 +119,30 @@ def inv(x):
     Example:
         >>> ops.inv(ops.eye(2) * 2.0)   # [[0.5, 0], [0, 0.5]]
     """
-    from kerasish.ops.linalg import matmul
     x = _square_matrix("inv", x)
     try:
-        value = x._device.xp.linalg.inv(x._value)
+        return _INV(x)
     except np.linalg.LinAlgError as err:
         raise ValueError(f"ops.inv: singular matrix ({core.describe(x)}): {err}.") from None
-    out = Tensor(value, x._device)
-    if _tape._active:
-        _tape.record("inv", (x,), (out,),
-                     lambda g: (ew.negative(matmul(_mT(out), matmul(g, _mT(out)))),))
-    return out
+
+
+class Inv(Op):
+    """Matrix inverse; gradient `-inv^T g inv^T`."""
+
+    name = "inv"
+
+    def forward(self, device, x):
+        return device.xp.linalg.inv(x)
+
+    def save(self, inputs, outputs):
+        return (outputs[0],)
+
+    def backward(self, saved, needs, g):
+        out = saved[0]
+        return (ew.negative(linalg.matmul(_mT(out), linalg.matmul(g, _mT(out)))),)
+
+
+_INV = Inv()
 
 
 def solve(a, b):
@@ -127,21 +151,34 @@ def solve(a, b):
     Example:
         >>> ops.solve(ops.eye(2) * 2.0, ops.ones((2, 1)))   # [[0.5], [0.5]]
     """
-    from kerasish.ops.linalg import matmul
     a = _square_matrix("solve", a)
     b = float_operand(b)
     vector = b.ndim == a.ndim - 1
     b2 = shape_ops.expand_dims(b, -1) if vector else b
     if b2.shape[-2] != a.shape[-1]:
         raise ValueError(f"ops.solve: a and b do not fit ({core.describe(a, b)}).")
-    value = a._device.xp.linalg.solve(a._value, b2._value)
-    out = Tensor(value, a._device)
-    if _tape._active:
-        def backward(g):
-            gb = solve(_mT(a), g)
-            return (ew.negative(matmul(gb, _mT(out))), gb)
-        _tape.record("solve", (a, b2), (out,), backward)
+    out = _SOLVE(a, b2)
     return shape_ops.squeeze(out, -1) if vector else out
+
+
+class Solve(Op):
+    """`a @ x = b` for x (b: (..., n, m)); gradients `-gb x^T` and `gb = solve(a^T, g)`."""
+
+    name = "solve"
+
+    def forward(self, device, a, b):
+        return device.xp.linalg.solve(a, b)
+
+    def save(self, inputs, outputs):
+        return inputs[0], outputs[0]
+
+    def backward(self, saved, needs, g):
+        a, out = saved
+        gb = solve(_mT(a), g)
+        return ew.negative(linalg.matmul(gb, _mT(out))), gb
+
+
+_SOLVE = Solve()
 
 
 def slogdet(x):
@@ -150,14 +187,27 @@ def slogdet(x):
     Example:
         >>> sign, logabs = ops.slogdet(ops.eye(2) * 2.0)   # 1.0, log(4)
     """
-    x = _square_matrix("slogdet", x)
-    sign, logabs = x._device.xp.linalg.slogdet(x._value)
-    dt = x._value.dtype
-    logabs = Tensor(x._device.xp.asarray(logabs, dtype=dt), x._device)
-    if _tape._active:
-        _tape.record("slogdet", (x,), (logabs,),
-                     lambda g: (ew.multiply(g[..., None, None], _mT(inv(x))),))
-    return Tensor(x._device.xp.asarray(sign, dtype=dt), x._device), logabs
+    return _SLOGDET(_square_matrix("slogdet", x))
+
+
+class SlogDet(Op):
+    """(sign, log|det|); the gradient of log|det| is `inv(x)^T`."""
+
+    name = "slogdet"
+
+    def forward(self, device, x):
+        sign, logabs = device.xp.linalg.slogdet(x)
+        xp = device.xp
+        return xp.asarray(sign, dtype=x.dtype), xp.asarray(logabs, dtype=x.dtype)
+
+    def save(self, inputs, outputs):
+        return (inputs[0],)
+
+    def backward(self, saved, needs, grads):
+        return (ew.multiply(grads[1][..., None, None], _mT(inv(saved[0]))),)
+
+
+_SLOGDET = SlogDet()
 
 
 def logdet(x):
@@ -176,10 +226,23 @@ def det(x):
     Example:
         >>> ops.det(ops.eye(2) * 2.0)   # 4.0
     """
-    x = _square_matrix("det", x)
-    out = Tensor(x._device.xp.asarray(x._device.xp.linalg.det(x._value), dtype=x._value.dtype),
-                 x._device)
-    if _tape._active:
-        _tape.record("det", (x,), (out,),
-                     lambda g: (ew.multiply(ew.multiply(g, out)[..., None, None], _mT(inv(x))),))
-    return out
+    return _DET(_square_matrix("det", x))
+
+
+class Det(Op):
+    """Determinant; gradient `det * inv(x)^T`."""
+
+    name = "det"
+
+    def forward(self, device, x):
+        return device.xp.asarray(device.xp.linalg.det(x), dtype=x.dtype)
+
+    def save(self, inputs, outputs):
+        return inputs[0], outputs[0]
+
+    def backward(self, saved, needs, g):
+        x, out = saved
+        return (ew.multiply(ew.multiply(g, out)[..., None, None], _mT(inv(x))),)
+
+
+_DET = Det()

@@ -4,29 +4,35 @@ Cross-entropies, normalisation, attention and the fused dense op live in
 their own modules and are re-exported here for `nn.<name>` callers.
 """
 import math
-from functools import partial
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
+from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops, sorting
 from kerasish.ops.core import float_operand
+from kerasish.ops.softmax import log_softmax, softmax  # noqa: F401 - re-exported
+from kerasish.ops.unary import Unary
 
 
-def _activation_backward(grad, _a, _b, x, _none, _need, _need_none, out, g):
-    return (grad(g, x, out),)
+class Activation(Unary):
+    """An activation Op: `compute(xp, array, tensor)` forward, `grad(g, x, out)` with ops."""
+
+    def forward(self, device, a):
+        return self.compute(device.xp, a, Tensor(a, device))
 
 
 def _activation(name, compute, grad, doc):
-    """Builds an activation; `grad(g, x, out)` is written with ops."""
-    backward = partial(_activation_backward, grad)
+    """Builds an activation function around an `Activation` Op."""
+    the_op = Activation(name, compute, grad)
+    vjp = the_op.backward
 
     def op(x):
         x = float_operand(x)
         out = Tensor(compute(x._device.xp, x._value, x), x._device)
         if _tape._active:
-            _tape.record_pair(name, x, None, out, backward)
+            _tape.record_pair(name, vjp, x, None, out)
         return out
     op.__name__ = op.__qualname__ = name
+    op.op = the_op
     op.__doc__ = (f"{doc}\n\n    Args:\n        x: tensor-like (ints become floatx).\n\n"
                   f"    Returns:\n        Tensor of the same shape.\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([-1.0, 0.0, 2.0]))\n")
@@ -246,52 +252,12 @@ def threshold(x, threshold, default_value):
     return ew.where(ew.greater(x, threshold), x, default_value)
 
 
-def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) along `axis` (an int or tuple), max-shifted for stability.
-
-    Example:
-        >>> ops.softmax(ops.convert_to_tensor([1.0, 1.0]))   # [0.5, 0.5]
-    """
-    x = float_operand(x)
-    xp = x._device.xp
-    axis = tuple(axis) if isinstance(axis, list) else axis
-    shifted = x._value - xp.max(x._value, axis=axis, keepdims=True)
-    e = xp.exp(shifted)
-    out = Tensor(e / xp.sum(e, axis=axis, keepdims=True), x._device)
-    if _tape._active:
-        def backward(g):
-            inner = reduction.sum(ew.multiply(g, out), axis=axis, keepdims=True)
-            return (ew.multiply(out, ew.subtract(g, inner)),)
-        _tape.record("softmax", (x,), (out,), backward)
-    return out
-
-
-def log_softmax(x, axis=-1):
-    """x - logsumexp(x) along `axis`.
-
-    Example:
-        >>> ops.log_softmax(ops.convert_to_tensor([0.0, 0.0]))   # [-0.6931, -0.6931]
-    """
-    x = float_operand(x)
-    xp = x._device.xp
-    axis = tuple(axis) if isinstance(axis, list) else axis
-    shifted = x._value - xp.max(x._value, axis=axis, keepdims=True)
-    out = Tensor(shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True)), x._device)
-    if _tape._active:
-        def backward(g):
-            total = reduction.sum(g, axis=axis, keepdims=True)
-            return (ew.subtract(g, ew.multiply(ew.exp(out), total)),)
-        _tape.record("log_softmax", (x,), (out,), backward)
-    return out
-
-
 def sparsemax(x, axis=-1):
     """Euclidean projection of `x` onto the probability simplex along `axis`.
 
     Example:
         >>> ops.sparsemax(ops.convert_to_tensor([1.0, 3.0]))   # [0., 1.]
     """
-    from kerasish.ops import sorting
     x = float_operand(x)
     z = shape_ops.moveaxis(x, axis, -1)
     ordered = ew.negative(sorting.sort(ew.negative(z), axis=-1))

@@ -3,22 +3,22 @@ GroupNormalization in training).
 
 It computes the mean and the (biased) variance over `axes`, normalizes,
 scales and shifts in one pass and returns the statistics too (for the
-moving averages of BatchNormalization). Its backward is the closed form
+moving averages of BatchNormalization). Its backward is the Op
+`NormalizeMomentsGrad`: the closed form
 
     gx = inv_std * (gxhat - mean(gxhat) - xhat * mean(gxhat * xhat)),
     gxhat = g * scale,
 
-on raw arrays when no outer tape records, and the same formula written with
-ops (recomputing xhat from x) otherwise, so second-order gradients work.
+on raw arrays, whose own backward (the second-order rule, derived once) is
+written with ops, so gradients of any order work.
 Normalizing with given statistics is `ops.batch_normalization`.
 """
 import math
 
 import numpy as np
 
-from kerasish.autodiff import tape as _tape
-from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import core
+from kerasish.autodiff.op import Op
+from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
 
 
 def _axes(op, axes, ndim):
@@ -74,72 +74,147 @@ def normalize_moments(x, axes, scale=None, offset=None, epsilon=1e-3):
     axes = _axes(op, axes, x.ndim)
     args = [x] + [t for t in (scale, offset) if t is not None]
     values, tensors, dev = core.operands("normalize_moments", *args)
-    xp, xa = dev.xp, values[0]
+    xa = values[0]
     scale_a = values[1] if scale is not None else None
     offset_a = values[-1] if offset is not None else None
     for name, value in (("scale", scale_a), ("offset", offset_a)):
         if value is not None and not _broadcasts_to(value.shape, xa.shape):
             raise ValueError(f"{op}: `{name}` of shape {tuple(value.shape)} does not "
                              f"broadcast to the inputs' shape {tuple(xa.shape)}.")
-    count = math.prod(xa.shape[a] for a in axes)
-    mean = xa.mean(axis=axes, keepdims=True)
-    xhat = xa - mean
-    var = xp.square(xhat).mean(axis=axes, keepdims=True)
-    inv = 1.0 / xp.sqrt(var + epsilon)
-    xhat *= inv
-    y = xhat * scale_a if scale_a is not None else xhat.copy()
-    if offset_a is not None:
-        y += offset_a
-    kept = tuple(n for i, n in enumerate(xa.shape) if i not in axes)
-    outputs = (Tensor(y, dev), Tensor(mean.reshape(kept), dev), Tensor(var.reshape(kept), dev))
-    if _tape._active:
-        x_t = tensors[0]
-        scale_t = tensors[1] if scale is not None else None
-        offset_t = tensors[-1] if offset is not None else None
-
-        def backward(grads):
-            gy, gmean, gvar = grads
-            if _tape._active:  # an outer tape watches: stay in ops for higher order
-                return _backward_ops(x_t, scale_t, offset_t, axes, epsilon, gy, gmean, gvar)
-            g = gy._value
-            gxhat = g * scale_a if scale_a is not None else g
-            gx = gxhat - gxhat.mean(axis=axes, keepdims=True)
-            gx -= xhat * (gxhat * xhat).mean(axis=axes, keepdims=True)
-            gx *= inv
-            gx += gmean._value.reshape(mean.shape) / count
-            gx += (2.0 / count) * gvar._value.reshape(var.shape) * (xhat / inv)
-            out = [Tensor(gx, dev)]
-            if scale_t is not None:
-                out.append(Tensor(_unbroadcast_raw(g * xhat, scale_a.shape), dev))
-            if offset_t is not None:
-                out.append(Tensor(_unbroadcast_raw(g, offset_a.shape), dev))
-            return out
-
-        _tape.record("normalize_moments", tuple(tensors), outputs, backward)
-    return outputs
+    op = NormalizeMoments(axes, epsilon, scale is not None, offset is not None)
+    return op(*tensors)
 
 
-def _backward_ops(x, scale, offset, axes, epsilon, gy, gmean, gvar):
-    """normalize_moments' backward written with ops (differentiable again)."""
-    from kerasish import ops
-    from kerasish.ops.elementwise import unbroadcast
-    count = float(math.prod(x.shape[a] for a in axes))
-    mean = ops.mean(x, axis=axes, keepdims=True)
-    centered = ops.subtract(x, mean)
-    var = ops.mean(ops.square(centered), axis=axes, keepdims=True)
-    inv = ops.rsqrt(ops.add(var, epsilon))
-    xhat = ops.multiply(centered, inv)
-    gxhat = ops.multiply(gy, scale) if scale is not None else gy
-    gx = ops.subtract(gxhat, ops.mean(gxhat, axis=axes, keepdims=True))
-    gx = ops.subtract(gx, ops.multiply(xhat, ops.mean(ops.multiply(gxhat, xhat), axis=axes,
-                                                      keepdims=True)))
-    gx = ops.multiply(gx, inv)
-    gx = ops.add(gx, ops.divide(ops.reshape(gmean, mean.shape), count))
-    gx = ops.add(gx, ops.multiply(ops.reshape(gvar, var.shape),
-                                  ops.multiply(centered, 2.0 / count)))
-    out = [gx]
-    if scale is not None:
-        out.append(unbroadcast(ops.multiply(gy, xhat), scale.shape))
-    if offset is not None:
-        out.append(unbroadcast(gy, offset.shape))
-    return out
+class NormalizeMoments(Op):
+    """Mean, biased variance, and `(x - mean) / sqrt(var + eps) * scale + offset`, fused.
+
+    Inputs (x[, scale][, offset]); outputs (y, mean, variance) with the
+    reduced axes removed from the statistics. The normalized input and the
+    inverse deviation of the forward are kept (on the instance, one per call)
+    for the backward, the Op `NormalizeMomentsGrad`.
+    """
+
+    name = "normalize_moments"
+
+    def __init__(self, axes, epsilon, has_scale, has_offset):
+        self.axes, self.epsilon = axes, epsilon
+        self.has_scale, self.has_offset = has_scale, has_offset
+        self._stats = None
+
+    def forward(self, device, x, *params):
+        xp, axes = device.xp, self.axes
+        scale = params[0] if self.has_scale else None
+        offset = params[-1] if self.has_offset else None
+        mean = x.mean(axis=axes, keepdims=True)
+        xhat = x - mean
+        var = xp.square(xhat).mean(axis=axes, keepdims=True)
+        inv = 1.0 / xp.sqrt(var + self.epsilon)
+        xhat *= inv
+        y = xhat * scale if scale is not None else xhat.copy()
+        if offset is not None:
+            y += offset
+        self._stats = (xhat, inv)
+        kept = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+        return y, mean.reshape(kept), var.reshape(kept)
+
+    def save(self, inputs, outputs):
+        stats, self._stats = self._stats, None
+        scale = inputs[1] if self.has_scale else None
+        offset_shape = inputs[-1].shape if self.has_offset else None
+        return inputs[0], scale, offset_shape, stats
+
+    def backward(self, saved, needs, grads):
+        x, scale, offset_shape, stats = saved
+        gy, gmean, gvar = grads
+        grad = NormalizeMomentsGrad(self.axes, self.epsilon, offset_shape, stats)
+        gx, gscale, goffset = grad(x, gy, gmean, gvar) if scale is None else \
+            grad(x, gy, gmean, gvar, scale)
+        return [gx] + [gscale] * self.has_scale + [goffset] * self.has_offset
+
+    def compute_output_spec(self, x, *params):
+        shape, dtype = x
+        kept = tuple(n for i, n in enumerate(shape) if i not in self.axes)
+        return [(tuple(shape), dtype), (kept, dtype), (kept, dtype)]
+
+
+class NormalizeMomentsGrad(Op):
+    """The gradients of `NormalizeMoments` for (x, scale, offset) in one pass.
+
+    Inputs (x, gy, gmean, gvar[, scale]); outputs (gx, gscale, goffset),
+    gscale and goffset being zeros when there is no scale/offset. The first
+    order is the closed form
+
+        gx = inv * (gxhat - mean(gxhat) - xhat * mean(gxhat * xhat))
+             + gmean / n + 2 / n * gvar * (x - mean),      gxhat = gy * scale,
+
+    on raw arrays from the forward's xhat and inv (a parameter); its backward
+    (the second-order rule) is written with ops.
+    """
+
+    name = "normalize_moments_grad"
+
+    def __init__(self, axes, epsilon, offset_shape, stats):
+        self.axes, self.epsilon, self.offset_shape = axes, epsilon, offset_shape
+        self.stats = stats
+
+    def forward(self, device, x, gy, gmean, gvar, scale=None):
+        axes = self.axes
+        count = math.prod(x.shape[a] for a in axes)
+        xhat, inv = self.stats
+        gxhat = gy * scale if scale is not None else gy
+        gx = gxhat - gxhat.mean(axis=axes, keepdims=True)
+        gx -= xhat * (gxhat * xhat).mean(axis=axes, keepdims=True)
+        gx *= inv
+        gx += gmean.reshape(inv.shape) / count
+        gx += (2.0 / count) * gvar.reshape(inv.shape) * (xhat / inv)
+        gscale = _unbroadcast_raw(gy * xhat, scale.shape) if scale is not None \
+            else device.xp.zeros((), x.dtype)
+        goffset = _unbroadcast_raw(gy, self.offset_shape) if self.offset_shape is not None \
+            else device.xp.zeros((), x.dtype)
+        return gx, gscale, goffset
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, grads):
+        x, gy, gmean, gvar = saved[:4]
+        scale = saved[4] if len(saved) > 4 else None
+        ggx, ggscale, ggoffset = grads
+        axes = self.axes
+
+        def avg(t):
+            return reduction.mean(t, axis=axes, keepdims=True)
+
+        def project(z):   # P(z) = z - <z> - xhat <xhat z>, self-adjoint
+            return ew.subtract(ew.subtract(z, avg(z)), ew.multiply(xhat, avg(ew.multiply(xhat, z))))
+
+        centered = ew.subtract(x, avg(x))
+        inv = ew.rsqrt(ew.add(avg(ew.square(centered)), self.epsilon))
+        xhat = ew.multiply(centered, inv)
+        a = ew.multiply(gy, scale) if scale is not None else gy
+        p_ggx = ew.multiply(inv, project(ggx))
+        stat_shape = inv.shape
+        # d/d gy: the normalizing map is self-adjoint; plus the scale and offset terms.
+        ggy = ew.multiply(p_ggx, scale) if scale is not None else p_ggx
+        if scale is not None:
+            ggy = ew.add(ggy, ew.multiply(ggscale, xhat))
+        if self.offset_shape is not None:
+            ggy = ew.add(ggy, ggoffset)
+        g_gmean = shape_ops.reshape(avg(ggx), gmean.shape)
+        g_gvar = shape_ops.reshape(ew.multiply(avg(ew.multiply(ggx, centered)), 2.0), gvar.shape)
+        # d/dx through xhat and inv (d xhat = inv * P(dx), d inv = -inv^2 <xhat dx>).
+        m1, t = avg(ew.multiply(ggx, xhat)), avg(ew.multiply(a, xhat))
+        m2 = ew.subtract(avg(ew.multiply(ggx, a)), ew.multiply(avg(ggx), avg(a)))
+        inner = ew.add(project(ew.add(ew.multiply(m1, a), ew.multiply(t, ggx))),
+                        ew.multiply(ew.subtract(m2, ew.multiply(t, m1)), xhat))
+        gx = ew.negative(ew.multiply(ew.square(inv), inner))
+        gv = shape_ops.reshape(gvar, stat_shape)
+        count = float(math.prod(x.shape[i] for i in axes))
+        gx = ew.add(gx, ew.multiply(ew.multiply(gv, 2.0 / count),
+                                      ew.subtract(ggx, avg(ggx))))
+        if scale is not None:
+            gx = ew.add(gx, ew.multiply(inv, project(ew.multiply(ggscale, gy))))
+        result = [gx, ggy, g_gmean, g_gvar]
+        if scale is not None:
+            result.append(ew.unbroadcast(ew.multiply(gy, p_ggx), scale.shape))
+        return result

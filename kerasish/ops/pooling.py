@@ -9,7 +9,7 @@ real (unpadded) elements in each window.
 
 Backward passes are written as pairs of adjoint linear maps (max pooling:
 route the gradient to each window's first maximum / gather it back;
-average pooling: spread / sum), each recorded with the other as its
+average pooling: spread / sum), each an Op with the other as its
 backward, so second-order gradients work. Without an outer tape they run on
 raw arrays and record nothing.
 """
@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 
-from kerasish.autodiff import tape as _tape
-from kerasish.autodiff.tensor import Tensor
+from kerasish.autodiff.op import Op
+from kerasish.backend.config import is_float
 from kerasish.ops import core
 from kerasish.ops.conv import (_from_channels_last, _to_channels_last, same_padding,
                                standardize_data_format, standardize_padding,
@@ -107,7 +107,7 @@ def _combine(xp, ufunc, xpad, geom):
 
 # Max pooling ---------------------------------------------------------------------
 def _lowest(dtype):
-    return -np.inf if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
+    return -np.inf if is_float(np.dtype(dtype)) else np.iinfo(dtype).min
 
 
 def _max_routes(xp, xpad, out, geom):
@@ -143,24 +143,66 @@ def _gather_raw(xp, gx, masks, geom):
     return total
 
 
-def _route(g, masks, geom, x_shape):
-    """Sends each window's gradient to its maximum (the max-pool backward)."""
-    values, (g_t,), dev = core.operands("max_pool_grad", g)
-    out = Tensor(_route_raw(dev.xp, values[0], masks, geom, x_shape), dev)
-    if _tape._active:
-        _tape.record("max_pool_grad", (g_t,), (out,),
-                     lambda gg: (_gather(gg, masks, geom, g_t.shape),))
-    return out
+class MaxPool(Op):
+    """Max over windows (channels_last). The padded input is kept (on the
+    instance, one per call) to find each window's first maximum in backward."""
+
+    name = "max_pool"
+
+    def __init__(self, geom):
+        self.geom = geom
+        self._xpad = None
+
+    def forward(self, device, x):
+        xp = device.xp
+        self._xpad = xpad = self.geom.pad(xp, x, _lowest(x.dtype))
+        return _combine(xp, xp.maximum, xpad, self.geom)
+
+    def save(self, inputs, outputs):
+        xpad, self._xpad = self._xpad, None
+        return inputs[0].shape, xpad, outputs[0]._value
+
+    def backward(self, saved, needs, g):
+        x_shape, xpad, out = saved
+        masks = _max_routes(g._device.xp, xpad, out, self.geom)
+        return (MaxPoolRoute(masks, self.geom, x_shape)(g),)
 
 
-def _gather(gx, masks, geom, g_shape):
-    """The adjoint of `_route`: reads each window's maximum position."""
-    values, (gx_t,), dev = core.operands("max_pool_gather", gx)
-    out = Tensor(_gather_raw(dev.xp, values[0], masks, geom), dev)
-    if _tape._active:
-        _tape.record("max_pool_gather", (gx_t,), (out,),
-                     lambda gg: (_route(gg, masks, geom, gx_t.shape),))
-    return out
+class MaxPoolRoute(Op):
+    """Sends each window's gradient to its maximum (the max-pool backward); its
+    adjoint is `MaxPoolGather`."""
+
+    name = "max_pool_grad"
+
+    def __init__(self, masks, geom, x_shape):
+        self.masks, self.geom, self.x_shape = masks, geom, x_shape
+
+    def forward(self, device, g):
+        return _route_raw(device.xp, g, self.masks, self.geom, self.x_shape)
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, gg):
+        return (MaxPoolGather(self.masks, self.geom, saved[0])(gg),)
+
+
+class MaxPoolGather(Op):
+    """Reads each window's maximum position (the adjoint of `MaxPoolRoute`)."""
+
+    name = "max_pool_gather"
+
+    def __init__(self, masks, geom, g_shape):
+        self.masks, self.geom, self.g_shape = masks, geom, g_shape
+
+    def forward(self, device, gx):
+        return _gather_raw(device.xp, gx, self.masks, self.geom)
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, gg):
+        return (MaxPoolRoute(self.masks, self.geom, saved[0])(gg),)
 
 
 def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
@@ -184,21 +226,7 @@ def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None)
     """
     x, geom, data_format = _prepare("ops.max_pool", inputs, pool_size, strides, padding,
                                     data_format)
-    xp, dev = x._device.xp, x._device
-    xpad = geom.pad(xp, x._value, _lowest(x._value.dtype))
-    out = _combine(xp, xp.maximum, xpad, geom)
-    y = Tensor(out, dev)
-    if _tape._active and x._value.dtype.kind == "f":
-        x_shape = x.shape
-
-        def backward(g):
-            masks = _max_routes(xp, xpad, out, geom)
-            if _tape._active:
-                return (_route(g, masks, geom, x_shape),)
-            return (Tensor(_route_raw(xp, g._value, masks, geom, x_shape), dev),)
-
-        _tape.record("max_pool", (x,), (y,), backward)
-    return _from_channels_last(y, data_format)
+    return _from_channels_last(MaxPool(geom)(x), data_format)
 
 
 # Average pooling -------------------------------------------------------------------
@@ -235,22 +263,37 @@ def _spread_raw(xp, g, geom, x_shape):
     return geom.crop(gpad)
 
 
-def _average(x, geom):
-    """Average over windows (channels_last), recorded with `_spread` as backward."""
-    values, (x_t,), dev = core.operands("average_pool", x)
-    out = Tensor(_avg_raw(dev.xp, values[0], geom), dev)
-    if _tape._active:
-        _tape.record("average_pool", (x_t,), (out,), lambda g: (_spread(g, geom, x_t.shape),))
-    return out
+class AveragePool(Op):
+    """Average over windows (channels_last); backward `AveragePoolSpread`."""
+
+    name = "average_pool"
+
+    def __init__(self, geom):
+        self.geom = geom
+
+    def forward(self, device, x):
+        return _avg_raw(device.xp, x, self.geom)
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, g):
+        return (AveragePoolSpread(self.geom, saved[0])(g),)
 
 
-def _spread(g, geom, x_shape):
-    """The adjoint of `_average`: each window's gradient shared by its elements."""
-    values, (g_t,), dev = core.operands("average_pool_grad", g)
-    out = Tensor(_spread_raw(dev.xp, values[0], geom, x_shape), dev)
-    if _tape._active:
-        _tape.record("average_pool_grad", (g_t,), (out,), lambda gg: (_average(gg, geom),))
-    return out
+class AveragePoolSpread(Op):
+    """Each window's gradient shared by its elements (the adjoint of `AveragePool`)."""
+
+    name = "average_pool_grad"
+
+    def __init__(self, geom, x_shape):
+        self.geom, self.x_shape = geom, x_shape
+
+    def forward(self, device, g):
+        return _spread_raw(device.xp, g, self.geom, self.x_shape)
+
+    def backward(self, saved, needs, gg):
+        return (AveragePool(self.geom)(gg),)
 
 
 def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
@@ -276,4 +319,4 @@ def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=N
     x, geom, data_format = _prepare("ops.average_pool", inputs, pool_size, strides, padding,
                                     data_format)
     x = core.float_operand(x)
-    return _from_channels_last(_average(x, geom), data_format)
+    return _from_channels_last(AveragePool(geom)(x), data_format)

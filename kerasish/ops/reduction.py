@@ -4,9 +4,11 @@ This module defines `sum`, `max`, `min`, `any` and `all`: the builtins are
 reached through `builtins.` here.
 """
 import builtins
-from kerasish.autodiff import tape as _tape
+
+from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import core, elementwise as ew
+from kerasish.backend.config import is_float
+from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
 
 
@@ -27,7 +29,6 @@ def _axes(axis, ndim, name="reduce"):
 
 def _expand_to(g, x_shape, axes, keepdims):
     """Broadcasts a reduced gradient back to the input's shape."""
-    from kerasish.ops import manipulation as shape_ops
     if not keepdims:
         kept = tuple(1 if i in axes else n for i, n in enumerate(x_shape))
         g = shape_ops.reshape(g, kept)
@@ -64,15 +65,35 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 - Keras exports ops.sum
         >>> ops.sum(ops.ones((2, 3)), axis=1)   # [3., 3.]
     """
     x = convert_to_tensor(x)
-    axes = _axes(axis, x.ndim, "sum")
-    value = x._device.xp.sum(x._value, axis=axes, keepdims=keepdims)
-    if x._value.dtype.kind != "f":
-        value = value.astype(accumulator_dtype(x._value.dtype))
-    out = Tensor(value, x._device)
-    if _tape._active and x._value.dtype.kind == "f":
-        shape = x.shape
-        _tape.record("sum", (x,), (out,), lambda g: (_expand_to(g, shape, axes, keepdims),))
-    return out
+    return Sum(_axes(axis, x.ndim, "sum"), keepdims)(x)
+
+
+class Sum(Op):
+    """Sum over `axes`; the gradient broadcasts back (small ints accumulate wider)."""
+
+    name = "sum"
+
+    def __init__(self, axes, keepdims):
+        self.axes, self.keepdims = axes, keepdims
+
+    def forward(self, device, x):
+        value = device.xp.sum(x, axis=self.axes, keepdims=self.keepdims)
+        return value if is_float(x.dtype) else value.astype(accumulator_dtype(x.dtype))
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, g):
+        return (_expand_to(g, saved[0], self.axes, self.keepdims),)
+
+    def compute_output_spec(self, spec):
+        return _reduced_shape(spec[0], self.axes, self.keepdims), spec[1]
+
+
+def _reduced_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
 def mean(x, axis=None, keepdims=False):
@@ -90,16 +111,31 @@ def mean(x, axis=None, keepdims=False):
         >>> ops.mean(ops.convert_to_tensor([1, 2]))   # 1.5 (float32)
     """
     x = core.float_operand(x)
-    axes = _axes(axis, x.ndim, "mean")
-    count = 1
-    for a in axes:
-        count *= x.shape[a]
-    out = Tensor(x._device.xp.mean(x._value, axis=axes, keepdims=keepdims), x._device)
-    if _tape._active:
-        shape = x.shape
-        _tape.record("mean", (x,), (out,),
-                     lambda g: (_expand_to(ew.divide(g, float(builtins.max(count, 1))), shape, axes, keepdims),))
-    return out
+    return Mean(_axes(axis, x.ndim, "mean"), keepdims)(x)
+
+
+class Mean(Op):
+    """Mean over `axes`; the gradient is `g / count` broadcast back."""
+
+    name = "mean"
+
+    def __init__(self, axes, keepdims):
+        self.axes, self.keepdims = axes, keepdims
+
+    def forward(self, device, x):
+        return device.xp.mean(x, axis=self.axes, keepdims=self.keepdims)
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, g):
+        count = 1
+        for a in self.axes:
+            count *= saved[0][a]
+        return (_expand_to(ew.divide(g, float(builtins.max(count, 1))), saved[0], self.axes,
+                           self.keepdims),)
+
+    compute_output_spec = Sum.compute_output_spec
 
 
 def _extremum(name, fn):
@@ -107,20 +143,7 @@ def _extremum(name, fn):
         x = convert_to_tensor(x)
         if x.size == 0 and initial is None:
             raise ValueError(f"ops.{name}: cannot reduce an empty tensor of shape {x.shape}.")
-        axes = _axes(axis, x.ndim, name)
-        kwargs = {} if initial is None else {"initial": initial}
-        out = Tensor(fn(x._device.xp)(x._value, axis=axes, keepdims=keepdims, **kwargs), x._device)
-        if _tape._active and x._value.dtype.kind == "f":
-            shape = x.shape
-
-            def backward(g):
-                full = _expand_to(out, shape, axes, keepdims)
-                hits = core.cast(ew.equal(x, full), g.dtype)
-                count = _expand_to(sum(hits, axis=axes, keepdims=True), shape, axes, True)
-                return (ew.divide(ew.multiply(_expand_to(g, shape, axes, keepdims), hits), count),)
-
-            _tape.record(name, (x,), (out,), backward)
-        return out
+        return Extremum(name, fn, _axes(axis, x.ndim, name), keepdims, initial)(x)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"`{name}` over `axis`; ties share the gradient equally.\n\n"
                   "    Args:\n        x: tensor-like.\n        axis: int, tuple or None (all).\n"
@@ -128,6 +151,31 @@ def _extremum(name, fn):
                   "    Returns:\n        Tensor of the input dtype.\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([1.0, 3.0]))\n")
     return op
+
+
+class Extremum(Op):
+    """max or min over `axes`; ties share the gradient equally."""
+
+    def __init__(self, name, fn, axes, keepdims, initial=None):
+        self.name, self.fn, self.axes, self.keepdims = name, fn, axes, keepdims
+        self.initial = initial
+
+    def forward(self, device, x):
+        kwargs = {} if self.initial is None else {"initial": self.initial}
+        return self.fn(device.xp)(x, axis=self.axes, keepdims=self.keepdims, **kwargs)
+
+    def save(self, inputs, outputs):
+        return inputs[0], outputs[0]
+
+    def backward(self, saved, needs, g):
+        x, out = saved
+        shape, axes = x.shape, self.axes
+        full = _expand_to(out, shape, axes, self.keepdims)
+        hits = core.cast(ew.equal(x, full), g.dtype)
+        count = _expand_to(sum(hits, axis=axes, keepdims=True), shape, axes, True)
+        return (ew.divide(ew.multiply(_expand_to(g, shape, axes, self.keepdims), hits), count),)
+
+    compute_output_spec = Sum.compute_output_spec
 
 
 max = _extremum("max", lambda xp: xp.max)  # noqa: A001
@@ -152,29 +200,39 @@ def prod(x, axis=None, keepdims=False, dtype=None):
         >>> ops.prod(ops.convert_to_tensor([2.0, 3.0]))   # 6.0
     """
     x = convert_to_tensor(x, dtype=dtype)
-    axes = _axes(axis, x.ndim, "prod")
-    value = x._device.xp.prod(x._value, axis=axes, keepdims=keepdims)
-    out = Tensor(value.astype(accumulator_dtype(x._value.dtype), copy=False), x._device)
-    if _tape._active and x._value.dtype.kind == "f":
-        shape = x.shape
+    return Prod(_axes(axis, x.ndim, "prod"), keepdims)(x)
 
-        def backward(g):
-            from kerasish.ops import manipulation as shape_ops
-            # product of all other entries = exp-free "exclusive product" via cumprods
-            moved = shape_ops.moveaxis(x, axes, tuple(range(-len(axes), 0)))
-            flat = shape_ops.reshape(moved, moved.shape[:moved.ndim - len(axes)] + (-1,))
-            left = _exclusive_cumprod(flat, reverse=False)
-            right = _exclusive_cumprod(flat, reverse=True)
-            others = shape_ops.reshape(ew.multiply(left, right), moved.shape)
-            others = shape_ops.moveaxis(others, tuple(range(-len(axes), 0)), axes)
-            return (ew.multiply(_expand_to(g, shape, axes, keepdims), others),)
 
-        _tape.record("prod", (x,), (out,), backward)
-    return out
+class Prod(Op):
+    """Product over `axes`; the gradient is the product of the other entries (zero-safe)."""
+
+    name = "prod"
+
+    def __init__(self, axes, keepdims):
+        self.axes, self.keepdims = axes, keepdims
+
+    def forward(self, device, x):
+        value = device.xp.prod(x, axis=self.axes, keepdims=self.keepdims)
+        return value.astype(accumulator_dtype(x.dtype), copy=False)
+
+    def save(self, inputs, outputs):
+        return (inputs[0],)
+
+    def backward(self, saved, needs, g):
+        x, axes = saved[0], self.axes
+        # product of all other entries = exp-free "exclusive product" via cumprods
+        moved = shape_ops.moveaxis(x, axes, tuple(range(-len(axes), 0)))
+        flat = shape_ops.reshape(moved, moved.shape[:moved.ndim - len(axes)] + (-1,))
+        left = _exclusive_cumprod(flat, reverse=False)
+        right = _exclusive_cumprod(flat, reverse=True)
+        others = shape_ops.reshape(ew.multiply(left, right), moved.shape)
+        others = shape_ops.moveaxis(others, tuple(range(-len(axes), 0)), axes)
+        return (ew.multiply(_expand_to(g, x.shape, axes, self.keepdims), others),)
+
+    compute_output_spec = Sum.compute_output_spec
 
 
 def _exclusive_cumprod(x, reverse):
-    from kerasish.ops import manipulation as shape_ops
     if reverse:
         x = shape_ops.flip(x, axis=-1)
     ones = ew.add(ew.multiply(shape_ops.take(x, [0], axis=-1), 0.0), 1.0)
@@ -189,16 +247,29 @@ def cumsum(x, axis=None, dtype=None):
     Example:
         >>> ops.cumsum(ops.convert_to_tensor([1, 2, 3]))   # [1, 3, 6]
     """
-    from kerasish.ops import manipulation as shape_ops
     x = convert_to_tensor(x, dtype=dtype)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
-    value = x._device.xp.cumsum(x._value, axis=axis)
-    out = Tensor(value.astype(_scan_dtype(x._value.dtype), copy=False), x._device)
-    if _tape._active and x._value.dtype.kind == "f":
-        _tape.record("cumsum", (x,), (out,),
-                     lambda g: (shape_ops.flip(cumsum(shape_ops.flip(g, axis), axis), axis),))
-    return out
+    return Cumsum(axis)(x)
+
+
+class Cumsum(Op):
+    """Cumulative sum along `axis`; the gradient is the reversed cumulative sum."""
+
+    name = "cumsum"
+
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, device, x):
+        return device.xp.cumsum(x, axis=self.axis).astype(_scan_dtype(x.dtype), copy=False)
+
+    def backward(self, saved, needs, g):
+        axis = self.axis
+        return (shape_ops.flip(cumsum(shape_ops.flip(g, axis), axis), axis),)
+
+    def compute_output_spec(self, spec):
+        return spec
 
 
 def cumprod(x, axis=None, dtype=None):
@@ -207,19 +278,35 @@ def cumprod(x, axis=None, dtype=None):
     Example:
         >>> ops.cumprod(ops.convert_to_tensor([1, 2, 3]))   # [1, 2, 6]
     """
-    from kerasish.ops import manipulation as shape_ops
     x = convert_to_tensor(x, dtype=dtype)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
-    value = x._device.xp.cumprod(x._value, axis=axis)
-    out = Tensor(value.astype(_scan_dtype(x._value.dtype), copy=False), x._device)
-    if _tape._active and x._value.dtype.kind == "f":
-        def backward(g):
-            # d out_j / d x_i = out_j / x_i for j >= i (valid for nonzero x)
-            summed = shape_ops.flip(cumsum(shape_ops.flip(ew.multiply(g, out), axis), axis), axis)
-            return (ew.divide(summed, x),)
-        _tape.record("cumprod", (x,), (out,), backward)
-    return out
+    return Cumprod(axis)(x)
+
+
+class Cumprod(Op):
+    """Cumulative product along `axis`; the gradient needs nonzero inputs."""
+
+    name = "cumprod"
+
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, device, x):
+        return device.xp.cumprod(x, axis=self.axis).astype(_scan_dtype(x.dtype), copy=False)
+
+    def save(self, inputs, outputs):
+        return inputs[0], outputs[0]
+
+    def backward(self, saved, needs, g):
+        x, out = saved
+        axis = self.axis
+        # d out_j / d x_i = out_j / x_i for j >= i (valid for nonzero x)
+        summed = shape_ops.flip(cumsum(shape_ops.flip(ew.multiply(g, out), axis), axis), axis)
+        return (ew.divide(summed, x),)
+
+    def compute_output_spec(self, spec):
+        return spec
 
 
 def var(x, axis=None, keepdims=False):
@@ -262,7 +349,6 @@ def logsumexp(x, axis=None, keepdims=False):
     summed = sum(ew.exp(ew.subtract(x, m)), axis=axis, keepdims=True)
     out = ew.add(ew.log(summed), m)
     if not keepdims:
-        from kerasish.ops import manipulation as shape_ops
         axes = _axes(axis, x.ndim, "logsumexp")
         out = shape_ops.reshape(out, tuple(n for i, n in enumerate(x.shape) if i not in axes))
     return out

@@ -2,18 +2,20 @@
 
 One op per layer call: the input projection of all time steps is one GEMM,
 each step's gates are a few vectorised array expressions, and the backward
-pass (BPTT) runs on raw arrays. The tape records a single node, so long
-sequences cost little Python overhead. Gate orders and bias layouts are
+pass (BPTT, the Op `SequenceGrad`) runs on raw arrays. The tape records a
+single node, so long sequences cost little Python overhead. Gate orders and bias layouts are
 Keras's: LSTM i, f, c, o; GRU z, r, h (bias shape (2, 3u) with reset_after).
 
 Masks follow Keras: at a masked step the state is carried over and the
 output repeats the previous output. With `go_backwards` the sequence of
-outputs is in processing order (last time step first), as in Keras. With an outer tape recording (second
-order), the layers use their step-by-step cell path instead.
+outputs is in processing order (last time step first), as in Keras. Second
+order: `SequenceGrad`'s backward differentiates each cell's reference
+recurrence (`reference`, written with ops) with nested tapes.
 """
-from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.op import Op
+from kerasish.autodiff.tape import GradientTape
 from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import core
+from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
 
 
 def _sigmoid(xp, z):
@@ -28,33 +30,130 @@ def _masked(xp, m, new, old):
     return new if m is None else xp.where(m, new, old)
 
 
-class _Sequence:
-    """Shared driver: runs `cell_forward` over time, records one tape node."""
+class Sequence(Op):
+    """A whole recurrent layer pass as one Op. Inputs (x, kernel, recurrent_kernel,
+    bias, *states); outputs (sequence, last_output, *final_states).
 
-    def __init__(self, name, num_states):
-        self.name = name
-        self.num_states = num_states
+    `cell` holds the array code: `forward` (all steps, keeping a cache) and
+    `backward` (BPTT). The backward of this Op is the Op `SequenceGrad`. The
+    mask (raw bool array) and direction are parameters; the forward's cache
+    is kept on the instance (one per call) for the backward.
+    """
 
-    def __call__(self, x, weights, states, mask=None, go_backwards=False):
-        tensors = [core.convert_to_tensor(x)] + [core.convert_to_tensor(w) for w in weights] + \
-            [core.convert_to_tensor(s) for s in states]
-        values, tensors, dev = core.operands(self.name, *tensors)
-        xp = dev.xp
-        xv, wv, sv = values[0], values[1:1 + len(weights)], values[1 + len(weights):]
-        maskv = None if mask is None else core.to_array(mask, dev).astype(bool)
-        seq, final, cache = self.forward(xp, xv, wv, sv, maskv, go_backwards)
-        outputs = tuple(Tensor(a, dev) for a in [seq] + final)
-        if _tape._active:
-            def backward(grads):
-                g_seq, g_final = grads[0]._value, [g._value for g in grads[1:]]
-                gx, gw, gs = self.backward(xp, xv, wv, sv, maskv, go_backwards, cache,
-                                           g_seq, g_final)
-                return [Tensor(a, dev) for a in [gx] + gw + gs]
-            _tape.record(self.name, tuple(tensors), outputs, backward, raw=True)
-        return outputs
+    def __init__(self, cell, mask, go_backwards):
+        self.cell, self.name = cell, cell.name
+        self.mask, self.go_backwards = mask, go_backwards
+        self._cache = None
+
+    def forward(self, device, x, kernel, rec, bias, *states):
+        seq, final, self._cache = self.cell.forward(device.xp, x, [kernel, rec, bias], list(states),
+                                                    self.mask, self.go_backwards)
+        return (seq, *final)
+
+    def save(self, inputs, outputs):
+        cache, self._cache = self._cache, None
+        return tuple(inputs), cache
+
+    def backward(self, saved, needs, grads):
+        inputs, cache = saved
+        grad = SequenceGrad(self.cell, self.mask, self.go_backwards, cache)
+        return grad(*inputs, *grads)
 
 
-class _LSTM(_Sequence):
+class SequenceGrad(Op):
+    """BPTT of `Sequence`: inputs (x, kernel, recurrent_kernel, bias, *states,
+    g_sequence, g_last, *g_states); outputs one gradient per `Sequence` input.
+
+    The first order is the cell's BPTT on raw arrays (the only place the
+    gradient formula is written). Its own backward (second order) is the
+    vector-Jacobian product of this map, obtained by differentiating the
+    cell's reference recurrence written with ops (`cell.reference`) twice
+    with nested tapes, so it is differentiable again.
+    """
+
+    def __init__(self, cell, mask, go_backwards, cache=None):
+        self.cell, self.name = cell, cell.name + "_grad"
+        self.mask, self.go_backwards, self.cache = mask, go_backwards, cache
+
+    def forward(self, device, *arrays):
+        n = 4 + self.cell.num_states
+        x, kernel, rec, bias = arrays[:4]
+        states, grads = list(arrays[4:n]), arrays[n:]
+        cache, self.cache = self.cache, None
+        xp, w = device.xp, [kernel, rec, bias]
+        if cache is None:
+            cache = self.cell.forward(xp, x, w, states, self.mask, self.go_backwards)[2]
+        gx, gw, gs = self.cell.backward(xp, x, w, states, self.mask, self.go_backwards, cache,
+                                        grads[0], list(grads[1:]))
+        return (gx, *gw, *gs)
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, upstream):
+        n = 4 + self.cell.num_states
+        primals, cotangents = list(saved[:n]), list(saved[n:])
+        with GradientTape() as outer:
+            outer.watch(primals + cotangents)
+            with GradientTape() as inner:
+                inner.watch(primals)
+                outputs = self.cell.reference(primals[0], primals[1:4], primals[4:], self.mask,
+                                              self.go_backwards)
+                total = _dot(outputs, cotangents)
+            first = inner.gradient(total, primals, unconnected_gradients="zero")
+            total = _dot(first, upstream)
+        return outer.gradient(total, primals + cotangents, unconnected_gradients="zero")
+
+
+def _dot(xs, ys):
+    """sum_i sum(xs[i] * ys[i]) with ops."""
+    total = None
+    for x, y in zip(xs, ys):
+        term = reduction.sum(ew.multiply(x, y))
+        total = term if total is None else ew.add(total, term)
+    return total
+
+
+def _sigmoid_op(z):
+    return ew.multiply(ew.add(ew.tanh(ew.multiply(z, 0.5)), 1.0), 0.5)
+
+
+def _where(m, new, old):
+    return new if m is None else ew.where(m, new, old)
+
+
+def _run_reference(step, x, states, mask, go_backwards):
+    """Loops `step(x_t, states) -> (h_new, new_states)` over time with ops (masks as Keras)."""
+    length = x.shape[1]
+    out = ew.multiply(states[0], 0.0)
+    outs = []
+    for t in _steps(length, go_backwards):
+        h_new, new_states = step(x[:, t], states)
+        m = None if mask is None else Tensor(mask[:, t, None], x._device)
+        states = [_where(m, n, o) for n, o in zip(new_states, states)]
+        out = _where(m, h_new, out)
+        outs.append(out)
+    return [shape_ops.stack(outs, axis=1), out] + states
+
+
+class _LSTM:
+    name, num_states = "lstm_sequence", 2
+
+    def reference(self, x, w, s, mask, go_backwards):
+        """The recurrence written with ops (for higher-order gradients)."""
+        kernel, rec, bias = w
+        u = rec.shape[0]
+
+        def step(xt, states):
+            h, c = states
+            z = ew.add(ew.add(xt @ kernel, h @ rec), bias)
+            i, f = _sigmoid_op(z[:, :u]), _sigmoid_op(z[:, u:2 * u])
+            g, o = ew.tanh(z[:, 2 * u:3 * u]), _sigmoid_op(z[:, 3 * u:])
+            c_new = ew.add(ew.multiply(f, c), ew.multiply(i, g))
+            h_new = ew.multiply(o, ew.tanh(c_new))
+            return h_new, [h_new, c_new]
+        return _run_reference(step, x, list(s), mask, go_backwards)
+
     def forward(self, xp, x, w, s, mask, go_backwards):
         kernel, rec, bias = w
         h, c = s
@@ -79,6 +178,8 @@ class _LSTM(_Sequence):
         return seq, [out, h, c], cache
 
     def backward(self, xp, x, w, s, mask, go_backwards, cache, g_seq, g_final):
+        """BPTT. A gradient left on the output after the first step (masked steps
+        before any real one) belongs to the zero initial output, not to h."""
         kernel, rec, bias = w
         batch, length, _ = x.shape
         u = rec.shape[0]
@@ -104,13 +205,36 @@ class _LSTM(_Sequence):
         dx = (flat @ kernel.T).reshape(x.shape)
         d_kernel = x.reshape(batch * length, -1).T @ flat
         d_rec = h_prevs.reshape(batch * length, -1).T @ flat  # one GEMM for all steps
-        return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh + g_out, dc]
+        return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
 
 
-class _GRU(_Sequence):
-    def __init__(self, name, reset_after):
-        super().__init__(name, 1)
+class _GRU:
+    name, num_states = "gru_sequence", 1
+
+    def __init__(self, reset_after):
         self.reset_after = reset_after
+
+    def reference(self, x, w, s, mask, go_backwards):
+        """The recurrence written with ops (for higher-order gradients)."""
+        kernel, rec, bias = w
+        u = rec.shape[0]
+        b_in, b_rec = (bias[0], bias[1]) if self.reset_after else (bias, None)
+
+        def step(xt, states):
+            (h,) = states
+            xw = ew.add(xt @ kernel, b_in)
+            xz, xr, xh = xw[:, :u], xw[:, u:2 * u], xw[:, 2 * u:]
+            if self.reset_after:
+                hr = ew.add(h @ rec, b_rec)
+                z, r = _sigmoid_op(ew.add(xz, hr[:, :u])), _sigmoid_op(ew.add(xr, hr[:, u:2 * u]))
+                hh = ew.tanh(ew.add(xh, ew.multiply(r, hr[:, 2 * u:])))
+            else:
+                z = _sigmoid_op(ew.add(xz, h @ rec[:, :u]))
+                r = _sigmoid_op(ew.add(xr, h @ rec[:, u:2 * u]))
+                hh = ew.tanh(ew.add(xh, ew.multiply(r, h) @ rec[:, 2 * u:]))
+            h_new = ew.add(ew.multiply(z, h), ew.multiply(ew.subtract(1.0, z), hh))
+            return h_new, [h_new]
+        return _run_reference(step, x, list(s), mask, go_backwards)
 
     def _biases(self, bias, u):
         if self.reset_after:
@@ -185,10 +309,21 @@ class _GRU(_Sequence):
         d_kernel = x.reshape(batch * length, -1).T @ flat
         d_bin = flat.sum(axis=0)
         d_bias = xp.stack([d_bin, d_brec]) if self.reset_after else d_bin
-        return dx, [d_kernel, d_rec, d_bias], [dh + g_out]
+        return dx, [d_kernel, d_rec, d_bias], [dh]
 
 
-class _SimpleRNN(_Sequence):
+class _SimpleRNN:
+    name, num_states = "simple_rnn_sequence", 1
+
+    def reference(self, x, w, s, mask, go_backwards):
+        """The recurrence written with ops (for higher-order gradients)."""
+        kernel, rec, bias = w
+
+        def step(xt, states):
+            h_new = ew.tanh(ew.add(ew.add(xt @ kernel, states[0] @ rec), bias))
+            return h_new, [h_new]
+        return _run_reference(step, x, list(s), mask, go_backwards)
+
     def forward(self, xp, x, w, s, mask, go_backwards):
         kernel, rec, bias = w
         (h,) = s
@@ -227,13 +362,22 @@ class _SimpleRNN(_Sequence):
         dx = (flat @ kernel.T).reshape(x.shape)
         d_kernel = x.reshape(batch * length, -1).T @ flat
         d_rec = h_prevs.reshape(batch * length, -1).T @ flat  # one GEMM for all steps
-        return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh + g_out]
+        return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh]
 
 
-_lstm = _LSTM("lstm_sequence", 2)
-_gru_after = _GRU("gru_sequence", reset_after=True)
-_gru_before = _GRU("gru_sequence", reset_after=False)
-_simple = _SimpleRNN("simple_rnn_sequence", 1)
+_lstm = _LSTM()
+_gru_after = _GRU(reset_after=True)
+_gru_before = _GRU(reset_after=False)
+_simple = _SimpleRNN()
+
+
+def _run(cell, x, weights, states, mask, go_backwards):
+    """Converts the inputs and applies a `Sequence` Op for `cell`."""
+    tensors = [core.convert_to_tensor(x)] + [core.convert_to_tensor(w) for w in weights] + \
+        [core.convert_to_tensor(st) for st in states]
+    _, tensors, dev = core.operands(cell.name, *tensors)
+    maskv = None if mask is None else core.to_array(mask, dev).astype(bool)
+    return Sequence(cell, maskv, go_backwards)(*tensors)
 
 
 def lstm_sequence(x, kernel, recurrent_kernel, bias, h, c, mask=None, go_backwards=False):
@@ -242,16 +386,16 @@ def lstm_sequence(x, kernel, recurrent_kernel, bias, h, c, mask=None, go_backwar
     Returns:
         (outputs (batch, time, units), last_output, h, c).
     """
-    return _lstm(x, [kernel, recurrent_kernel, bias], [h, c], mask, go_backwards)
+    return _run(_lstm, x, [kernel, recurrent_kernel, bias], [h, c], mask, go_backwards)
 
 
 def gru_sequence(x, kernel, recurrent_kernel, bias, h, mask=None, go_backwards=False,
                  reset_after=True):
     """Runs a Keras-layout GRU over `x`. Returns (outputs, last_output, h)."""
-    op = _gru_after if reset_after else _gru_before
-    return op(x, [kernel, recurrent_kernel, bias], [h], mask, go_backwards)
+    cell = _gru_after if reset_after else _gru_before
+    return _run(cell, x, [kernel, recurrent_kernel, bias], [h], mask, go_backwards)
 
 
 def simple_rnn_sequence(x, kernel, recurrent_kernel, bias, h, mask=None, go_backwards=False):
     """Runs a tanh simple RNN over `x`. Returns (outputs, last_output, h)."""
-    return _simple(x, [kernel, recurrent_kernel, bias], [h], mask, go_backwards)
+    return _run(_simple, x, [kernel, recurrent_kernel, bias], [h], mask, go_backwards)

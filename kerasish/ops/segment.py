@@ -5,7 +5,8 @@ hold 0 (sum) or -inf/+inf (max/min; the dtype's extreme for ints).
 """
 import numpy as np
 
-from kerasish.autodiff import tape as _tape
+from kerasish.backend.config import is_float
+from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
@@ -53,30 +54,43 @@ def segment_sum(data, segment_ids, num_segments=None, sorted=False):
 
 def _segment_extreme(name, data, segment_ids, num_segments, largest):
     data, ids, keep, n = _prepare(name, data, segment_ids, num_segments)
-    xp = data._device.xp
     dt = data._value.dtype
-    if dt.kind == "f":
+    if is_float(dt):
         fill = -np.inf if largest else np.inf
     else:
         info = np.iinfo(dt) if dt.kind in "iu" else None
         fill = (info.min if largest else info.max) if info else (not largest)
-    value = xp.full((n,) + data.shape[1:], fill, dtype=dt)
-    ufunc = xp.maximum if largest else xp.minimum
-    ufunc.at(value, xp.asarray(ids[keep]), data._value[xp.asarray(keep)])
-    out = Tensor(value, data._device)
-    if _tape._active and dt.kind == "f":
-        def backward(g):
-            # ties share the gradient equally (TensorFlow's rule)
-            safe_ids = np.where(ids >= 0, ids, 0)
-            picked = ew.logical_and(ew.equal(data, shape_ops.take(out, safe_ids, axis=0)),
-                                    Tensor(xp.asarray((ids >= 0).reshape((-1,) + (1,) * (data.ndim - 1))),
-                                           data._device))
-            hits = core.cast(picked, g.dtype)
-            count = segment_sum(hits, ids, n)
-            share = ew.divide(g, ew.maximum(count, 1.0))
-            return (ew.multiply(shape_ops.take(share, safe_ids, axis=0), hits),)
-        _tape.record(name, (data,), (out,), backward)
-    return out
+    return SegmentExtreme(name, largest, ids, keep, n, fill)(data)
+
+
+class SegmentExtreme(Op):
+    """Max or min per segment (raw int ids); ties share the gradient equally (TF's rule)."""
+
+    def __init__(self, name, largest, ids, keep, n, fill):
+        self.name, self.largest, self.ids, self.keep, self.n, self.fill = \
+            name, largest, ids, keep, n, fill
+
+    def forward(self, device, data):
+        xp = device.xp
+        value = xp.full((self.n,) + data.shape[1:], self.fill, dtype=data.dtype)
+        ufunc = xp.maximum if self.largest else xp.minimum
+        ufunc.at(value, xp.asarray(self.ids[self.keep]), data[xp.asarray(self.keep)])
+        return value
+
+    def save(self, inputs, outputs):
+        return inputs[0], outputs[0]
+
+    def backward(self, saved, needs, g):
+        data, out = saved
+        ids, xp = self.ids, data._device.xp
+        safe_ids = np.where(ids >= 0, ids, 0)
+        valid = Tensor(xp.asarray((ids >= 0).reshape((-1,) + (1,) * (data.ndim - 1))),
+                       data._device)
+        picked = ew.logical_and(ew.equal(data, shape_ops.take(out, safe_ids, axis=0)), valid)
+        hits = core.cast(picked, g.dtype)
+        count = segment_sum(hits, ids, self.n)
+        share = ew.divide(g, ew.maximum(count, 1.0))
+        return (ew.multiply(shape_ops.take(share, safe_ids, axis=0), hits),)
 
 
 def segment_max(data, segment_ids, num_segments=None, sorted=False):

@@ -3,7 +3,7 @@
 All are compositions of differentiable ops (second order works).
 """
 from kerasish.backend import config
-from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
+from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops.core import float_operand
 
 
@@ -49,7 +49,6 @@ def normalize(x, axis=-1, order=2, epsilon=None):
     Example:
         >>> ops.normalize(ops.convert_to_tensor([3.0, 4.0]))   # [0.6, 0.8]
     """
-    from kerasish.ops import linalg
     x = float_operand(x)
     eps = config.epsilon() if epsilon is None else epsilon
     if order == 2:

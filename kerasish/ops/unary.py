@@ -6,19 +6,36 @@ be differentiated again. `elementwise` is imported at the bottom (it
 re-exports these names), which keeps the two modules importable in any order.
 """
 import math
-from functools import partial
 
 from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend.config import is_inexact
 from kerasish.ops.core import convert_to_tensor, float_operand
 
 
-def _unary_backward(grad, _a, _b, x, _none, _need, _need_none, out, g):
-    return (grad(g, x, out),)
+class Unary(Op):
+    """A one-input elementwise Op: `compute(xp, array)` forward, `grad(g, x, out)` backward.
+
+    Saves `(None, None, x, None, out)` (the pair layout of `record_pair`).
+    """
+
+    def __init__(self, name, compute, grad=None):
+        self.name, self.compute, self.grad = name, compute, grad
+        self.differentiable = grad is not None
+
+    def forward(self, device, a):
+        return self.compute(device.xp, a)
+
+    def save(self, inputs, outputs):
+        return None, None, inputs[0], None, outputs[0]
+
+    def backward(self, saved, needs, g):
+        return (self.grad(g, saved[2], saved[4]),)
 
 
 def unary(name, compute, grad=None, float_only=True, doc=None):
-    """Builds a unary op.
+    """Builds a unary op function around a `Unary` Op.
 
     Args:
         name: the op's public name.
@@ -28,18 +45,20 @@ def unary(name, compute, grad=None, float_only=True, doc=None):
         doc: the docstring.
 
     Returns:
-        the op function `op(x)`.
+        the op function `op(x)` (its Op is `op.op`).
     """
-    backward = None if grad is None else partial(_unary_backward, grad)
+    the_op = Unary(name, compute, grad)
+    differentiable, vjp = grad is not None, the_op.backward
 
     def op(x):
-        if not isinstance(x, Tensor) or (float_only and x._value.dtype.kind not in "fc"):
+        if not isinstance(x, Tensor) or (float_only and not is_inexact(x._value.dtype)):
             x = float_operand(x) if float_only else convert_to_tensor(x)
         out = Tensor(compute(x._device.xp, x._value), x._device)
-        if _tape._active and backward is not None:
-            _tape.record_pair(name, x, None, out, backward)
+        if _tape._active and differentiable:
+            _tape.record_pair(name, vjp, x, None, out)
         return out
     op.__name__ = op.__qualname__ = name
+    op.op = the_op
     op.__doc__ = doc or (
         f"Elementwise `{name}` (Keras `ops.{name}`).\n\n"
         "    Args:\n        x: tensor-like.\n\n"
@@ -70,11 +89,11 @@ log2 = unary("log2", lambda xp, a: xp.log2(a),
 log10 = unary("log10", lambda xp, a: xp.log10(a),
               lambda g, x, o: ew.divide(g, ew.multiply(x, math.log(10.0))))
 sqrt = unary("sqrt", lambda xp, a: xp.sqrt(a), lambda g, x, o: ew.divide(g, ew.multiply(o, 2.0)))
-rsqrt = unary("rsqrt", lambda xp, a: 1.0 / xp.sqrt(a),
+rsqrt = unary("rsqrt", lambda xp, a: xp.reciprocal(xp.sqrt(a)),
               _times(lambda x, o: ew.multiply(ew.multiply(o, ew.multiply(o, o)), -0.5)))
 cbrt = unary("cbrt", lambda xp, a: xp.cbrt(a),
              lambda g, x, o: ew.divide(g, ew.multiply(square(o), 3.0)))
-reciprocal = unary("reciprocal", lambda xp, a: 1.0 / a, lambda g, x, o: negative(ew.multiply(g, square(o))))
+reciprocal = unary("reciprocal", lambda xp, a: xp.reciprocal(a), lambda g, x, o: negative(ew.multiply(g, square(o))))
 sin = unary("sin", lambda xp, a: xp.sin(a), _times(lambda x, o: cos(x)))
 cos = unary("cos", lambda xp, a: xp.cos(a), lambda g, x, o: negative(ew.multiply(g, sin(x))))
 tan = unary("tan", lambda xp, a: xp.tan(a), _times(lambda x, o: ew.add(square(o), 1.0)))
@@ -161,13 +180,25 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     Example:
         >>> ops.nan_to_num(ops.convert_to_tensor([float("nan"), 1.0]))   # [0., 1.]
     """
-    x = convert_to_tensor(x)
-    xp = x._device.xp
-    out = Tensor(xp.nan_to_num(x._value, nan=nan, posinf=posinf, neginf=neginf), x._device)
-    if _tape._active and x._value.dtype.kind == "f":
-        _tape.record("nan_to_num", (x,), (out,),
-                     lambda g: (ew.where(isfinite(x), g, ew.multiply(g, 0.0)),))
-    return out
+    return NanToNum(nan, posinf, neginf)(convert_to_tensor(x))
+
+
+class NanToNum(Op):
+    """numpy.nan_to_num; the gradient passes where the input is finite."""
+
+    name = "nan_to_num"
+
+    def __init__(self, nan, posinf, neginf):
+        self.nan, self.posinf, self.neginf = nan, posinf, neginf
+
+    def forward(self, device, x):
+        return device.xp.nan_to_num(x, nan=self.nan, posinf=self.posinf, neginf=self.neginf)
+
+    def save(self, inputs, outputs):
+        return (inputs[0],)
+
+    def backward(self, saved, needs, g):
+        return (ew.where(isfinite(saved[0]), g, ew.multiply(g, 0.0)),)
 
 
 def sigmoid_array(x_tensor):

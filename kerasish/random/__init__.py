@@ -9,10 +9,9 @@ import random as _pyrandom
 
 import numpy as np
 
-from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, devices as _dev
-from kerasish.ops import core, manipulation
+from kerasish.ops import core, elementwise as ew, manipulation
 from kerasish.utils import registry
 
 
@@ -161,11 +160,7 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         x.shape[i] if n is None else n for i, n in enumerate(noise_shape))
     keep = gen.random(shape, dtype=np.float32) >= rate
     scale = (keep / (1.0 - rate)).astype(x._value.dtype)
-    out = Tensor(x._value * scale, x._device)
-    if _tape._active:
-        mask = Tensor(scale, x._device)
-        _tape.record("dropout", (x,), (out,), lambda g: (g * mask,))
-    return out
+    return ew.multiply(x, Tensor(x._device.send(scale), x._device))
 
 
 def gamma(shape, alpha, dtype=None, seed=None):

@@ -8,6 +8,7 @@ element matters) is compared with central differences.
 """
 import numpy as np
 
+from kerasish.backend.config import is_float
 from kerasish.autodiff import GradientTape, Variable
 from kerasish.ops import core, elementwise as ew, reduction
 
@@ -19,7 +20,7 @@ def _as_float64_tensors(inputs):
             out.append(x)
         else:
             array = np.asarray(core.convert_to_numpy(x))
-            if array.dtype.kind == "f":
+            if is_float(array.dtype):
                 array = array.astype(np.float64)
             out.append(core.convert_to_tensor(array))
     return out

@@ -126,7 +126,7 @@ def test_fused_conv_bias_relu_and_second_order():
                                                    padding="same"), [x, w, b])
     check_second_order(lambda x, w, b: conv_module.fused_conv(x, w, b, activation="relu",
                                                       padding="same"), [x[:1], w, b])
-    tanh = conv_module.fused_conv(x, w, b, activation="tanh")
+    tanh = conv_module.fused_conv(x, w, b, activation=ops.tanh)
     np.testing.assert_allclose(tanh.numpy(), np.tanh(ops.conv(x, w).numpy() + b), atol=1e-12)
 
 

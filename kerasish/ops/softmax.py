@@ -1,0 +1,83 @@
+"""softmax and log_softmax as Ops (shared by `nn` and the cross-entropies)."""
+from kerasish.autodiff.op import Op
+from kerasish.ops import elementwise as ew, reduction
+from kerasish.ops.core import float_operand
+
+
+class Softmax(Op):
+    """exp(x) / sum(exp(x)) over `axis`, max-shifted; backward `out * (g - sum(g * out))`."""
+
+    name = "softmax"
+
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, device, x):
+        xp = device.xp
+        e = xp.exp(x - xp.max(x, axis=self.axis, keepdims=True))
+        return e / xp.sum(e, axis=self.axis, keepdims=True)
+
+    def save(self, inputs, outputs):
+        return (outputs[0],)
+
+    def backward(self, saved, needs, g):
+        out = saved[0]
+        inner = reduction.sum(ew.multiply(g, out), axis=self.axis, keepdims=True)
+        return (ew.multiply(out, ew.subtract(g, inner)),)
+
+
+class LogSoftmax(Op):
+    """x - logsumexp(x) over `axis`; backward `g - exp(out) * sum(g)`."""
+
+    name = "log_softmax"
+
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, device, x):
+        xp = device.xp
+        shifted = x - xp.max(x, axis=self.axis, keepdims=True)
+        return shifted - xp.log(xp.sum(xp.exp(shifted), axis=self.axis, keepdims=True))
+
+    def save(self, inputs, outputs):
+        return (outputs[0],)
+
+    def backward(self, saved, needs, g):
+        total = reduction.sum(g, axis=self.axis, keepdims=True)
+        return (ew.subtract(g, ew.multiply(ew.exp(saved[0]), total)),)
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def softmax(x, axis=-1):
+    """exp(x) / sum(exp(x)) along `axis` (an int or tuple), max-shifted for stability.
+
+    Args:
+        x: tensor-like (ints become floatx).
+        axis: int or tuple of ints.
+
+    Returns:
+        Tensor of the same shape.
+
+    Example:
+        >>> ops.softmax(ops.convert_to_tensor([1.0, 1.0]))   # [0.5, 0.5]
+    """
+    return Softmax(_axis(axis))(float_operand(x))
+
+
+def log_softmax(x, axis=-1):
+    """x - logsumexp(x) along `axis`.
+
+    Args:
+        x: tensor-like (ints become floatx).
+        axis: int or tuple of ints.
+
+    Returns:
+        Tensor of the same shape.
+
+    Example:
+        >>> ops.log_softmax(ops.convert_to_tensor([0.0, 0.0]))   # [-0.6931, -0.6931]
+    """
+    return LogSoftmax(_axis(axis))(float_operand(x))
