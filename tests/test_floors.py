@@ -43,36 +43,8 @@ FLOORS = [
 MODULE_FLOORS = {}
 OPTIONAL_MARK = "# optional dependency"
 
-# Violations whose importing module is under kerasish/autodiff/ or kerasish/ops/:
-# those packages are being rewritten (Op contract) on their own branch; this
-# list is removed when it lands. Nothing else may be listed here.
-ALLOWED_WHILE_OPS_ARE_REWRITTEN = {
-    "kerasish.autodiff.recording -> kerasish.ops.creation",
-    "kerasish.autodiff.recording -> kerasish.ops.elementwise",
-    "kerasish.autodiff.tape -> kerasish.ops.core",
-    "kerasish.autodiff.tape -> kerasish.ops.creation",
-    "kerasish.autodiff.tape -> kerasish.ops.manipulation",
-    "kerasish.autodiff.tensor -> kerasish.initializers",
-    "kerasish.autodiff.tensor -> kerasish.ops.core",
-    "kerasish.autodiff.tensor -> kerasish.utils.naming",
-    "kerasish.ops.conv -> kerasish.activations",
-    "kerasish.ops.crossentropy -> kerasish.ops.nn",
-    "kerasish.ops.elementwise -> kerasish.ops.manipulation",
-    "kerasish.ops.elementwise -> kerasish.ops.reduction",
-    "kerasish.ops.extras -> kerasish.ops.matrix",
-    "kerasish.ops.fused -> kerasish.activations",
-    "kerasish.ops.indexing -> kerasish.ops.elementwise",
-    "kerasish.ops.indexing -> kerasish.ops.manipulation",
-    "kerasish.ops.layout -> kerasish.ops.elementwise",
-    "kerasish.ops.layout -> kerasish.ops.reduction",
-    "kerasish.ops.manipulation -> kerasish.ops.elementwise",
-    "kerasish.ops.matrix -> kerasish.ops.linalg",
-    "kerasish.ops.nn -> kerasish.ops.sorting",
-    "kerasish.ops.normalization -> kerasish.ops",
-    "kerasish.ops.normalization -> kerasish.ops.elementwise",
-    "kerasish.ops.reduction -> kerasish.ops.manipulation",
-    "kerasish.ops.stats -> kerasish.ops.linalg",
-}
+# The Op contract has landed: no exception to the floors is allowed any more.
+ALLOWED_WHILE_OPS_ARE_REWRITTEN = set()
 
 
 def _floor_index():
