@@ -78,3 +78,14 @@ from kerasish.layers.rnn.time_distributed import TimeDistributed
 from kerasish.layers.keras_tensor import _install_operators  # noqa: E402
 
 _install_operators()
+
+# --- preprocessing layers (numeric, lookup, text)
+from kerasish.layers.preprocessing.category_encoding import CategoryEncoding  # noqa: E402
+from kerasish.layers.preprocessing.discretization import Discretization  # noqa: E402
+from kerasish.layers.preprocessing.hashed_crossing import HashedCrossing  # noqa: E402
+from kerasish.layers.preprocessing.hashing import Hashing  # noqa: E402
+from kerasish.layers.preprocessing.integer_lookup import IntegerLookup  # noqa: E402
+from kerasish.layers.preprocessing.normalization import Normalization  # noqa: E402
+from kerasish.layers.preprocessing.rescaling import Rescaling  # noqa: E402
+from kerasish.layers.preprocessing.string_lookup import StringLookup  # noqa: E402
+from kerasish.layers.preprocessing.text_vectorization import TextVectorization  # noqa: E402
