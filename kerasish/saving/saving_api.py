@@ -233,6 +233,7 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
             archive.writestr("metadata.json", metadata)
             archive.writestr("config.json", config)
             archive.writestr("model.weights.h5", weights.getvalue())
+            saving_lib.write_assets(model, lambda name, path: archive.write(path, name))
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
@@ -288,6 +289,8 @@ def _load_keras_archive(filepath, custom_objects, compile):
         _compile_from_config(model, compile_config, custom_objects)
     with _open_h5(filepath, data) as f:
         saving_lib.read_weights(model, f, source=filepath)
+    with _open_zip(filepath) as archive:
+        saving_lib.read_assets(model, archive.namelist(), archive.read)
     return model
 
 

@@ -118,7 +118,8 @@ class Normalization(Layer):
                 or hasattr(data, "numpy") and not isinstance(data, Dataset):
             self._adapt_array(utils.to_host(data))
         else:
-            self._adapt_batches(utils.iterate_adapt_batches("Normalization", data, steps))
+            self._adapt_batches(utils.iterate_adapt_batches("Normalization", data, steps,
+                                                            list_is_batches=True))
         self.finalize_state()
 
     def _check_shape(self, shape):

@@ -42,15 +42,20 @@ def to_tensor(array, dtype=None):
     return core.convert_to_tensor(array)
 
 
-def iterate_adapt_batches(layer_name, data, steps=None):
+def iterate_adapt_batches(layer_name, data, steps=None, list_is_batches=False):
     """Yields host arrays from what `adapt()` accepts: an array, a list, a
     Tensor, a `kerasish.data.Dataset` or any iterable of batches.
 
+    A list is one array, unless `list_is_batches` and it holds arrays (as
+    Keras's Normalization reads a list of batches).
     Raises ValueError (naming the layer) when nothing comes out.
     """
     from kerasish.data.dataset import Dataset
-    if isinstance(data, Dataset) or (hasattr(data, "__iter__") and not isinstance(
-            data, (list, tuple, np.ndarray, Tensor, str, bytes))):
+    batches_list = list_is_batches and isinstance(data, list) and bool(data) and all(
+        isinstance(b, (np.ndarray, Tensor)) for b in data)
+    if batches_list or isinstance(data, Dataset) or (hasattr(data, "__iter__") and not
+                                                     isinstance(data, (list, tuple, np.ndarray,
+                                                                       Tensor, str, bytes))):
         batches = data.take(steps) if (isinstance(data, Dataset) and steps is not None) \
             else data
         count = 0
