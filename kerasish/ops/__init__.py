@@ -93,3 +93,5 @@ from kerasish.ops.conv import fused_conv  # noqa: E402
 from kerasish.ops.normalization import normalize_moments  # noqa: E402
 
 _operators.install()
+
+from kerasish.ops import image  # noqa: E402,F401  (keras.ops.image)
