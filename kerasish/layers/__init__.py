@@ -89,3 +89,17 @@ from kerasish.layers.preprocessing.normalization import Normalization  # noqa: E
 from kerasish.layers.preprocessing.rescaling import Rescaling  # noqa: E402
 from kerasish.layers.preprocessing.string_lookup import StringLookup  # noqa: E402
 from kerasish.layers.preprocessing.text_vectorization import TextVectorization  # noqa: E402
+
+# --- image preprocessing layers
+from kerasish.layers.preprocessing.auto_contrast import AutoContrast  # noqa: E402
+from kerasish.layers.preprocessing.center_crop import CenterCrop  # noqa: E402
+from kerasish.layers.preprocessing.random_brightness import RandomBrightness  # noqa: E402
+from kerasish.layers.preprocessing.random_contrast import RandomContrast  # noqa: E402
+from kerasish.layers.preprocessing.random_crop import RandomCrop  # noqa: E402
+from kerasish.layers.preprocessing.random_flip import RandomFlip  # noqa: E402
+from kerasish.layers.preprocessing.random_grayscale import RandomGrayscale  # noqa: E402
+from kerasish.layers.preprocessing.random_rotation import RandomRotation  # noqa: E402
+from kerasish.layers.preprocessing.random_translation import RandomTranslation  # noqa: E402
+from kerasish.layers.preprocessing.random_zoom import RandomZoom  # noqa: E402
+from kerasish.layers.preprocessing.resizing import Resizing  # noqa: E402
+from kerasish.layers.preprocessing.solarization import Solarization  # noqa: E402
