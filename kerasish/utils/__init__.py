@@ -24,6 +24,14 @@ _LAZY = {
     "get_registered_object": "kerasish.saving.serialization",
     "clear_session": "kerasish.backend",
     "standardize_dtype": "kerasish.backend",
+    "load_img": "kerasish.utils.image_utils",
+    "img_to_array": "kerasish.utils.image_utils",
+    "array_to_img": "kerasish.utils.image_utils",
+    "save_img": "kerasish.utils.image_utils",
+    "split_dataset": "kerasish.utils.dataset_utils",
+    "image_dataset_from_directory": "kerasish.utils.image_dataset_utils",
+    "text_dataset_from_directory": "kerasish.utils.text_dataset_utils",
+    "timeseries_dataset_from_array": "kerasish.utils.timeseries_dataset_utils",
 }
 _ALIASES = {"Sequence": "PyDataset"}
 
