@@ -43,7 +43,7 @@ class Hashing(Layer):
     Example:
         >>> layer = keras.layers.Hashing(num_bins=3)
         >>> layer([["A"], ["B"], ["C"], ["D"], ["E"]]).numpy().ravel().tolist()
-        [1, 1, 0, 2, 2]
+        [1, 0, 1, 1, 2]
     """
 
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,

@@ -27,7 +27,7 @@ class Normalization(Layer):
     Example:
         >>> layer = keras.layers.Normalization(axis=None)
         >>> layer.adapt(np.array([1.0, 2.0, 3.0]))
-        >>> np.round(layer(np.array([2.0, 3.0])).numpy(), 4).tolist()
+        >>> [round(float(v), 4) for v in layer(np.array([2.0, 3.0])).numpy()]
         [0.0, 1.2247]
     """
 
