@@ -68,11 +68,10 @@ class IndexLookup(Layer):
         self.input_vocabulary = vocabulary
         self.input_idf_weights = idf_weights
         self._has_input_vocabulary = has_input_vocabulary
-        self._tokens = []
-        self._index = {}
         self.idf_weights = None
         self._frozen_vocab_size = None
         self._reset_counts()
+        self._set_tokens([])
         if self.max_tokens is not None and self.max_tokens <= self._token_start_index():
             raise ValueError(
                 f"{cls}: `max_tokens` ({max_tokens}) must be larger than the number of "
@@ -237,6 +236,10 @@ class IndexLookup(Layer):
         self._tokens = list(tokens)
         self._index = {token: start + i for i, token in enumerate(self._tokens)}
         self._inverse = np.array(self._tokens, dtype=object)
+        self._table = dict(self._index)    # what `call` looks up: tokens and the mask
+        if self.mask_token is not None:
+            self._table[self._python_token(self.mask_token)] = \
+                0 if self.output_mode == "int" else _DROPPED
 
     def _set_idf_weights(self, cls, vocabulary, idf_weights):
         weights = np.asarray(utils.to_host(idf_weights), dtype="float64")
@@ -362,21 +365,33 @@ class IndexLookup(Layer):
         return size
 
     def _lookup(self, keys):
-        uniques, inverse = np.unique(keys.reshape(-1), return_inverse=True)
-        default = self._default_value()
-        mapped = np.array([self._index.get(u, default) for u in uniques.tolist()], "int64")
-        masked = uniques == self._python_token(self.mask_token) \
-            if self.mask_token is not None else np.zeros(uniques.shape, bool)
-        oov = (mapped == -1) & ~masked
-        if self.num_oov_indices == 0 and oov.any():
+        """Indices of `keys`: a host array, or a flat list of Python tokens.
+
+        One dict lookup per token (the mask token is in the table too); only
+        the misses go through the OOV rule (error, one bucket, or hashing).
+        """
+        shape = keys.shape if isinstance(keys, np.ndarray) else (len(keys),)
+        tokens = keys.reshape(-1).tolist() if isinstance(keys, np.ndarray) else keys
+        table = self._table
+        mapped = np.fromiter((table.get(t, -1) for t in tokens), dtype="int64",
+                             count=len(tokens))
+        missing = np.flatnonzero(mapped == -1)
+        if missing.size:
+            mapped[missing] = self._oov_indices([tokens[i] for i in missing.tolist()])
+        return mapped.reshape(shape)
+
+    def _oov_indices(self, tokens):
+        if self.num_oov_indices == 0:
             raise ValueError(
                 f"{type(self).__name__} ({self.name}): when `num_oov_indices=0` all inputs "
-                f"should be in vocabulary, found OOV values {uniques[oov].tolist()}, consider "
+                f"should be in vocabulary, found OOV values {sorted(set(tokens))}, consider "
                 "setting `num_oov_indices=1`.")
-        if self.num_oov_indices > 1 and oov.any():
-            mapped[oov] = self._oov_buckets(uniques[oov]) + self._oov_start_index()
-        mapped[masked] = 0 if self.output_mode == "int" else _DROPPED
-        return mapped[inverse].reshape(keys.shape)
+        if self.num_oov_indices == 1:
+            return self._oov_start_index()
+        distinct = list(dict.fromkeys(tokens))
+        buckets = dict(zip(distinct, (self._oov_buckets(np.array(distinct)) +
+                                      self._oov_start_index()).tolist()))
+        return [buckets[t] for t in tokens]
 
     def _default_value(self):
         return self._oov_start_index() if self.num_oov_indices == 1 else -1

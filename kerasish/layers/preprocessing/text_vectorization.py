@@ -11,6 +11,7 @@ from kerasish.layers.preprocessing.string_lookup import StringLookup
 DEFAULT_STRIP_REGEX = r'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']'
 _STRIP = re.compile(DEFAULT_STRIP_REGEX)
 _WHITESPACE = re.compile(r"[ \t\n\r\f\v]+")     # tf.strings.split's separators
+_PYTHON_ONLY_SPACE = re.compile("[\x1c-\x1f]")   # str.split() splits there, TensorFlow not
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _STANDARDIZE = (None, "lower_and_strip_punctuation", "lower", "strip_punctuation")
 _SPLIT = (None, "whitespace", "character")
@@ -181,12 +182,12 @@ class TextVectorization(Layer):
             flat = [s.translate(_ASCII_LOWER) for s in flat]
         if self._standardize in ("strip_punctuation", "lower_and_strip_punctuation"):
             flat = [_STRIP.sub("", s) for s in flat]
-        return np.array(flat, dtype=object).astype(str).reshape(strings.shape) if flat \
-            else strings
+        return np.array(flat, dtype=str).reshape(strings.shape) if flat else strings
 
     def _split_all(self, strings):
         if self._split == "whitespace":
-            return [[t for t in _WHITESPACE.split(s) if t] for s in strings.tolist()]
+            return [s.split() if s.isascii() and not _PYTHON_ONLY_SPACE.search(s)
+                    else [t for t in _WHITESPACE.split(s) if t] for s in strings.tolist()]
         if self._split == "character":
             return [list(s) for s in strings.tolist()]
         result = self._split(strings)
@@ -197,8 +198,7 @@ class TextVectorization(Layer):
     def call(self, inputs):
         documents = self._preprocess(inputs)
         lengths = [len(d) for d in documents]
-        flat = np.array([t for d in documents for t in d], dtype=object).astype(str)
-        indices = self._lookup_layer._lookup(flat) if flat.size else np.zeros(0, "int64")
+        indices = self._lookup_layer._lookup([t for d in documents for t in d])
         if self._output_mode == "int":
             return utils.to_tensor(self._pad(indices, lengths))
         return utils.to_tensor(self._bag_of_words(indices, lengths))

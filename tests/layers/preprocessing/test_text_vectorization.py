@@ -67,3 +67,11 @@ def test_bad_inputs():
         layer(np.array([1.0]))
     with pytest.raises(NotImplementedError, match="ragged"):
         keras.layers.TextVectorization(ragged=True)
+
+
+def test_split_and_lower_follow_tensorflow():
+    # tf.strings.split splits on ASCII whitespace only; tf.strings.lower is ASCII-only
+    # (both checked with TensorFlow 2.21).
+    layer = keras.layers.TextVectorization(standardize="lower", vocabulary=["x"])
+    documents = layer._preprocess(np.array(["a\xa0b c\x1cd e\u2003f g\x0bh\x85i ÀÉ Ab"]))
+    assert documents == [["a\xa0b", "c\x1cd", "e\u2003f", "g", "h\x85i", "ÀÉ", "ab"]]
