@@ -103,3 +103,4 @@ from kerasish.layers.preprocessing.random_translation import RandomTranslation  
 from kerasish.layers.preprocessing.random_zoom import RandomZoom  # noqa: E402
 from kerasish.layers.preprocessing.resizing import Resizing  # noqa: E402
 from kerasish.layers.preprocessing.solarization import Solarization  # noqa: E402
+from kerasish.layers.preprocessing.mix_up import MixUp  # noqa: E402

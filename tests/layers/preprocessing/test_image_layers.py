@@ -133,3 +133,18 @@ def test_bad_images(make, x, match):
 def test_bad_arguments(make, match):
     with pytest.raises((ValueError, NotImplementedError), match=match):
         make()
+
+
+def test_mix_up_blends_pairs_and_labels():
+    images = np.stack([np.full((4, 4, 3), float(i)) for i in range(6)]).astype("float32")
+    labels = np.eye(6, dtype="float32")
+    out = keras.layers.MixUp(alpha=0.4, seed=2)({"images": images, "labels": labels})
+    mixed, mixed_labels = out["images"].numpy(), out["labels"].numpy()
+    np.testing.assert_allclose(mixed_labels.sum(axis=1), 1.0, rtol=1e-6)
+    # each image is a constant w * i + (1 - w) * j, matching its label's weights
+    expected = (mixed_labels * np.arange(6, dtype="float32")).sum(axis=1)
+    np.testing.assert_allclose(mixed[:, 0, 0, 0], expected, rtol=1e-5, atol=1e-5)
+    unchanged = keras.layers.MixUp(seed=2)(images, training=False).numpy()
+    np.testing.assert_array_equal(unchanged, images)
+    with pytest.raises(ValueError, match="alpha"):
+        keras.layers.MixUp(alpha=0)
