@@ -32,6 +32,7 @@ _LAZY = {
     "image_dataset_from_directory": "kerasish.utils.image_dataset_utils",
     "text_dataset_from_directory": "kerasish.utils.text_dataset_utils",
     "timeseries_dataset_from_array": "kerasish.utils.timeseries_dataset_utils",
+    "audio_dataset_from_directory": "kerasish.utils.audio_dataset_utils",
 }
 _ALIASES = {"Sequence": "PyDataset"}
 

@@ -15,7 +15,7 @@ INFO = json.loads((FIXTURES / "utils_fixtures.json").read_text(encoding="utf-8")
 ARRAYS = np.load(FIXTURES / "utils_fixtures.npz")
 pytest.importorskip("PIL", reason="Pillow (the `image` extra) is needed for image files")
 sys.path.insert(0, str(FIXTURES))
-from utils_tree import write_tree  # noqa: E402
+from utils_tree import write_audio, write_tree  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +141,23 @@ def test_image_file_round_trip(tmp_path):
     assert keras.utils.array_to_img(array, scale=False).size == (5, 4)
     with pytest.raises(ValueError, match="rank 3"):
         keras.utils.array_to_img(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("name", ["padded", "fixed"])
+def test_audio_dataset_matches_keras(tmp_path, name):
+    case = INFO[f"audio_{name}"]
+    root = write_audio(str(tmp_path))
+    ds = keras.utils.audio_dataset_from_directory(os.path.join(root, "audio"), verbose=False,
+                                                  **case["kwargs"])
+    batched = case["kwargs"]["batch_size"] is not None
+    x, y = _collect(ds, batched)
+    assert ds.class_names == case["class_names"]
+    np.testing.assert_array_equal(x, ARRAYS[f"audio_{name}_x"])
+    np.testing.assert_array_equal(y.ravel(), ARRAYS[f"audio_{name}_y"].ravel())
+
+
+def test_audio_dataset_errors(tmp_path):
+    with pytest.raises(ValueError, match="no audio files"):
+        keras.utils.audio_dataset_from_directory(str(tmp_path), verbose=False)
+    with pytest.raises(NotImplementedError, match="ragged"):
+        keras.utils.audio_dataset_from_directory(str(tmp_path), ragged=True)
