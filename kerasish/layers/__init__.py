@@ -104,3 +104,5 @@ from kerasish.layers.preprocessing.random_zoom import RandomZoom  # noqa: E402
 from kerasish.layers.preprocessing.resizing import Resizing  # noqa: E402
 from kerasish.layers.preprocessing.solarization import Solarization  # noqa: E402
 from kerasish.layers.preprocessing.mix_up import MixUp  # noqa: E402
+from kerasish.layers.preprocessing.random_hue import RandomHue  # noqa: E402
+from kerasish.layers.preprocessing.random_saturation import RandomSaturation  # noqa: E402

@@ -148,3 +148,20 @@ def test_mix_up_blends_pairs_and_labels():
     np.testing.assert_array_equal(unchanged, images)
     with pytest.raises(ValueError, match="alpha"):
         keras.layers.MixUp(alpha=0)
+
+
+def test_random_hue_shifts_hue_by_half_factor_either_way():
+    images = np.random.RandomState(1).uniform(0, 1, (6, 5, 5, 3)).astype("float32")
+    out = keras.layers.RandomHue((0.4, 0.4), value_range=(0, 1), seed=3)(images).numpy()
+    hsv = keras.ops.image.rgb_to_hsv(images).numpy()
+    signs = set()
+    for shift in (0.2, -0.2):
+        moved = hsv.copy()
+        moved[..., 0] = np.mod(moved[..., 0] + shift, 1.0)
+        expected = np.clip(keras.ops.image.hsv_to_rgb(moved).numpy(), 0, 1)
+        for i in range(6):
+            if np.allclose(out[i], expected[i], atol=1e-5):
+                signs.add((i, shift))
+    assert sorted(i for i, _ in signs) == list(range(6))   # every image: one of the two shifts
+    np.testing.assert_array_equal(keras.layers.RandomHue(0.3)(images, training=False).numpy(),
+                                  images)
