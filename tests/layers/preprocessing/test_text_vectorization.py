@@ -75,3 +75,15 @@ def test_split_and_lower_follow_tensorflow():
     layer = keras.layers.TextVectorization(standardize="lower", vocabulary=["x"])
     documents = layer._preprocess(np.array(["a\xa0b c\x1cd e\u2003f g\x0bh\x85i ÀÉ Ab"]))
     assert documents == [["a\xa0b", "c\x1cd", "e\u2003f", "g", "h\x85i", "ÀÉ", "ab"]]
+
+
+def test_fit_on_raw_string_arrays():
+    vectorize = keras.layers.TextVectorization(max_tokens=50, output_sequence_length=4)
+    vectorize.adapt(["a b c", "b c d", "good bad"])
+    inputs = keras.Input(shape=(), dtype="string")
+    x = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(50, 4)(vectorize(inputs)))
+    model = keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x))
+    model.compile("adam", "binary_crossentropy")
+    history = model.fit(np.array(["a b", "good", "bad c", "d"]), np.array([1, 0, 1, 0]),
+                        epochs=2, batch_size=2, verbose=0)
+    assert len(history.history["loss"]) == 2 and np.isfinite(history.history["loss"]).all()
