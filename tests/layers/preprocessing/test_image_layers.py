@@ -165,3 +165,17 @@ def test_random_hue_shifts_hue_by_half_factor_either_way():
     assert sorted(i for i, _ in signs) == list(range(6))   # every image: one of the two shifts
     np.testing.assert_array_equal(keras.layers.RandomHue(0.3)(images, training=False).numpy(),
                                   images)
+
+
+@pytest.mark.parametrize("make", [
+    lambda fmt: keras.layers.RandomRotation(0.2, seed=4, data_format=fmt),
+    lambda fmt: keras.layers.RandomZoom(0.3, 0.2, seed=4, data_format=fmt),
+    lambda fmt: keras.layers.RandomTranslation(0.2, 0.1, seed=4, data_format=fmt),
+    lambda fmt: keras.layers.RandomFlip(seed=4, data_format=fmt),
+    lambda fmt: keras.layers.RandomCrop(5, 7, seed=4, data_format=fmt),
+    lambda fmt: keras.layers.CenterCrop(5, 7, data_format=fmt),
+])
+def test_channels_first_equals_channels_last(make):
+    last = make("channels_last")(IMAGES, training=True).numpy()
+    first = make("channels_first")(IMAGES.transpose(0, 3, 1, 2), training=True).numpy()
+    np.testing.assert_allclose(first.transpose(0, 2, 3, 1), last, rtol=1e-6, atol=1e-4)
