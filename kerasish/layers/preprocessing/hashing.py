@@ -74,6 +74,9 @@ class Hashing(Layer):
         self.sparse = sparse
         self.built = True
 
+    def __call__(self, inputs, *args, **kwargs):
+        return super().__call__(utils.host_strings(inputs), *args, **kwargs)
+
     def call(self, inputs):
         values = utils.to_host(inputs)
         if values.dtype.kind not in "USOiufb":

@@ -326,6 +326,9 @@ class IndexLookup(Layer):
         self._reset_counts()
 
     # Call -----------------------------------------------------------------------
+    def __call__(self, inputs, *args, **kwargs):
+        return super().__call__(utils.host_strings(inputs), *args, **kwargs)
+
     def call(self, inputs):
         keys = self._convert_inputs(inputs)
         if self.invert:

@@ -39,7 +39,23 @@ def to_tensor(array, dtype=None):
     array = np.asarray(array)
     if dtype is not None:
         array = array.astype(dtype)
+    if array.dtype.kind in "USO":
+        return Tensor(array)   # a numpy array: a host tensor (a GPU cannot hold strings)
     return core.convert_to_tensor(array)
+
+
+def host_strings(inputs):
+    """String data (numpy arrays, lists) as a host Tensor before `Layer.__call__`
+    converts it, so text never goes to a GPU device; anything else unchanged."""
+    if not isinstance(inputs, (np.ndarray, list, str)):
+        return inputs
+    try:
+        array = np.asarray(inputs)
+    except ValueError:   # ragged lists: leave them to the layer's own checks
+        return inputs
+    if array.dtype.kind in "USO":
+        return Tensor(to_host(array))
+    return inputs
 
 
 def iterate_adapt_batches(layer_name, data, steps=None, list_is_batches=False):

@@ -195,6 +195,9 @@ class TextVectorization(Layer):
                 for tokens in result]
 
     # Call -----------------------------------------------------------------------
+    def __call__(self, inputs, *args, **kwargs):
+        return super().__call__(utils.host_strings(inputs), *args, **kwargs)
+
     def call(self, inputs):
         documents = self._preprocess(inputs)
         lengths = [len(d) for d in documents]
