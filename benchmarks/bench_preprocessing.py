@@ -118,14 +118,14 @@ def main():
     images = np.random.RandomState(0).uniform(0, 255, (IMAGES, 32, 32, 3)).astype("float32")
     ours = kerasish_figures(texts, images)
     theirs = keras_figures(args.keras_python, texts) if args.keras_python else {}
-    print(f"| workload | kerasish (s) | Keras 3 + tf.data (s) |\n|---|---|---|")
+    print("| workload | kerasish (s) | Keras 3 + tf.data (s) |\n|---|---|---|")
     rows = [("TextVectorization.adapt, 25,000 reviews", "adapt"),
             ("TextVectorization call, 25,000 reviews (batches of 256)", "call"),
             (f"Flip+Rotation+Zoom, {IMAGES} images 32x32x3, batches of {BATCH}, map AUTOTUNE",
              "augment")]
     for label, key in rows:
-        print(f"| {label} | {ours[key]:.2f} | "
-              f"{theirs[key]:.2f} |" if key in theirs else f"| {label} | {ours[key]:.2f} | - |")
+        reference = f"{theirs[key]:.2f}" if key in theirs else "-"
+        print(f"| {label} | {ours[key]:.2f} | {reference} |")
     print(f"| numpy loop: random flips only, same images | "
           f"{ours['augment_numpy_flip_only']:.2f} | - |")
 

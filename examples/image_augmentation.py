@@ -11,8 +11,6 @@ layers would be the identity at inference if they were kept in the model.
 import os
 import sys
 
-import numpy as np
-
 import kerasish as keras
 from kerasish import layers
 

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from kerasish import ops
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
 from kerasish.ops import core
@@ -85,7 +86,6 @@ def resize(images, size, interpolation="bilinear", antialias=False,
         >>> keras.ops.image.resize(np.ones((2, 4, 4, 3)), (2, 2)).shape
         (2, 2, 2, 3)
     """
-    from kerasish import ops
     data_format = _data_format(data_format)
     _check_resize_arguments(interpolation, fill_mode, crop_to_aspect_ratio,
                             pad_to_aspect_ratio, size)
@@ -153,7 +153,6 @@ def _crop_to_aspect(x, target_h, target_w):
 
 def _pad_to_aspect(x, target_h, target_w, fill_value):
     # As Keras: the computed margin is added on *both* sides.
-    from kerasish import ops
     height, width = x.shape[-3], x.shape[-2]
     pad_h = max(height, _f32_div_int(width * target_h, target_w))
     pad_w = max(width, _f32_div_int(height * target_w, target_h))

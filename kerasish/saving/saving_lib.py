@@ -13,6 +13,8 @@ first variable changes. As in Keras, a layer whose variables do not match
 the file is an error, while an optimizer whose state does not match is
 skipped with a warning (its slots may not exist yet).
 """
+import os
+import tempfile
 import warnings
 
 import h5py
@@ -174,8 +176,6 @@ def write_assets(model, add_file):
         model: the root object.
         add_file: called as `add_file(archive_name, local_path)` for each file written.
     """
-    import os
-    import tempfile
     for path, obj in walk(model):
         if not callable(getattr(obj, "save_assets", None)):
             continue
@@ -189,8 +189,6 @@ def write_assets(model, add_file):
 def read_assets(model, names, read):
     """Calls `load_assets(dir)` of every object that has one, with its files from
     `assets/<path>/` (`names`: the archive's member names; `read(name)`: bytes)."""
-    import os
-    import tempfile
     for path, obj in walk(model):
         if not callable(getattr(obj, "load_assets", None)):
             continue

@@ -6,6 +6,7 @@ Pillow is needed for reading and writing image files; install it with
 import io
 import os
 import pathlib
+import warnings
 
 import numpy as np
 
@@ -203,7 +204,6 @@ def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs):
     """
     img = array_to_img(x, data_format=data_format, scale=scale)
     if img.mode == "RGBA" and (file_format == "jpg" or file_format == "jpeg"):
-        import warnings
         warnings.warn("The JPG format does not support RGBA images, converting to RGB.",
                       stacklevel=2)
         img = img.convert("RGB")

@@ -1,8 +1,9 @@
 """BaseImagePreprocessingLayer: shared checks, factors and seeds of the image layers."""
 import numpy as np
 
-from kerasish import ops
+from kerasish import ops, random
 from kerasish.backend import config
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.random import SeedGenerator
 
@@ -85,14 +86,12 @@ class BaseImagePreprocessingLayer(Layer):
         raise NotImplementedError(f"{type(self).__name__}.transform_images")
 
     def _uniform(self, shape, low, high, dtype="float32"):
-        from kerasish import random
         return random.uniform(shape, minval=low, maxval=high, dtype=dtype, seed=self.generator)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)
 
     def compute_output_spec(self, inputs, training=None):
-        from kerasish.layers.keras_tensor import KerasTensor
         return KerasTensor(self.compute_output_shape(inputs.shape), self.compute_dtype)
 
     def get_config(self):

@@ -1,6 +1,7 @@
 """CategoryEncoding: integer features as one-hot, multi-hot or count vectors."""
 import numpy as np
 
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.preprocessing import preprocessing_utils as utils
 
@@ -76,7 +77,6 @@ class CategoryEncoding(Layer):
         return input_shape[:-1] + (self.num_tokens,)
 
     def compute_output_spec(self, inputs, count_weights=None):
-        from kerasish.layers.keras_tensor import KerasTensor
         return KerasTensor(self.compute_output_shape(inputs.shape), self.compute_dtype)
 
     def get_config(self):

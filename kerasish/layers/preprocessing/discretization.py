@@ -1,6 +1,7 @@
 """Discretization: buckets continuous values by boundaries (given or adapted)."""
 import numpy as np
 
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.preprocessing import preprocessing_utils as utils
 
@@ -106,7 +107,6 @@ class Discretization(Layer):
         return (depth,)
 
     def compute_output_spec(self, inputs):
-        from kerasish.layers.keras_tensor import KerasTensor
         dtype = "int32" if self.output_mode == "int" else self.compute_dtype
         return KerasTensor(self.compute_output_shape(inputs.shape), dtype)
 

@@ -1,6 +1,7 @@
 """Hashing: categorical values into a fixed number of bins (FarmHash / SipHash)."""
 import numpy as np
 
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.preprocessing import preprocessing_utils as utils
 from kerasish.utils import string_hashing
@@ -104,7 +105,6 @@ class Hashing(Layer):
         return input_shape[:-1] + (self.num_bins,)
 
     def compute_output_spec(self, inputs):
-        from kerasish.layers.keras_tensor import KerasTensor
         return KerasTensor(self.compute_output_shape(inputs.shape),
                            "int64" if self.output_mode == "int" else "float32")
 

@@ -11,6 +11,8 @@ import os
 
 import numpy as np
 
+from kerasish.data.dataset import Dataset
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.preprocessing import preprocessing_utils as utils
 from kerasish.utils import string_hashing
@@ -272,7 +274,6 @@ class IndexLookup(Layer):
         """
         self._check_adaptable()
         self._reset_counts()
-        from kerasish.data.dataset import Dataset
         whole_array = not (isinstance(data, Dataset) or (hasattr(data, "__iter__") and not
                            isinstance(data, (list, tuple, np.ndarray, str)) and not
                            hasattr(data, "numpy")))
@@ -430,7 +431,6 @@ class IndexLookup(Layer):
         return input_shape[:-1] + (depth,)
 
     def compute_output_spec(self, inputs):
-        from kerasish.layers.keras_tensor import KerasTensor
         if self.output_mode == "int":
             dtype = self.vocabulary_dtype if self.invert else "int64"
         else:

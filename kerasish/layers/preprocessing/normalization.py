@@ -5,6 +5,8 @@ import numpy as np
 
 from kerasish import ops
 from kerasish.backend import config as backend_config
+from kerasish.data.dataset import Dataset
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.preprocessing import preprocessing_utils as utils
 
@@ -105,7 +107,6 @@ class Normalization(Layer):
                 is batched by 128, as Keras does).
             steps: batches to read from a dataset (None: all).
         """
-        from kerasish.data.dataset import Dataset
         if isinstance(data, Dataset):
             spec = data.element_spec
             if isinstance(spec, tuple):
@@ -196,7 +197,6 @@ class Normalization(Layer):
         return tuple(input_shape)
 
     def compute_output_spec(self, inputs):
-        from kerasish.layers.keras_tensor import KerasTensor
         return KerasTensor(tuple(inputs.shape), self.compute_dtype)
 
     def get_config(self):

@@ -3,6 +3,7 @@ Keras's categorical encodings and argument checks."""
 import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
+from kerasish.data.dataset import Dataset
 from kerasish.ops import core
 
 OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
@@ -66,7 +67,6 @@ def iterate_adapt_batches(layer_name, data, steps=None, list_is_batches=False):
     Keras's Normalization reads a list of batches).
     Raises ValueError (naming the layer) when nothing comes out.
     """
-    from kerasish.data.dataset import Dataset
     batches_list = list_is_batches and isinstance(data, list) and bool(data) and all(
         isinstance(b, (np.ndarray, Tensor)) for b in data)
     if batches_list or isinstance(data, Dataset) or (hasattr(data, "__iter__") and not

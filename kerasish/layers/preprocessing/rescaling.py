@@ -1,4 +1,5 @@
 """Rescaling: `inputs * scale + offset`."""
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.preprocessing import preprocessing_utils as utils
 from kerasish import ops
@@ -35,7 +36,6 @@ class Rescaling(Layer):
         return tuple(input_shape)
 
     def compute_output_spec(self, inputs):
-        from kerasish.layers.keras_tensor import KerasTensor
         return KerasTensor(tuple(inputs.shape), self.compute_dtype)
 
     def get_config(self):

@@ -3,6 +3,7 @@ import re
 
 import numpy as np
 
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.preprocessing import preprocessing_utils as utils
 from kerasish.layers.preprocessing.string_lookup import StringLookup
@@ -242,7 +243,6 @@ class TextVectorization(Layer):
         return batch + (depth,)
 
     def compute_output_spec(self, inputs):
-        from kerasish.layers.keras_tensor import KerasTensor
         dtype = "float32" if self._output_mode == "tf_idf" else "int64"
         return KerasTensor(self.compute_output_shape(inputs.shape), dtype)
 
