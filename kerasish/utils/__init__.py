@@ -33,6 +33,7 @@ _LAZY = {
     "text_dataset_from_directory": "kerasish.utils.text_dataset_utils",
     "timeseries_dataset_from_array": "kerasish.utils.timeseries_dataset_utils",
     "audio_dataset_from_directory": "kerasish.utils.audio_dataset_utils",
+    "FeatureSpace": "kerasish.layers.preprocessing.feature_space",
 }
 _ALIASES = {"Sequence": "PyDataset"}
 
