@@ -8,7 +8,7 @@ namespaces (see docs/design.md, "Floors").
 from kerasish import (activations, backend, callbacks, config, constraints, data,
                       datasets, distribute, distribution, dtype_policies, initializers,
                       layers, losses, metrics, models, ops, optimizers, random,
-                      regularizers, saving, summary, tree, utils)
+                      preprocessing, regularizers, saving, summary, tree, utils)
 from kerasish.autodiff import GradientTape, Tensor, Variable
 from kerasish.backend import device, switches as _switches
 from kerasish.backend.symbolic_scope import SymbolicScope
@@ -24,7 +24,12 @@ from kerasish.models import Model, Sequential, model_visualization as _model_vis
 from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer
 from kerasish.data import data_adapters as _data_adapters
-from kerasish.utils import naming as _naming, progbar as _progbar, registry as _registry
+from kerasish.layers.preprocessing.feature_space import FeatureSpace as _FeatureSpace
+from kerasish.utils import (audio_dataset_utils as _audio, dataset_utils as _dataset_utils,
+                            image_dataset_utils as _image_datasets, image_utils as _image_utils,
+                            naming as _naming, progbar as _progbar, registry as _registry,
+                            text_dataset_utils as _text_datasets,
+                            timeseries_dataset_utils as _timeseries)
 
 # `keras.ops.*` called on KerasTensors (functional API) record graph ops, as in
 # Keras (`ops.sum(x, axis=1)` between layers); on real tensors nothing changes.
@@ -46,6 +51,16 @@ utils.model_to_dot = _model_visualization.model_to_dot
 utils.enable_interactive_logging = _switches.enable_interactive_logging
 utils.disable_interactive_logging = _switches.disable_interactive_logging
 utils.is_interactive_logging_enabled = _switches.is_interactive_logging_enabled
+utils.load_img = _image_utils.load_img
+utils.img_to_array = _image_utils.img_to_array
+utils.array_to_img = _image_utils.array_to_img
+utils.save_img = _image_utils.save_img
+utils.split_dataset = _dataset_utils.split_dataset
+utils.image_dataset_from_directory = _image_datasets.image_dataset_from_directory
+utils.text_dataset_from_directory = _text_datasets.text_dataset_from_directory
+utils.timeseries_dataset_from_array = _timeseries.timeseries_dataset_from_array
+utils.audio_dataset_from_directory = _audio.audio_dataset_from_directory
+utils.FeatureSpace = _FeatureSpace
 
 # `keras.backend` names that live above the backend floor.
 backend.get_uid = _naming.get_uid

@@ -25,7 +25,10 @@ FLOORS = [
     ("autodiff",),                       # Tensor, Variable, GradientTape
     ("ops",),                            # differentiable ops
     ("dtype_policies", "data", "summary", "tree"),
-    ("config", "random", "testing", "datasets"),
+    # keras.utils data helpers built on Dataset and ops.image; keras.preprocessing aliases
+    ("utils.image_utils", "utils.dataset_utils", "utils.image_dataset_utils",
+     "utils.text_dataset_utils", "utils.timeseries_dataset_utils", "utils.audio_dataset_utils"),
+    ("config", "random", "testing", "datasets", "preprocessing"),
     ("initializers", "activations", "regularizers", "constraints"),
     ("losses",),
     ("metrics",),

@@ -109,6 +109,9 @@ def standardize_dtype(dtype):
 
 
 def _standardize_uncached(dtype):
+    if dtype in ("string", "str", str, np.str_, np.bytes_) or (
+            isinstance(dtype, np.dtype) and dtype.kind in "US"):
+        return "string"   # as Keras: text inputs (e.g. `keras.Input(dtype="string")`)
     if dtype == "bfloat16" or getattr(dtype, "__name__", None) == "bfloat16":
         if _bfloat16() is None:
             raise ValueError(

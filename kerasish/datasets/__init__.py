@@ -14,6 +14,8 @@ explicitly, e.g.
     path = os.path.join(os.environ["KERASISH_DATA_DIR"], "mnist_subset.npz")
     (x_train, y_train), (x_test, y_test) = keras.datasets.mnist.load_data(path=path)
 """
-from kerasish.datasets import cifar10, fashion_mnist, imdb, mnist
+from kerasish.datasets import (boston_housing, california_housing, cifar10, cifar100,
+                               fashion_mnist, imdb, mnist, reuters)
 
-__all__ = ["cifar10", "fashion_mnist", "imdb", "mnist"]
+__all__ = ["boston_housing", "california_housing", "cifar10", "cifar100", "fashion_mnist",
+           "imdb", "mnist", "reuters"]

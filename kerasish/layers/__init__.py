@@ -131,6 +131,34 @@ from kerasish.layers.pooling.adaptive_max_pooling1d import AdaptiveMaxPooling1D 
 from kerasish.layers.pooling.adaptive_max_pooling2d import AdaptiveMaxPooling2D  # noqa: E402
 from kerasish.layers.pooling.adaptive_max_pooling3d import AdaptiveMaxPooling3D  # noqa: E402
 
+# --- preprocessing layers (numeric, lookup, text)
+from kerasish.layers.preprocessing.category_encoding import CategoryEncoding  # noqa: E402
+from kerasish.layers.preprocessing.discretization import Discretization  # noqa: E402
+from kerasish.layers.preprocessing.hashed_crossing import HashedCrossing  # noqa: E402
+from kerasish.layers.preprocessing.hashing import Hashing  # noqa: E402
+from kerasish.layers.preprocessing.integer_lookup import IntegerLookup  # noqa: E402
+from kerasish.layers.preprocessing.normalization import Normalization  # noqa: E402
+from kerasish.layers.preprocessing.rescaling import Rescaling  # noqa: E402
+from kerasish.layers.preprocessing.string_lookup import StringLookup  # noqa: E402
+from kerasish.layers.preprocessing.text_vectorization import TextVectorization  # noqa: E402
+
+# --- image preprocessing layers
+from kerasish.layers.preprocessing.auto_contrast import AutoContrast  # noqa: E402
+from kerasish.layers.preprocessing.center_crop import CenterCrop  # noqa: E402
+from kerasish.layers.preprocessing.random_brightness import RandomBrightness  # noqa: E402
+from kerasish.layers.preprocessing.random_contrast import RandomContrast  # noqa: E402
+from kerasish.layers.preprocessing.random_crop import RandomCrop  # noqa: E402
+from kerasish.layers.preprocessing.random_flip import RandomFlip  # noqa: E402
+from kerasish.layers.preprocessing.random_grayscale import RandomGrayscale  # noqa: E402
+from kerasish.layers.preprocessing.random_rotation import RandomRotation  # noqa: E402
+from kerasish.layers.preprocessing.random_translation import RandomTranslation  # noqa: E402
+from kerasish.layers.preprocessing.random_zoom import RandomZoom  # noqa: E402
+from kerasish.layers.preprocessing.resizing import Resizing  # noqa: E402
+from kerasish.layers.preprocessing.solarization import Solarization  # noqa: E402
+from kerasish.layers.preprocessing.mix_up import MixUp  # noqa: E402
+from kerasish.layers.preprocessing.random_hue import RandomHue  # noqa: E402
+from kerasish.layers.preprocessing.random_saturation import RandomSaturation  # noqa: E402
+
 from kerasish.utils import registry as _registry  # noqa: E402
 
 _registry.REGISTRY.add_namespace("layers", globals())

@@ -115,3 +115,4 @@ from kerasish.ops.fused_attention import dot_product_attention, fused_attention 
 
 # Keras's sub-namespaces (keras.ops.numpy); imported last, they look names up here.
 from kerasish.ops import numpy  # noqa: E402,F401
+from kerasish.ops import image  # noqa: E402,F401  (keras.ops.image)

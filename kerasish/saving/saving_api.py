@@ -261,6 +261,7 @@ def _keras_archive(model):
         archive.writestr("metadata.json", metadata)
         archive.writestr("config.json", config)
         archive.writestr("model.weights.h5", weights.getvalue())
+        saving_lib.write_assets(model, lambda name, path: archive.write(path, name))
     return buffer.getvalue()
 
 
@@ -321,6 +322,8 @@ def _load_keras_archive(filepath, custom_objects, compile):
         _compile_from_config(model, compile_config, custom_objects)
     with _open_h5(filepath, data) as f, file_errors.damage_is_named(filepath):
         saving_lib.read_weights(model, f, source=filepath)
+    with _open_zip(filepath) as archive:
+        saving_lib.read_assets(model, archive.namelist(), archive.read)
     return model
 
 

@@ -13,6 +13,8 @@ first variable changes. As in Keras, a layer whose variables do not match
 the file is an error, while an optimizer whose state does not match is
 skipped with a warning (its slots may not exist yet).
 """
+import os
+import tempfile
 import warnings
 
 import h5py
@@ -147,8 +149,53 @@ def write_weights(model, target):
         for path, obj in walk(model):
             group = f.require_group(f"{path}/vars" if path else "vars")
             group.attrs["name"] = str(getattr(obj, "name", ""))
+            if _has_custom_store(obj):
+                store = {}
+                obj.save_own_variables(store)   # e.g. lookup layers' "idf_weights"
+                for key, value in store.items():
+                    group.create_dataset(str(key), data=np.asarray(value))
+                continue
             for i, variable in enumerate(own_variables(obj)):
                 group.create_dataset(str(i), data=variable.numpy())
+
+
+def _has_custom_store(obj):
+    """Objects that store their own state by name, as Keras's `save_own_variables`
+    overrides do (lookup layers' idf weights)."""
+    return not _is_optimizer(obj) and callable(getattr(obj, "save_own_variables", None)) \
+        and callable(getattr(obj, "load_own_variables", None))
+
+
+def write_assets(model, add_file):
+    """Calls `save_assets(dir)` of every object that has one (Keras's `assets/<path>/`).
+
+    Args:
+        model: the root object.
+        add_file: called as `add_file(archive_name, local_path)` for each file written.
+    """
+    for path, obj in walk(model):
+        if not callable(getattr(obj, "save_assets", None)):
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            obj.save_assets(tmp)
+            for name in sorted(os.listdir(tmp)):
+                add_file("/".join(p for p in ("assets", path, name) if p),
+                         os.path.join(tmp, name))
+
+
+def read_assets(model, names, read):
+    """Calls `load_assets(dir)` of every object that has one, with its files from
+    `assets/<path>/` (`names`: the archive's member names; `read(name)`: bytes)."""
+    for path, obj in walk(model):
+        if not callable(getattr(obj, "load_assets", None)):
+            continue
+        prefix = "/".join(p for p in ("assets", path) if p) + "/"
+        members = [n for n in names if n.startswith(prefix) and "/" not in n[len(prefix):]]
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in members:
+                with open(os.path.join(tmp, name[len(prefix):]), "wb") as f:
+                    f.write(read(name))
+            obj.load_assets(tmp)
 
 
 def vars_group(h5_root, path):
@@ -201,10 +248,13 @@ def read_weights(model, h5_root, skip_mismatch=False, source="the weights file")
     Raises:
         ValueError: naming the file, each layer/variable and both shapes.
     """
-    assignments, errors, skipped = [], [], []
+    assignments, errors, skipped, custom = [], [], [], []
     for path, obj in walk(model):
-        variables = own_variables(obj)
         group = vars_group(h5_root, path)
+        if _has_custom_store(obj):
+            custom.append((obj, group))
+            continue
+        variables = own_variables(obj)
         stored = _stored_keys(group, source, path)
         if not variables and not stored:
             continue
@@ -225,6 +275,10 @@ def read_weights(model, h5_root, skip_mismatch=False, source="the weights file")
     values = [(variable, _read(dataset, source)) for variable, dataset in assignments]
     for variable, value in values:
         variable.assign(value)
+    for obj, group in custom:
+        obj.load_own_variables({} if group is None else
+                               {k: _read(group[k], source) for k in group.keys()
+                                if isinstance(group[k], h5py.Dataset)})
     for message in skipped:
         warnings.warn(message, stacklevel=3)
 

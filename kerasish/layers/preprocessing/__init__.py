@@ -1,0 +1,1 @@
+"""Preprocessing layers (numeric, lookup, text and image), one public class per module."""

@@ -1,0 +1,741 @@
+"""`keras.ops.image`: resizing, affine warps, coordinate maps, patches, crops,
+pads, colour conversions and blurring with Keras 3's (TensorFlow backend) numbers.
+
+Resizing is a pair of separable weight matrices (one per spatial axis) built
+from TensorFlow's kernels (half-pixel bilinear/nearest/Keys bicubic with its
+1024-entry table, area, and the scale-and-translate kernels for lanczos and
+antialiasing), applied with `ops.einsum`, so it is vectorised over the batch
+and differentiable. The other functions work on the raw arrays of the
+tensor's device (numpy or cupy) and are not differentiable.
+"""
+import math
+
+import numpy as np
+
+from kerasish import ops
+from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import config
+from kerasish.ops import core
+
+RESIZE_INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
+AFFINE_INTERPOLATIONS = ("nearest", "bilinear")
+AFFINE_FILL_MODES = ("constant", "nearest", "wrap", "reflect")
+MAP_COORDINATES_FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
+_TABLE_SIZE = 1024       # TensorFlow's bicubic coefficient table
+_FLT_MIN = np.finfo("float32").tiny
+
+
+# Shared helpers ------------------------------------------------------------------------
+def _data_format(data_format):
+    data_format = data_format or config.image_data_format()
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError("The `data_format` argument must be one of 'channels_first', "
+                         f"'channels_last'. Received: data_format={data_format!r}")
+    return data_format
+
+
+def _tensor(x):
+    return x if isinstance(x, Tensor) else core.convert_to_tensor(x)
+
+
+def _check_rank(name, images, ranks=(3, 4)):
+    if len(images.shape) not in ranks:
+        raise ValueError(
+            f"ops.image.{name}: invalid images rank: expected rank 3 (single image) or rank 4 "
+            f"(batch of images). Received input with shape: images.shape={tuple(images.shape)}")
+
+
+def _to_channels_last(array, data_format):
+    if data_format == "channels_first":
+        return array.transpose((0, 2, 3, 1)) if array.ndim == 4 else array.transpose((1, 2, 0))
+    return array
+
+
+def _from_channels_last(array, data_format):
+    if data_format == "channels_first":
+        return array.transpose((0, 3, 1, 2)) if array.ndim == 4 else array.transpose((2, 0, 1))
+    return array
+
+
+def _result(array, like):
+    return Tensor(array, like._device)
+
+
+# resize --------------------------------------------------------------------------------
+def resize(images, size, interpolation="bilinear", antialias=False,
+           crop_to_aspect_ratio=False, pad_to_aspect_ratio=False, fill_mode="constant",
+           fill_value=0.0, data_format=None):
+    """Resizes images to `size` (height, width) with Keras's (TensorFlow's) numbers.
+
+    Args:
+        images: rank 3 (one image) or rank 4 (batch) tensor.
+        size: (height, width).
+        interpolation: "bilinear", "nearest", "bicubic", "area", "lanczos3" or "lanczos5".
+        antialias: widen the kernel when downsampling (bilinear, bicubic, lanczos).
+        crop_to_aspect_ratio: first crop the centre to the target aspect ratio.
+        pad_to_aspect_ratio: first pad to the target aspect ratio with `fill_value`.
+        fill_mode: only "constant".
+        fill_value: padding value for `pad_to_aspect_ratio`.
+        data_format: "channels_last" or "channels_first" (default: the global setting).
+
+    Returns:
+        The resized images: float32 for float inputs, the input dtype (rounded)
+        for integer inputs.
+
+    Example:
+        >>> keras.ops.image.resize(np.ones((2, 4, 4, 3)), (2, 2)).shape
+        (2, 2, 2, 3)
+    """
+    data_format = _data_format(data_format)
+    _check_resize_arguments(interpolation, fill_mode, crop_to_aspect_ratio,
+                            pad_to_aspect_ratio, size)
+    images = _tensor(images)
+    _check_rank("resize", images)
+    target_h, target_w = (int(s) for s in size)
+    x = images if data_format == "channels_last" else ops.transpose(
+        images, (0, 2, 3, 1) if images.ndim == 4 else (1, 2, 0))
+    if crop_to_aspect_ratio:
+        x = _crop_to_aspect(x, target_h, target_w)
+    elif pad_to_aspect_ratio:
+        x = _pad_to_aspect(x, target_h, target_w, fill_value)
+    in_h, in_w = x.shape[-3], x.shape[-2]
+    out_dtype = x.dtype if interpolation == "nearest" or x.dtype.startswith(("int", "uint")) \
+        else "float32"
+    if (in_h, in_w) == (target_h, target_w) and interpolation != "area":
+        out = ops.cast(x, out_dtype)
+    else:
+        rows = _weights(interpolation, antialias, in_h, target_h)
+        cols = _weights(interpolation, antialias, in_w, target_w)
+        compute = "float32" if x.dtype != "float64" else "float64"
+        xf = ops.cast(x, compute)
+        rows = core.convert_to_tensor(rows.astype(compute))
+        cols = core.convert_to_tensor(cols.astype(compute))
+        spec = "oh,bhwc,pw->bopc" if x.ndim == 4 else "oh,hwc,pw->opc"
+        out = ops.einsum(spec, rows, xf, cols)
+        if x.dtype.startswith(("int", "uint")):
+            # As Keras: integer images come back rounded, in their own dtype.
+            info = np.iinfo(x.dtype)
+            out = ops.cast(ops.clip(ops.round(out), info.min, info.max), x.dtype)
+    if data_format == "channels_first":
+        out = ops.transpose(out, (0, 3, 1, 2) if out.ndim == 4 else (2, 0, 1))
+    return out
+
+
+def _check_resize_arguments(interpolation, fill_mode, crop, pad, size):
+    if interpolation not in RESIZE_INTERPOLATIONS:
+        raise ValueError("ops.image.resize: invalid value for argument `interpolation`. "
+                         f"Expected of one {RESIZE_INTERPOLATIONS}. Received: "
+                         f"interpolation={interpolation}")
+    if fill_mode != "constant":
+        raise ValueError("ops.image.resize: invalid value for argument `fill_mode`. Only "
+                         f"`'constant'` is supported. Received: fill_mode={fill_mode}")
+    if crop and pad:
+        raise ValueError("ops.image.resize: only one of `pad_to_aspect_ratio` & "
+                         "`crop_to_aspect_ratio` can be `True`.")
+    if len(size) != 2 or any(int(s) < 1 for s in size):
+        raise ValueError("ops.image.resize: argument `size` must be a tuple of two positive "
+                         f"elements (height, width). Received: size={size}")
+
+
+def _f32_div_int(numerator, denominator):
+    """int(float32(numerator) / denominator), as Keras computes crop/pad sizes."""
+    return int(np.float32(numerator) / np.float32(denominator))
+
+
+def _crop_to_aspect(x, target_h, target_w):
+    height, width = x.shape[-3], x.shape[-2]
+    crop_h = max(min(height, _f32_div_int(width * target_h, target_w)), 1)
+    crop_w = max(min(width, _f32_div_int(height * target_w, target_h)), 1)
+    top = _f32_div_int(height - crop_h, 2)
+    left = _f32_div_int(width - crop_w, 2)
+    return x[..., top:top + crop_h, left:left + crop_w, :]
+
+
+def _pad_to_aspect(x, target_h, target_w, fill_value):
+    # As Keras: the computed margin is added on *both* sides.
+    height, width = x.shape[-3], x.shape[-2]
+    pad_h = max(height, _f32_div_int(width * target_h, target_w))
+    pad_w = max(width, _f32_div_int(height * target_w, target_h))
+    top = _f32_div_int(pad_h - height, 2)
+    left = _f32_div_int(pad_w - width, 2)
+    lead = [(0, 0)] * (x.ndim - 3)
+    if top > 0:
+        x = ops.pad(x, lead + [(top, top), (0, 0), (0, 0)], constant_values=fill_value)
+    if left > 0:
+        x = ops.pad(x, lead + [(0, 0), (left, left), (0, 0)], constant_values=fill_value)
+    return x
+
+
+def _weights(interpolation, antialias, in_size, out_size):
+    """(out_size, in_size) matrix: output sample i = sum_j W[i, j] * input[j]."""
+    kernels = {"lanczos3": (_lanczos(3), 3.0), "lanczos5": (_lanczos(5), 5.0),
+               "bilinear": (_triangle, 1.0), "bicubic": (_keys_cubic, 2.0)}
+    if interpolation in ("lanczos3", "lanczos5") or (antialias and interpolation in kernels):
+        kernel, radius = kernels[interpolation]
+        return _scale_and_translate_weights(kernel, radius, in_size, out_size, antialias)
+    return {"bilinear": _bilinear_weights, "nearest": _nearest_weights,
+            "bicubic": _bicubic_weights, "area": _area_weights}[interpolation](in_size, out_size)
+
+
+def _bilinear_weights(in_size, out_size):
+    scale = np.float32(in_size) / np.float32(out_size)
+    w = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        position = (np.float32(i) + np.float32(0.5)) * scale - np.float32(0.5)
+        floor = math.floor(position)
+        lower, upper = max(floor, 0), min(math.ceil(position), in_size - 1)
+        lerp = float(position) - floor
+        w[i, lower] += 1.0 - lerp
+        w[i, upper] += lerp
+    return w
+
+
+def _nearest_weights(in_size, out_size):
+    scale = np.float32(in_size) / np.float32(out_size)
+    w = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        index = min(int(math.floor((np.float32(i) + np.float32(0.5)) * scale)), in_size - 1)
+        w[i, max(index, 0)] = 1.0
+    return w
+
+
+def _cubic_table():
+    a = -0.5
+    x = np.arange(_TABLE_SIZE + 1, dtype="float64") / _TABLE_SIZE
+    table = np.empty((_TABLE_SIZE + 1, 2), dtype="float32")
+    table[:, 0] = ((a + 2) * x - (a + 3)) * x * x + 1
+    x1 = x + 1
+    table[:, 1] = ((a * x1 - 5 * a) * x1 + 8 * a) * x1 - 4 * a
+    return table
+
+
+def _bicubic_weights(in_size, out_size):
+    table = _cubic_table()
+    scale = np.float32(in_size) / np.float32(out_size)
+    w = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        position = (np.float32(i) + np.float32(0.5)) * scale - np.float32(0.5)
+        base = math.floor(position)
+        offset = int(np.rint(np.float32(position - base) * _TABLE_SIZE))
+        weights = [table[offset, 1], table[offset, 0], table[_TABLE_SIZE - offset, 0],
+                   table[_TABLE_SIZE - offset, 1]]
+        indices = [base - 1 + k for k in range(4)]
+        weights = [float(wk) if 0 <= idx < in_size else 0.0 for wk, idx in zip(weights, indices)]
+        total = sum(weights)
+        if abs(total) >= 1000 * _FLT_MIN:
+            weights = [wk / total for wk in weights]
+        for wk, idx in zip(weights, indices):
+            w[i, min(in_size - 1, max(0, idx))] += wk
+    return w
+
+
+def _area_weights(in_size, out_size):
+    scale = in_size / out_size
+    w = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        start, end = i * scale, (i + 1) * scale
+        for j in range(int(math.floor(start)), int(math.ceil(end))):
+            w[i, min(j, in_size - 1)] += (min(j + 1, end) - max(j, start)) / scale
+    return w
+
+
+def _triangle(x):
+    return np.maximum(0.0, 1.0 - np.abs(x))
+
+
+def _keys_cubic(x):
+    x = np.abs(x)
+    return np.where(x >= 2, 0.0, np.where(x >= 1, ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0,
+                                          (1.5 * x - 2.5) * x * x + 1.0))
+
+
+def _lanczos(radius):
+    def kernel(x):
+        x = np.abs(np.asarray(x, dtype="float64"))
+        safe = np.where(x <= 1e-3, 1.0, x)
+        value = radius * np.sin(np.pi * safe) * np.sin(np.pi * safe / radius) / \
+            (np.pi ** 2 * safe ** 2)
+        return np.where(x > radius, 0.0, np.where(x <= 1e-3, 1.0, value))
+    return kernel
+
+
+def _scale_and_translate_weights(kernel, radius, in_size, out_size, antialias):
+    """TensorFlow's ScaleAndTranslate spans (translation 0)."""
+    inv_scale = 1.0 / (np.float32(out_size) / np.float32(in_size))
+    kernel_scale = max(inv_scale, 1.0) if antialias else 1.0
+    w = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        sample = (i + 0.5) * inv_scale
+        if sample < 0 or sample > in_size:
+            continue
+        start = int(math.ceil(sample - radius * kernel_scale - 0.5))
+        end = int(math.floor(sample + radius * kernel_scale - 0.5))
+        start = min(max(start, 0), in_size - 1)
+        end = min(max(end, 0), in_size - 1) + 1
+        sources = np.arange(start, end)
+        weights = kernel(np.abs((sources + 0.5 - sample) / kernel_scale))
+        total = weights.sum()
+        if abs(total) >= 1000 * _FLT_MIN:
+            weights = weights / total
+        w[i, start:end] = weights
+    return w
+
+
+# affine_transform ---------------------------------------------------------------------
+def affine_transform(images, transform, interpolation="bilinear", fill_mode="constant",
+                     fill_value=0, data_format=None):
+    """Warps images by projective transforms `[a0, a1, a2, b0, b1, b2, c0, c1]`.
+
+    Output pixel (x, y) samples the input at
+    `((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k)` with `k = c0 x + c1 y + 1`
+    (TensorFlow's ImageProjectiveTransformV3).
+
+    Args:
+        images: rank 3 or 4 tensor.
+        transform: (8,) or (batch, 8).
+        interpolation: "nearest" or "bilinear".
+        fill_mode: "constant", "nearest", "wrap" or "reflect".
+        fill_value: value outside the image for "constant".
+        data_format: "channels_last" or "channels_first".
+
+    Returns:
+        Tensor of the input's shape and dtype.
+    """
+    data_format = _data_format(data_format)
+    if interpolation not in AFFINE_INTERPOLATIONS:
+        raise ValueError("ops.image.affine_transform: invalid value for argument "
+                         f"`interpolation`. Expected of one {AFFINE_INTERPOLATIONS}. Received: "
+                         f"interpolation={interpolation}")
+    if fill_mode not in AFFINE_FILL_MODES:
+        raise ValueError("ops.image.affine_transform: invalid value for argument `fill_mode`. "
+                         f"Expected of one {AFFINE_FILL_MODES}. Received: fill_mode={fill_mode}")
+    images = _tensor(images)
+    _check_rank("affine_transform", images)
+    xp = images._device.xp
+    transform = xp.asarray(_tensor(transform)._value, dtype="float32")
+    if transform.ndim not in (1, 2):
+        raise ValueError("ops.image.affine_transform: invalid transform rank: expected rank 1 "
+                         "(single transform) or rank 2 (batch of transforms). Received input "
+                         f"with shape: transform.shape={tuple(transform.shape)}")
+    array = images._value
+    single = array.ndim == 3
+    if single:
+        array = array[None]
+    if transform.ndim == 1:
+        transform = transform[None]
+    array = _to_channels_last(array, data_format)
+    out = _projective(xp, array, transform, interpolation, fill_mode, fill_value)
+    out = _from_channels_last(out, data_format)
+    return _result(out[0] if single else out, images)
+
+
+def _projective(xp, array, transform, interpolation, fill_mode, fill_value):
+    batch, height, width, _ = array.shape
+    transform = xp.broadcast_to(transform, (batch, 8)).astype("float32")
+    ys, xs = xp.meshgrid(xp.arange(height, dtype="float32"), xp.arange(width, dtype="float32"),
+                         indexing="ij")
+    t = [transform[:, k][:, None, None] for k in range(8)]
+    projection = t[6] * xs + t[7] * ys + 1.0
+    safe = xp.where(projection == 0, 1.0, projection)
+    in_x = _fill_coordinate(xp, (t[0] * xs + t[1] * ys + t[2]) / safe, width, fill_mode)
+    in_y = _fill_coordinate(xp, (t[3] * xs + t[4] * ys + t[5]) / safe, height, fill_mode)
+    fill = xp.asarray(fill_value, dtype="float32")
+    if interpolation == "nearest":
+        out = _read(xp, array, _round_half_away(xp, in_y), _round_half_away(xp, in_x), fill)
+    else:
+        y0, x0 = xp.floor(in_y), xp.floor(in_x)
+        y1, x1 = y0 + 1, x0 + 1
+        wx0, wx1 = (x1 - in_x)[..., None], (in_x - x0)[..., None]
+        top = wx0 * _read(xp, array, y0, x0, fill) + wx1 * _read(xp, array, y0, x1, fill)
+        bottom = wx0 * _read(xp, array, y1, x0, fill) + wx1 * _read(xp, array, y1, x1, fill)
+        out = (y1 - in_y)[..., None] * top + (in_y - y0)[..., None] * bottom
+    out = xp.where((projection == 0)[..., None], fill, out)
+    if array.dtype.kind in "iu":
+        out = xp.round(out)
+    return out.astype(array.dtype)
+
+
+def _round_half_away(xp, x):
+    return xp.sign(x) * xp.floor(xp.abs(x) + 0.5)
+
+
+def _fill_coordinate(xp, coord, size, fill_mode):
+    """TensorFlow's coordinate mapping for each fill mode (float coordinates)."""
+    if fill_mode == "constant":
+        return coord
+    if fill_mode == "nearest" or size <= 1:
+        return xp.clip(coord, 0, size - 1) if size > 1 else xp.zeros_like(coord)
+    if fill_mode == "reflect":
+        size2 = 2.0 * size
+        low = coord < 0
+        c = xp.where(low & (coord < -size2), size2 * xp.trunc(-coord / size2) + coord, coord)
+        c = xp.where(low, xp.where(c < -size, c + size2, -c - 1), c)
+        high = coord > size - 1
+        h = coord - size2 * xp.trunc(coord / size2)
+        h = xp.where(h >= size, size2 - h - 1, h)
+        c = xp.where(high, h, c)
+        return xp.clip(c, 0, size - 1)
+    span = size - 1.0   # wrap
+    low = coord < 0
+    c = xp.where(low, coord + size * (xp.trunc(-coord / span) + 1), coord)
+    high = coord > size - 1
+    c = xp.where(high, coord - size * xp.trunc(coord / span), c)
+    return xp.clip(c, 0, size - 1)
+
+
+def _read(xp, array, y, x, fill):
+    """array[b, y, x, :] where (y, x) is inside the image, else `fill`."""
+    batch, height, width, _ = array.shape
+    yi, xi = y.astype("int64"), x.astype("int64")
+    inside = (yi >= 0) & (yi < height) & (xi >= 0) & (xi < width)
+    b = xp.arange(batch)[:, None, None]
+    values = array[b, xp.clip(yi, 0, height - 1), xp.clip(xi, 0, width - 1)].astype("float32")
+    return xp.where(inside[..., None], values, fill)
+
+
+# map_coordinates -------------------------------------------------------------------------
+def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0):
+    """Samples `inputs` at `coordinates` (one array of positions per input axis).
+
+    Args:
+        inputs: N-D tensor.
+        coordinates: array of shape (N, ...) of positions.
+        order: 0 (nearest, half to even as `tf.round`) or 1 (linear).
+        fill_mode: "constant", "nearest", "wrap", "mirror" or "reflect".
+        fill_value: value outside for "constant".
+
+    Returns:
+        Tensor of shape `coordinates.shape[1:]` and the input dtype.
+    """
+    inputs = _tensor(inputs)
+    xp = inputs._device.xp
+    array = inputs._value
+    coords = xp.asarray(_tensor(coordinates)._value)
+    if coords.shape[0] != array.ndim:
+        raise ValueError("ops.image.map_coordinates: first dim of `coordinates` must be the "
+                         "same as the rank of `inputs`. Received inputs with shape: "
+                         f"{tuple(array.shape)} and coordinate leading dim of {coords.shape[0]}")
+    if coords.ndim < 2:
+        raise ValueError("ops.image.map_coordinates: invalid coordinates rank: expected at "
+                         f"least rank 2. Received input with shape: {tuple(coords.shape)}")
+    if fill_mode not in MAP_COORDINATES_FILL_MODES:
+        raise ValueError("ops.image.map_coordinates: invalid value for argument `fill_mode`. "
+                         f"Expected one of {MAP_COORDINATES_FILL_MODES}. Received: "
+                         f"fill_mode={fill_mode}")
+    if order not in (0, 1):
+        raise NotImplementedError("ops.image.map_coordinates currently requires order<=1 "
+                                  f"(as Keras). Received: order={order}")
+    weight_dtype = coords.dtype if coords.dtype.kind == "f" else np.dtype("float32")
+    axes = [_interpolation_nodes(xp, c, order, weight_dtype) for c in coords]
+    result = 0
+    for combo in _product(axes):
+        indices, valid, weight = [], None, 1
+        for (index, w), size in zip(combo, array.shape):
+            safe, ok = _map_index(xp, index, size, fill_mode)
+            indices.append(safe)
+            valid = ok if valid is None else (valid & ok)
+            weight = weight * w
+        gathered = array[tuple(indices)].astype(weight_dtype)
+        if fill_mode == "constant":
+            gathered = xp.where(valid, gathered, xp.asarray(fill_value, dtype=weight_dtype))
+        result = result + weight * gathered
+    if array.dtype.kind in "iu":
+        result = xp.round(result)
+    return _result(xp.asarray(result).astype(array.dtype), inputs)
+
+
+def _product(axes):
+    combos = [[]]
+    for nodes in axes:
+        combos = [c + [n] for c in combos for n in nodes]
+    return combos
+
+
+def _interpolation_nodes(xp, coordinate, order, dtype):
+    if order == 0:
+        rounded = coordinate if coordinate.dtype.kind in "iu" else xp.round(coordinate)
+        return [(rounded.astype("int64"), xp.asarray(1, dtype=dtype))]
+    lower = xp.floor(coordinate)
+    upper_weight = (coordinate - lower).astype(dtype)
+    index = lower.astype("int64")
+    return [(index, 1 - upper_weight), (index + 1, upper_weight)]
+
+
+def _map_index(xp, index, size, fill_mode):
+    everywhere = xp.ones(index.shape, dtype=bool)
+    if fill_mode == "constant":
+        return xp.clip(index, 0, size - 1), (index >= 0) & (index < size)
+    if fill_mode == "nearest":
+        return xp.clip(index, 0, size - 1), everywhere
+    if fill_mode == "wrap":
+        return xp.mod(index, size), everywhere
+    if fill_mode == "mirror":
+        # scipy's "mirror" (d c b | a b c d | c b a); Keras's TensorFlow backend fails here.
+        if size == 1:
+            return xp.zeros_like(index), everywhere
+        period = 2 * (size - 1)
+        return xp.abs((index + size - 1) % period - (size - 1)), everywhere
+    coords = xp.abs(index)     # "reflect", exactly as Keras's TensorFlow backend
+    mod = xp.mod(coords, 2 * size)
+    under = mod < size
+    coords = xp.where(under, mod, 2 * size - mod)
+    return xp.clip(xp.where(~under, coords - 1, coords), 0, size - 1), everywhere
+
+
+# patches, crops and pads ------------------------------------------------------------------
+def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid",
+                    data_format=None):
+    """Extracts patches as the channel axis: output (..., rows, cols, ph * pw * C).
+
+    Args:
+        images: rank 3 or 4 tensor.
+        size: int or (height, width) of the patches.
+        strides: step between patches (default: `size`).
+        dilation_rate: spacing of the pixels inside a patch.
+        padding: "valid" or "same".
+        data_format: "channels_last" or "channels_first".
+
+    Returns:
+        Tensor of patches, each flattened in (row, column, channel) order.
+    """
+    data_format = _data_format(data_format)
+    images = _tensor(images)
+    _check_rank("extract_patches", images)
+    size = (size, size) if isinstance(size, int) else tuple(size)
+    if len(size) != 2:
+        raise TypeError("ops.image.extract_patches: invalid `size` argument. Expected an int "
+                        f"or a tuple of length 2. Received: size={size}")
+    strides = size if strides is None else ((strides, strides) if isinstance(strides, int)
+                                            else tuple(strides))
+    if padding.lower() not in ("valid", "same"):
+        raise ValueError("ops.image.extract_patches: `padding` must be 'valid' or 'same'. "
+                         f"Received: padding={padding!r}")
+    xp = images._device.xp
+    array = images._value
+    single = array.ndim == 3
+    array = _to_channels_last(array[None] if single else array, data_format)
+    out = _patches(xp, array, size, strides, dilation_rate, padding.lower())
+    out = _from_channels_last(out, data_format)
+    return _result(out[0] if single else out, images)
+
+
+def _patches(xp, array, size, strides, dilation, padding):
+    _, height, width, channels = array.shape
+    eff_h, eff_w = (size[0] - 1) * dilation + 1, (size[1] - 1) * dilation + 1
+    if padding == "same":
+        out_h, out_w = -(-height // strides[0]), -(-width // strides[1])
+        pad_h = max((out_h - 1) * strides[0] + eff_h - height, 0)
+        pad_w = max((out_w - 1) * strides[1] + eff_w - width, 0)
+        array = xp.pad(array, ((0, 0), (pad_h // 2, pad_h - pad_h // 2),
+                               (pad_w // 2, pad_w - pad_w // 2), (0, 0)))
+    else:
+        out_h = (height - eff_h) // strides[0] + 1
+        out_w = (width - eff_w) // strides[1] + 1
+    rows = (xp.arange(out_h) * strides[0])[:, None] + xp.arange(size[0]) * dilation
+    cols = (xp.arange(out_w) * strides[1])[:, None] + xp.arange(size[1]) * dilation
+    patches = array[:, rows[:, None, :, None], cols[None, :, None, :], :]
+    return patches.reshape(array.shape[0], out_h, out_w, size[0] * size[1] * channels)
+
+
+def _crop_box(first, second, target, total, names):
+    if target is None:
+        if first is None or second is None:
+            raise ValueError(f"ops.image.crop_images: if the target size is not set, both "
+                             f"`{names[0]}` and `{names[1]}` must be set.")
+        return int(first), int(total - first - second)
+    if first is None:
+        if second is None:
+            raise ValueError(f"ops.image.crop_images: set `{names[0]}` or `{names[1]}`.")
+        first = total - target - second
+    return int(first), int(target)
+
+
+def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=None,
+                right_cropping=None, target_height=None, target_width=None, data_format=None):
+    """Crops images to a box given by offsets and a target size (or both margins).
+
+    Returns:
+        images[..., top:top + target_height, left:left + target_width, :].
+    """
+    data_format = _data_format(data_format)
+    images = _tensor(images)
+    _check_rank("crop_images", images)
+    array = _to_channels_last(images._value, data_format)
+    height, width = array.shape[-3], array.shape[-2]
+    top, out_h = _crop_box(top_cropping, bottom_cropping, target_height, height,
+                           ("top_cropping", "bottom_cropping"))
+    left, out_w = _crop_box(left_cropping, right_cropping, target_width, width,
+                            ("left_cropping", "right_cropping"))
+    if top < 0 or left < 0 or out_h <= 0 or out_w <= 0 or top + out_h > height or \
+            left + out_w > width:
+        raise ValueError(f"ops.image.crop_images: the crop box (top={top}, left={left}, "
+                         f"height={out_h}, width={out_w}) does not fit in images of height "
+                         f"{height} and width {width}.")
+    out = array[..., top:top + out_h, left:left + out_w, :]
+    return _result(_from_channels_last(out, data_format), images)
+
+
+def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
+               right_padding=None, target_height=None, target_width=None, data_format=None):
+    """Zero-pads images to a target size (or by the given margins).
+
+    Returns:
+        images placed at (top_padding, left_padding) in zeros of the target size.
+    """
+    data_format = _data_format(data_format)
+    images = _tensor(images)
+    _check_rank("pad_images", images)
+    xp = images._device.xp
+    array = _to_channels_last(images._value, data_format)
+    height, width = array.shape[-3], array.shape[-2]
+    top, out_h = _pad_box(top_padding, bottom_padding, target_height, height, "height")
+    left, out_w = _pad_box(left_padding, right_padding, target_width, width, "width")
+    if top < 0 or left < 0 or out_h - height - top < 0 or out_w - width - left < 0:
+        raise ValueError(f"ops.image.pad_images: padding (top={top}, left={left}) to height "
+                         f"{out_h} and width {out_w} does not fit images of height {height} "
+                         f"and width {width}.")
+    pads = [(0, 0)] * (array.ndim - 3) + [(top, out_h - height - top),
+                                          (left, out_w - width - left), (0, 0)]
+    return _result(_from_channels_last(xp.pad(array, pads), data_format), images)
+
+
+def _pad_box(first, second, target, total, label):
+    names = ("top_padding", "bottom_padding") if label == "height" else \
+        ("left_padding", "right_padding")
+    if target is None:
+        if first is None or second is None:
+            raise ValueError(f"ops.image.pad_images: if `target_{label}` is not set, both "
+                             f"`{names[0]}` and `{names[1]}` must be set.")
+        return int(first), int(total + first + second)
+    if first is None:
+        first = target - total - (second or 0)
+    return int(first), int(target)
+
+
+# colour --------------------------------------------------------------------------------------
+def _channel_axis(images, data_format):
+    return -1 if data_format == "channels_last" else -3
+
+
+def rgb_to_grayscale(images, data_format=None):
+    """Luma `0.2989 R + 0.5870 G + 0.1140 B`, keeping a channel axis of size 1."""
+    data_format = _data_format(data_format)
+    images = _tensor(images)
+    _check_rank("rgb_to_grayscale", images)
+    xp = images._device.xp
+    axis = _channel_axis(images, data_format)
+    array = images._value
+    if array.shape[axis] != 3:
+        raise ValueError("ops.image.rgb_to_grayscale: expected 3 (RGB) channels on axis "
+                         f"{axis}, received images of shape {tuple(array.shape)}.")
+    weights = xp.asarray([0.2989, 0.5870, 0.1140], dtype="float32")
+    moved = xp.moveaxis(array, axis, -1).astype("float32")
+    gray = (moved @ weights)[..., None]
+    gray = xp.moveaxis(gray, -1, axis)
+    if array.dtype.kind in "iu":
+        gray = xp.round(gray)
+    return _result(gray.astype(array.dtype if array.dtype.kind != "f" else array.dtype), images)
+
+
+def rgb_to_hsv(images, data_format=None):
+    """RGB in [0, 1] to HSV in [0, 1] (TensorFlow's formulas). Float inputs only."""
+    return _convert_colour(images, data_format, _rgb_to_hsv, "rgb_to_hsv")
+
+
+def hsv_to_rgb(images, data_format=None):
+    """HSV in [0, 1] to RGB in [0, 1] (TensorFlow's formulas). Float inputs only."""
+    return _convert_colour(images, data_format, _hsv_to_rgb, "hsv_to_rgb")
+
+
+def _convert_colour(images, data_format, fn, name):
+    data_format = _data_format(data_format)
+    images = _tensor(images)
+    _check_rank(name, images)
+    xp = images._device.xp
+    array = images._value
+    if array.dtype.kind != "f":
+        raise ValueError(f"ops.image.{name}: invalid images dtype: expected float dtype. "
+                         f"Received: images.dtype={images.dtype}")
+    axis = _channel_axis(images, data_format)
+    if array.shape[axis] != 3:
+        raise ValueError(f"ops.image.{name}: expected 3 channels on axis {axis}, received "
+                         f"images of shape {tuple(array.shape)}.")
+    moved = xp.moveaxis(array, axis, -1)
+    out = fn(xp, moved[..., 0], moved[..., 1], moved[..., 2])
+    return _result(xp.moveaxis(xp.stack(out, -1).astype(array.dtype), -1, axis), images)
+
+
+def _rgb_to_hsv(xp, r, g, b):
+    value = xp.maximum(xp.maximum(r, g), b)
+    spread = value - xp.minimum(xp.minimum(r, g), b)
+    saturation = xp.where(value > 0, spread / xp.where(value > 0, value, 1), 0)
+    norm = 1.0 / (6.0 * xp.where(spread > 0, spread, 1))
+    hue = xp.where(r == value, norm * (g - b),
+                   xp.where(g == value, norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0))
+    hue = xp.where(spread > 0, hue, 0)
+    hue = xp.where(hue < 0, hue + 1, hue)
+    return hue, saturation, value
+
+
+def _hsv_to_rgb(xp, h, s, v):
+    c = s * v
+    m = v - c
+    dh = h * 6
+    x = c * (1 - xp.abs(xp.mod(dh, 2) - 1))
+    category = xp.floor(dh).astype("int64")
+    zero = xp.zeros_like(c)
+    table = [(c, x, zero), (x, c, zero), (zero, c, x), (zero, x, c), (x, zero, c), (c, zero, x)]
+    out = []
+    for channel in range(3):
+        value = zero
+        for k, row in enumerate(table):
+            value = xp.where(category == k, row[channel], value)
+        out.append(value + m)
+    return out
+
+
+# blur -----------------------------------------------------------------------------------------
+def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None):
+    """Blurs each channel with a Gaussian kernel ("same" zero padding), as Keras.
+
+    As Keras's TensorFlow backend, the 2-D kernel is `outer(k_y, k_x)` (built from
+    `kernel_size[1], sigma[1]` and `kernel_size[0], sigma[0]`) reshaped to
+    `kernel_size`; for square kernels that is the usual separable Gaussian.
+
+    Args:
+        images: rank 3 or 4 float tensor.
+        kernel_size: (height, width) of the kernel.
+        sigma: (sigma_x, sigma_y).
+        data_format: "channels_last" or "channels_first".
+    """
+    data_format = _data_format(data_format)
+    images = _tensor(images)
+    _check_rank("gaussian_blur", images)
+    xp = images._device.xp
+    array = images._value
+    single = array.ndim == 3
+    array = _to_channels_last(array[None] if single else array, data_format)
+    dtype = array.dtype if array.dtype.kind == "f" else np.dtype("float32")
+    kernel = _gaussian_kernel(kernel_size, sigma).astype(dtype)
+    kh, kw = kernel.shape
+    pad_h, pad_w = kh - 1, kw - 1
+    padded = xp.pad(array.astype(dtype), ((0, 0), (pad_h // 2, pad_h - pad_h // 2),
+                                          (pad_w // 2, pad_w - pad_w // 2), (0, 0)))
+    out = xp.zeros(array.shape, dtype=dtype)
+    height, width = array.shape[1], array.shape[2]
+    kernel = xp.asarray(kernel)
+    for i in range(kh):
+        for j in range(kw):
+            out += kernel[i, j] * padded[:, i:i + height, j:j + width, :]
+    out = _from_channels_last(out, data_format)
+    return _result(out[0] if single else out, images)
+
+
+def _gaussian_kernel(kernel_size, sigma):
+    def one_d(size, s):
+        x = np.arange(size, dtype="float64") - (size - 1) / 2
+        k = np.exp(-0.5 * (x / s) ** 2)
+        return k / k.sum()
+    k_x = one_d(kernel_size[0], sigma[0])
+    k_y = one_d(kernel_size[1], sigma[1])
+    return np.outer(k_y, k_x).reshape(kernel_size[0], kernel_size[1])

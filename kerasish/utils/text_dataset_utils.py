@@ -1,0 +1,87 @@
+"""`keras.utils.text_dataset_from_directory` on `kerasish.data.Dataset`."""
+import numpy as np
+
+from kerasish.data.dataset import Dataset
+from kerasish.utils import dataset_utils
+
+_CALLER = "text_dataset_from_directory"
+
+
+def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
+                                class_names=None, batch_size=32, max_length=None, shuffle=True,
+                                seed=None, validation_split=None, subset=None,
+                                follow_links=False, format="tf", verbose=True):
+    """A Dataset of (text, label) from `.txt` files in one subfolder per class.
+
+    Keras's file order, seeded shuffle and validation split. Texts are
+    Python strings (UTF-8), truncated to `max_length` bytes when given.
+
+    Args:
+        directory: the root folder.
+        labels: "inferred", None, or a list of integer labels in file order.
+        label_mode: "int", "categorical", "binary" or None.
+        class_names: explicit class order.
+        batch_size: batch size or None.
+        max_length: maximum length of a text, in bytes.
+        shuffle, seed, validation_split, subset, follow_links, verbose: as
+            `image_dataset_from_directory`.
+        format: only "tf".
+
+    Returns:
+        A Dataset with a `class_names` attribute (two datasets for subset="both").
+
+    Example:
+        >>> train = keras.utils.text_dataset_from_directory("aclImdb/train", seed=1)
+    """
+    if labels not in ("inferred", None) and not isinstance(labels, (list, tuple)):
+        raise ValueError(f"{_CALLER}: `labels` argument should be a list/tuple of integer "
+                         f'labels, "inferred" or None. Received: labels={labels}')
+    if label_mode not in ("int", "categorical", "binary", None):
+        raise ValueError(f'{_CALLER}: `label_mode` argument must be one of "int", '
+                         f'"categorical", "binary", or None. Received: label_mode={label_mode}')
+    if format != "tf":
+        raise ValueError(f'{_CALLER}: `format` must be "tf". Received: format={format}')
+    if labels is None or label_mode is None:
+        labels, label_mode = None, None
+    dataset_utils.check_validation_split(_CALLER, validation_split, subset, shuffle, seed)
+    if seed is None:
+        seed = np.random.randint(1e6)
+    paths, labels, class_names = dataset_utils.index_directory(
+        directory, labels, (".txt",), class_names=class_names, shuffle=shuffle, seed=seed,
+        follow_links=follow_links, verbose=verbose, caller=_CALLER)
+    if not paths:
+        raise ValueError(f"{_CALLER}: no text files found in directory {directory}. Allowed "
+                         "format: .txt")
+    if label_mode == "binary" and len(class_names) != 2:
+        raise ValueError(f'{_CALLER}: when passing `label_mode="binary"`, there must be exactly '
+                         f"2 class_names. Received: class_names={class_names}")
+    datasets = []
+    for part in (["training", "validation"] if subset == "both" else [subset]):
+        part_paths, part_labels = dataset_utils.training_or_validation_split(
+            paths, labels, validation_split, part)
+        datasets.append(_make_dataset(part_paths, part_labels, label_mode, class_names,
+                                      max_length, batch_size,
+                                      shuffle and part != "validation", seed))
+    return tuple(datasets) if subset == "both" else datasets[0]
+
+
+def _make_dataset(paths, labels, label_mode, class_names, max_length, batch_size, shuffle,
+                  seed):
+    def read(path):
+        with open(str(path), "rb") as f:
+            data = f.read()
+        if max_length is not None:
+            data = data[:max_length]
+        return np.str_(data.decode("utf-8", errors="ignore"))
+
+    dataset = Dataset.from_tensor_slices(np.array(paths)).map(read)
+    if label_mode is not None:
+        encoded = dataset_utils.encode_labels(labels, label_mode, len(class_names))
+        dataset = Dataset.zip((dataset, Dataset.from_tensor_slices(encoded)))
+    if shuffle:
+        dataset = dataset.shuffle(batch_size * 8 if batch_size else 1024, seed=seed)
+    if batch_size is not None:
+        dataset = dataset.batch(batch_size)
+    dataset.class_names = class_names
+    dataset.file_paths = list(paths)
+    return dataset

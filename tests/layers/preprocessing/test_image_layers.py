@@ -1,0 +1,181 @@
+"""Image preprocessing layers: real Keras outputs where Keras is deterministic (fixed
+factor ranges, inference), and shapes/ranges/identity/seeding elsewhere."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kerasish as keras
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "preprocessing"
+CASES = [c for c in json.loads((FIXTURES / "image_fixtures.json").read_text())["cases"]
+         if c["kind"] == "layer"]
+ARRAYS = np.load(FIXTURES / "image_fixtures.npz")
+IMAGES = np.random.RandomState(0).uniform(0, 255, (4, 8, 10, 3)).astype("float32")
+
+
+def case_id(case):
+    return f"{case['name']}-{json.dumps(case['args'], sort_keys=True)}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_layer_matches_keras(case):
+    args = dict(case["args"])
+    training = args.pop("training")
+    for key, value in args.items():
+        if isinstance(value, list):
+            args[key] = tuple(value)
+    layer = getattr(keras.layers, case["name"])(**args)
+    out = layer(ARRAYS[f"{case['key']}_in0"], training=training).numpy()
+    expected = ARRAYS[f"{case['key']}_out"]
+    assert out.shape == expected.shape and out.dtype == expected.dtype
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=5e-3)
+
+
+RANDOM_LAYERS = [
+    lambda: keras.layers.RandomFlip(seed=1),
+    lambda: keras.layers.RandomRotation(0.2, seed=1),
+    lambda: keras.layers.RandomZoom(0.3, seed=1),
+    lambda: keras.layers.RandomTranslation(0.2, 0.2, seed=1),
+    lambda: keras.layers.RandomContrast(0.5, seed=1),
+    lambda: keras.layers.RandomBrightness(0.3, seed=1),
+    lambda: keras.layers.RandomGrayscale(0.5, seed=1),
+    lambda: keras.layers.Solarization(0.2, 0.5, seed=1),
+]
+
+
+@pytest.mark.parametrize("make", RANDOM_LAYERS)
+def test_identity_at_inference_and_seeded(make):
+    layer = make()
+    np.testing.assert_array_equal(layer(IMAGES, training=False).numpy(), IMAGES)
+    first = make()(IMAGES, training=True).numpy()
+    second = make()(IMAGES, training=True).numpy()
+    np.testing.assert_array_equal(first, second)          # same seed, same draws
+    assert first.shape == IMAGES.shape
+    assert 0.0 <= first.min() and first.max() <= 255.0 + 1e-3
+    assert not np.array_equal(layer(IMAGES).numpy(), layer(IMAGES).numpy()) or \
+        isinstance(layer, keras.layers.RandomGrayscale)   # the stream advances
+
+
+def test_identity_inside_predict():
+    model = keras.Sequential([keras.Input((8, 10, 3)), keras.layers.RandomFlip(seed=3),
+                              keras.layers.RandomRotation(0.3, seed=3)])
+    np.testing.assert_allclose(model.predict(IMAGES, verbose=0), IMAGES, rtol=1e-6)
+
+
+def test_flip_is_per_image_and_both_axes_together():
+    out = keras.layers.RandomFlip(seed=5)(IMAGES).numpy()
+    flipped = IMAGES[:, ::-1, ::-1]
+    kinds = [np.array_equal(o, x) or np.array_equal(o, f)
+             for o, x, f in zip(out, IMAGES, flipped)]
+    assert all(kinds)
+    horizontal = keras.layers.RandomFlip("horizontal", seed=2)(IMAGES).numpy()
+    assert all(np.array_equal(o, x) or np.array_equal(o, x[:, ::-1])
+               for o, x in zip(horizontal, IMAGES))
+
+
+def test_random_crop_training_window():
+    out = keras.layers.RandomCrop(5, 6, seed=4)(IMAGES).numpy()
+    assert out.shape == (4, 5, 6, 3)
+    windows = [(t, l) for t in range(4) for l in range(5)
+               if np.array_equal(out, IMAGES[:, t:t + 5, l:l + 6])]
+    assert len(windows) == 1
+
+
+def test_augmentation_in_dataset_map_and_channels_first():
+    augment = keras.Sequential([keras.layers.RandomFlip(seed=1),
+                                keras.layers.RandomZoom(0.2, seed=1)])
+    ds = keras.data.Dataset.from_tensor_slices(IMAGES).batch(2).map(
+        lambda x: augment(x, training=True))
+    assert [b.shape for b in ds] == [(2, 8, 10, 3), (2, 8, 10, 3)]
+    chw = np.transpose(IMAGES, (0, 3, 1, 2))
+    out = keras.layers.Resizing(4, 5, data_format="channels_first")(chw)
+    expected = keras.layers.Resizing(4, 5)(IMAGES).numpy().transpose(0, 3, 1, 2)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+
+
+def test_config_round_trips():
+    for layer in [keras.layers.Resizing(3, 4, interpolation="area"),
+                  keras.layers.RandomRotation((-0.1, 0.2), fill_mode="constant", seed=3),
+                  keras.layers.RandomZoom(0.1, (-0.2, 0.3)), keras.layers.CenterCrop(2, 3),
+                  keras.layers.RandomContrast(0.4), keras.layers.AutoContrast((0, 1))]:
+        clone = type(layer).from_config(layer.get_config())
+        assert clone.get_config() == layer.get_config()
+
+
+def test_symbolic_shapes():
+    inp = keras.Input((8, 10, 3))
+    assert keras.layers.Resizing(4, 6)(inp).shape == (None, 4, 6, 3)
+    assert keras.layers.RandomCrop(4, 6)(inp).shape == (None, 4, 6, 3)
+    assert keras.layers.RandomRotation(0.1)(inp).shape == (None, 8, 10, 3)
+
+
+@pytest.mark.parametrize("make, x, match", [
+    (lambda: keras.layers.RandomFlip(), np.ones((2, 3)), "rank 3 .* or 4"),
+    (lambda: keras.layers.Resizing(2, 2), np.ones((1, 2, 3, 4, 5)), "rank 3 .* or 4"),
+    (lambda: keras.layers.RandomGrayscale(1.0), np.ones((1, 4, 4, 2)), "3 channels"),
+])
+def test_bad_images(make, x, match):
+    with pytest.raises(ValueError, match=match):
+        make()(x)
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: keras.layers.RandomFlip("diagonal"), "unknown mode"),
+    (lambda: keras.layers.RandomRotation(2.0), "factor"),
+    (lambda: keras.layers.RandomRotation(0.1, fill_mode="mirror"), "fill_mode"),
+    (lambda: keras.layers.Resizing(2, 2, interpolation="cubic"), "interpolation"),
+    (lambda: keras.layers.Resizing(2, 2, crop_to_aspect_ratio=True,
+                                   pad_to_aspect_ratio=True), "only one"),
+    (lambda: keras.layers.RandomContrast(0.2, value_range=(1, 0)), "value_range"),
+])
+def test_bad_arguments(make, match):
+    with pytest.raises((ValueError, NotImplementedError), match=match):
+        make()
+
+
+def test_mix_up_blends_pairs_and_labels():
+    images = np.stack([np.full((4, 4, 3), float(i)) for i in range(6)]).astype("float32")
+    labels = np.eye(6, dtype="float32")
+    out = keras.layers.MixUp(alpha=0.4, seed=2)({"images": images, "labels": labels})
+    mixed, mixed_labels = out["images"].numpy(), out["labels"].numpy()
+    np.testing.assert_allclose(mixed_labels.sum(axis=1), 1.0, rtol=1e-6)
+    # each image is a constant w * i + (1 - w) * j, matching its label's weights
+    expected = (mixed_labels * np.arange(6, dtype="float32")).sum(axis=1)
+    np.testing.assert_allclose(mixed[:, 0, 0, 0], expected, rtol=1e-5, atol=1e-5)
+    unchanged = keras.layers.MixUp(seed=2)(images, training=False).numpy()
+    np.testing.assert_array_equal(unchanged, images)
+    with pytest.raises(ValueError, match="alpha"):
+        keras.layers.MixUp(alpha=0)
+
+
+def test_random_hue_shifts_hue_by_half_factor_either_way():
+    images = np.random.RandomState(1).uniform(0, 1, (6, 5, 5, 3)).astype("float32")
+    out = keras.layers.RandomHue((0.4, 0.4), value_range=(0, 1), seed=3)(images).numpy()
+    hsv = keras.ops.image.rgb_to_hsv(images).numpy()
+    signs = set()
+    for shift in (0.2, -0.2):
+        moved = hsv.copy()
+        moved[..., 0] = np.mod(moved[..., 0] + shift, 1.0)
+        expected = np.clip(keras.ops.image.hsv_to_rgb(moved).numpy(), 0, 1)
+        for i in range(6):
+            if np.allclose(out[i], expected[i], atol=1e-5):
+                signs.add((i, shift))
+    assert sorted(i for i, _ in signs) == list(range(6))   # every image: one of the two shifts
+    np.testing.assert_array_equal(keras.layers.RandomHue(0.3)(images, training=False).numpy(),
+                                  images)
+
+
+@pytest.mark.parametrize("make", [
+    lambda fmt: keras.layers.RandomRotation(0.2, seed=4, data_format=fmt),
+    lambda fmt: keras.layers.RandomZoom(0.3, 0.2, seed=4, data_format=fmt),
+    lambda fmt: keras.layers.RandomTranslation(0.2, 0.1, seed=4, data_format=fmt),
+    lambda fmt: keras.layers.RandomFlip(seed=4, data_format=fmt),
+    lambda fmt: keras.layers.RandomCrop(5, 7, seed=4, data_format=fmt),
+    lambda fmt: keras.layers.CenterCrop(5, 7, data_format=fmt),
+])
+def test_channels_first_equals_channels_last(make):
+    last = make("channels_last")(IMAGES, training=True).numpy()
+    first = make("channels_first")(IMAGES.transpose(0, 3, 1, 2), training=True).numpy()
+    np.testing.assert_allclose(first.transpose(0, 2, 3, 1), last, rtol=1e-6, atol=1e-4)

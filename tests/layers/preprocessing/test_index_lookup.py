@@ -1,0 +1,120 @@
+"""StringLookup / IntegerLookup beyond the Keras fixtures: saving, config, datasets,
+models, vocabulary files and bad input."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kerasish as keras
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "preprocessing"
+
+
+def test_reads_keras_archive_with_assets_and_idf_weights():
+    expected = json.loads((FIXTURES / "saved_models.json").read_text())
+    model = keras.models.load_model(FIXTURES / "preprocessing_model.keras")
+    probe = [np.array(expected["probe"][0]), np.array(expected["probe"][1]),
+             np.array(expected["probe"][2], "int64"), np.array(expected["probe"][3], "float32")]
+    outputs = model(probe)
+    for got, want in zip(outputs, expected["outputs"]):
+        np.testing.assert_allclose(got.numpy(), np.array(want), rtol=1e-6)
+    vectorize, tfidf, lookup = (layer for layer in model.layers if hasattr(layer, "get_vocabulary"))
+    assert vectorize.get_vocabulary() == expected["vocabularies"][0]
+    assert tfidf.get_vocabulary() == expected["vocabularies"][1]
+    assert lookup.get_vocabulary() == expected["vocabularies"][2]
+
+
+def test_keras_archive_round_trip_writes_assets(tmp_path):
+    import zipfile
+    inp = keras.Input(shape=(2,), dtype="string")
+    lookup = keras.layers.StringLookup(output_mode="tf_idf")
+    lookup.adapt([["a", "b"], ["a", "c"], ["c", "c"]])
+    model = keras.Model(inp, lookup(inp))
+    path = tmp_path / "m.keras"
+    model.save(path)
+    with zipfile.ZipFile(path) as archive:
+        assert archive.read("assets/layers/string_lookup/vocabulary.txt").decode() == \
+            "[UNK]\nc\na\nb"
+    restored = keras.models.load_model(path)
+    x = np.array([["a", "c"], ["b", "zz"]])
+    np.testing.assert_array_equal(restored(x).numpy(), model(x).numpy())
+
+
+def test_config_round_trip_keeps_vocabulary():
+    layer = keras.layers.StringLookup(vocabulary=["x", "y"], mask_token="", num_oov_indices=2)
+    clone = keras.layers.StringLookup.from_config(layer.get_config())
+    assert clone.get_vocabulary() == ["", "[UNK]", "[UNK]", "x", "y"]
+    assert layer.get_config()["vocabulary_size"] == 5
+
+
+def test_vocabulary_file(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("earth\nwind\nfire\n", encoding="utf-8")
+    layer = keras.layers.StringLookup(vocabulary=str(path))
+    assert layer(np.array(["fire", "water"])).numpy().tolist() == [3, 0]
+    ints = tmp_path / "ints.txt"
+    ints.write_text("7\n3\n", encoding="utf-8")
+    assert keras.layers.IntegerLookup(vocabulary=ints)(np.array([3, 9])).numpy().tolist() == [2, 0]
+
+
+def test_adapt_from_dataset_of_strings_and_use_in_map():
+    ds = keras.data.Dataset.from_tensor_slices(np.array(["a", "b", "b", "c", "b", "a"]))
+    layer = keras.layers.StringLookup()
+    layer.adapt(ds.batch(2))
+    assert layer.get_vocabulary() == ["[UNK]", "b", "a", "c"]
+    mapped = ds.batch(3).map(layer)
+    assert [batch.tolist() for batch in mapped] == [[2, 1, 1], [3, 1, 2]]
+
+
+def test_invert_round_trip_and_inside_sequential():
+    forward = keras.layers.IntegerLookup(vocabulary=[10, 20, 30])
+    backward = keras.layers.IntegerLookup(vocabulary=[10, 20, 30], invert=True)
+    x = np.array([[30, 10, 99]])
+    assert backward(forward(x)).numpy().tolist() == [[30, 10, -1]]
+    model = keras.Sequential([keras.Input(shape=(3,), dtype="int64"), forward,
+                              keras.layers.Embedding(4, 2)])
+    assert model(x).shape == (1, 3, 2)
+
+
+def test_one_hot_mode_symbolic_shape():
+    layer = keras.layers.StringLookup(vocabulary=["a", "b"], output_mode="multi_hot")
+    inp = keras.Input(shape=(4,), dtype="string")
+    assert layer(inp).shape == (None, 3)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"vocabulary": ["a", "b", "a"]}, "repeated term"),
+    ({"vocabulary": ["a", "", "b"], "mask_token": ""}, "reserved mask token"),
+    ({"max_tokens": 2, "num_oov_indices": 2}, "max_tokens"),
+    ({"max_tokens": 1}, "max_tokens"),
+    ({"output_mode": "bag"}, "output_mode"),
+    ({"invert": True, "output_mode": "one_hot"}, "invert"),
+    ({"vocabulary": ["a"], "output_mode": "tf_idf"}, "idf_weights"),
+    ({"vocabulary": []}, "empty vocabulary"),
+    ({"vocabulary": ["a", "b", "c"], "max_tokens": 3}, "larger than the maximum"),
+])
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        keras.layers.StringLookup(**kwargs)
+
+
+def test_adapt_empty_dataset_and_wrong_dtype():
+    layer = keras.layers.StringLookup()
+    with pytest.raises(ValueError, match="StringLookup.adapt.*empty"):
+        layer.adapt(keras.data.Dataset.from_tensor_slices(np.array(["a"])).take(0))
+    with pytest.raises(ValueError, match="StringLookup.*expected string inputs"):
+        layer.adapt(np.array([1, 2]))
+    with pytest.raises(ValueError, match="Cannot adapt"):
+        keras.layers.StringLookup(vocabulary=["a"]).adapt(["a"])
+
+
+def test_num_oov_zero_rejects_unknown_tokens():
+    layer = keras.layers.StringLookup(vocabulary=["a"], num_oov_indices=0)
+    with pytest.raises(ValueError, match="num_oov_indices=0.*'zz'"):
+        layer(np.array(["a", "zz"]))
+
+
+def test_bag_of_words_needs_a_vocabulary():
+    with pytest.raises(RuntimeError, match="vocabulary before calling"):
+        keras.layers.StringLookup(output_mode="count")(np.array([["a"]]))

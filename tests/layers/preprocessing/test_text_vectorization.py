@@ -1,0 +1,89 @@
+"""TextVectorization beyond the Keras fixtures: callables, datasets, models, errors."""
+import numpy as np
+import pytest
+
+import kerasish as keras
+from kerasish.layers.preprocessing.text_vectorization import DEFAULT_STRIP_REGEX
+
+
+def test_strip_regex_is_keras_pattern():
+    assert DEFAULT_STRIP_REGEX == r'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']'
+
+
+def test_custom_standardize_and_split_callables():
+    layer = keras.layers.TextVectorization(
+        standardize=lambda s: np.char.upper(s),
+        split=lambda s: [t.split("-") for t in s.tolist()])
+    layer.adapt(["a-b-b", "c-b"])
+    assert layer.get_vocabulary() == ["", "[UNK]", "B", "C", "A"]
+    assert layer(["b-a-x"]).numpy().tolist() == [[2, 4, 1]]
+
+
+def test_dataset_adapt_and_map_pipeline():
+    texts = np.array(["good movie", "bad movie", "good good fun", "meh"])
+    ds = keras.data.Dataset.from_tensor_slices((texts, np.array([1, 0, 1, 0])))
+    layer = keras.layers.TextVectorization(output_sequence_length=4)
+    layer.adapt(ds.map(lambda x, y: x).batch(2))
+    assert layer.get_vocabulary()[:4] == ["", "[UNK]", "good", "movie"]
+    vectorized = ds.batch(2).map(lambda x, y: (layer(x), y))
+    x, y = next(iter(vectorized))
+    assert x.tolist() == [[2, 3, 0, 0], [6, 3, 0, 0]] and y.tolist() == [1, 0]
+
+
+def test_end_to_end_model_on_raw_strings():
+    layer = keras.layers.TextVectorization(max_tokens=20, output_sequence_length=5)
+    layer.adapt(["a b c", "b c d", "c d e"])
+    inp = keras.Input(shape=(), dtype="string")
+    out = keras.layers.Dense(1)(keras.layers.GlobalAveragePooling1D()(
+        keras.layers.Embedding(20, 4)(layer(inp))))
+    model = keras.Model(inp, out)
+    assert model.predict(np.array(["a b", "zz"]), verbose=0).shape == (2, 1)
+
+
+def test_scalar_and_2d_inputs():
+    layer = keras.layers.TextVectorization(vocabulary=["a", "b"])
+    assert layer(np.array([["a b"], ["b"]])).numpy().tolist() == [[2, 3], [3, 0]]
+    with pytest.raises(ValueError, match="last shape dimension must be 1"):
+        layer(np.array([["a", "b"]]))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"output_mode": "one_hot"}, "output_mode"),
+    ({"standardize": "upper"}, "standardize"),
+    ({"split": "comma"}, "split"),
+    ({"ngrams": 1.5}, "ngrams"),
+    ({"output_mode": "count", "output_sequence_length": 3}, "output_sequence_length"),
+])
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        keras.layers.TextVectorization(**kwargs)
+
+
+def test_bad_inputs():
+    layer = keras.layers.TextVectorization()
+    with pytest.raises(ValueError, match="TextVectorization.adapt.*empty"):
+        layer.adapt([])
+    with pytest.raises(ValueError, match="expects string inputs"):
+        layer(np.array([1.0]))
+    with pytest.raises(NotImplementedError, match="ragged"):
+        keras.layers.TextVectorization(ragged=True)
+
+
+def test_split_and_lower_follow_tensorflow():
+    # tf.strings.split splits on ASCII whitespace only; tf.strings.lower is ASCII-only
+    # (both checked with TensorFlow 2.21).
+    layer = keras.layers.TextVectorization(standardize="lower", vocabulary=["x"])
+    documents = layer._preprocess(np.array(["a\xa0b c\x1cd e\u2003f g\x0bh\x85i ÀÉ Ab"]))
+    assert documents == [["a\xa0b", "c\x1cd", "e\u2003f", "g", "h\x85i", "ÀÉ", "ab"]]
+
+
+def test_fit_on_raw_string_arrays():
+    vectorize = keras.layers.TextVectorization(max_tokens=50, output_sequence_length=4)
+    vectorize.adapt(["a b c", "b c d", "good bad"])
+    inputs = keras.Input(shape=(), dtype="string")
+    x = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(50, 4)(vectorize(inputs)))
+    model = keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x))
+    model.compile("adam", "binary_crossentropy")
+    history = model.fit(np.array(["a b", "good", "bad c", "d"]), np.array([1, 0, 1, 0]),
+                        epochs=2, batch_size=2, verbose=0)
+    assert len(history.history["loss"]) == 2 and np.isfinite(history.history["loss"]).all()

@@ -1,0 +1,163 @@
+"""timeseries_dataset_from_array, split_dataset, image/text_dataset_from_directory against
+real Keras 3.15.1 (tests/fixtures/preprocessing/make_utils_fixtures.py), plus bad input."""
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kerasish as keras
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "preprocessing"
+INFO = json.loads((FIXTURES / "utils_fixtures.json").read_text(encoding="utf-8"))
+ARRAYS = np.load(FIXTURES / "utils_fixtures.npz")
+pytest.importorskip("PIL", reason="Pillow (the `image` extra) is needed for image files")
+sys.path.insert(0, str(FIXTURES))
+from utils_tree import write_audio, write_tree  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    return write_tree(str(tmp_path_factory.mktemp("tree")))
+
+
+def _collect(ds, batched):
+    xs, ys = zip(*[(np.asarray(x), np.asarray(y)) for x, y in ds])
+    return (np.concatenate(xs), np.concatenate(ys)) if batched else (np.stack(xs), np.stack(ys))
+
+
+@pytest.mark.parametrize("name", ["basic", "strided", "window", "shuffled"])
+def test_timeseries_matches_keras(name):
+    kwargs = INFO[f"ts_{name}"]
+    data = np.arange(50, dtype="float32").reshape(25, 2)
+    ds = keras.utils.timeseries_dataset_from_array(data, np.arange(25) * 10, **kwargs)
+    x, y = _collect(ds, kwargs["batch_size"] is not None)
+    expected_x, expected_y = ARRAYS[f"ts_{name}_x"], ARRAYS[f"ts_{name}_y"]
+    if kwargs.get("shuffle"):   # Keras adds a tf.data buffer shuffle: same windows, any order
+        order, expected_order = np.argsort(y), np.argsort(expected_y)
+        x, y, expected_x, expected_y = x[order], y[order], expected_x[expected_order], \
+            expected_y[expected_order]
+    np.testing.assert_array_equal(x, expected_x)
+    np.testing.assert_array_equal(y, expected_y)
+
+
+@pytest.mark.parametrize("name", ["fraction", "counts", "shuffled"])
+def test_split_dataset_matches_keras(name):
+    x, y = np.arange(20).reshape(10, 2), np.arange(10)
+    left, right = keras.utils.split_dataset((x, y), **INFO[f"split_{name}"])
+    for side, ds in (("left", left), ("right", right)):
+        got_x, got_y = zip(*list(ds))
+        np.testing.assert_array_equal(np.stack(got_x), ARRAYS[f"split_{name}_{side}_x"])
+        np.testing.assert_array_equal(np.stack(got_y), ARRAYS[f"split_{name}_{side}_y"])
+
+
+def _kwargs(name):
+    kwargs = dict(INFO[name]["kwargs"])
+    if isinstance(kwargs.get("image_size"), list):
+        kwargs["image_size"] = tuple(kwargs["image_size"])
+    return kwargs
+
+
+@pytest.mark.parametrize("name", ["plain", "nearest", "crop", "pad", "gray_categorical",
+                                  "shuffled_split", "shuffled_val"])
+def test_image_dataset_matches_keras(tree, name):
+    case = INFO[f"img_{name}"]
+    ds = keras.utils.image_dataset_from_directory(os.path.join(tree, "images"),
+                                                  verbose=False, **_kwargs(f"img_{name}"))
+    assert ds.class_names == case["class_names"]
+    assert [os.path.relpath(p, tree) for p in ds.file_paths] == case["file_paths"]
+    if f"img_{name}_x" in ARRAYS:
+        x, y = _collect(ds, False)
+        expected = ARRAYS[f"img_{name}_x"]
+        assert x.dtype == expected.dtype
+        np.testing.assert_allclose(x, expected, rtol=1e-5, atol=1e-3)
+        np.testing.assert_array_equal(y, ARRAYS[f"img_{name}_y"])
+
+
+@pytest.mark.parametrize("name", ["plain", "shuffled", "binary"])
+def test_text_dataset_matches_keras(tree, name):
+    case = INFO[f"txt_{name}"]
+    ds = keras.utils.text_dataset_from_directory(os.path.join(tree, "texts"), verbose=False,
+                                                 **case["kwargs"])
+    texts, labels = zip(*[(str(t), np.asarray(lbl).tolist()) for t, lbl in ds])
+    assert ds.class_names == case["class_names"]
+    if case["kwargs"].get("seed"):
+        assert sorted(texts) == sorted(case["texts"])
+    else:
+        assert list(texts) == case["texts"] and list(labels) == case["labels"]
+
+
+def test_image_dataset_batches_and_trains(tree):
+    ds = keras.utils.image_dataset_from_directory(os.path.join(tree, "images"), image_size=(8, 8),
+                                                  batch_size=4, seed=1, verbose=False)
+    x, y = next(iter(ds))
+    assert x.shape == (4, 8, 8, 3) and x.dtype == np.float32 and y.dtype == np.int32
+    model = keras.Sequential([keras.Input((8, 8, 3)), keras.layers.Rescaling(1 / 255.0),
+                              keras.layers.Flatten(), keras.layers.Dense(2)])
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    assert len(model.fit(ds, epochs=1, verbose=0).history["loss"]) == 1
+
+
+def test_image_dataset_errors(tree, tmp_path):
+    images = os.path.join(tree, "images")
+    with pytest.raises(ValueError, match="image_dataset_from_directory: no images found"):
+        keras.utils.image_dataset_from_directory(str(tmp_path), verbose=False)
+    with pytest.raises(ValueError, match="different sizes.*image_size"):
+        keras.utils.image_dataset_from_directory(images, image_size=None, verbose=False)
+    with pytest.raises(ValueError, match="must provide a `seed`"):
+        keras.utils.image_dataset_from_directory(images, validation_split=0.2,
+                                                 subset="training", verbose=False)
+    with pytest.raises(ValueError, match="color_mode"):
+        keras.utils.image_dataset_from_directory(images, color_mode="cmyk", verbose=False)
+    with pytest.raises(ValueError, match="does not exist"):
+        keras.utils.image_dataset_from_directory(str(tmp_path / "missing"), verbose=False)
+
+
+def test_unbatched_native_sizes(tree):
+    ds = keras.utils.image_dataset_from_directory(os.path.join(tree, "images"), image_size=None,
+                                                  batch_size=None, shuffle=False, verbose=False)
+    assert {np.asarray(x).shape for x, _ in ds} >= {(7, 9, 3), (5, 5, 3)}
+
+
+def test_timeseries_and_split_errors():
+    with pytest.raises(ValueError, match="timeseries_dataset_from_array: `sequence_stride`"):
+        keras.utils.timeseries_dataset_from_array(np.arange(5), None, 2, sequence_stride=0)
+    with pytest.raises(ValueError, match="left_size"):
+        keras.utils.split_dataset(np.arange(5), left_size=1.5)
+    with pytest.raises(TypeError, match="dataset"):
+        keras.utils.split_dataset("abc", left_size=0.5)
+
+
+def test_image_file_round_trip(tmp_path):
+    array = np.random.RandomState(0).randint(0, 256, (4, 5, 3)).astype("float32")
+    path = tmp_path / "x.png"
+    keras.utils.save_img(path, array, scale=False)
+    loaded = keras.utils.img_to_array(keras.utils.load_img(path))
+    np.testing.assert_array_equal(loaded, array)
+    gray = keras.preprocessing.image.load_img(path, color_mode="grayscale", target_size=(2, 3))
+    assert keras.utils.img_to_array(gray).shape == (2, 3, 1)
+    assert keras.utils.array_to_img(array, scale=False).size == (5, 4)
+    with pytest.raises(ValueError, match="rank 3"):
+        keras.utils.array_to_img(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("name", ["padded", "fixed"])
+def test_audio_dataset_matches_keras(tmp_path, name):
+    case = INFO[f"audio_{name}"]
+    root = write_audio(str(tmp_path))
+    ds = keras.utils.audio_dataset_from_directory(os.path.join(root, "audio"), verbose=False,
+                                                  **case["kwargs"])
+    batched = case["kwargs"]["batch_size"] is not None
+    x, y = _collect(ds, batched)
+    assert ds.class_names == case["class_names"]
+    np.testing.assert_array_equal(x, ARRAYS[f"audio_{name}_x"])
+    np.testing.assert_array_equal(y.ravel(), ARRAYS[f"audio_{name}_y"].ravel())
+
+
+def test_audio_dataset_errors(tmp_path):
+    with pytest.raises(ValueError, match="no audio files"):
+        keras.utils.audio_dataset_from_directory(str(tmp_path), verbose=False)
+    with pytest.raises(NotImplementedError, match="ragged"):
+        keras.utils.audio_dataset_from_directory(str(tmp_path), ragged=True)
