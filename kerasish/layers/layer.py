@@ -57,6 +57,11 @@ class Layer:
         ...         return keras.ops.matmul(inputs, self.w)
     """
 
+    # True for layers whose `call` is floating-point math with floating weights (Dense,
+    # convolutions, recurrent layers, normalization): bool/int inputs are cast to the
+    # compute dtype in `__call__`. Other layers (reshaping, merging, Embedding) keep them.
+    _float_inputs = False
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         build = cls.__dict__.get("build")
@@ -154,8 +159,11 @@ class Layer:
         name = name or naming.auto_name("variable")
         scopes = _context().scopes
         with devices.device(devices.current_device()):
+            # The layer's flag decides: a weight created while the layer is frozen starts
+            # frozen, and follows the flag when it is flipped later (Keras's tracking).
             variable = Variable(initializers.get(initializer), shape=tuple(shape or ()),
-                                dtype=dtype, trainable=trainable, autocast=autocast,
+                                dtype=dtype, trainable=trainable and self._trainable,
+                                autocast=autocast,
                                 aggregation=aggregation, name=name,
                                 constraint=constraints.get(constraint))
         variable.path = "/".join(scopes + [name]) if scopes else f"{self.name}/{name}"
@@ -589,7 +597,12 @@ def _overrides(layer, method):
 
 
 def _convert_input(x, layer):
-    """numpy/lists -> Tensor; floating inputs cast to the compute dtype (autocast)."""
+    """numpy/lists -> Tensor; floating inputs cast to the compute dtype (autocast).
+
+    Layers that compute in floating point with floating weights (`_float_inputs`)
+    also get bool/int inputs as the compute dtype: Keras reaches the same numbers
+    through dtype promotion, and no fused op then sees a dtype it does not expect.
+    """
     if isinstance(x, (list, tuple, dict)):
         return tree.map_structure(lambda v: _convert_input(v, layer), x)
     if x is None or isinstance(x, (str, bool, KerasTensor)):
@@ -598,8 +611,9 @@ def _convert_input(x, layer):
         if isinstance(x, (int, float)):
             return x
         x = core.convert_to_tensor(x)
-    if layer.autocast and x._value.dtype.kind == "f" and x.dtype != layer.compute_dtype \
-            and not isinstance(x, Variable):
+    kind = x._value.dtype.kind
+    if layer.autocast and x.dtype != layer.compute_dtype and not isinstance(x, Variable) and \
+            (kind == "f" or (kind in "biu" and layer._float_inputs)):
         mask = x._keras_mask
         x = core.cast(x, layer.compute_dtype)
         x._keras_mask = mask

@@ -39,6 +39,7 @@ class Functional(Model):
         _check_outputs_connected(self._inputs, self._outputs, outputs)
         self._nodes, self._functional_layers, self._nodes_by_depth = _map_graph(
             self._inputs, self._outputs)
+        _check_unique_names(self._functional_layers)
         self.built = True
 
     @property
@@ -101,12 +102,8 @@ class Functional(Model):
 
     def _standardize_inputs(self, inputs):
         """Flattens user inputs in `self._inputs` order, matching dtypes and ranks."""
-        if isinstance(inputs, dict) and not isinstance(self._inputs_struct, dict):
-            names = self.input_names
-            missing = [n for n in names if n not in inputs]
-            if missing:
-                raise ValueError(f"Model '{self.name}': missing inputs {missing}; got keys {sorted(inputs)}.")
-            flat = [inputs[n] for n in names]
+        if isinstance(inputs, dict):
+            flat = self._inputs_from_dict(inputs)
         else:
             flat = tree.flatten(inputs)
         if len(flat) != len(self._inputs):
@@ -115,6 +112,19 @@ class Functional(Model):
                 f"{len(flat)} input tensors."
             )
         return [_adapt(x, kt) for x, kt in zip(flat, self._inputs)]
+
+    def _inputs_from_dict(self, inputs):
+        """Dict inputs looked up by Input name (as Keras); unknown keys never fill a slot."""
+        names = self.input_names
+        if isinstance(self._inputs_struct, dict) and not all(n in inputs for n in names) \
+                and all(k in inputs for k in self._inputs_struct):
+            return tree.flatten({k: inputs[k] for k in self._inputs_struct})
+        for name in names:
+            if name not in inputs:
+                raise ValueError(
+                    f'Missing data for input "{name}". You passed a data dictionary with keys '
+                    f"{list(inputs.keys())}. Expected the following keys: {names}")
+        return [inputs[n] for n in names]
 
     def compute_output_spec(self, *args, **kwargs):
         from kerasish.layers import symbolic
@@ -216,6 +226,15 @@ def _map_graph(inputs, outputs):
     for node in ordered:
         nodes_by_depth.setdefault(depth_of_node[id(node)], []).append(node)
     return nodes, [layer for _, layer in layers], nodes_by_depth
+
+
+def _check_unique_names(layers):
+    """Keras's error for two layers (or ops) with one name in one functional model."""
+    names = [layer.name for layer in layers]
+    for name in names:
+        if names.count(name) != 1:
+            raise ValueError(f'The name "{name}" is used {names.count(name)} times in the '
+                             "model. All operation names should be unique.")
 
 
 def _is_input_passthrough(node, input_ids):

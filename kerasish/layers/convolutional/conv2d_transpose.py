@@ -36,6 +36,8 @@ class Conv2DTranspose(Layer):
         (1, 14, 14, 8)
     """
 
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
+
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
                  output_padding=None, data_format=None, dilation_rate=(1, 1), activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",

@@ -33,6 +33,8 @@ class DepthwiseConv2D(Layer):
         (1, 6, 6, 6)
     """
 
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
+
     def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
                  data_format=None, dilation_rate=(1, 1), activation=None, use_bias=True,
                  depthwise_initializer="glorot_uniform", bias_initializer="zeros",

@@ -35,6 +35,8 @@ class SeparableConv2D(Layer):
         (1, 8, 8, 16)
     """
 
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
+
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
                  dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
                  depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",

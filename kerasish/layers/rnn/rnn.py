@@ -37,6 +37,8 @@ class RNN(Layer):
         (2, 5, 4)
     """
 
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
+
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,
                  stateful=False, unroll=False, zero_output_for_mask=False, **kwargs):
         super().__init__(**kwargs)
@@ -89,6 +91,8 @@ class RNN(Layer):
         mask = self._check_mask(mask, x)
         if self._can_fuse(training):
             seq, last, final = self._fused(x, states, mask)
+            if self.zero_output_for_mask and mask is not None:
+                seq, last = self._zero_masked_outputs(seq, mask)
         else:
             seq, last, final = self._loop(x, states, mask, training)
         if self.stateful:
@@ -139,8 +143,6 @@ class RNN(Layer):
             return False
         if training and (cell.dropout > 0 or cell.recurrent_dropout > 0):
             return False
-        if self.zero_output_for_mask:
-            return False
         names = [getattr(cell.activation, "__name__", "")]
         if hasattr(cell, "recurrent_activation"):
             names.append(getattr(cell.recurrent_activation, "__name__", ""))
@@ -166,6 +168,13 @@ class RNN(Layer):
         seq, last, h = rnn_ops.simple_rnn_sequence(*args, states[0], mask=mask,
                                                    go_backwards=self.go_backwards)
         return seq, last, [h]
+
+    def _zero_masked_outputs(self, seq, mask):
+        """Outputs of masked steps set to zero (`seq` is in processing order)."""
+        if self.go_backwards:
+            mask = ops.flip(mask, axis=1)
+        seq = ops.where(ops.expand_dims(mask, -1), seq, ops.zeros_like(seq))
+        return seq, seq[:, -1]
 
     def _loop(self, x, states, mask, training):
         if hasattr(self.cell, "reset_dropout_masks"):
