@@ -12,6 +12,8 @@ The backward walk iterates the recorded nodes in reverse order: recording
 order is already a topological order, so no recursion is needed and chains
 of any length work.
 """
+import functools
+
 from kerasish.autodiff.tensor import Tensor, Variable
 
 _active = []  # tapes that are recording now, innermost last
@@ -173,6 +175,8 @@ def backprop(nodes, targets, seeds, sources):
                 _refuse_higher_order(name, inputs, out_grads)
             g = _fill_missing(outputs, out_grads)
         in_grads = backward(g) if ctx is None else backward(*ctx, g)
+        if raw and _active:
+            _record_opaque_backward(name, inputs, in_grads)
         for x, g in zip(inputs, in_grads):
             if g is not None:
                 key = id(x)
@@ -190,6 +194,8 @@ def _fill_missing(outputs, grads):
 def _refuse_higher_order(name, inputs, grads):
     """Raises when an outer tape would need to see inside a fused backward."""
     for tape in _active:
+        if tape._differentiating:
+            continue  # its own backward: `_record_opaque_backward` covers it
         watched = tape._watched
         if any(id(x) in watched for x in inputs) or any(
                 g is not None and id(g) in watched for g in grads):
@@ -198,3 +204,21 @@ def _refuse_higher_order(name, inputs, grads):
                 "second-order gradient through it cannot be recorded. Compute this "
                 "part with fine-grained kerasish.ops (e.g. matmul + add instead of "
                 "the fused dense) when you need higher-order gradients.")
+
+
+def _record_opaque_backward(name, inputs, in_grads):
+    """On a persistent tape recording its own backward, a fused (raw) backward is
+    recorded as a node that raises if a higher-order gradient ever flows through it,
+    so first-order use inside the `with` works and second order never comes out wrong."""
+    outputs = tuple(g for g in in_grads if isinstance(g, Tensor))
+    for tape in _active:
+        if tape._differentiating and outputs:
+            tape._record(name, tuple(inputs), outputs, functools.partial(_opaque, name), False)
+
+
+def _opaque(name, grads):
+    raise NotImplementedError(
+        f"Op '{name}' has a fused backward written in raw array code, so a second-order "
+        "gradient through it cannot be recorded. Compute this part with fine-grained "
+        "kerasish.ops (e.g. matmul + add instead of the fused dense) when you need "
+        "higher-order gradients.")
