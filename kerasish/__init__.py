@@ -4,7 +4,8 @@
 """
 from kerasish import (activations, backend, callbacks, config, constraints, data,
                       datasets, distribute, dtype_policies, initializers, layers, losses,
-                      metrics, models, ops, optimizers, random, regularizers, saving, utils)
+                      metrics, mixed_precision, models, ops, optimizers, random, regularizers,
+                      saving, utils)
 from kerasish.autodiff import GradientTape, Tensor, Variable
 from kerasish.backend import device
 from kerasish.dtype_policies import DTypePolicy

@@ -30,6 +30,7 @@ def _context():
     if not hasattr(_state, "calls"):
         _state.calls = []      # (layer, training) of the calls in progress
         _state.scopes = []     # name scope for variable paths
+        _state.autocast = []   # dtype float variables are read as inside each call (or None)
     return _state
 
 
@@ -348,9 +349,15 @@ class Layer:
             self._clear_losses()
         ctx.calls.append((self, training))
         ctx.scopes.append(self.name)
+        cast_to = _autocast_dtype(self, ctx)
+        ctx.autocast.append(cast_to)
+        swapped = _cast_own_variables(self, cast_to) if cast_to is not None else None
         try:
             outputs = self.call(*args, **kwargs)
         finally:
+            if swapped:
+                self.__dict__.update(swapped)
+            ctx.autocast.pop()
             ctx.calls.pop()
             ctx.scopes.pop()
         self._after_call(first, previous_mask, outputs)
@@ -618,6 +625,37 @@ def _convert_input(x, layer):
         x = core.cast(x, layer.compute_dtype)
         x._keras_mask = mask
     return x
+
+
+def _autocast_dtype(layer, ctx):
+    """The dtype this call reads float variables as (None: as stored), Keras's rules.
+
+    A mixed-policy layer (compute dtype != variable dtype) opens a scope; a layer
+    inside a scope moves it to its own compute dtype, or closes it when it does not
+    autocast or does not compute in floating point.
+    """
+    current = ctx.autocast[-1] if ctx.autocast else None
+    compute = layer.compute_dtype
+    if current is not None:
+        if not layer.autocast or not config.is_float_dtype(compute):
+            return None
+        return compute
+    return compute if compute != layer.variable_dtype else None
+
+
+def _cast_own_variables(layer, dtype):
+    """Replaces, for the duration of `call`, the layer's float autocast Variable
+    attributes by their (recorded, differentiable) cast to `dtype`; the float32
+    Variables stay the masters that optimizers update. Returns what to restore."""
+    _scan(layer)  # the scan cache keeps the real Variables for `weights` meanwhile
+    swapped = {}
+    for name, value in layer.__dict__.items():
+        if isinstance(value, Variable) and value.autocast and value.dtype != dtype \
+                and config.is_float_dtype(value.dtype):
+            swapped[name] = value
+    for name, value in swapped.items():
+        layer.__dict__[name] = core.cast(value, dtype)
+    return swapped
 
 
 def _get_mask(x):

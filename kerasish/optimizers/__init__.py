@@ -19,6 +19,9 @@ from kerasish.optimizers.sgd import SGD
 
 ALL_OBJECTS = (Adadelta, Adagrad, Adam, Adamax, AdamW, Lion, Nadam, RMSprop, SGD)
 ALL_OBJECTS_DICT = {cls.__name__.lower(): cls for cls in ALL_OBJECTS}
+from kerasish.optimizers.loss_scale_optimizer import LossScaleOptimizer  # noqa: E402
+ALL_OBJECTS += (LossScaleOptimizer,)
+ALL_OBJECTS_DICT["lossscaleoptimizer"] = LossScaleOptimizer
 
 
 def serialize(optimizer):
@@ -110,6 +113,7 @@ def get(identifier):
 
 __all__ = [
     "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Lion",
+    "LossScaleOptimizer",
     "Nadam", "Optimizer", "RMSprop", "SGD", "deserialize", "get", "schedules",
     "serialize",
 ]

@@ -155,7 +155,10 @@ class RNN(Layer):
         bias = cell.bias if cell.bias is not None else ops.zeros(
             (2, 3 * cell.units) if isinstance(cell, GRUCell) and cell.reset_after
             else (cell.kernel.shape[1],), dtype=x.dtype)
-        args = (x, cell.kernel, cell.recurrent_kernel, bias)
+        # The cell's weights are read here, not in the cell's own call: cast them to the
+        # compute dtype of the inputs (mixed precision keeps float32 masters).
+        args = (x,) + tuple(w if w.dtype == x.dtype else ops.cast(w, x.dtype)
+                            for w in (cell.kernel, cell.recurrent_kernel, bias))
         if isinstance(cell, LSTMCell):
             seq, last, h, c = rnn_ops.lstm_sequence(*args, states[0], states[1], mask=mask,
                                                     go_backwards=self.go_backwards)
