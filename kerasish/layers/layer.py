@@ -338,6 +338,8 @@ class Layer:
         previous_mask = _get_mask(first)
         if sig.has_mask and kwargs.get("mask") is None and previous_mask is not None:
             kwargs["mask"] = previous_mask
+        if kwargs.get("mask") is not None:
+            previous_mask = kwargs["mask"]  # as Keras: an explicit mask also masks the output
         if not self.built:
             self._build_from_inputs(args, kwargs, sig)
         shape = getattr(first, "shape", None)

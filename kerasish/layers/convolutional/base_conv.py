@@ -83,6 +83,25 @@ def reject_lora(layer, lora_rank, **extra):
                                   "`dora_rank`) are not supported by kerasish.")
 
 
+def keras_tf_bias_on_last_axis(layer, output_shape):
+    """True when Keras 3.15.1 on TensorFlow adds a channels_first bias on the LAST axis.
+
+    Keras adds the bias with `ops.add(outputs, reshape(bias, (1, C, 1, ...)))`, and its
+    TensorFlow `add` turns that into `tf.nn.bias_add` in NHWC layout whenever the last
+    axis has the bias's length: a channels_first output whose last spatial size equals
+    `filters` gets the bias along that spatial axis. kerasish matches it on purpose
+    (docs/fidelity.md, "Deliberate matches of Keras quirks").
+    """
+    return layer.data_format == "channels_first" and output_shape[-1] == output_shape[1]
+
+
+def add_bias(layer, outputs, bias):
+    """`outputs + bias` on the channel axis (Keras-TF's channels_first quirk included)."""
+    if layer.data_format == "channels_last" or keras_tf_bias_on_last_axis(layer, outputs.shape):
+        return ops.add(outputs, bias)
+    return ops.add(outputs, ops.reshape(bias, (1, -1) + (1,) * (outputs.ndim - 2)))
+
+
 class BaseConv(Layer):
     """Abstract N-D convolution: `activation(conv(inputs, kernel) + bias)`.
 
@@ -165,6 +184,12 @@ class BaseConv(Layer):
                 else [(0, 0), (0, 0), (left, 0)]
             inputs = ops.pad(inputs, axis_pad)
             padding = "valid"
+        if self.bias is not None and keras_tf_bias_on_last_axis(
+                self, self.compute_output_shape(inputs.shape)):
+            outputs = add_bias(self, fused_conv(
+                inputs, self.kernel, None, strides=self.strides, padding=padding,
+                data_format=self.data_format, dilation_rate=self.dilation_rate), self.bias)
+            return self.activation(outputs) if self.activation is not None else outputs
         return fused_conv(inputs, self.kernel, self.bias, activation=self.activation,
                           strides=self.strides, padding=padding,
                           data_format=self.data_format, dilation_rate=self.dilation_rate)

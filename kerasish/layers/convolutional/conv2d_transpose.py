@@ -1,6 +1,6 @@
 """Conv2DTranspose: transposed 2-D convolution (a.k.a. deconvolution)."""
 from kerasish import activations, constraints, initializers, ops, regularizers
-from kerasish.layers.convolutional.base_conv import (check_positive_int, conv_arguments,
+from kerasish.layers.convolutional.base_conv import (add_bias, check_positive_int, conv_arguments,
                                                      conv_output_shape, input_channels,
                                                      layer_label, reject_lora)
 from kerasish.layers.input_spec import InputSpec
@@ -92,9 +92,7 @@ class Conv2DTranspose(Layer):
                                      data_format=self.data_format,
                                      dilation_rate=self.dilation_rate)
         if self.use_bias:
-            shape = (1, 1, 1, self.filters) if self.data_format == "channels_last" \
-                else (1, self.filters, 1, 1)
-            outputs = ops.add(outputs, ops.reshape(self.bias, shape))
+            outputs = add_bias(self, outputs, self.bias)
         if self.activation is not None:
             outputs = self.activation(outputs)
         return outputs

@@ -1,6 +1,6 @@
 """DepthwiseConv2D: each input channel convolved with its own filters."""
 from kerasish import activations, constraints, initializers, ops, regularizers
-from kerasish.layers.convolutional.base_conv import (check_positive_int, conv_arguments,
+from kerasish.layers.convolutional.base_conv import (add_bias, check_positive_int, conv_arguments,
                                                      conv_output_shape, input_channels)
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
@@ -79,8 +79,7 @@ class DepthwiseConv2D(Layer):
                                      padding=self.padding, data_format=self.data_format,
                                      dilation_rate=self.dilation_rate)
         if self.use_bias:
-            shape = (1, 1, 1, -1) if self.data_format == "channels_last" else (1, -1, 1, 1)
-            outputs = ops.add(outputs, ops.reshape(self.bias, shape))
+            outputs = add_bias(self, outputs, self.bias)
         if self.activation is not None:
             outputs = self.activation(outputs)
         return outputs

@@ -1,7 +1,9 @@
 """SeparableConv2D: depthwise convolution followed by a pointwise (1x1) one."""
 from kerasish import activations, constraints, initializers, regularizers
-from kerasish.layers.convolutional.base_conv import (check_positive_int, conv_arguments,
-                                                     conv_output_shape, input_channels)
+from kerasish.layers.convolutional.base_conv import (add_bias, check_positive_int,
+                                                     conv_arguments, conv_output_shape,
+                                                     input_channels,
+                                                     keras_tf_bias_on_last_axis)
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.ops.conv import depthwise_conv, fused_conv
@@ -89,6 +91,11 @@ class SeparableConv2D(Layer):
         depthwise = depthwise_conv(inputs, self.depthwise_kernel, strides=self.strides,
                                    padding=self.padding, data_format=self.data_format,
                                    dilation_rate=self.dilation_rate)
+        if self.bias is not None and keras_tf_bias_on_last_axis(
+                self, self.compute_output_shape(inputs.shape)):
+            outputs = add_bias(self, fused_conv(depthwise, self.pointwise_kernel, None,
+                                                data_format=self.data_format), self.bias)
+            return self.activation(outputs) if self.activation is not None else outputs
         return fused_conv(depthwise, self.pointwise_kernel, self.bias,
                           activation=self.activation, data_format=self.data_format)
 

@@ -29,9 +29,13 @@ class GlobalAveragePooling1D(BaseGlobalPooling):
         axis = 1 if self.data_format == "channels_last" else 2
         if mask is None:
             return ops.mean(inputs, axis=axis, keepdims=self.keepdims)
-        weights = ops.expand_dims(ops.cast(mask, inputs.dtype),
-                                  2 if self.data_format == "channels_last" else 1)
-        total = ops.sum(ops.multiply(inputs, weights), axis=axis, keepdims=self.keepdims)
+        keep = ops.expand_dims(ops.cast(mask, "bool"),
+                               2 if self.data_format == "channels_last" else 1)
+        weights = ops.cast(keep, inputs.dtype)
+        # `where`, not a product: masked steps get an exact zero gradient even in an
+        # all-masked row, whose output is 0/0 = NaN (both as in Keras on TensorFlow).
+        masked = ops.where(keep, inputs, ops.zeros_like(inputs))
+        total = ops.sum(masked, axis=axis, keepdims=self.keepdims)
         return ops.divide(total, ops.sum(weights, axis=axis, keepdims=self.keepdims))
 
     def compute_mask(self, inputs, mask=None):
