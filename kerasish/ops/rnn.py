@@ -104,7 +104,8 @@ class _LSTM(_Sequence):
         dx = (flat @ kernel.T).reshape(x.shape)
         d_kernel = x.reshape(batch * length, -1).T @ flat
         d_rec = h_prevs.reshape(batch * length, -1).T @ flat  # one GEMM for all steps
-        return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh + g_out, dc]
+        # What is left in g_out belongs to the zero output before the first step, not to h0.
+        return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
 
 
 class _GRU(_Sequence):
@@ -185,7 +186,7 @@ class _GRU(_Sequence):
         d_kernel = x.reshape(batch * length, -1).T @ flat
         d_bin = flat.sum(axis=0)
         d_bias = xp.stack([d_bin, d_brec]) if self.reset_after else d_bin
-        return dx, [d_kernel, d_rec, d_bias], [dh + g_out]
+        return dx, [d_kernel, d_rec, d_bias], [dh]  # g_out left: the zero initial output
 
 
 class _SimpleRNN(_Sequence):
@@ -227,7 +228,7 @@ class _SimpleRNN(_Sequence):
         dx = (flat @ kernel.T).reshape(x.shape)
         d_kernel = x.reshape(batch * length, -1).T @ flat
         d_rec = h_prevs.reshape(batch * length, -1).T @ flat  # one GEMM for all steps
-        return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh + g_out]
+        return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh]  # g_out left: zero initial output
 
 
 _lstm = _LSTM("lstm_sequence", 2)

@@ -67,7 +67,7 @@ class LossScaleOptimizer(BaseOptimizer):
 
     @property
     def variables(self):
-        """Own variables (iteration, learning_rate, step_counter, dynamic_scale), then the inner's."""
+        """Own variables (iteration, learning_rate, step_counter, dynamic_scale), then inner's."""
         return self._variables[:] + self.inner_optimizer.variables
 
     def apply(self, grads, trainable_variables=None):

@@ -289,13 +289,22 @@ def recurrent_cases():
             out.append(_layer(f"{layer}[return_state,return_sequences={rs}]", layer,
                               _rnn_kwargs(layer, return_state=True, return_sequences=rs),
                               (3, 5, 4), seed, mask="post"))
-        for dtype in ("bool", "int32", "float64"):
+        for dtype in ("bool", "int32", "float64", "float16"):
             out.append(_layer(f"{layer}[input={dtype}]", layer, _rnn_kwargs(layer), (3, 5, 4),
                               950, input_dtype=dtype))
         for policy in ("mixed_float16", "float64"):
             out.append(_layer(f"{layer}[policy={policy}]", layer,
                               _rnn_kwargs(layer, return_sequences=True), (3, 5, 4), 951,
                               policy=policy))
+        for ax in _grid(go_backwards=[False, True], mask=["post", "pre", "all_masked_row"]):
+            seed += 1  # non-zero initial states: their gradients through masked steps
+            out.append(_layer(f"{layer}[initial_state,{_tag(ax)}]", layer,
+                              _rnn_kwargs(layer, return_sequences=True, return_state=True,
+                                          go_backwards=ax["go_backwards"]),
+                              (3, 5, 4), seed, mask=ax["mask"], initial_state=True))
+        out.append(_layer(f"{layer}[initial_state,activation=relu]", layer,
+                          _rnn_kwargs(layer, return_sequences=True, activation="relu"),
+                          (3, 5, 4), 957, mask="pre", initial_state=True))
         out.append(_layer(f"{layer}[activation=relu]", layer,
                           _rnn_kwargs(layer, activation="relu", return_sequences=True),
                           (3, 5, 4), 952, mask="post"))
@@ -622,6 +631,12 @@ def _run_layer_case(lib, case, rng):
         layer.trainable = False
     xs = [_feed(K, a, d) for a, d in arrays]
     call_kwargs = {}
+    states = []
+    if case.get("initial_state"):
+        sizes = _flat_sizes(layer.cell.state_size)
+        states = [K.ops.convert_to_tensor(rng.normal(size=(case["shape"][0], int(n)))
+                                          .astype("float32")) for n in sizes]
+        call_kwargs["initial_state"] = states
     if "training" in case:
         call_kwargs["training"] = case["training"]
     if mask is not None:
@@ -638,7 +653,7 @@ def _run_layer_case(lib, case, rng):
               "weight_shapes": [list(v.shape) for v in layer.weights]}
     if case.get("repeat_call"):
         _call_layer(lib, layer, inputs, call_kwargs)
-    float_inputs = [x for x, (_, d) in zip(xs, arrays) if d in FLOAT_DTYPES]
+    float_inputs = [x for x, (_, d) in zip(xs, arrays) if d in FLOAT_DTYPES] + states
     watched = [lib.handle(v) for v in layer.weights
                if _dtype_name(v).startswith(("float", "bfloat"))]
     with lib.GradientTape(persistent=True) as tape:

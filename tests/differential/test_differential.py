@@ -84,8 +84,12 @@ def test_matches_keras(case):
             _run(case)
         return
     meta, arrays = _run(case)
-    expected_meta = case["keras"]
-    for key, expected in expected_meta.items():
+    assert_matches(case, meta, arrays)
+
+
+def assert_matches(case, meta, arrays):
+    """kerasish's (meta, arrays) for `case` equal Keras's fixtures within tolerance."""
+    for key, expected in case["keras"].items():
         assert meta[key] == expected, f"{case['id']}: {key} differs"
     prefix = case["id"] + "::"
     expected_names = sorted(k[len(prefix):] for k in ARRAYS.files if k.startswith(prefix))
@@ -101,6 +105,13 @@ def test_matches_keras(case):
         np.testing.assert_allclose(actual.astype("float64"), expected.astype("float64"),
                                    rtol=rtol, atol=atol * max(1.0, float(np.abs(expected).max(
                                        initial=0.0))), err_msg=f"{case['id']}::{name}")
+
+
+def replay(case_id):
+    """Runs one recorded case with kerasish and asserts it matches Keras (for other tests)."""
+    case = next(c for c in CASES if c["id"] == case_id)
+    meta, arrays = _run(case)
+    assert_matches(case, meta, arrays)
 
 
 @pytest.mark.parametrize("case_id", sorted(ACCEPTED))
