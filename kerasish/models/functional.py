@@ -1,4 +1,6 @@
 """Functional: a model defined by a graph of layer calls on KerasTensors."""
+import warnings
+
 from kerasish.layers.core.input_layer import InputLayer
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.models.model import Model
@@ -104,7 +106,14 @@ class Functional(Model):
         """Flattens user inputs in `self._inputs` order, matching dtypes and ranks."""
         if isinstance(inputs, dict):
             flat = self._inputs_from_dict(inputs)
+            if isinstance(self._inputs_struct, dict) and set(inputs) != set(self._inputs_struct):
+                self._inputs_struct_mismatch(inputs, raise_error=False)
         else:
+            if isinstance(self._inputs_struct, dict):
+                # As Keras: positional inputs fill a dict model in sorted-key order, so
+                # they are refused when that order is not the order the dict was given in.
+                keys = list(self._inputs_struct)
+                self._inputs_struct_mismatch(inputs, raise_error=keys != sorted(keys))
             flat = tree.flatten(inputs)
         if len(flat) != len(self._inputs):
             raise ValueError(
@@ -112,6 +121,17 @@ class Functional(Model):
                 f"{len(flat)} input tensors."
             )
         return [_adapt(x, kt) for x, kt in zip(flat, self._inputs)]
+
+    def _inputs_struct_mismatch(self, inputs, raise_error):
+        """Keras's warning (or error) for inputs whose structure is not the model's."""
+        expected = tree.map_structure(lambda t: t.name, self._inputs_struct)
+        received = tree.map_structure(
+            lambda x: "None" if x is None else f"Tensor(shape={tuple(getattr(x, 'shape', ()))})", inputs)
+        message = ("The structure of `inputs` doesn't match the expected structure.\n"
+                   f"Expected: {expected}\nReceived: inputs={received}")
+        if raise_error:
+            raise ValueError(message)
+        warnings.warn(message, stacklevel=4)
 
     def _inputs_from_dict(self, inputs):
         """Dict inputs looked up by Input name (as Keras); unknown keys never fill a slot."""

@@ -99,6 +99,13 @@ class Bidirectional(Layer):
             return ops.multiply(y, y_rev)
         return [y, y_rev]
 
+    def reset_states(self):
+        """Resets both directions' states (stateful layers)."""
+        self.forward_layer.reset_states()
+        self.backward_layer.reset_states()
+
+    reset_state = reset_states
+
     def compute_mask(self, inputs, previous_mask=None):
         mask = previous_mask if self.return_sequences else None
         if self.merge_mode is None:
