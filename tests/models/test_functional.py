@@ -194,3 +194,14 @@ def test_a_shared_layer_is_not_a_duplicate_name():
     shared = layers.Dense(2, name="d")
     model = keras.Model(x, shared(shared(x)))
     assert [l.name for l in model.layers].count("d") == 1
+
+
+def test_list_inputs_to_a_dict_model_warn_or_raise_like_keras():
+    i1, i2 = keras.Input((2,), name="i1"), keras.Input((2,), name="i2")
+    model = keras.Model({"i1": i1, "i2": i2}, layers.Add()([i1, i2]))
+    with pytest.warns(UserWarning, match="The structure of `inputs` doesn't match"):
+        model([np.ones((1, 2)), np.zeros((1, 2))])
+    x1, x2 = keras.Input((3,), name="IT"), keras.Input((3,), name="IS")
+    unsorted = keras.Model({"IT": x1, "IS": x2}, layers.Subtract()([x1, x2]))
+    with pytest.raises(ValueError, match="The structure of `inputs` doesn't match"):
+        unsorted([np.ones((1, 3)), np.zeros((1, 3))])
