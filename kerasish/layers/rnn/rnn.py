@@ -67,6 +67,7 @@ class RNN(Layer):
                 f"with shape {tuple(sequences_shape)}"
             )
         self.cell._maybe_build((sequences_shape[0], sequences_shape[-1]))
+        self._feature_size = sequences_shape[-1]
         if self.stateful:
             if sequences_shape[0] is None:
                 raise ValueError(
@@ -87,6 +88,12 @@ class RNN(Layer):
                 f"Layer '{self.name}' expects 3-D input (batch, time, features); received input "
                 f"with shape {x.shape}"
             )
+        features = getattr(self, "_feature_size", None)
+        if features is not None and x.shape[-1] != features:
+            raise ValueError(
+                f"Layer '{self.name}' ({type(self).__name__}) was built for inputs with "
+                f"{features} features (last axis) but received input with shape {x.shape} "
+                f"({x.shape[-1]} features).")
         states = self._initial_states(x.shape[0], initial_state)
         mask = self._check_mask(mask, x)
         if self._can_fuse(training):
