@@ -126,7 +126,8 @@ class Functional(Model):
         """Keras's warning (or error) for inputs whose structure is not the model's."""
         expected = tree.map_structure(lambda t: t.name, self._inputs_struct)
         received = tree.map_structure(
-            lambda x: "None" if x is None else f"Tensor(shape={tuple(getattr(x, 'shape', ()))})", inputs)
+            lambda x: "None" if x is None else f"Tensor(shape={tuple(getattr(x, 'shape', ()))})",
+            inputs)
         message = ("The structure of `inputs` doesn't match the expected structure.\n"
                    f"Expected: {expected}\nReceived: inputs={received}")
         if raise_error:

@@ -84,7 +84,8 @@ def conv_cases():
         # TF on CPU runs channels_first Conv1D only grouped: only there may the output
         # length equal `filters` (the bias quirk); elsewhere 6 filters avoid it.
         out.append(_layer(f"Conv1D[{_tag(ax)}]", "Conv1D",
-                          {"filters": 4 if ax["groups"] == 2 else 6, "kernel_size": 3, "strides": ax["strides"],
+                          {"filters": 4 if ax["groups"] == 2 else 6, "kernel_size": 3,
+                           "strides": ax["strides"],
                            "padding": ax["padding"], "dilation_rate": ax["dilation"],
                            "groups": ax["groups"], "data_format": ax["data_format"],
                            "activation": "relu"}, shape, seed))

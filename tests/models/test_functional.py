@@ -173,7 +173,9 @@ def test_dict_inputs_with_unknown_keys_raise_like_keras():
 
 def test_dict_inputs_are_matched_by_name_not_position():
     model = _dict_model()
-    out = model({"b": np.full((1, 2), 2.0), "a": np.ones((1, 2)), "extra": np.zeros((1, 2))})
+    with pytest.warns(UserWarning, match="The structure of `inputs` doesn't match"):
+        out = model({"b": np.full((1, 2), 2.0), "a": np.ones((1, 2)),
+                     "extra": np.zeros((1, 2))})
     np.testing.assert_array_equal(out.numpy(), [[3.0, 3.0]])
     with pytest.raises(ValueError, match='Missing data for input "b"'):
         model({"a": np.ones((1, 2))})
