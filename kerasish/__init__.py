@@ -7,7 +7,7 @@ namespaces (see docs/design.md, "Floors").
 """
 from kerasish import (activations, backend, callbacks, config, constraints, data,
                       datasets, distribute, distribution, dtype_policies, initializers,
-                      layers, losses, metrics, models, ops, optimizers, random,
+                      layers, losses, metrics, mixed_precision, models, ops, optimizers, random,
                       preprocessing, regularizers, saving, summary, tree, utils)
 from kerasish.autodiff import GradientTape, Tensor, Variable
 from kerasish.backend import device, switches as _switches

@@ -81,6 +81,8 @@ def _fill_missing(outputs, grads):
 def _refuse_higher_order(name, inputs, grads):
     """Raises when an outer tape would need to see inside a fused backward."""
     for tape in _active:
+        if tape._differentiating:
+            continue  # a persistent tape recording its own backward sees only first order here
         watched = tape._watched
         if any(id(x) in watched for x in inputs) or any(
                 g is not None and id(g) in watched for g in grads):

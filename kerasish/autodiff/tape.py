@@ -42,6 +42,7 @@ class GradientTape:
         self._nodes = []
         self._used = False
         self._recording = False
+        self._differentiating = False  # recording its own backward pass (persistent)
 
     # Recording ------------------------------------------------------------
     def __enter__(self):
@@ -163,13 +164,22 @@ class GradientTape:
                     "GradientTape.gradient: sources must be Tensors or Variables; got "
                     f"{type(s).__name__}.")
         seeds = _seeds(flat_targets, output_gradients)
-        was_recording = self._recording
-        self._pop()  # a tape never records its own backward pass
-        try:
-            grads = backprop(self._nodes, flat_targets, seeds, flat_sources)
-        finally:
-            if was_recording:
-                self._push()
+        if self._persistent and self._recording:
+            # As tf.GradientTape(persistent=True): inside its `with`, the tape records its
+            # own backward pass, so a gradient of this gradient can be taken from it.
+            self._differentiating = True
+            try:
+                grads = backprop(list(self._nodes), flat_targets, seeds, flat_sources)
+            finally:
+                self._differentiating = False
+        else:
+            was_recording = self._recording
+            self._pop()
+            try:
+                grads = backprop(self._nodes, flat_targets, seeds, flat_sources)
+            finally:
+                if was_recording:
+                    self._push()
         if not self._persistent:
             self._used = True
             self._nodes = []

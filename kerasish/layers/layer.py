@@ -34,6 +34,7 @@ def _context():
     if not hasattr(_state, "calls"):
         _state.calls = []      # (layer, training) of the calls in progress
         _state.scopes = []     # name scope for variable paths
+        _state.autocast = []   # dtype float variables are read as inside each call (or None)
     return _state
 
 
@@ -60,6 +61,11 @@ class Layer:
         ...     def call(self, inputs):
         ...         return keras.ops.matmul(inputs, self.w)
     """
+
+    # True for layers whose `call` is floating-point math with floating weights (Dense,
+    # convolutions, recurrent layers, normalization): bool/int inputs are cast to the
+    # compute dtype in `__call__`. Other layers (reshaping, merging, Embedding) keep them.
+    _float_inputs = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -156,8 +162,11 @@ class Layer:
         name = name or naming.auto_name("variable")
         scopes = _context().scopes
         with devices.device(devices.current_device()):
+            # The layer's flag decides: a weight created while the layer is frozen starts
+            # frozen, and follows the flag when it is flipped later (Keras's tracking).
             variable = Variable(initializers.get(initializer), shape=tuple(shape or ()),
-                                dtype=dtype, trainable=trainable, autocast=autocast,
+                                dtype=dtype, trainable=trainable and self._trainable,
+                                autocast=autocast,
                                 aggregation=aggregation, name=name,
                                 constraint=constraints.get(constraint))
         owner = scopes if scopes and scopes[-1] == self.name else scopes + [self.name]
@@ -331,6 +340,8 @@ class Layer:
         previous_mask = get_mask(first)
         if sig.has_mask and kwargs.get("mask") is None and previous_mask is not None:
             kwargs["mask"] = previous_mask
+        if kwargs.get("mask") is not None:
+            previous_mask = kwargs["mask"]  # as Keras: an explicit mask also masks the output
         if not self.built:
             self._build_from_inputs(args, kwargs, sig)
         shape = getattr(first, "shape", None)
@@ -342,9 +353,15 @@ class Layer:
             self._clear_losses()
         ctx.calls.append((self, training))
         ctx.scopes.append(self.name)
+        cast_to = _autocast_dtype(self, ctx)
+        ctx.autocast.append(cast_to)
+        swapped = _cast_own_variables(self, cast_to) if cast_to is not None else None
         try:
             outputs = self.call(*args, **kwargs)
         finally:
+            if swapped:
+                self.__dict__.update(swapped)
+            ctx.autocast.pop()
             ctx.calls.pop()
             ctx.scopes.pop()
         self._after_call(first, previous_mask, outputs)
@@ -582,7 +599,12 @@ def _overrides(layer, method):
 
 
 def _convert_input(x, layer):
-    """numpy/lists -> Tensor; floating inputs cast to the compute dtype (autocast)."""
+    """numpy/lists -> Tensor; floating inputs cast to the compute dtype (autocast).
+
+    Layers that compute in floating point with floating weights (`_float_inputs`)
+    also get bool/int inputs as the compute dtype: Keras reaches the same numbers
+    through dtype promotion, and no fused op then sees a dtype it does not expect.
+    """
     if isinstance(x, (list, tuple, dict)):
         return tree.map_structure(lambda v: _convert_input(v, layer), x)
     if x is None or isinstance(x, (str, bool, KerasTensor)):
@@ -591,12 +613,44 @@ def _convert_input(x, layer):
         if isinstance(x, (int, float)):
             return x
         x = core.convert_to_tensor(x)
-    if layer.autocast and is_float(x._value.dtype) and x.dtype != layer.compute_dtype \
-            and not isinstance(x, Variable):
+    kind = x._value.dtype.kind
+    if layer.autocast and x.dtype != layer.compute_dtype and not isinstance(x, Variable) and \
+            (is_float(x._value.dtype) or (kind in "biu" and layer._float_inputs)):
         mask = x._keras_mask
         x = core.cast(x, layer.compute_dtype)
         x._keras_mask = mask
     return x
+
+
+def _autocast_dtype(layer, ctx):
+    """The dtype this call reads float variables as (None: as stored), Keras's rules.
+
+    A mixed-policy layer (compute dtype != variable dtype) opens a scope; a layer
+    inside a scope moves it to its own compute dtype, or closes it when it does not
+    autocast or does not compute in floating point.
+    """
+    current = ctx.autocast[-1] if ctx.autocast else None
+    compute = layer.compute_dtype
+    if current is not None:
+        if not layer.autocast or not config.is_float_dtype(compute):
+            return None
+        return compute
+    return compute if compute != layer.variable_dtype else None
+
+
+def _cast_own_variables(layer, dtype):
+    """Replaces, for the duration of `call`, the layer's float autocast Variable
+    attributes by their (recorded, differentiable) cast to `dtype`; the float32
+    Variables stay the masters that optimizers update. Returns what to restore."""
+    _scan(layer)  # the scan cache keeps the real Variables for `weights` meanwhile
+    swapped = {}
+    for name, value in layer.__dict__.items():
+        if isinstance(value, Variable) and value.autocast and value.dtype != dtype \
+                and config.is_float_dtype(value.dtype):
+            swapped[name] = value
+    for name, value in swapped.items():
+        layer.__dict__[name] = core.cast(value, dtype)
+    return swapped
 
 
 def _scan(layer):

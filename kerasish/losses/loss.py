@@ -12,6 +12,7 @@ then applies `sample_weight`, any Keras mask and the `reduction`:
 import math
 
 from kerasish import dtype_policies
+from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config as backend_config
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
 from kerasish.utils import naming, registry, tree
@@ -224,7 +225,17 @@ class Loss:
         in_mask = get_keras_mask(y_pred)
         y_pred = tree.map_structure(lambda x: core.convert_to_tensor(x, dtype=self.dtype), y_pred)
         y_true = tree.map_structure(lambda x: core.convert_to_tensor(x, dtype=self.dtype), y_true)
-        values = self.call(y_true, y_pred)
+        try:
+            values = self.call(y_true, y_pred)
+        except ValueError as error:
+            shapes = [tuple(getattr(t, "shape", ())) for t in (y_true, y_pred)]
+            if shapes[0] == shapes[1] or not all(isinstance(t, Tensor)
+                                                for t in (y_true, y_pred)):
+                raise
+            raise ValueError(
+                f"Loss '{self.name}' ({type(self).__name__}): the targets `y` of shape "
+                f"{shapes[0]} do not match the model output of shape {shapes[1]}. "
+                f"Details: {error}") from error
         mask = _combine_masks(in_mask, get_keras_mask(values))
         return reduce_weighted_values(values, sample_weight=sample_weight, mask=mask,
                                       reduction_name=self.reduction, dtype=self.dtype)

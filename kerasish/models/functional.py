@@ -1,4 +1,6 @@
 """Functional: a model defined by a graph of layer calls on KerasTensors."""
+import warnings
+
 from kerasish.layers import symbolic
 from kerasish.backend.config import is_float
 from kerasish.layers.core.input_layer import InputLayer
@@ -45,6 +47,7 @@ class Functional(Model):
         _check_outputs_connected(self._inputs, self._outputs, outputs)
         self._nodes, self._functional_layers, self._nodes_by_depth = _map_graph(
             self._inputs, self._outputs)
+        _check_unique_names(self._functional_layers)
         self.built = True
 
     @property
@@ -112,13 +115,16 @@ class Functional(Model):
 
     def _standardize_inputs(self, inputs):
         """Flattens user inputs in `self._inputs` order, matching dtypes and ranks."""
-        if isinstance(inputs, dict) and not isinstance(self._inputs_struct, dict):
-            names = self.input_names
-            missing = [n for n in names if n not in inputs]
-            if missing:
-                raise ValueError(f"Model '{self.name}': missing inputs {missing}; got keys {sorted(inputs)}.")
-            flat = [inputs[n] for n in names]
+        if isinstance(inputs, dict):
+            flat = self._inputs_from_dict(inputs)
+            if isinstance(self._inputs_struct, dict) and set(inputs) != set(self._inputs_struct):
+                self._inputs_struct_mismatch(inputs, raise_error=False)
         else:
+            if isinstance(self._inputs_struct, dict):
+                # As Keras: positional inputs fill a dict model in sorted-key order, so
+                # they are refused when that order is not the order the dict was given in.
+                keys = list(self._inputs_struct)
+                self._inputs_struct_mismatch(inputs, raise_error=keys != sorted(keys))
             flat = tree.flatten(inputs)
         if len(flat) != len(self._inputs):
             raise ValueError(
@@ -126,6 +132,31 @@ class Functional(Model):
                 f"{len(flat)} input tensors."
             )
         return [_adapt(x, kt) for x, kt in zip(flat, self._inputs)]
+
+    def _inputs_struct_mismatch(self, inputs, raise_error):
+        """Keras's warning (or error) for inputs whose structure is not the model's."""
+        expected = tree.map_structure(lambda t: t.name, self._inputs_struct)
+        received = tree.map_structure(
+            lambda x: "None" if x is None else f"Tensor(shape={tuple(getattr(x, 'shape', ()))})",
+            inputs)
+        message = ("The structure of `inputs` doesn't match the expected structure.\n"
+                   f"Expected: {expected}\nReceived: inputs={received}")
+        if raise_error:
+            raise ValueError(message)
+        warnings.warn(message, stacklevel=4)
+
+    def _inputs_from_dict(self, inputs):
+        """Dict inputs looked up by Input name (as Keras); unknown keys never fill a slot."""
+        names = self.input_names
+        if isinstance(self._inputs_struct, dict) and not all(n in inputs for n in names) \
+                and all(k in inputs for k in self._inputs_struct):
+            return tree.flatten({k: inputs[k] for k in self._inputs_struct})
+        for name in names:
+            if name not in inputs:
+                raise ValueError(
+                    f'Missing data for input "{name}". You passed a data dictionary with keys '
+                    f"{list(inputs.keys())}. Expected the following keys: {names}")
+        return [inputs[n] for n in names]
 
     def compute_output_spec(self, *args, **kwargs):
         return symbolic.output_spec(self, args, kwargs)
@@ -221,6 +252,15 @@ def _map_graph(inputs, outputs):
     for node in ordered:
         nodes_by_depth.setdefault(depth_of_node[id(node)], []).append(node)
     return nodes, [layer for _, layer in layers], nodes_by_depth
+
+
+def _check_unique_names(layers):
+    """Keras's error for two layers (or ops) with one name in one functional model."""
+    names = [layer.name for layer in layers]
+    for name in names:
+        if names.count(name) != 1:
+            raise ValueError(f'The name "{name}" is used {names.count(name)} times in the '
+                             "model. All operation names should be unique.")
 
 
 def _is_input_passthrough(node, input_ids):

@@ -24,6 +24,9 @@ from kerasish.utils import registry
 ALL_OBJECTS = (Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Ftrl, Lamb, Lion, Nadam,
                RMSprop, SGD)
 ALL_OBJECTS_DICT = {cls.__name__.lower(): cls for cls in ALL_OBJECTS}
+from kerasish.optimizers.loss_scale_optimizer import LossScaleOptimizer  # noqa: E402
+ALL_OBJECTS += (LossScaleOptimizer,)
+ALL_OBJECTS_DICT["lossscaleoptimizer"] = LossScaleOptimizer
 
 _CATALOG = registry.OptimizerCatalog("optimizer", ALL_OBJECTS_DICT, base=BaseOptimizer,
                                      module="keras.optimizers", label="an Optimizer")
@@ -85,7 +88,7 @@ def get(identifier):
 
 __all__ = [
     "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Ftrl",
-    "Lamb", "Lion",
+    "Lamb", "Lion", "LossScaleOptimizer",
     "Nadam", "Optimizer", "RMSprop", "SGD", "deserialize", "get", "schedules",
     "serialize",
 ]

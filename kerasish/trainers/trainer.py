@@ -54,14 +54,21 @@ class Trainer:
             weighted_metrics: metrics that use `sample_weight`.
             steps_per_execution: positive int; the batch callbacks run once per
                 this many steps, with Keras's batch indices (see `fit`).
-            run_eagerly, jit_compile, auto_scale_loss: accepted for Keras
-                compatibility (kerasish always runs eagerly).
+            run_eagerly, jit_compile: accepted for Keras compatibility (kerasish
+                always runs eagerly).
+            auto_scale_loss: wrap the optimizer in a `LossScaleOptimizer` when the
+                model's dtype policy is "mixed_float16" (as Keras).
 
         Example:
             >>> model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
             ...               metrics=["accuracy"])
         """
         self.optimizer = optimizers.get(optimizer)
+        if auto_scale_loss and self.dtype_policy.name == "mixed_float16" and \
+                self.optimizer is not None and \
+                not isinstance(self.optimizer, optimizers.LossScaleOptimizer):
+            self.optimizer = optimizers.LossScaleOptimizer(self.optimizer,
+                                                           name="loss_scale_optimizer")
         self.loss = loss
         names = self._output_names(loss)
         # As in Keras, compiling again without `loss` / `metrics` keeps the previous ones.
@@ -175,13 +182,14 @@ class Trainer:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+            scaled_loss = self.optimizer.scale_loss(loss)
         self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
                                         sample_weight=_batch_size(x))
         if not _is_finite(loss):
             self._nan_batch = True  # skip this update: the weights stay the last good ones
             return self.get_metrics_result()
         variables = self._cached_trainable_weights()
-        grads = tape.gradient(loss, variables)
+        grads = tape.gradient(scaled_loss, variables)
         self.optimizer.apply(grads, variables)
         return self.compute_metrics(x, y, y_pred, sample_weight)
 

@@ -248,3 +248,39 @@ def test_engine_fused_ops_support_second_order():
             loss = loss + ops.sum(ops.sparse_categorical_crossentropy([0], ops.dense(x, w) * w[0], from_logits=True))
         g = inner.gradient(loss, w)
     assert outer.gradient(g, w) is not None
+
+
+# Issue 13 regression: second order from ONE persistent tape --------------------------
+def test_persistent_tape_differentiates_its_own_gradient_inside_the_with():
+    x = Variable(np.array([1.5, -2.0], "float32"))
+    with GradientTape(persistent=True) as tape:
+        y = ops.sum(x ** 3)
+        g = tape.gradient(y, x)          # taken inside the same `with`
+    np.testing.assert_allclose(g.numpy(), [6.75, 12.0])
+    np.testing.assert_allclose(tape.gradient(g, x).numpy(), [9.0, -12.0])   # 6 x
+
+
+def test_persistent_tape_second_order_through_a_dense_layer_matches_keras():
+    import kerasish
+    dense = kerasish.layers.Dense(3, activation="tanh")
+    dense.build((None, 2))
+    dense.set_weights([np.array([[.1, .2, .3], [-.4, .5, .6]], "float32"),
+                       np.array([.1, -.1, .2], "float32")])
+    x = Variable(np.array([[1.0, 2.0]], "float32"))
+    with GradientTape(persistent=True) as tape:
+        y = ops.sum(dense(x) ** 2)
+        g = tape.gradient(y, x)
+        gs = ops.sum(g * g)
+    # tf.GradientTape(persistent=True) with Keras 3.15.1 gives these numbers
+    np.testing.assert_allclose(g.numpy(), [[0.10874686, 0.73358476]], rtol=1e-5)
+    np.testing.assert_allclose(tape.gradient(gs, dense.kernel).numpy(),
+                               [[-0.27459103, -0.38985932, -0.33328763],
+                                [-1.338084, -0.18613076, -0.425178]], rtol=1e-5)
+
+
+def test_non_persistent_tape_inside_its_with_still_gives_first_order():
+    x = Variable(np.array([2.0], "float32"))
+    with GradientTape() as tape:
+        y = x * x
+        g = tape.gradient(y, x)
+    np.testing.assert_allclose(g.numpy(), [4.0])

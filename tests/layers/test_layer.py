@@ -276,6 +276,7 @@ def test_sublayers_added_after_a_scan_are_still_found():
     assert len(stack._layers) == 1
 
 
+<<<<<<< HEAD
 def test_stateless_layers_are_built_at_init_unless_build_is_overridden():
     assert layers.Dropout(0.5).built and layers.ReLU().built and layers.Activation("tanh").built
     assert not layers.Flatten().built  # as Keras: built on first call
@@ -291,3 +292,82 @@ def test_stateless_layers_are_built_at_init_unless_build_is_overridden():
     assert not layer.built
     assert layer(np.ones((2, 3), "float32")).shape == (2, 3)
     assert layer.built and [w.name for w in layer.weights] == ["scale"]
+=======
+# Issue 13 regressions: the trainable flag and input dtype conversion ---------------
+def _frozen_before_build_model():
+    base = layers.Dense(5, name="base")
+    base.trainable = False
+    inp = keras.Input((3,))
+    model = keras.Model(inp, layers.Dense(2, name="head")(base(inp)))
+    return model, base
+
+
+def test_layer_frozen_before_build_creates_frozen_weights():
+    model, base = _frozen_before_build_model()
+    assert [v.path for v in model.trainable_weights] == ["head/kernel", "head/bias"]
+    assert [v.trainable for v in base.weights] == [False, False]
+    lines = []
+    model.summary(print_fn=lines.append, show_trainable=True)
+    text = "\n".join(lines)
+    # Keras 3.15.1's figures for this model
+    assert "Trainable params: 12 (48.00 B)" in text
+    assert "Non-trainable params: 20 (80.00 B)" in text
+
+
+def test_fit_does_not_move_weights_frozen_before_build():
+    model, base = _frozen_before_build_model()
+    kernel = base.kernel.numpy().copy()
+    model.compile("sgd", "mse")
+    model.fit(np.ones((4, 3), "float32"), np.ones((4, 2), "float32"), verbose=0)
+    np.testing.assert_array_equal(base.kernel.numpy(), kernel)
+
+
+def test_unfreezing_restores_trainable_weights_but_not_state_variables():
+    bn = layers.BatchNormalization()
+    bn.trainable = False
+    bn.build((None, 3))
+    assert bn.trainable_weights == []
+    bn.trainable = True
+    assert [v.name for v in bn.trainable_weights] == ["gamma", "beta"]
+    assert [v.trainable for v in bn.weights] == [True, True, False, False]
+
+
+@pytest.mark.parametrize("rnn", ["LSTM", "GRU", "SimpleRNN"])
+@pytest.mark.parametrize("dtype", ["bool", "int32"])
+def test_recurrent_layers_take_bool_and_int_inputs_as_floats(rnn, dtype):
+    x = np.random.default_rng(0).integers(0, 2, size=(4, 5, 3)).astype(dtype)
+    layer = getattr(layers, rnn)(2)
+    out = layer(x)
+    assert out.dtype == "float32"
+    np.testing.assert_array_equal(out.numpy(), layer(x.astype("float32")).numpy())
+    with keras.GradientTape() as tape:          # GRU used to crash in the backward
+        loss = ops.sum(layer(x))
+    grads = tape.gradient(loss, layer.trainable_weights)
+    with keras.GradientTape() as tape:
+        loss = ops.sum(layer(x.astype("float32")))
+    for g, want in zip(grads, tape.gradient(loss, layer.trainable_weights)):
+        np.testing.assert_allclose(g.numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_one_sgd_step_on_bool_inputs_matches_keras():
+    """keras-io's addition_rnn feeds bool one-hots to an LSTM; Keras 3.15.1's numbers."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, size=(8, 5, 3)).astype(bool)
+    y = rng.normal(size=(8, 2)).astype("float32")
+    model = keras.Sequential([keras.Input((5, 3)), layers.LSTM(4), layers.Dense(2)])
+    r = np.random.default_rng(1)
+    model.set_weights([r.normal(size=w.shape).astype("float32") * 0.5
+                       for w in model.get_weights()])
+    model.compile(keras.optimizers.SGD(1.0), "mse")
+    model.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+    kernel, recurrent = model.get_weights()[:2]
+    np.testing.assert_allclose(kernel.ravel()[:3], [0.1833, 0.41197, 0.17014], atol=1e-5)
+    np.testing.assert_allclose(recurrent.ravel()[:3], [0.28256, 0.44391, 0.15814], atol=1e-5)
+
+
+def test_layers_without_float_math_keep_integer_inputs():
+    x = np.arange(6, dtype="int32").reshape(1, 2, 3)
+    assert layers.Reshape((3, 2))(x).dtype == "int32"
+    assert layers.Flatten()(x).dtype == "int32"
+    assert layers.Dense(2)(x).dtype == "float32"
+>>>>>>> diffharness

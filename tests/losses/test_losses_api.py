@@ -175,3 +175,11 @@ def test_get_for_compile_wraps_functions_and_picks_crossentropy():
     assert keras.losses.get_for_compile(None) is None
     with pytest.raises(ValueError, match="y_true"):
         keras.losses.get_for_compile("crossentropy")
+
+
+def test_mismatched_target_and_output_shapes_name_the_loss_and_both_shapes():
+    import kerasish
+    with pytest.raises(ValueError, match=r"Loss 'mean_squared_error' \(MeanSquaredError\): the "
+                                         r"targets `y` of shape \(4, 3\) do not match the model "
+                                         r"output of shape \(4, 2\)"):
+        kerasish.losses.MeanSquaredError()(np.ones((4, 3)), np.ones((4, 2)))

@@ -152,3 +152,58 @@ def test_get_layer_messages_match_keras():
         model.get_layer("nope")
     with pytest.raises(ValueError, match="Was asked to retrieve layer at index 5"):
         model.get_layer(index=5)
+
+
+# Issue 13 regressions: dict inputs and duplicate names, as Keras 3.15.1 -------------
+def _dict_model():
+    a = keras.Input((2,), name="a")
+    b = keras.Input((2,), name="b")
+    return keras.Model({"a": a, "b": b}, layers.Add()([a, b]))
+
+
+def test_dict_inputs_with_unknown_keys_raise_like_keras():
+    model = _dict_model()
+    with pytest.raises(ValueError) as info:
+        model({"z": np.ones((1, 2)), "y": np.ones((1, 2))})
+    assert str(info.value) == ('Missing data for input "a". You passed a data dictionary '
+                               "with keys ['z', 'y']. Expected the following keys: ['a', 'b']")
+    with pytest.raises(ValueError, match='Missing data for input "a"'):
+        model.predict({"z": np.ones((1, 2)), "y": np.ones((1, 2))}, verbose=0)
+
+
+def test_dict_inputs_are_matched_by_name_not_position():
+    model = _dict_model()
+    with pytest.warns(UserWarning, match="The structure of `inputs` doesn't match"):
+        out = model({"b": np.full((1, 2), 2.0), "a": np.ones((1, 2)),
+                     "extra": np.zeros((1, 2))})
+    np.testing.assert_array_equal(out.numpy(), [[3.0, 3.0]])
+    with pytest.raises(ValueError, match='Missing data for input "b"'):
+        model({"a": np.ones((1, 2))})
+
+
+def test_two_layers_with_one_name_raise_like_keras():
+    x = keras.Input((2,))
+    h = layers.Dense(2, name="d")(x)
+    h = layers.Dense(2, name="d")(h)
+    with pytest.raises(ValueError) as info:
+        keras.Model(x, h)
+    assert str(info.value) == ('The name "d" is used 2 times in the model. All operation '
+                               "names should be unique.")
+
+
+def test_a_shared_layer_is_not_a_duplicate_name():
+    x = keras.Input((2,))
+    shared = layers.Dense(2, name="d")
+    model = keras.Model(x, shared(shared(x)))
+    assert [l.name for l in model.layers].count("d") == 1
+
+
+def test_list_inputs_to_a_dict_model_warn_or_raise_like_keras():
+    i1, i2 = keras.Input((2,), name="i1"), keras.Input((2,), name="i2")
+    model = keras.Model({"i1": i1, "i2": i2}, layers.Add()([i1, i2]))
+    with pytest.warns(UserWarning, match="The structure of `inputs` doesn't match"):
+        model([np.ones((1, 2)), np.zeros((1, 2))])
+    x1, x2 = keras.Input((3,), name="IT"), keras.Input((3,), name="IS")
+    unsorted = keras.Model({"IT": x1, "IS": x2}, layers.Subtract()([x1, x2]))
+    with pytest.raises(ValueError, match="The structure of `inputs` doesn't match"):
+        unsorted([np.ones((1, 3)), np.zeros((1, 3))])

@@ -15,6 +15,8 @@ class PReLU(Layer):
         >>> keras.layers.PReLU()(np.array([[-1.0, 1.0]]))   # [[0., 1.]] at init
     """
 
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
+
     def __init__(self, alpha_initializer="Zeros", alpha_regularizer=None,
                  alpha_constraint=None, shared_axes=None, **kwargs):
         super().__init__(**kwargs)

@@ -99,13 +99,14 @@ def conv_output_shape(layer, input_shape, filters, kernel_size, padding, transpo
 
 
 def add_channel_bias(outputs, bias, data_format):
-    """`outputs + bias` with the bias broadcast along the channel axis."""
+    """`outputs + bias` with the bias broadcast along the channel axis (with Keras-on-
+    TensorFlow's channels_first quirk, see `keras_tf_bias_on_last_axis`)."""
     if bias is None:
         return outputs
-    rank = len(outputs.shape) - 2
-    shape = (1,) * (rank + 1) + (-1,) if data_format == "channels_last" \
-        else (1, -1) + (1,) * rank
-    return ops.add(outputs, ops.reshape(bias, shape))
+    if data_format == "channels_last" or keras_tf_bias_on_last_axis(data_format,
+                                                                      outputs.shape):
+        return ops.add(outputs, bias)
+    return ops.add(outputs, ops.reshape(bias, (1, -1) + (1,) * (len(outputs.shape) - 2)))
 
 
 def channel_input_spec(layer, channels):
@@ -135,6 +136,18 @@ def reject_lora(layer, lora_rank, **extra):
                                   "`dora_rank`) are not supported by kerasish.")
 
 
+def keras_tf_bias_on_last_axis(data_format, output_shape):
+    """True when Keras 3.15.1 on TensorFlow adds a channels_first bias on the LAST axis.
+
+    Keras adds the bias with `ops.add(outputs, reshape(bias, (1, C, 1, ...)))`, and its
+    TensorFlow `add` turns that into `tf.nn.bias_add` in NHWC layout whenever the last
+    axis has the bias's length: a channels_first output whose last spatial size equals
+    `filters` gets the bias along that spatial axis. kerasish matches it on purpose
+    (docs/fidelity.md, "Deliberate matches of Keras quirks").
+    """
+    return data_format == "channels_first" and output_shape[-1] == output_shape[1]
+
+
 class BaseConv(Layer):
     """Abstract N-D convolution: `activation(conv(inputs, kernel) + bias)`.
 
@@ -155,6 +168,8 @@ class BaseConv(Layer):
         kernel_regularizer, bias_regularizer, activity_regularizer: regularizers.
         kernel_constraint, bias_constraint: constraints.
     """
+
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
 
     def __init__(self, rank, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, groups=1, activation=None, use_bias=True,
@@ -216,6 +231,13 @@ class BaseConv(Layer):
                 else [(0, 0), (0, 0), (left, 0)]
             inputs = ops.pad(inputs, axis_pad)
             padding = "valid"
+        if self.bias is not None and keras_tf_bias_on_last_axis(
+                self.data_format, self.compute_output_shape(inputs.shape)):
+            outputs = add_channel_bias(fused_conv(
+                inputs, self.kernel, None, strides=self.strides, padding=padding,
+                data_format=self.data_format, dilation_rate=self.dilation_rate), self.bias,
+                self.data_format)
+            return self.activation(outputs) if self.activation is not None else outputs
         return fused_conv(inputs, self.kernel, self.bias, activation=self.activation,
                           strides=self.strides, padding=padding,
                           data_format=self.data_format, dilation_rate=self.dilation_rate)

@@ -31,6 +31,8 @@ class BaseDepthwiseConv(Layer):
         depthwise_constraint, bias_constraint: constraints.
     """
 
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
+
     def __init__(self, rank, depth_multiplier, kernel_size, strides=1, padding="valid",
                  data_format=None, dilation_rate=1, activation=None, use_bias=True,
                  depthwise_initializer="glorot_uniform", bias_initializer="zeros",

@@ -1,8 +1,10 @@
 """BaseSeparableConv: the N-D separable convolution behind SeparableConv1D/2D."""
 from kerasish import activations, constraints, initializers, regularizers
-from kerasish.layers.convolutional.base_conv import (channel_input_spec, check_positive_int,
-                                                     conv_arguments, conv_output_shape,
-                                                     input_channels, serialize_common)
+from kerasish.layers.convolutional.base_conv import (add_channel_bias, channel_input_spec,
+                                                     check_positive_int, conv_arguments,
+                                                     conv_output_shape, input_channels,
+                                                     keras_tf_bias_on_last_axis,
+                                                     serialize_common)
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.ops.conv import depthwise_conv, fused_conv
@@ -31,6 +33,8 @@ class BaseSeparableConv(Layer):
             activity_regularizer: regularizers.
         depthwise_constraint, pointwise_constraint, bias_constraint: constraints.
     """
+
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
 
     def __init__(self, rank, depth_multiplier, filters, kernel_size, strides=1,
                  padding="valid", data_format=None, dilation_rate=1, activation=None,
@@ -83,6 +87,12 @@ class BaseSeparableConv(Layer):
         depthwise = depthwise_conv(inputs, self.depthwise_kernel, strides=self.strides,
                                    padding=self.padding, data_format=self.data_format,
                                    dilation_rate=self.dilation_rate)
+        if self.bias is not None and keras_tf_bias_on_last_axis(
+                self.data_format, self.compute_output_shape(inputs.shape)):
+            outputs = add_channel_bias(fused_conv(depthwise, self.pointwise_kernel, None,
+                                                  data_format=self.data_format),
+                                       self.bias, self.data_format)
+            return self.activation(outputs) if self.activation is not None else outputs
         return fused_conv(depthwise, self.pointwise_kernel, self.bias,
                           activation=self.activation, data_format=self.data_format)
 

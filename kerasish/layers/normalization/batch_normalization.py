@@ -45,6 +45,8 @@ class BatchNormalization(Layer):
         ['gamma', 'beta', 'moving_mean', 'moving_variance']
     """
 
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones",
                  moving_mean_initializer="zeros", moving_variance_initializer="ones",

@@ -32,7 +32,12 @@ class GlobalAveragePooling1D(BaseGlobalPooling):
         weights = ops.expand_dims(ops.cast(mask, inputs.dtype),
                                   2 if self.data_format == "channels_last" else 1)
         total = ops.sum(ops.multiply(inputs, weights), axis=axis, keepdims=self.keepdims)
-        return ops.divide(total, ops.sum(weights, axis=axis, keepdims=self.keepdims))
+        count = ops.sum(weights, axis=axis, keepdims=self.keepdims)
+        # As Keras on TensorFlow: an all-masked row averages to 0/0 = NaN, yet its
+        # gradient is zero; dividing by a count of 1 there keeps NaN out of the backward.
+        some = ops.greater(count, 0)
+        mean = ops.divide(total, ops.where(some, count, ops.ones_like(count)))
+        return ops.where(some, mean, ops.full_like(mean, float("nan")))
 
     def compute_mask(self, inputs, mask=None):
         return None

@@ -12,6 +12,8 @@ from kerasish.utils import registry
 class RecurrentCell(Layer):
     """Base of the built-in recurrent cells (not used directly)."""
 
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
+
     def __init__(self, units, activation="tanh", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
                  bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,

@@ -32,6 +32,8 @@ class Bidirectional(Layer):
         (2, 5, 8)
     """
 
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
+
     _output_shape_known = True  # Keras implements compute_output_shape; kerasish probes
 
     def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
@@ -53,6 +55,11 @@ class Bidirectional(Layer):
                     "and `return_state` settings."
                 )
             self.backward_layer = backward_layer
+        # As Keras: with return_sequences, masked steps output zeros in both directions
+        # (not the carried-over output), so the merged sequence is zero where masked.
+        for sublayer in (self.forward_layer, self.backward_layer):
+            if hasattr(sublayer, "zero_output_for_mask"):
+                sublayer.zero_output_for_mask = sublayer.return_sequences
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
@@ -91,6 +98,13 @@ class Bidirectional(Layer):
         if self.merge_mode == "mul":
             return ops.multiply(y, y_rev)
         return [y, y_rev]
+
+    def reset_states(self):
+        """Resets both directions' states (stateful layers)."""
+        self.forward_layer.reset_states()
+        self.backward_layer.reset_states()
+
+    reset_state = reset_states
 
     def compute_mask(self, inputs, previous_mask=None):
         mask = previous_mask if self.return_sequences else None

@@ -41,6 +41,8 @@ class RNN(Layer):
         (2, 5, 4)
     """
 
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
+
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,
                  stateful=False, unroll=False, zero_output_for_mask=False, **kwargs):
         super().__init__(**kwargs)
@@ -68,6 +70,7 @@ class RNN(Layer):
                 f"with shape {tuple(sequences_shape)}"
             )
         self.cell._maybe_build((sequences_shape[0], sequences_shape[-1]))
+        self._feature_size = sequences_shape[-1]
         if self.stateful:
             if sequences_shape[0] is None:
                 raise ValueError(
@@ -101,10 +104,18 @@ class RNN(Layer):
                 f"Layer '{self.name}' expects 3-D input (batch, time, features); received input "
                 f"with shape {x.shape}"
             )
+        features = getattr(self, "_feature_size", None)
+        if features is not None and x.shape[-1] != features:
+            raise ValueError(
+                f"Layer '{self.name}' ({type(self).__name__}) was built for inputs with "
+                f"{features} features (last axis) but received input with shape {x.shape} "
+                f"({x.shape[-1]} features).")
         states = self._initial_states(x.shape[0], initial_state)
         mask = self._check_mask(mask, x)
         if self._can_fuse(training):
             seq, last, final = self._fused(x, states, mask)
+            if self.zero_output_for_mask and mask is not None:
+                seq, last = self._zero_masked_outputs(seq, mask)
         else:
             seq, last, final = self._loop(x, states, mask, training)
         if self.stateful:
@@ -152,8 +163,6 @@ class RNN(Layer):
             return False
         if training and (cell.dropout > 0 or cell.recurrent_dropout > 0):
             return False
-        if self.zero_output_for_mask:
-            return False
         names = [getattr(cell.activation, "__name__", "")]
         if hasattr(cell, "recurrent_activation"):
             names.append(getattr(cell.recurrent_activation, "__name__", ""))
@@ -164,7 +173,10 @@ class RNN(Layer):
         bias = cell.bias if cell.bias is not None else ops.zeros(
             (2, 3 * cell.units) if isinstance(cell, GRUCell) and cell.reset_after
             else (cell.kernel.shape[1],), dtype=x.dtype)
-        args = (x, cell.kernel, cell.recurrent_kernel, bias)
+        # The cell's weights are read here, not in the cell's own call: cast them to the
+        # compute dtype of the inputs (mixed precision keeps float32 masters).
+        args = (x,) + tuple(w if w.dtype == x.dtype else ops.cast(w, x.dtype)
+                            for w in (cell.kernel, cell.recurrent_kernel, bias))
         if isinstance(cell, LSTMCell):
             seq, last, h, c = rnn_ops.lstm_sequence(*args, states[0], states[1], mask=mask,
                                                     go_backwards=self.go_backwards)
@@ -177,6 +189,13 @@ class RNN(Layer):
         seq, last, h = rnn_ops.simple_rnn_sequence(*args, states[0], mask=mask,
                                                    go_backwards=self.go_backwards)
         return seq, last, [h]
+
+    def _zero_masked_outputs(self, seq, mask):
+        """Outputs of masked steps set to zero (`seq` is in processing order)."""
+        if self.go_backwards:
+            mask = ops.flip(mask, axis=1)
+        seq = ops.where(ops.expand_dims(mask, -1), seq, ops.zeros_like(seq))
+        return seq, seq[:, -1]
 
     def _loop(self, x, states, mask, training):
         if hasattr(self.cell, "reset_dropout_masks"):

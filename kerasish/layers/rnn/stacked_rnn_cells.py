@@ -15,6 +15,8 @@ class StackedRNNCells(Layer):
         (2, 4)
     """
 
+    _float_inputs = True  # bool/int inputs are cast to the compute dtype
+
     def __init__(self, cells, **kwargs):
         super().__init__(**kwargs)
         for cell in cells:

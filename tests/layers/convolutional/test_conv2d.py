@@ -123,3 +123,37 @@ def test_in_a_functional_model_with_unknown_batch():
     assert tuple(outputs.shape) == (None, 8, 8, 4)
     model = keras.Model(inputs, outputs)
     assert model.predict(np.zeros((3, 8, 8, 3), "float32"), verbose=0).shape == (3, 8, 8, 4)
+
+
+# Issue 13 regression: channels_first with groups ----------------------------------
+def _keras_replay(case_id):
+    import importlib
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "differential"))
+    importlib.import_module("test_differential").replay(case_id)
+
+
+@pytest.mark.parametrize("case_id", [
+    "layer/Conv2D[channels_first,width==filters,groups=2,activation=None]",
+    "layer/Conv2D[channels_first,width==filters,groups=2,activation=relu]",
+    "layer/Conv2D[data_format=channels_first,groups=2,strides=1,padding=valid,dilation=1]",
+    "layer/Conv2D[data_format=channels_first,groups=2,strides=2,padding=same,dilation=1]",
+])
+def test_grouped_channels_first_matches_keras(case_id):
+    """Outputs and kernel/bias/input gradients against Keras 3.15.1 on TensorFlow."""
+    _keras_replay(case_id)
+
+
+def test_channels_first_bias_follows_keras_tensorflow_when_width_equals_filters():
+    """Keras-TF adds the bias on the last axis when it has `filters` entries (fidelity.md)."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(1, 4, 6, 6)).astype("float32")
+    conv = layers.Conv2D(4, 3, groups=2, data_format="channels_first")
+    conv.build(x.shape)
+    kernel = rng.normal(size=(3, 3, 2, 4)).astype("float32")
+    bias = np.array([1.0, 2.0, 3.0, 4.0], "float32")
+    conv.set_weights([kernel, bias])
+    no_bias = keras.ops.conv(x, kernel, data_format="channels_first").numpy()
+    np.testing.assert_allclose(conv(x).numpy() - no_bias,
+                               np.broadcast_to(bias, no_bias.shape), atol=1e-5)

@@ -28,3 +28,34 @@ def test_names_weights_and_states():
 def test_invalid_merge_mode():
     with pytest.raises(ValueError, match="Invalid merge mode"):
         layers.Bidirectional(layers.LSTM(2), merge_mode="max")
+
+
+# Issue 13 regression: a masked, post-padded batch ---------------------------------
+def _keras_replay(case_id):
+    import importlib
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "differential"))
+    importlib.import_module("test_differential").replay(case_id)
+
+
+@pytest.mark.parametrize("inner", ["LSTM", "GRU", "SimpleRNN"])
+@pytest.mark.parametrize("merge_mode", ["concat", "sum", "ave", "mul", "None"])
+def test_masked_post_padded_batch_matches_keras(inner, merge_mode):
+    """Outputs, input gradients and every weight gradient against Keras 3.15.1's."""
+    _keras_replay(f"layer/Bidirectional[{inner},merge_mode={merge_mode},"
+                  "return_sequences=True,mask=post]")
+
+
+def test_masked_steps_output_zero_in_both_directions():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, 5, 4)).astype("float32")
+    lengths = [5, 3, 1]
+    mask = np.array([[t < n for t in range(5)] for n in lengths])
+    layer = layers.Bidirectional(layers.LSTM(3, return_sequences=True))
+    out = layer(x, mask=mask).numpy()
+    assert np.all(out[~mask] == 0.0)
+    # the valid steps are the same as running each direction on the unpadded sequence
+    for row, n in enumerate(lengths):
+        valid = layer(x[row:row + 1, :n]).numpy()[0]
+        np.testing.assert_allclose(out[row, :n], valid, rtol=1e-5, atol=1e-6)

@@ -145,3 +145,12 @@ def test_recurrent_configs_use_keras_key_order():
 
 def test_lstm_and_gru_check_for_3d_inputs():
     assert layers.LSTM(2).input_spec.ndim == 3 and layers.GRU(2).input_spec.ndim == 3
+
+
+def test_wrong_feature_size_names_the_layer_and_both_sizes():
+    import kerasish
+    layer = kerasish.layers.LSTM(2, name="enc")
+    layer(np.ones((1, 3, 4), "float32"))
+    with pytest.raises(ValueError, match=r"Layer 'enc' \(LSTM\) was built for inputs with 4 "
+                                         r"features .* \(5 features\)"):
+        layer(np.ones((1, 3, 5), "float32"))

@@ -1,0 +1,85 @@
+"""mixed_float16 computes in float16 with float32 master weights, as Keras 3.15.1."""
+import numpy as np
+import pytest
+
+import kerasish as keras
+from kerasish import layers
+
+
+@pytest.fixture
+def mixed_float16():
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    yield
+    keras.mixed_precision.set_global_policy("float32")
+
+
+def test_keras_names():
+    assert keras.mixed_precision.LossScaleOptimizer is keras.optimizers.LossScaleOptimizer
+    assert keras.mixed_precision.Policy is keras.DTypePolicy
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: layers.Dense(3), (2, 4)),
+    (lambda: layers.Conv2D(2, 3), (1, 5, 5, 2)),
+    (lambda: layers.Conv1D(2, 2), (1, 5, 2)),
+    (lambda: layers.LSTM(3, return_sequences=True), (2, 4, 3)),
+    (lambda: layers.GRU(3), (2, 4, 3)),
+    (lambda: layers.SimpleRNN(3), (2, 4, 3)),
+    (lambda: layers.Bidirectional(layers.LSTM(2)), (2, 4, 3)),
+])
+def test_layers_compute_in_float16_and_keep_float32_weights(mixed_float16, make, shape):
+    layer = make()
+    x = np.random.default_rng(0).normal(size=shape).astype("float32")
+    with keras.GradientTape() as tape:
+        y = layer(x)
+        loss = keras.ops.sum(keras.ops.cast(y, "float32"))
+    assert y.dtype == "float16"
+    assert all(v.dtype == "float32" for v in layer.weights)
+    grads = tape.gradient(loss, layer.trainable_weights)
+    assert all(g is not None and g.dtype == "float32" for g in grads)
+
+
+def test_float16_overflows_as_in_keras(mixed_float16):
+    dense = layers.Dense(1, use_bias=False)
+    dense.build((None, 1))
+    dense.set_weights([np.array([[300.0]], "float32")])
+    with np.errstate(over="ignore"):  # numpy reports the overflow; Keras returns inf silently
+        assert np.isinf(dense(np.array([[300.0]], "float32")).numpy()).all()
+
+
+def test_a_float32_layer_inside_a_mixed_model_computes_in_float32(mixed_float16):
+    inp = keras.Input((3,))
+    out = layers.Dense(2, dtype="float32")(layers.Dense(4, activation="relu")(inp))
+    model = keras.Model(inp, out)
+    assert model.layers[1].compute_dtype == "float16"
+    assert model(np.ones((2, 3), "float32")).dtype == "float32"
+
+
+def test_compile_wraps_the_optimizer_and_skips_overflowing_steps(mixed_float16):
+    inp = keras.Input((3,))
+    out = layers.Dense(2, dtype="float32")(layers.Dense(4, activation="relu")(inp))
+    model = keras.Model(inp, out)
+    r = np.random.default_rng(0)
+    model.set_weights([r.normal(size=w.shape).astype("float32") for w in model.get_weights()])
+    x = r.normal(size=(4, 3)).astype("float32") * 100
+    model.compile(keras.optimizers.SGD(0.01), "mse")
+    assert type(model.optimizer).__name__ == "LossScaleOptimizer"
+    assert model.optimizer.name == "loss_scale_optimizer"
+    kernel = model.layers[1].kernel.numpy().copy()
+    with np.errstate(over="ignore", invalid="ignore"):  # the overflow is the point here
+        model.fit(x, np.ones((4, 2), "float32"), batch_size=4, epochs=3, verbose=0)
+    # Keras 3.15.1: float16 gradients overflow 3 times, the scale halves 32768 -> 4096,
+    # and no update is applied.
+    assert float(model.optimizer.dynamic_scale.numpy()) == 4096.0
+    assert int(model.optimizer.iterations.numpy()) == 0
+    np.testing.assert_array_equal(model.layers[1].kernel.numpy(), kernel)
+    assert [v.path for v in model.optimizer.variables] == [
+        "loss_scale_optimizer/iteration", "loss_scale_optimizer/learning_rate",
+        "loss_scale_optimizer/step_counter", "loss_scale_optimizer/dynamic_scale",
+        "sgd/iteration", "sgd/learning_rate"]
+
+
+def test_auto_scale_loss_false_keeps_the_optimizer(mixed_float16):
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
+    model.compile(keras.optimizers.SGD(0.01), "mse", auto_scale_loss=False)
+    assert type(model.optimizer).__name__ == "SGD"

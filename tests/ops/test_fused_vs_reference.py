@@ -1,0 +1,250 @@
+"""Every fused fast path against its unfused reference, over the axes bugs hide in.
+
+The fused ops (dense, conv, the sequence RNNs, batch-norm moments, softmax
+cross-entropy) compute their forward and backward on raw arrays. Each test runs
+the fused op and a reference built from fine-grained `kerasish.ops` (whose
+gradients are checked against finite differences elsewhere) on the same data,
+and compares outputs and every gradient.
+"""
+import itertools
+
+import numpy as np
+import pytest
+
+import kerasish
+from kerasish import GradientTape, ops
+import importlib
+
+
+
+# `kerasish.ops.conv` is also a function name: import the modules themselves.
+conv_ops = importlib.import_module("kerasish.ops.conv")
+norm_ops = importlib.import_module("kerasish.ops.normalization")
+
+TOL = {"float32": (1e-5, 1e-5), "float64": (1e-10, 1e-12)}
+
+
+def _outputs_and_grads(fn, arrays, dtype):
+    tensors = [ops.convert_to_tensor(a.astype(dtype)) for a in arrays]
+    with GradientTape(persistent=True) as tape:
+        for t in tensors:
+            tape.watch(t)
+        outs = fn(*tensors)
+        outs = outs if isinstance(outs, (list, tuple)) else [outs]
+        rng = np.random.default_rng(7)
+        loss = sum(ops.sum(o * rng.normal(size=o.shape).astype(dtype)) for o in outs)
+    grads = tape.gradient(loss, tensors)
+    return [o.numpy() for o in outs], [None if g is None else g.numpy() for g in grads]
+
+
+def assert_same(fused, reference, arrays, dtype="float32"):
+    rtol, atol = TOL[dtype]
+    out_f, grad_f = _outputs_and_grads(fused, arrays, dtype)
+    out_r, grad_r = _outputs_and_grads(reference, arrays, dtype)
+    assert len(out_f) == len(out_r)
+    for a, b in zip(out_f, out_r):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+    for i, (a, b) in enumerate(zip(grad_f, grad_r)):
+        if b is None:
+            assert a is None or not np.any(a), f"gradient {i}"
+            continue
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=f"gradient {i}")
+
+
+def _activation(name):
+    return (lambda x: x) if name is None else kerasish.activations.get(name)
+
+
+# Dense -----------------------------------------------------------------------
+@pytest.mark.parametrize("rank,activation,use_bias,dtype", list(itertools.product(
+    [2, 3], [None, "relu", "tanh", "gelu"], [True, False], ["float32", "float64"])))
+def test_dense_matches_matmul_add_activation(rank, activation, use_bias, dtype):
+    rng = np.random.default_rng(rank)
+    x = rng.normal(size=(4, 5) if rank == 2 else (2, 3, 5))
+    arrays = [x, rng.normal(size=(5, 3))] + ([rng.normal(size=(3,))] if use_bias else [])
+    act = _activation(activation)
+
+    def fused(x, w, b=None):
+        return ops.dense(x, w, b, activation=activation)
+
+    def reference(x, w, b=None):
+        y = ops.matmul(x, w)
+        return act(y + b if b is not None else y)
+
+    assert_same(fused, reference, arrays, dtype)
+
+
+# Convolution -----------------------------------------------------------------
+CONV_AXES = [ax for ax in itertools.product(
+    ["channels_last", "channels_first"], [1, 2], [1, 2], [1, 2], ["valid", "same"],
+    [None, "relu"], [1, 2]) if not (ax[2] > 1 and ax[3] > 1)]
+
+
+@pytest.mark.parametrize("data_format,groups,strides,dilation,padding,activation,rank",
+                         CONV_AXES)
+def test_fused_conv_matches_conv_add_activation(data_format, groups, strides, dilation,
+                                               padding, activation, rank):
+    rng = np.random.default_rng(groups + 3 * strides + 5 * dilation)
+    spatial = (7, 6)[:rank]
+    x = rng.normal(size=(2,) + spatial + (4,) if data_format == "channels_last"
+                   else (2, 4) + spatial)
+    kernel = rng.normal(size=(3,) * rank + (4 // groups, 6))
+    bias = rng.normal(size=(6,))
+    act = _activation(activation)
+    bias_shape = (6,) if data_format == "channels_last" else (6,) + (1,) * rank
+
+    def fused(x, k, b):
+        return conv_ops.fused_conv(x, k, b, activation=activation, strides=strides,
+                                   padding=padding, data_format=data_format,
+                                   dilation_rate=dilation)
+
+    def reference(x, k, b):
+        y = ops.conv(x, k, strides=strides, padding=padding, data_format=data_format,
+                     dilation_rate=dilation)
+        return act(y + ops.reshape(b, bias_shape))
+
+    assert_same(fused, reference, [x, kernel, bias])
+
+
+def test_conv_channels_first_is_channels_last_transposed():
+    """The layout axis itself, against a reference that never sees channels_first."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2, 4, 7, 5))
+    kernel = rng.normal(size=(3, 3, 2, 6))
+
+    def fused(x, k):
+        return ops.conv(x, k, data_format="channels_first")
+
+    def reference(x, k):
+        y = ops.conv(ops.transpose(x, (0, 2, 3, 1)), k)
+        return ops.transpose(y, (0, 3, 1, 2))
+
+    assert_same(fused, reference, [x, kernel])
+
+
+# Sequence RNNs -----------------------------------------------------------------
+def _mask(kind, batch=3, steps=5):
+    if kind is None:
+        return None
+    lengths = [5, 3, 1]
+    mask = np.array([[t < n for t in range(steps)] for n in lengths])
+    if kind == "pre":
+        mask = mask[:, ::-1].copy()
+    if kind == "all_masked_row":
+        mask[-1] = False
+    return mask
+
+
+def _rnn_layer(name, **kwargs):
+    layer = getattr(kerasish.layers, name)(3, return_sequences=True, return_state=True,
+                                           **kwargs)
+    layer.build((3, 5, 4))
+    rng = np.random.default_rng(11)
+    layer.set_weights([rng.normal(size=w.shape) * 0.5 for w in layer.get_weights()])
+    return layer
+
+
+@pytest.mark.parametrize("name,go_backwards,mask,extra", [
+    (n, g, m, e) for n, g, m, e in itertools.product(
+        ["LSTM", "GRU", "SimpleRNN"], [False, True], [None, "post", "pre", "all_masked_row"],
+        [{}, {"use_bias": False}])] + [("GRU", False, "post", {"reset_after": False}),
+                                       ("GRU", True, None, {"reset_after": False})])
+def test_sequence_rnn_matches_the_cell_loop(name, go_backwards, mask, extra):
+    layer = _rnn_layer(name, go_backwards=go_backwards, **extra)
+    mask = _mask(mask)
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(3, 5, 4))
+    states = [rng.normal(size=(3, 3)) for _ in layer._state_sizes]
+    mask_t = None if mask is None else ops.convert_to_tensor(mask)
+    weights = layer.trainable_weights
+
+    def run(path):
+        def fn(x, *s):
+            seq, last, final = path(x, list(s), mask_t)
+            return [seq, last] + list(final)
+        return fn
+
+    fused = run(layer._fused)
+    loop = run(lambda x, s, m: layer._loop(x, s, m, training=False))
+    assert_same(fused, loop, [x] + states)
+    fused_grads, loop_grads = (_weight_grads(path, weights, x, states)
+                               for path in (fused, loop))
+    for a, b in zip(fused_grads, loop_grads):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def _weight_grads(path, weights, x, states):
+    with GradientTape() as tape:
+        outs = path(ops.convert_to_tensor(x), *[ops.convert_to_tensor(s) for s in states])
+        loss = sum(ops.sum(o * o) for o in outs)
+    return [g.numpy() for g in tape.gradient(loss, weights)]
+
+
+def test_fused_rnn_is_used_and_loop_is_not_silently_taken():
+    """The comparison above is meaningful only if the layer takes the fused path."""
+    layer = _rnn_layer("LSTM")
+    assert layer._can_fuse(training=False)
+
+
+# Batch-norm moments -----------------------------------------------------------
+@pytest.mark.parametrize("axes,affine,dtype", list(itertools.product(
+    [(0,), (0, 1), (0, 2)], [True, False], ["float32", "float64"])))
+def test_normalize_moments_matches_moments_then_normalization(axes, affine, dtype):
+    rng = np.random.default_rng(len(axes))
+    x = rng.normal(size=(6, 3, 4)) * 3 + 1
+    param_shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    arrays = [x] + ([rng.normal(size=param_shape), rng.normal(size=param_shape)]
+                    if affine else [])
+
+    def fused(x, scale=None, offset=None):
+        return list(norm_ops.normalize_moments(x, axes, scale, offset, 1e-3))
+
+    def reference(x, scale=None, offset=None):
+        mean, var = ops.moments(x, axes, keepdims=True)
+        out = (x - mean) / ops.sqrt(var + 1e-3)
+        if scale is not None:
+            out = out * scale + offset
+        return [out, ops.squeeze(mean, axes), ops.squeeze(var, axes)]
+
+    assert_same(fused, reference, arrays, dtype)
+
+
+# Softmax cross-entropy ---------------------------------------------------------
+@pytest.mark.parametrize("sparse,axis,scale", list(itertools.product(
+    [False, True], [-1, 1], [1.0, 50.0])))
+def test_softmax_cross_entropy_matches_log_softmax_reference(sparse, axis, scale):
+    if sparse and axis != -1:
+        pytest.skip("sparse labels index the last axis")
+    rng = np.random.default_rng(int(scale))
+    logits = rng.normal(size=(4, 5, 3)) * scale
+    labels = rng.integers(0, logits.shape[axis], size=(4, 5) if axis == -1 else (4, 3))
+    onehot = np.moveaxis(np.eye(logits.shape[axis], dtype="float32")[labels], -1, axis)
+
+    def fused(z):
+        if sparse:
+            return ops.sparse_categorical_crossentropy(labels, z, from_logits=True)
+        return ops.categorical_crossentropy(onehot, z, from_logits=True, axis=axis)
+
+    def reference(z):
+        return -ops.sum(onehot * ops.log_softmax(z, axis=axis), axis=axis)
+
+    assert_same(fused, reference, [logits])
+
+
+@pytest.mark.parametrize("from_logits", [False, True])
+def test_binary_cross_entropy_matches_its_formula(from_logits):
+    rng = np.random.default_rng(2)
+    dtype = "float64" if from_logits else "float32"
+    target = rng.integers(0, 2, size=(4, 3)).astype(dtype)
+    z = rng.normal(size=(4, 3)) * 3
+
+    def fused(z):
+        return ops.binary_crossentropy(target, z if from_logits else ops.sigmoid(z),
+                                       from_logits=from_logits)
+
+    def reference(z):
+        p = ops.clip(ops.sigmoid(z), 1e-7, 1 - 1e-7) if not from_logits else ops.sigmoid(z)
+        return -(target * ops.log(p) + (1 - target) * ops.log(1 - p))
+
+    assert_same(fused, reference, [z], dtype)
