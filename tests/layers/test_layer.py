@@ -276,7 +276,6 @@ def test_sublayers_added_after_a_scan_are_still_found():
     assert len(stack._layers) == 1
 
 
-<<<<<<< HEAD
 def test_stateless_layers_are_built_at_init_unless_build_is_overridden():
     assert layers.Dropout(0.5).built and layers.ReLU().built and layers.Activation("tanh").built
     assert not layers.Flatten().built  # as Keras: built on first call
@@ -292,7 +291,8 @@ def test_stateless_layers_are_built_at_init_unless_build_is_overridden():
     assert not layer.built
     assert layer(np.ones((2, 3), "float32")).shape == (2, 3)
     assert layer.built and [w.name for w in layer.weights] == ["scale"]
-=======
+
+
 # Issue 13 regressions: the trainable flag and input dtype conversion ---------------
 def _frozen_before_build_model():
     base = layers.Dense(5, name="base")
@@ -370,4 +370,3 @@ def test_layers_without_float_math_keep_integer_inputs():
     assert layers.Reshape((3, 2))(x).dtype == "int32"
     assert layers.Flatten()(x).dtype == "int32"
     assert layers.Dense(2)(x).dtype == "float32"
->>>>>>> diffharness
