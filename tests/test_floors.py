@@ -34,7 +34,7 @@ FLOORS = [
     ("metrics",),
     ("distribute",),
     ("optimizers", "distribution"),
-    ("layers",),
+    ("layers", "mixed_precision"),
     ("saving",),
     ("callbacks",),
     ("trainers",),

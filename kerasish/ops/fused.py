@@ -80,6 +80,8 @@ class Dense(Op):
 
     def forward(self, device, x, w, b=None):
         y = x @ w
+        if y.dtype != x.dtype:  # numpy multiplies bfloat16 into float32: keep the input dtype
+            y = y.astype(x.dtype)
         if b is not None:
             y += b
         if self.relu:
@@ -125,7 +127,7 @@ class DenseGrad(Op):
         grads.append(x.reshape(-1, x.shape[-1]).T @ gz2)
         if self.has_bias:
             grads.append(gz2.sum(axis=0))
-        return tuple(grads)
+        return tuple(a if a.dtype == x.dtype else a.astype(x.dtype) for a in grads)
 
     def save(self, inputs, outputs):
         return tuple(inputs)

@@ -70,7 +70,9 @@ class MatMul(Op):
     name = "matmul"
 
     def forward(self, device, a, b):
-        return device.xp.matmul(a, b)
+        out = device.xp.matmul(a, b)
+        # numpy multiplies bfloat16 into float32; Keras keeps the inputs' dtype
+        return out if out.dtype == a.dtype else out.astype(a.dtype)
 
     def save(self, inputs, outputs):
         return None, None, inputs[0], inputs[1], outputs[0]

@@ -10,6 +10,7 @@ import numpy as np
 
 from kerasish import ops
 from kerasish.optimizers.base_optimizer import BaseOptimizer
+from kerasish import optimizers as _optimizers  # the package (serialize); used at call time
 
 _BASE_DEFAULTS = {"weight_decay": None, "clipnorm": None, "global_clipnorm": None,
                   "clipvalue": None, "use_ema": False, "ema_momentum": 0.99,
@@ -123,17 +124,15 @@ class LossScaleOptimizer(BaseOptimizer):
         self.inner_optimizer.finalize_variable_values(var_list)
 
     def get_config(self):
-        from kerasish import optimizers
         return {"name": self.name,
-                "inner_optimizer": optimizers.serialize(self.inner_optimizer),
+                "inner_optimizer": _optimizers.serialize(self.inner_optimizer),
                 "initial_scale": self.initial_scale,
                 "dynamic_growth_steps": self.dynamic_growth_steps}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from kerasish import optimizers
         config = dict(config)
-        inner = optimizers.deserialize(config.pop("inner_optimizer"),
+        inner = _optimizers.deserialize(config.pop("inner_optimizer"),
                                        custom_objects=custom_objects)
         return cls(inner, **config)
 
