@@ -65,3 +65,11 @@ def _complete_backend_namespace():
 
 
 _complete_backend_namespace()
+
+
+def __getattr__(name):
+    """`keras.wrappers` loads on first use: it imports scikit-learn."""
+    if name == "wrappers":
+        import importlib  # optional dependency: kerasish.wrappers needs scikit-learn
+        return importlib.import_module("kerasish.wrappers")
+    raise AttributeError(f"module 'kerasish' has no attribute {name!r}")
