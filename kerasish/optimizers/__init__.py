@@ -14,13 +14,14 @@ from kerasish.optimizers.adamw import AdamW
 from kerasish.optimizers.base_optimizer import BaseOptimizer
 from kerasish.optimizers.lamb import Lamb
 from kerasish.optimizers.lion import Lion
+from kerasish.optimizers.muon import Muon
 from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rmsprop import RMSprop
 from kerasish.optimizers.sgd import SGD
 
-ALL_OBJECTS = (Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Lamb, Lion, Nadam, RMSprop,
-               SGD)
+ALL_OBJECTS = (Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Lamb, Lion, Muon, Nadam,
+               RMSprop, SGD)
 ALL_OBJECTS_DICT = {cls.__name__.lower(): cls for cls in ALL_OBJECTS}
 
 
@@ -113,7 +114,7 @@ def get(identifier):
 
 __all__ = [
     "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Lamb",
-    "Lion",
+    "Lion", "Muon",
     "Nadam", "Optimizer", "RMSprop", "SGD", "deserialize", "get", "schedules",
     "serialize",
 ]

@@ -1,4 +1,4 @@
-"""Lamb and Adafactor step by step against real Keras 3.15.1 (fixture) and numpy references."""
+"""Lamb, Adafactor and Muon step by step against real Keras 3.15.1 (fixture) and numpy references."""
 import json
 import os
 
