@@ -18,10 +18,11 @@ from kerasish.optimizers.muon import Muon
 from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rmsprop import RMSprop
+from kerasish.optimizers.schedule_free_adamw import ScheduleFreeAdamW
 from kerasish.optimizers.sgd import SGD
 
 ALL_OBJECTS = (Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Lamb, Lion, Muon, Nadam,
-               RMSprop, SGD)
+               RMSprop, SGD, ScheduleFreeAdamW)
 ALL_OBJECTS_DICT = {cls.__name__.lower(): cls for cls in ALL_OBJECTS}
 
 
@@ -115,6 +116,6 @@ def get(identifier):
 __all__ = [
     "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Lamb",
     "Lion", "Muon",
-    "Nadam", "Optimizer", "RMSprop", "SGD", "deserialize", "get", "schedules",
+    "Nadam", "Optimizer", "RMSprop", "SGD", "ScheduleFreeAdamW", "deserialize", "get", "schedules",
     "serialize",
 ]
