@@ -14,6 +14,7 @@ from kerasish.optimizers.adamw import AdamW
 from kerasish.optimizers.base_optimizer import BaseOptimizer
 from kerasish.optimizers.lamb import Lamb
 from kerasish.optimizers.lion import Lion
+from kerasish.optimizers.multi_optimizer import MultiOptimizer, OptimizerMap
 from kerasish.optimizers.muon import Muon
 from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer
@@ -115,7 +116,7 @@ def get(identifier):
 
 __all__ = [
     "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Lamb",
-    "Lion", "Muon",
+    "Lion", "Muon", "MultiOptimizer", "OptimizerMap",
     "Nadam", "Optimizer", "RMSprop", "SGD", "ScheduleFreeAdamW", "deserialize", "get", "schedules",
     "serialize",
 ]
