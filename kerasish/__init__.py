@@ -17,6 +17,7 @@ from kerasish.layers.name_scope import name_scope
 from kerasish.losses import Loss
 from kerasish.metrics import Metric
 from kerasish.models import Model, Sequential
+from kerasish.ops.remat import remat
 from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer
 from kerasish import tree
