@@ -21,6 +21,7 @@ from kerasish.layers.name_scope import name_scope
 from kerasish.losses import Loss
 from kerasish.metrics import Metric
 from kerasish.models import Model, Sequential, model_visualization as _model_visualization
+from kerasish.ops.remat import remat
 from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer
 from kerasish.data import data_adapters as _data_adapters
@@ -82,3 +83,11 @@ def version():
 from kerasish import applications  # noqa: E402,F401  (imports layers and models)
 
 _registry.REGISTRY.add_namespace("", globals())
+
+
+def __getattr__(name):
+    """`keras.wrappers` loads on first use: it imports scikit-learn."""
+    if name == "wrappers":
+        import importlib  # optional dependency: kerasish.wrappers needs scikit-learn
+        return importlib.import_module("kerasish.wrappers")
+    raise AttributeError(f"module 'kerasish' has no attribute {name!r}")

@@ -26,8 +26,9 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
     """A new model with the same architecture and freshly initialised weights.
 
     Sequential and functional models are rebuilt layer by layer (each layer
-    through `clone_function`, by default `layer.__class__.from_config(layer.get_config())`);
-    other models from their config.
+    through `clone_function`, by default `layer.__class__.from_config(layer.get_config())`)
+    and, when the original is compiled, compiled from its compile config (a new optimizer
+    of the same configuration), as in Keras; other models are rebuilt from their config.
 
     Args:
         model: the model to clone.
@@ -50,10 +51,19 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
         elif model._stack and isinstance(model._stack[0], InputLayer):
             first = model._stack[0]
             new_layers[0] = InputLayer(batch_shape=first.batch_shape, dtype=first._input_dtype)
-        return Sequential(new_layers, name=model.name, trainable=model.trainable)
+        return _compiled_like(model, Sequential(new_layers, name=model.name,
+                                                trainable=model.trainable))
     if isinstance(model, Functional):
-        return _clone_functional(model, input_tensors, clone_function)
+        return _compiled_like(model, _clone_functional(model, input_tensors, clone_function))
     return model.__class__.from_config(model.get_config())
+
+
+def _compiled_like(model, clone):
+    """As Keras: a clone of a compiled Sequential/functional model is compiled the same way
+    (a fresh optimizer from the same config)."""
+    if getattr(model, "compiled", False):
+        clone.compile_from_config(model.get_compile_config())
+    return clone
 
 
 def _clone_functional(model, input_tensors, clone_function):

@@ -15,14 +15,17 @@ from kerasish.optimizers.base_optimizer import BaseOptimizer
 from kerasish.optimizers.ftrl import Ftrl
 from kerasish.optimizers.lamb import Lamb
 from kerasish.optimizers.lion import Lion
+from kerasish.optimizers.multi_optimizer import MultiOptimizer, OptimizerMap
+from kerasish.optimizers.muon import Muon
 from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rmsprop import RMSprop
+from kerasish.optimizers.schedule_free_adamw import ScheduleFreeAdamW
 from kerasish.optimizers.sgd import SGD
 from kerasish.utils import registry
 
-ALL_OBJECTS = (Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Ftrl, Lamb, Lion, Nadam,
-               RMSprop, SGD)
+ALL_OBJECTS = (Adadelta, Adafactor, Adagrad, Adam, Adamax, AdamW, Ftrl, Lamb, Lion, Muon,
+               Nadam, RMSprop, SGD, ScheduleFreeAdamW)
 ALL_OBJECTS_DICT = {cls.__name__.lower(): cls for cls in ALL_OBJECTS}
 from kerasish.optimizers.loss_scale_optimizer import LossScaleOptimizer  # noqa: E402
 ALL_OBJECTS += (LossScaleOptimizer,)
@@ -88,7 +91,7 @@ def get(identifier):
 
 __all__ = [
     "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "BaseOptimizer", "Ftrl",
-    "Lamb", "Lion", "LossScaleOptimizer",
-    "Nadam", "Optimizer", "RMSprop", "SGD", "deserialize", "get", "schedules",
+    "Lamb", "Lion", "LossScaleOptimizer", "Muon", "MultiOptimizer", "OptimizerMap", "Nadam",
+    "Optimizer", "RMSprop", "SGD", "ScheduleFreeAdamW", "deserialize", "get", "schedules",
     "serialize",
 ]
