@@ -88,6 +88,6 @@ _registry.REGISTRY.add_namespace("", globals())
 def __getattr__(name):
     """`keras.wrappers` loads on first use: it imports scikit-learn."""
     if name == "wrappers":
-        import importlib  # optional dependency: kerasish.wrappers needs scikit-learn
-        return importlib.import_module("kerasish.wrappers")
+        import importlib
+        return importlib.import_module("kerasish.wrappers")  # optional dependency: sklearn
     raise AttributeError(f"module 'kerasish' has no attribute {name!r}")

@@ -1,4 +1,5 @@
 """Products: matmul, dot, tensordot, einsum, outer, vdot, inner, and norms."""
+import sys
 import string
 
 import numpy as np
@@ -310,3 +311,18 @@ def norm(x, ord=None, axis=None, keepdims=False):
         return ew.power(powered, 1.0 / ord)
     raise NotImplementedError(f"ops.norm: ord={ord!r} is not supported (use None, 1, 2, "
                               "a positive p, 'fro' or inf).")
+
+
+# `keras.ops.linalg` is a Keras namespace too: its names that live elsewhere in kerasish.ops are
+# looked up there on access (so this module serves as the namespace without copies).
+_KERAS_NAMES = frozenset((
+    'cholesky', 'cholesky_inverse', 'det', 'eig', 'eigh', 'inv', 'jvp', 'lstsq',
+    'lu_factor', 'matrix_rank', 'norm', 'pinv', 'qr', 'solve', 'solve_triangular', 'svd'
+))
+
+
+def __getattr__(name):
+    flat = sys.modules["kerasish.ops"]
+    if name in _KERAS_NAMES and name != "__getattr__" and hasattr(flat, name):
+        return getattr(flat, name)
+    raise AttributeError(f"module 'kerasish.ops.linalg' has no attribute {name!r}")

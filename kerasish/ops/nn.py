@@ -4,6 +4,7 @@ Cross-entropies, normalisation, attention and the fused dense op live in
 their own modules and are re-exported here for `nn.<name>` callers.
 """
 import math
+import sys
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
@@ -278,3 +279,26 @@ from kerasish.ops.fused import dense  # noqa: E402,F401
 from kerasish.ops.stats import (batch_normalization,  # noqa: E402,F401
                                         layer_normalization, moments, normalize,
                                         rms_normalization)
+
+
+# `keras.ops.nn` is a Keras namespace too: its names that live elsewhere in kerasish.ops are
+# looked up there on access (so this module serves as the namespace without copies).
+_KERAS_NAMES = frozenset((
+    'adaptive_average_pool', 'adaptive_max_pool', 'average_pool', 'batch_normalization',
+    'binary_crossentropy', 'categorical_crossentropy', 'celu', 'conv', 'conv_transpose',
+    'ctc_decode', 'ctc_loss', 'depth_to_space', 'depthwise_conv', 'dot_product_attention',
+    'elu', 'fold', 'gelu', 'glu', 'hard_shrink', 'hard_sigmoid', 'hard_silu', 'hard_swish',
+    'hard_tanh', 'layer_normalization', 'leaky_relu', 'log_sigmoid', 'log_softmax',
+    'max_pool', 'moments', 'multi_hot', 'normalize', 'one_hot', 'polar', 'psnr', 'relu',
+    'relu6', 'rms_normalization', 'selu', 'separable_conv', 'sigmoid', 'silu',
+    'soft_shrink', 'softmax', 'softplus', 'softsign', 'space_to_depth',
+    'sparse_categorical_crossentropy', 'sparse_plus', 'sparse_sigmoid', 'sparsemax',
+    'squareplus', 'swish', 'tanh_shrink', 'threshold', 'unfold'
+))
+
+
+def __getattr__(name):
+    flat = sys.modules["kerasish.ops"]
+    if name in _KERAS_NAMES and name != "__getattr__" and hasattr(flat, name):
+        return getattr(flat, name)
+    raise AttributeError(f"module 'kerasish.ops.nn' has no attribute {name!r}")
