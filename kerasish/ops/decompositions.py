@@ -286,9 +286,10 @@ _EIG = Eig()
 def svd(x, full_matrices=True, compute_uv=True):
     """Singular value decomposition `x = u @ diag(s) @ vh`.
 
-    The singular values are differentiable (`g_x = u diag(g_s) vh`); the
-    gradient through `u`/`vh` is not implemented and raises
-    `NotImplementedError`.
+    Differentiable (TensorFlow's/Townsend's formula; the vectors' gradient
+    assumes distinct, nonzero singular values). With `full_matrices=True`
+    and m != n, a gradient through the extra columns of u/vh raises
+    `NotImplementedError` (they are not unique).
 
     Args:
         x: tensor (..., m, n).
@@ -308,7 +309,7 @@ def svd(x, full_matrices=True, compute_uv=True):
 
 
 class Svd(Op):
-    """SVD; gradient of the singular values only."""
+    """SVD; gradient `u diag(g_s) vh` plus the singular vectors' terms."""
 
     name = "svd"
 
@@ -325,12 +326,17 @@ class Svd(Op):
     def backward(self, saved, needs, grads):
         u, s, vh = saved
         gu, gs, gvh = grads
-        if _any_nonzero(gu) or _any_nonzero(gvh):
-            raise NotImplementedError("ops.svd: the gradient through the singular vectors "
-                                      "(u, vh) is not implemented; only `s` is differentiable.")
         k = s.shape[-1]
         u_k, vh_k = u[..., :, :k], vh[..., :k, :]
-        return (_mm(ew.multiply(u_k, shape_ops.expand_dims(gs, -2)), vh_k),)
+        grad = _mm(ew.multiply(u_k, shape_ops.expand_dims(gs, -2)), vh_k)
+        if not (_any_nonzero(gu) or _any_nonzero(gvh)):
+            return (grad,)
+        if _any_nonzero(gu[..., :, k:]) or _any_nonzero(gvh[..., k:, :]):
+            raise NotImplementedError(
+                "ops.svd: the gradient through the extra columns of u/vh of "
+                "full_matrices=True (m != n) is not defined; use full_matrices=False.")
+        return (ew.add(grad, _svd_vector_grad(u_k, s, _mT(vh_k), gu[..., :, :k],
+                                              _mT(gvh[..., :k, :]))),)
 
     def compute_output_spec(self, spec):
         shape, dtype = spec
@@ -340,6 +346,31 @@ class Svd(Op):
         if self.full_matrices:
             return [(batch + (m, m), dtype), (batch + (k,), dtype), (batch + (n, n), dtype)]
         return [(batch + (m, k), dtype), (batch + (k,), dtype), (batch + (k, n), dtype)]
+
+
+def _svd_vector_grad(u, s, v, gu, gv):
+    """Townsend's adjoint of the singular vectors (distinct, nonzero singular values)."""
+    k = s.shape[-1]
+    eye = _eye_like(s, k)
+    sq = ew.multiply(s, s)
+    gap = ew.subtract(shape_ops.expand_dims(sq, -2), shape_ops.expand_dims(sq, -1))
+    is_diag = ew.equal(eye, 1)
+    f = ew.where(is_diag, creation.zeros_like(gap),
+                 ew.divide(1.0, ew.where(is_diag, creation.ones_like(gap), gap)))
+    utgu, vtgv = _mm(_mT(u), gu), _mm(_mT(v), gv)
+    s_row = shape_ops.expand_dims(s, -2)                 # multiplies columns: X S
+    s_col = shape_ops.expand_dims(s, -1)                 # multiplies rows: S X
+    inner = ew.add(ew.multiply(ew.multiply(f, ew.subtract(utgu, _mT(utgu))), s_row),
+                   ew.multiply(s_col, ew.multiply(f, ew.subtract(vtgv, _mT(vtgv)))))
+    grad = _mm(u, _mm(inner, _mT(v)))
+    m, n = u.shape[-2], v.shape[-2]
+    if m > k:     # (I - U U^T) gU S^-1 V^T
+        resid = ew.subtract(gu, _mm(u, utgu))
+        grad = ew.add(grad, _mm(ew.divide(resid, s_row), _mT(v)))
+    if n > k:     # U S^-1 gV^T (I - V V^T)
+        resid = ew.subtract(gv, _mm(v, vtgv))
+        grad = ew.add(grad, _mm(ew.divide(u, s_row), _mT(resid)))
+    return grad
 
 
 def _default_rcond(x):

@@ -120,6 +120,18 @@ def _tf_grad(fn, x):
     return np.asarray(tape.gradient(y, x))
 
 
+def _svd_vectors_objective(a):
+    u, s, vh = ops.svd(a, full_matrices=False)
+    w = FIX["grad_weights"]
+    value = ops.sum(ops.matmul(u * ops.sqrt(s), vh) * float(w[:4, :3].sum()))
+    return value + ops.sum(u[:, :1] * ops.sum(vh[:1, :2]) * float(w[0, 0]))
+
+
+def _eigh_vectors_objective(a):
+    w, v = ops.eigh(a)
+    return ops.sum(v[:, :2] * v[:1, :2] * FIX["grad_weights"][1, :2])
+
+
 def _qr_objective(a):
     q, r = ops.qr(a)
     return ops.sum(q * q[:, :1] * 0.3) + ops.sum(r * r[:1] * 0.7)
@@ -131,12 +143,24 @@ def _qr_objective(a):
     ("grad_svd_s", "tall",
      lambda a: ops.sum(ops.svd(a, compute_uv=False) * FIX["grad_weights"][0, :3])),
     ("grad_qr", "tall", _qr_objective),
+    ("grad_svd_vectors", "tall", _svd_vectors_objective),
+    ("grad_eigh_vectors", "spd", _eigh_vectors_objective),
 ])
 def test_gradients_match_tensorflow(name, source, fn):
     np.testing.assert_allclose(_tf_grad(fn, FIX[source]), FIX[name], atol=1e-6)
 
 
 # ----------------------------------------------------------------------------- finite differences
+
+def _svd_sign_free(a, full_matrices):
+    """Quantities of (u, s, vh) that do not depend on the singular vectors' signs."""
+    u, s, vh = ops.svd(a, full_matrices=full_matrices)
+    k = s.shape[-1]
+    u, vh = u[..., :, :k], vh[..., :k, :]
+    weighted = ops.matmul(u * ops.sqrt(s)[..., None, :], vh)
+    first = u[..., :, :1] * ops.sum(vh[..., :1, :2], axis=(-1, -2))[..., None, None]
+    return ops.concatenate([ops.reshape(weighted, (-1,)), ops.reshape(first, (-1,))])
+
 
 GRADIENT_CASES = {
     "cholesky": (lambda a: ops.cholesky(_sym(a)), [_spd(3, (2,))]),
@@ -150,6 +174,8 @@ GRADIENT_CASES = {
     "eigh_values": (lambda a: ops.eigh(a)[0], [_spd(3)]),
     "eigh_vectors": (lambda a: ops.abs(ops.eigh(_sym(a))[1]), [_spd(3)]),
     "svd_values": (lambda a: ops.svd(a, compute_uv=False), [RNG.normal(size=(2, 4, 3))]),
+    "svd_vectors": (lambda a: _svd_sign_free(a, False), [RNG.normal(size=(2, 4, 3))]),
+    "svd_vectors_wide_full": (lambda a: _svd_sign_free(a, True), [RNG.normal(size=(3, 5))]),
     "pinv": (lambda a: ops.pinv(a), [RNG.normal(size=(4, 3))]),
     "pinv_wide": (lambda a: ops.pinv(a), [RNG.normal(size=(2, 4))]),
     "lstsq": (lambda a, b: ops.lstsq(a, b), [RNG.normal(size=(5, 3)), RNG.normal(size=(5, 2))]),
@@ -179,26 +205,21 @@ def test_gradients_match_finite_differences(case):
     check_gradients(_qr_sum(fn), inputs, atol=1e-5, rtol=1e-4)
 
 
-@pytest.mark.parametrize("case", ["cholesky", "solve_triangular", "eigh_values", "pinv",
+@pytest.mark.parametrize("case", ["cholesky", "solve_triangular", "eigh_values", "eigh_vectors",
+                                  "svd_values", "svd_vectors", "pinv",
                                   "lstsq", "qr_tall", "segment_prod", "adaptive_average_pool"])
 def test_second_order(case):
     fn, inputs = GRADIENT_CASES[case]
     check_second_order(_qr_sum(fn), inputs, atol=1e-4, rtol=1e-3)
 
 
-def test_svd_second_order_needs_vector_gradient():
-    fn, inputs = GRADIENT_CASES["svd_values"]
-    with pytest.raises(NotImplementedError, match="ops.svd"):
-        check_second_order(fn, inputs)
-
-
-def test_svd_vector_gradient_is_not_implemented():
-    x = ops.convert_to_tensor(RNG.normal(size=(3, 3)))
+def test_svd_gradient_through_extra_columns_is_not_implemented():
+    x = ops.convert_to_tensor(RNG.normal(size=(4, 2)))
     with keras.GradientTape() as tape:
         tape.watch(x)
-        u, s, vh = ops.svd(x)
-        y = ops.sum(u)
-    with pytest.raises(NotImplementedError, match="ops.svd"):
+        u, s, vh = ops.svd(x)                            # u is (4, 4): columns 2, 3 not unique
+        y = ops.sum(u[:, 3])
+    with pytest.raises(NotImplementedError, match="ops.svd.*full_matrices"):
         tape.gradient(y, x)
 
 
