@@ -14,6 +14,7 @@ reconstructions, projectors) is the same.
 import numpy as np
 
 from kerasish.autodiff.op import Op
+from kerasish.backend.devices import to_host
 from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops import creation, matrix
 from kerasish.ops.core import float_operand
@@ -269,7 +270,10 @@ class Eig(Op):
 
     def forward(self, device, x):
         complex_dtype = np.complex64 if x.dtype.itemsize <= 4 else np.complex128
-        w, v = device.xp.linalg.eig(x)
+        if hasattr(device.xp.linalg, "eig"):
+            w, v = device.xp.linalg.eig(x)
+        else:   # array libraries without a general eigensolver: LAPACK on the host
+            w, v = (device.send(t) for t in np.linalg.eig(to_host(x)))
         return w.astype(complex_dtype), v.astype(complex_dtype)
 
     def compute_output_spec(self, spec):
@@ -581,7 +585,10 @@ class Lstsq(Op):
         self.rcond = rcond
 
     def forward(self, device, a, b):
-        x = device.xp.linalg.lstsq(a, b, rcond=self.rcond)[0]
+        rcond = self.rcond
+        if rcond is None:
+            rcond = float(np.finfo(a.dtype).eps) * max(a.shape)
+        x = device.xp.linalg.lstsq(a, b, rcond=rcond)[0]
         return x.astype(a.dtype)
 
     def save(self, inputs, outputs):
