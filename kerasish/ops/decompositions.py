@@ -15,8 +15,8 @@ import numpy as np
 
 from kerasish.autodiff.op import Op
 from kerasish.backend.devices import to_host
-from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
-from kerasish.ops import creation, matrix
+from kerasish.ops import core, creation, elementwise as ew, linalg, matrix
+from kerasish.ops import manipulation as shape_ops
 from kerasish.ops.core import float_operand
 
 
