@@ -256,3 +256,17 @@ def test_non_differentiable_ops_record_nothing():
 def test_bad_input_raises_clear_error(fn, match):
     with pytest.raises(ValueError, match=match):
         fn()
+
+
+@pytest.mark.parametrize("fn, shape", [
+    (lambda a: ops.qr(a)[1], (2, 4)),
+    (lambda a: ops.qr(a, mode="complete")[0], (4, 2)),
+    (lambda a: ops.lstsq(a, ops.ones((2,), dtype="float64")), (2, 4)),
+])
+def test_gradients_outside_the_supported_shapes_raise(fn, shape):
+    x = ops.convert_to_tensor(RNG.normal(size=shape))
+    with keras.GradientTape() as tape:
+        tape.watch(x)
+        y = ops.sum(fn(x))
+    with pytest.raises(NotImplementedError, match=r"ops\.(qr|lstsq)"):
+        tape.gradient(y, x)
