@@ -113,6 +113,13 @@ from kerasish.ops.ctc import ctc_decode, ctc_loss  # noqa: E402
 # Fused attention (replaces the per-op `dot_product_attention` of ops/attention.py).
 from kerasish.ops.fused_attention import dot_product_attention, fused_attention  # noqa: E402,F811
 
+# Decompositions (keras.ops.linalg), segment_prod and adaptive pooling (keras.ops.nn).
+from kerasish.ops.decompositions import (cholesky, cholesky_inverse, eig,  # noqa: E402
+                                         eigh, lstsq, lu_factor, matrix_rank,
+                                         pinv, qr, solve_triangular, svd)
+from kerasish.ops.adaptive_pooling import (adaptive_average_pool,  # noqa: E402
+                                           adaptive_max_pool, segment_prod)
+
 # Keras's sub-namespaces (keras.ops.numpy); imported last, they look names up here.
 from kerasish.ops import numpy  # noqa: E402,F401
 from kerasish.ops import image  # noqa: E402,F401  (keras.ops.image)

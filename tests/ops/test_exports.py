@@ -7,6 +7,20 @@ from kerasish import ops
 
 # Signatures copied from Keras 3.15 `keras.ops` (inspect.signature).
 KERAS_SIGNATURES = {
+    'cholesky': '(x, upper=False)',
+    'cholesky_inverse': '(x, upper=False)',
+    'eig': '(x)',
+    'eigh': '(x)',
+    'lstsq': '(a, b, rcond=None)',
+    'lu_factor': '(x)',
+    'matrix_rank': '(x, tol=None)',
+    'pinv': '(x, rcond=None)',
+    'qr': "(x, mode='reduced')",
+    'solve_triangular': '(a, b, lower=False)',
+    'svd': '(x, full_matrices=True, compute_uv=True)',
+    'segment_prod': '(data, segment_ids, num_segments=None, sorted=False)',
+    'adaptive_average_pool': '(inputs, output_size, data_format=None)',
+    'adaptive_max_pool': '(inputs, output_size, data_format=None)',
     'gelu': '(x, approximate=True)',
     'leaky_relu': '(x, negative_slope=0.2)',
     'one_hot': '(x, num_classes, axis=-1, dtype=None, sparse=False)',
