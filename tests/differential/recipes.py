@@ -588,6 +588,9 @@ def index_layer_cases():
         ("IntegerLookup", {"vocabulary": [3, 1, 5], "invert": True}, (3, 4), "index:4"),
         ("IntegerLookup", {"vocabulary": [3, 1, 5], "output_mode": "multi_hot"}, (3, 4),
          "index:7"),
+        ("Hashing", {"num_bins": 5}, (3, 4), "index:50"),
+        ("Hashing", {"num_bins": 5, "salt": 7}, (3, 4), "index:50"),
+        ("Hashing", {"num_bins": 5, "mask_value": 0}, (3, 4), "index:50"),
     ]
     return [_layer(f"{name}[{_tag(kw)}]", name, kw, shape, 2600 + i, input_dtype=dtype)
             for i, (name, kw, shape, dtype) in enumerate(items)]
