@@ -592,8 +592,12 @@ def index_layer_cases():
         ("Hashing", {"num_bins": 5, "salt": 7}, (3, 4), "index:50"),
         ("Hashing", {"num_bins": 5, "mask_value": 0}, (3, 4), "index:50"),
     ]
-    return [_layer(f"{name}[{_tag(kw)}]", name, kw, shape, 2600 + i, input_dtype=dtype)
-            for i, (name, kw, shape, dtype) in enumerate(items)]
+    out = [_layer(f"{name}[{_tag(kw)}]", name, kw, shape, 2600 + i, input_dtype=dtype)
+           for i, (name, kw, shape, dtype) in enumerate(items)]
+    for kw in ({"num_bins": 5}, {"num_bins": 4, "output_mode": "one_hot"}):
+        out.append(_layer(f"HashedCrossing[{_tag(kw)}]", "HashedCrossing", kw, (4,), 2650,
+                          input_dtype="index:10", n_inputs=2))
+    return out
 
 
 def layer_cases():

@@ -140,8 +140,6 @@ def test_accepted_deviations(case_id):
 NOT_YET_COVERED = {
     "kerasish.layers.StringLookup": "string inputs: the recipes feed numeric arrays only",
     "kerasish.layers.TextVectorization": "string inputs: the recipes feed numeric arrays only",
-    "kerasish.layers.HashedCrossing": "needs a tuple of categorical inputs and Keras's "
-                                      "FarmHash values; no recipe for it yet",
     "kerasish.optimizers.MultiOptimizer": "needs a per-variable optimizer map; the optimizer "
                                           "recipe builds one optimizer from kwargs",
 }
