@@ -594,6 +594,26 @@ def index_layer_cases():
     ]
     out = [_layer(f"{name}[{_tag(kw)}]", name, kw, shape, 2600 + i, input_dtype=dtype)
            for i, (name, kw, shape, dtype) in enumerate(items)]
+    vocab = ["the", "cat", "sat", "mat"]
+    strings = [
+        ("StringLookup", {"vocabulary": vocab}, (3, 4), "words"),
+        ("StringLookup", {"vocabulary": vocab, "num_oov_indices": 2}, (3, 4), "words"),
+        ("StringLookup", {"vocabulary": vocab, "output_mode": "multi_hot"}, (3, 4), "words"),
+        ("StringLookup", {"vocabulary": vocab, "output_mode": "count", "mask_token": ""},
+         (3, 4), "words"),
+        ("TextVectorization", {"vocabulary": vocab, "output_sequence_length": 6}, (3,),
+         "sentences"),
+        ("TextVectorization", {"vocabulary": vocab, "standardize": None, "split": "whitespace",
+                               "output_sequence_length": 3}, (3,), "sentences"),
+        ("TextVectorization", {"vocabulary": vocab, "output_mode": "multi_hot"}, (3,),
+         "sentences"),
+        ("TextVectorization", {"vocabulary": vocab, "output_mode": "count", "ngrams": 2},
+         (3,), "sentences"),
+        ("TextVectorization", {"vocabulary": vocab, "output_mode": "tf_idf",
+                               "idf_weights": [0.5, 1.0, 1.5, 2.0]}, (3,), "sentences"),
+    ]
+    out += [_layer(f"{name}[{_tag(kw)}]", name, kw, shape, 2660 + i, input_dtype=dtype)
+            for i, (name, kw, shape, dtype) in enumerate(strings)]
     for kw in ({"num_bins": 5}, {"num_bins": 4, "output_mode": "one_hot"}):
         out.append(_layer(f"HashedCrossing[{_tag(kw)}]", "HashedCrossing", kw, (4,), 2650,
                           input_dtype="index:10", n_inputs=2))
@@ -732,6 +752,8 @@ def optimizer_cases():
     out.append(_case("optimizer", "LossScaleOptimizer[SGD]", 1590, optimizer="LossScaleOptimizer",
                      kwargs={"initial_scale": 8.0, "dynamic_growth_steps": 2},
                      nonfinite_step=1))
+    out.append(_case("optimizer", "MultiOptimizer[SGD(momentum)+Adam,callable]", 1591,
+                     optimizer="MultiOptimizer", kwargs={}))
     return out
 
 
@@ -802,6 +824,11 @@ def make_input(case, rng):
         return rng.integers(-2, 3, size=shape).astype("int32"), "int32"
     if dtype.startswith("index:"):
         return rng.integers(0, int(dtype.split(":")[1]), size=shape).astype("int32"), "int32"
+    if dtype in ("words", "sentences"):  # fed as numpy string arrays
+        words = rng.choice(["the", "cat", "Sat", "on", "mat", "dog"], size=shape + (4,))
+        if dtype == "words":
+            return words[..., 0], "str"
+        return np.array([" ".join(w) + "." for w in words.reshape(-1, 4)]).reshape(shape), "str"
     if dtype == "pixels":
         return rng.uniform(0, 255, size=shape).astype("float32"), "float32"
     x = rng.normal(size=shape).astype("float32")
@@ -854,6 +881,8 @@ def run_layer_case(lib, case):
 
 
 def _feed(K, arr, dtype):
+    if dtype == "str":
+        return arr
     t = K.ops.convert_to_tensor(arr)
     if dtype in FLOAT_DTYPES and dtype != "float32":
         t = K.ops.cast(t, dtype)
@@ -1085,6 +1114,10 @@ def run_optimizer_case(lib, case):
     kwargs = dict(case["kwargs"])
     if case["optimizer"] == "LossScaleOptimizer":
         opt = K.optimizers.LossScaleOptimizer(K.optimizers.SGD(learning_rate=0.1), **kwargs)
+    elif case["optimizer"] == "MultiOptimizer":  # matrices with SGD, vectors with Adam
+        sgd, adam = K.optimizers.SGD(learning_rate=0.1, momentum=0.5), K.optimizers.Adam()
+        opt = K.optimizers.MultiOptimizer(lambda v: sgd if len(v.shape) == 2 else adam,
+                                          **kwargs)
     else:
         opt = getattr(K.optimizers, case["optimizer"])(**kwargs)
     shapes = [(3, 2), (2,)]
