@@ -379,10 +379,253 @@ def embedding_cases():
     return out
 
 
+def conv_family_cases():
+    """Conv3D/1D-transpose/3D-transpose, DepthwiseConv1D, SeparableConv1D, ConvLSTM."""
+    out = []
+    seed = 2000
+    for ax in _grid(data_format=["channels_last", "channels_first"], strides=[1, 2],
+                    padding=["valid", "same"]):
+        seed += 1
+        shape = (2, 5, 4, 6, 2) if ax["data_format"] == "channels_last" else (2, 2, 5, 4, 6)
+        kw = {"kernel_size": 3, **ax}
+        out.append(_layer(f"Conv3D[{_tag(ax)}]", "Conv3D", dict(kw, filters=3), shape, seed))
+        out.append(_layer(f"Conv3DTranspose[{_tag(ax)}]", "Conv3DTranspose",
+                          dict(kw, filters=3), shape, seed))
+        shape1 = (2, 9, 3) if ax["data_format"] == "channels_last" else (2, 3, 9)
+        out.append(_layer(f"Conv1DTranspose[{_tag(ax)}]", "Conv1DTranspose",
+                          dict(kw, filters=4), shape1, seed))
+        out.append(_layer(f"DepthwiseConv1D[{_tag(ax)}]", "DepthwiseConv1D",
+                          dict(kw, depth_multiplier=2), shape1, seed))
+        out.append(_layer(f"SeparableConv1D[{_tag(ax)}]", "SeparableConv1D",
+                          dict(kw, filters=4), shape1, seed))
+    out.append(_layer("Conv1DTranspose[strides=2,output_padding=1]", "Conv1DTranspose",
+                      {"filters": 4, "kernel_size": 3, "strides": 2, "output_padding": 1},
+                      (2, 6, 3), 2030))
+    out.append(_layer("Conv3D[dilation=2]", "Conv3D",
+                      {"filters": 2, "kernel_size": 2, "dilation_rate": 2}, (2, 5, 5, 5, 2), 2031))
+    out.append(_layer("DepthwiseConv1D[dilation=2]", "DepthwiseConv1D",
+                      {"kernel_size": 3, "dilation_rate": 2}, (2, 9, 3), 2032))
+    for rank, shape in ((1, (2, 3, 7, 2)), (2, (2, 3, 5, 4, 2)), (3, (2, 2, 4, 3, 3, 2))):
+        for ax in _grid(return_sequences=[False, True], padding=["valid", "same"]):
+            seed += 1
+            out.append(_layer(f"ConvLSTM{rank}D[{_tag(ax)}]", f"ConvLSTM{rank}D",
+                              {"filters": 2, "kernel_size": 3 if rank == 1 else 2, **ax},
+                              shape, seed))
+    out.append(_layer("ConvLSTM2D[go_backwards,return_state]", "ConvLSTM2D",
+                      {"filters": 2, "kernel_size": 2, "go_backwards": True,
+                       "return_state": True}, (2, 3, 4, 4, 2), 2040))
+    return out
+
+
+def pooling3d_cases():
+    out = []
+    seed = 2100
+    for name in ("MaxPooling3D", "AveragePooling3D"):
+        for ax in _grid(pool_size=[2, 3], strides=[None, 1], padding=["valid", "same"],
+                        data_format=["channels_last", "channels_first"]):
+            seed += 1
+            shape = (2, 5, 6, 4, 2) if ax["data_format"] == "channels_last" else (2, 2, 5, 6, 4)
+            out.append(_layer(f"{name}[{_tag(ax)}]", name, dict(ax), shape, seed))
+    for name in ("GlobalAveragePooling3D", "GlobalMaxPooling3D"):
+        for ax in _grid(data_format=["channels_last", "channels_first"], keepdims=[False, True]):
+            seed += 1
+            shape = (2, 3, 4, 2, 3) if ax["data_format"] == "channels_last" else (2, 3, 3, 4, 2)
+            out.append(_layer(f"{name}[{_tag(ax)}]", name, dict(ax), shape, seed))
+    for kind in ("Average", "Max"):
+        for rank, shape_l, shape_f, size in ((1, (2, 9, 3), (2, 3, 9), 4),
+                                             (2, (2, 7, 6, 3), (2, 3, 7, 6), [3, 4]),
+                                             (3, (2, 5, 6, 4, 2), (2, 2, 5, 6, 4), [2, 3, 3])):
+            for fmt in ("channels_last", "channels_first"):
+                seed += 1
+                shape = shape_l if fmt == "channels_last" else shape_f
+                name = f"Adaptive{kind}Pooling{rank}D"
+                out.append(_layer(f"{name}[output_size={size},data_format={fmt}]", name,
+                                  {"output_size": size, "data_format": fmt}, shape, seed))
+    return out
+
+
+def reshaping3d_cases():
+    items = [
+        ("Cropping3D", {"cropping": [[1, 0], [0, 2], [1, 1]]}, (2, 4, 5, 4, 2)),
+        ("Cropping3D", {"cropping": 1, "data_format": "channels_first"}, (2, 2, 4, 5, 4)),
+        ("UpSampling3D", {"size": [2, 1, 3]}, (2, 2, 3, 2, 2)),
+        ("UpSampling3D", {"size": 2, "data_format": "channels_first"}, (2, 2, 2, 3, 2)),
+        ("ZeroPadding3D", {"padding": [[1, 0], [2, 1], [0, 1]]}, (2, 2, 3, 2, 2)),
+        ("ZeroPadding3D", {"padding": 1, "data_format": "channels_first"}, (2, 2, 2, 3, 2)),
+    ]
+    return [_layer(f"{name}[{_tag(kw)}]", name, kw, shape, 2200 + i)
+            for i, (name, kw, shape) in enumerate(items)]
+
+
+def misc_layer_cases():
+    """Normalizations, regularization/noise layers at inference, EinsumDense, attention."""
+    out = []
+    seed = 2300
+    items = [
+        ("ActivityRegularization", {"l1": 0.01, "l2": 0.02}, (3, 4), {}),
+        ("RMSNormalization", {}, (2, 3, 4), {}),
+        ("RMSNormalization", {"axis": [1, 2], "epsilon": 0.1}, (2, 3, 4), {}),
+        ("UnitNormalization", {}, (3, 4), {}),
+        ("UnitNormalization", {"axis": [1, 2]}, (2, 3, 4), {}),
+        ("Normalization", {"mean": 0.5, "variance": 2.0}, (3, 4), {}),
+        ("Normalization", {"axis": -1, "mean": [0.1, 0.2, 0.3, 0.4],
+                           "variance": [1.0, 2.0, 0.5, 4.0]}, (3, 4), {}),
+        ("Normalization", {"mean": 0.5, "variance": 2.0, "invert": True}, (3, 4), {}),
+        ("Rescaling", {"scale": 0.5, "offset": -1.0}, (2, 4, 4, 3), {}),
+        ("EinsumDense", {"equation": "ab,bc->ac", "output_shape": 4, "bias_axes": "c"},
+         (3, 5), {}),
+        ("EinsumDense", {"equation": "abc,cd->abd", "output_shape": [None, 4],
+                         "bias_axes": "d", "activation": "relu"}, (2, 3, 5), {}),
+        ("EinsumDense", {"equation": "abc,cde->abde", "output_shape": [None, 2, 3]},
+         (2, 3, 5), {}),
+        ("SpectralNormalization", {"layer": {"__layer__": "Dense", "units": 3}}, (3, 4),
+         {"training": False}),
+        ("SpectralNormalization", {"layer": {"__layer__": "Conv2D", "filters": 2,
+                                             "kernel_size": 2}}, (2, 4, 4, 3),
+         {"training": False}),
+        ("Wrapper", {"layer": {"__layer__": "Dense", "units": 3}}, (3, 4), {}),
+    ]
+    for name in ("AlphaDropout", "GaussianDropout", "GaussianNoise", "SpatialDropout1D",
+                 "SpatialDropout2D", "SpatialDropout3D"):
+        key = "stddev" if name == "GaussianNoise" else "rate"
+        rank = {"1D": 3, "2D": 4, "3D": 5}.get(name[-2:], 3)
+        shape = (2, 3, 4, 3, 2)[:rank]
+        items.append((name, {key: 0.3}, shape, {"training": False}))
+        items.append((name, {key: 0.0}, shape, {"training": True}))
+    for i, (name, kw, shape, extra) in enumerate(items):
+        tag = _tag({k: v for k, v in kw.items() if k != "layer"})
+        if "layer" in kw:
+            tag = kw["layer"]["__layer__"] + ("," + tag if tag else "")
+        tag += "".join(f",{k}={v}" for k, v in extra.items())
+        out.append(_layer(f"{name}[{tag}]", name, kw, shape, seed + i, **extra))
+    out.append(_layer("ReversibleEmbedding[embed]", "ReversibleEmbedding",
+                      {"input_dim": 7, "output_dim": 3}, (3, 5), 2350, input_dtype="index:7"))
+    out.append(_layer("ReversibleEmbedding[tie_weights=False]", "ReversibleEmbedding",
+                      {"input_dim": 7, "output_dim": 3, "tie_weights": False}, (3, 5), 2351,
+                      input_dtype="index:7"))
+    for ax in _grid(use_scale=[False, True], score_mode=["dot", "concat"],
+                    mask=[None, "post"]):
+        seed += 1
+        out.append(_layer(f"Attention[{_tag(ax)}]", "Attention",
+                          {"use_scale": ax["use_scale"], "score_mode": ax["score_mode"]},
+                          (3, 5, 4), 2360 + len(out), n_inputs=2, mask=ax["mask"],
+                          value_mask=True))
+    out.append(_layer("Attention[causal]", "Attention", {}, (3, 5, 4), 2390, n_inputs=2,
+                      call_kwargs={"use_causal_mask": True}))
+    for use_scale in (False, True):
+        out.append(_layer(f"AdditiveAttention[use_scale={use_scale}]", "AdditiveAttention",
+                          {"use_scale": use_scale}, (3, 5, 4), 2391 + use_scale, n_inputs=2))
+    out.append(_layer("AdditiveAttention[mask]", "AdditiveAttention", {}, (3, 5, 4), 2393,
+                      n_inputs=2, mask="post", value_mask=True))
+    for ax in _grid(num_heads=[1, 2], causal=[False, True]):
+        out.append(_layer(f"MultiHeadAttention[{_tag(ax)}]", "MultiHeadAttention",
+                          {"num_heads": ax["num_heads"], "key_dim": 3}, (2, 5, 4), 2400 + len(out),
+                          n_inputs=2, positional=True,
+                          call_kwargs={"use_causal_mask": ax["causal"]}))
+    out.append(_layer("MultiHeadAttention[value_dim,output_shape,attention_axes]",
+                      "MultiHeadAttention", {"num_heads": 2, "key_dim": 2, "value_dim": 3,
+                                             "output_shape": 5, "attention_axes": [1]},
+                      (2, 5, 4), 2420, n_inputs=2, positional=True))
+    for ax in _grid(num_query_heads=[4], num_key_value_heads=[1, 2], causal=[False, True]):
+        out.append(_layer(f"GroupQueryAttention[{_tag(ax)}]", "GroupQueryAttention",
+                          {"head_dim": 2, "num_query_heads": 4,
+                           "num_key_value_heads": ax["num_key_value_heads"]}, (2, 5, 4),
+                          2430 + len(out), n_inputs=2, positional=True,
+                          call_kwargs={"use_causal_mask": ax["causal"]}))
+    return out
+
+
+def image_layer_cases():
+    """Image preprocessing: deterministic ones on values, random ones at inference."""
+    out = []
+    img = (2, 6, 5, 3)
+    items = [
+        ("Resizing", {"height": 4, "width": 7}, img, {}),
+        ("Resizing", {"height": 3, "width": 3, "interpolation": "nearest"}, img, {}),
+        ("Resizing", {"height": 4, "width": 4, "crop_to_aspect_ratio": True}, img, {}),
+        ("Resizing", {"height": 9, "width": 8, "interpolation": "bicubic"}, img, {}),
+        ("CenterCrop", {"height": 4, "width": 3}, img, {}),
+        ("CenterCrop", {"height": 8, "width": 3}, img, {}),
+        ("AutoContrast", {"value_range": [0, 255]}, img, {"input_dtype": "pixels"}),
+        ("Solarization", {"threshold_factor": [0.5, 0.5], "value_range": [0, 255]}, img,
+         {"input_dtype": "pixels", "training": True}),
+        ("Solarization", {"addition_factor": 0.3, "value_range": [0, 255]}, img,
+         {"input_dtype": "pixels", "training": False}),
+        ("RandomBrightness", {"factor": [0.2, 0.2], "value_range": [0, 255]}, img,
+         {"input_dtype": "pixels", "training": True}),
+        ("RandomContrast", {"factor": 0.0}, img, {"input_dtype": "pixels", "training": True}),
+        ("RandomGrayscale", {"factor": 1.0}, img, {"input_dtype": "pixels", "training": True}),
+        ("RandomGrayscale", {"factor": 0.0}, img, {"input_dtype": "pixels", "training": True}),
+        ("MixUp", {}, img, {"training": False}),
+    ]
+    for name, kw in (("RandomBrightness", {"factor": 0.3}), ("RandomContrast", {"factor": 0.5}),
+                     ("RandomCrop", {"height": 4, "width": 3}), ("RandomFlip", {}),
+                     ("RandomGrayscale", {"factor": 0.5}), ("RandomHue", {"factor": 0.5}),
+                     ("RandomRotation", {"factor": 0.2}),
+                     ("RandomSaturation", {"factor": 0.5}),
+                     ("RandomTranslation", {"height_factor": 0.2, "width_factor": 0.2}),
+                     ("RandomZoom", {"height_factor": 0.2}),
+                     ("RandomFlip", {"mode": "horizontal", "seed": 3})):
+        items.append((name, kw, img, {"input_dtype": "pixels", "training": False}))
+    for i, (name, kw, shape, extra) in enumerate(items):
+        tag = _tag(kw) + "".join(f",{k}={v}" for k, v in extra.items() if k == "training")
+        out.append(_layer(f"{name}[{tag}]", name, kw, shape, 2500 + i, **extra))
+    return out
+
+
+def index_layer_cases():
+    """Integer/categorical preprocessing (no gradients: integer inputs)."""
+    items = [
+        ("CategoryEncoding", {"num_tokens": 6, "output_mode": "one_hot"}, (4,), "index:6"),
+        ("CategoryEncoding", {"num_tokens": 6, "output_mode": "multi_hot"}, (4, 3), "index:6"),
+        ("CategoryEncoding", {"num_tokens": 6, "output_mode": "count"}, (4, 3), "index:6"),
+        ("Discretization", {"bin_boundaries": [-0.5, 0.0, 0.7]}, (3, 4), "float32"),
+        ("Discretization", {"bin_boundaries": [-0.5, 0.0, 0.7], "output_mode": "one_hot"},
+         (4,), "float32"),
+        ("IntegerLookup", {"vocabulary": [3, 1, 5]}, (3, 4), "index:7"),
+        ("IntegerLookup", {"vocabulary": [3, 1, 5], "num_oov_indices": 0, "mask_token": 0},
+         (3, 4), "index:6"),
+        ("IntegerLookup", {"vocabulary": [3, 1, 5], "invert": True}, (3, 4), "index:4"),
+        ("IntegerLookup", {"vocabulary": [3, 1, 5], "output_mode": "multi_hot"}, (3, 4),
+         "index:7"),
+        ("Hashing", {"num_bins": 5}, (3, 4), "index:50"),
+        ("Hashing", {"num_bins": 5, "salt": 7}, (3, 4), "index:50"),
+        ("Hashing", {"num_bins": 5, "mask_value": 0}, (3, 4), "index:50"),
+    ]
+    out = [_layer(f"{name}[{_tag(kw)}]", name, kw, shape, 2600 + i, input_dtype=dtype)
+           for i, (name, kw, shape, dtype) in enumerate(items)]
+    vocab = ["the", "cat", "sat", "mat"]
+    strings = [
+        ("StringLookup", {"vocabulary": vocab}, (3, 4), "words"),
+        ("StringLookup", {"vocabulary": vocab, "num_oov_indices": 2}, (3, 4), "words"),
+        ("StringLookup", {"vocabulary": vocab, "output_mode": "multi_hot"}, (3, 4), "words"),
+        ("StringLookup", {"vocabulary": vocab, "output_mode": "count", "mask_token": ""},
+         (3, 4), "words"),
+        ("TextVectorization", {"vocabulary": vocab, "output_sequence_length": 6}, (3,),
+         "sentences"),
+        ("TextVectorization", {"vocabulary": vocab, "standardize": None, "split": "whitespace",
+                               "output_sequence_length": 3}, (3,), "sentences"),
+        ("TextVectorization", {"vocabulary": vocab, "output_mode": "multi_hot"}, (3,),
+         "sentences"),
+        ("TextVectorization", {"vocabulary": vocab, "output_mode": "count", "ngrams": 2},
+         (3,), "sentences"),
+        ("TextVectorization", {"vocabulary": vocab, "output_mode": "tf_idf",
+                               "idf_weights": [0.5, 1.0, 1.5, 2.0]}, (3,), "sentences"),
+    ]
+    out += [_layer(f"{name}[{_tag(kw)}]", name, kw, shape, 2660 + i, input_dtype=dtype)
+            for i, (name, kw, shape, dtype) in enumerate(strings)]
+    for kw in ({"num_bins": 5}, {"num_bins": 4, "output_mode": "one_hot"}):
+        out.append(_layer(f"HashedCrossing[{_tag(kw)}]", "HashedCrossing", kw, (4,), 2650,
+                          input_dtype="index:10", n_inputs=2))
+    return out
+
+
 def layer_cases():
     return (dense_cases() + conv_cases() + pooling_cases() + normalization_cases()
             + activation_cases() + reshaping_cases() + merging_cases() + recurrent_cases()
-            + embedding_cases())
+            + embedding_cases() + conv_family_cases() + pooling3d_cases()
+            + reshaping3d_cases() + misc_layer_cases() + image_layer_cases()
+            + index_layer_cases())
 
 
 LOSSES = [
@@ -409,6 +652,8 @@ LOSSES = [
      "sparse_logits"),
     ("Hinge", {}, "pm1"), ("SquaredHinge", {}, "pm1"), ("CategoricalHinge", {}, "probs"),
     ("Dice", {}, "binary_probs"), ("Tversky", {"alpha": 0.3, "beta": 0.7}, "binary_probs"),
+    ("Circle", {}, "sparse_logits"), ("Circle", {"gamma": 2.0, "margin": 0.4}, "sparse_logits"),
+    ("CTC", {}, "ctc"),
 ]
 
 
@@ -458,6 +703,12 @@ METRICS = [
     ("BinaryCrossentropy", {}, "binary_probs"),
     ("CategoricalCrossentropy", {"from_logits": True}, "logits"),
     ("SparseCategoricalCrossentropy", {}, "sparse_probs"),
+    ("IoU", {"num_classes": 3, "target_class_ids": [0, 2]}, "classes"),
+    ("MeanIoU", {"num_classes": 3}, "classes"),
+    ("BinaryIoU", {}, "binary_probs"), ("BinaryIoU", {"target_class_ids": [1], "threshold": 0.3},
+                                        "binary_probs"),
+    ("OneHotIoU", {"num_classes": 4, "target_class_ids": [0, 2]}, "probs"),
+    ("OneHotMeanIoU", {"num_classes": 4}, "probs"),
 ]
 
 
@@ -485,6 +736,13 @@ OPTIMIZERS = [
     ("Adam", {"global_clipnorm": 0.5}), ("Adam", {"use_ema": True, "ema_momentum": 0.5}),
     ("SGD", {"learning_rate": 0.1, "gradient_accumulation_steps": 2}),
     ("Adam", {"loss_scale_factor": 4.0}),
+    ("Adafactor", {}), ("Adafactor", {"learning_rate": 0.1, "relative_step": False}),
+    ("Ftrl", {"learning_rate": 0.1}),
+    ("Ftrl", {"learning_rate": 0.1, "l1_regularization_strength": 0.01,
+              "l2_regularization_strength": 0.02, "beta": 0.5}),
+    ("Lamb", {}), ("Lamb", {"learning_rate": 0.01, "weight_decay": 0.1}),
+    ("Muon", {}), ("ScheduleFreeAdamW", {}),
+    ("ScheduleFreeAdamW", {"learning_rate": 0.01, "weight_decay": 0.1, "warmup_steps": 2}),
 ]
 
 
@@ -494,6 +752,8 @@ def optimizer_cases():
     out.append(_case("optimizer", "LossScaleOptimizer[SGD]", 1590, optimizer="LossScaleOptimizer",
                      kwargs={"initial_scale": 8.0, "dynamic_growth_steps": 2},
                      nonfinite_step=1))
+    out.append(_case("optimizer", "MultiOptimizer[SGD(momentum)+Adam,callable]", 1591,
+                     optimizer="MultiOptimizer", kwargs={}))
     return out
 
 
@@ -564,6 +824,13 @@ def make_input(case, rng):
         return rng.integers(-2, 3, size=shape).astype("int32"), "int32"
     if dtype.startswith("index:"):
         return rng.integers(0, int(dtype.split(":")[1]), size=shape).astype("int32"), "int32"
+    if dtype in ("words", "sentences"):  # fed as numpy string arrays
+        words = rng.choice(["the", "cat", "Sat", "on", "mat", "dog"], size=shape + (4,))
+        if dtype == "words":
+            return words[..., 0], "str"
+        return np.array([" ".join(w) + "." for w in words.reshape(-1, 4)]).reshape(shape), "str"
+    if dtype == "pixels":
+        return rng.uniform(0, 255, size=shape).astype("float32"), "float32"
     x = rng.normal(size=shape).astype("float32")
     if dtype == "zero_rows":
         x[:, -2:] = 0.0
@@ -614,6 +881,8 @@ def run_layer_case(lib, case):
 
 
 def _feed(K, arr, dtype):
+    if dtype == "str":
+        return arr
     t = K.ops.convert_to_tensor(arr)
     if dtype in FLOAT_DTYPES and dtype != "float32":
         t = K.ops.cast(t, dtype)
@@ -627,7 +896,7 @@ def _run_layer_case(lib, case, rng):
     arrays = [make_input(case, rng) for _ in range(n_inputs)]
     if case.get("cell_step"):
         return _run_cell_step(lib, layer, arrays[0][0], rng)
-    mask = make_mask(case.get("mask"), case["shape"][0], case["shape"][1], rng)
+    mask = make_mask(case.get("mask"), case["shape"][0], (case["shape"] + [1])[1], rng)
     if case.get("freeze") == "before_build":
         layer.trainable = False
     xs = [_feed(K, a, d) for a, d in arrays]
@@ -640,9 +909,14 @@ def _run_layer_case(lib, case, rng):
         call_kwargs["initial_state"] = states
     if "training" in case:
         call_kwargs["training"] = case["training"]
-    if mask is not None:
+    call_kwargs.update(case.get("call_kwargs", {}))
+    if mask is not None and case.get("value_mask"):  # attention: [query_mask, value_mask]
+        call_kwargs["mask"] = [None, K.ops.convert_to_tensor(mask)]
+    elif mask is not None:
         call_kwargs["mask"] = K.ops.convert_to_tensor(mask)
     inputs = xs if n_inputs > 1 else xs[0]
+    if case.get("positional"):  # query, value as separate arguments
+        layer = _Positional(layer)
     _call_layer(lib, layer, inputs, call_kwargs)  # builds
     layer.set_weights(make_weights(layer, rng))
     if case.get("freeze") == "after_build":
@@ -685,6 +959,19 @@ def _run_layer_case(lib, case, rng):
     for i, v in enumerate(layer.weights):
         arrays_out[f"w{i}"] = lib.np(v)
     return result, arrays_out
+
+
+class _Positional:
+    """Calls a layer with its inputs as separate positional arguments (attention)."""
+
+    def __init__(self, layer):
+        self.layer = layer
+
+    def __call__(self, inputs, **kwargs):
+        return self.layer(*inputs, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.layer, name)
 
 
 def _call_layer(lib, layer, inputs, call_kwargs):
@@ -779,6 +1066,9 @@ def make_targets(kind, rng, batch=6, classes=4):
         if kind == "binary_logits":
             return y_true, logits
         return y_true, (1 / (1 + np.exp(-logits))).astype("float32")
+    if kind == "ctc":  # labels 1..classes-1 (0 is the blank), logits over 7 time steps
+        return rng.integers(1, classes, size=(batch, 3)).astype("int32"), \
+            rng.normal(size=(batch, 7, classes)).astype("float32")
     if kind == "pm1":
         return rng.choice([-1.0, 1.0], size=shape).astype("float32"), \
             rng.normal(size=shape).astype("float32")
@@ -824,6 +1114,10 @@ def run_optimizer_case(lib, case):
     kwargs = dict(case["kwargs"])
     if case["optimizer"] == "LossScaleOptimizer":
         opt = K.optimizers.LossScaleOptimizer(K.optimizers.SGD(learning_rate=0.1), **kwargs)
+    elif case["optimizer"] == "MultiOptimizer":  # matrices with SGD, vectors with Adam
+        sgd, adam = K.optimizers.SGD(learning_rate=0.1, momentum=0.5), K.optimizers.Adam()
+        opt = K.optimizers.MultiOptimizer(lambda v: sgd if len(v.shape) == 2 else adam,
+                                          **kwargs)
     else:
         opt = getattr(K.optimizers, case["optimizer"])(**kwargs)
     shapes = [(3, 2), (2,)]

@@ -32,7 +32,15 @@ ACCEPTED = {
 }
 
 # Known differences not fixed yet: xfail(strict=True) so a fix is noticed.
-XFAIL = {}
+XFAIL = {
+    "layer/RandomGrayscale[factor=1.0,training=True]":
+        "kerasish.ops.image.rgb_to_grayscale computes on raw arrays, so no gradient reaches "
+        "the input (Keras's is differentiable); the fix belongs in ops.image",
+    "layer/Solarization[threshold_factor=[0.5, 0.5],value_range=[0, 255],training=True]":
+        "same outputs, but the input gradient has the opposite sign on 6 of 180 pixels "
+        "(sample 0, inputs between ~73 and ~93, which both libraries invert): kerasish's "
+        "gradient is -1 exactly where it inverts, Keras's is not; cause not found yet",
+}
 
 FLOAT32_TOL = (1e-4, 1e-5)
 
@@ -128,11 +136,37 @@ def test_accepted_deviations(case_id):
     np.testing.assert_array_equal(from_int.numpy(), layer(x.astype("float32")).numpy())
 
 
-def test_every_public_layer_loss_metric_and_optimizer_is_covered():
+# Public classes without a differential case yet (docs/fidelity.md lists them too).
+NOT_YET_COVERED = {}  # e.g. {"kerasish.layers.X": "why it has no case yet"}
+
+
+def _covered_names():
     covered = {c.get("layer") for c in CASES} | {c.get("loss") for c in CASES} | \
         {c.get("metric") for c in CASES} | {c.get("optimizer") for c in CASES}
     for case in CASES:  # wrapped layers and cells count too
         covered.update(_nested_names(case.get("kwargs", {})))
+    for module in (kerasish.layers, kerasish.losses, kerasish.metrics, kerasish.optimizers):
+        # a case may use Keras's name for a class kerasish defines under another
+        # (GroupQueryAttention is GroupedQueryAttention)
+        covered |= {getattr(module, n).__name__ for n in list(covered)
+                    if isinstance(n, str) and isinstance(getattr(module, n, None), type)}
+    return covered
+
+
+def test_not_yet_covered_list_is_current():
+    """An entry must name an existing public class that still has no case."""
+    covered = _covered_names()
+    for qualified in NOT_YET_COVERED:
+        module_name, name = qualified.rsplit(".", 1)
+        module = {"kerasish.layers": kerasish.layers, "kerasish.losses": kerasish.losses,
+                  "kerasish.metrics": kerasish.metrics,
+                  "kerasish.optimizers": kerasish.optimizers}[module_name]
+        assert isinstance(getattr(module, name, None), type), f"{qualified} no longer exists"
+        assert name not in covered, f"{qualified} is covered now: remove it from NOT_YET_COVERED"
+
+
+def test_every_public_layer_loss_metric_and_optimizer_is_covered():
+    covered = _covered_names()
     missing = []
     for module, base in ((kerasish.layers, kerasish.layers.Layer),
                          (kerasish.losses, kerasish.losses.Loss),
@@ -141,7 +175,8 @@ def test_every_public_layer_loss_metric_and_optimizer_is_covered():
         for name in dir(module):
             obj = getattr(module, name)
             if isinstance(obj, type) and issubclass(obj, base) and obj.__name__ == name \
-                    and name not in _ABSTRACT and name not in covered:
+                    and name not in _ABSTRACT and name not in covered \
+                    and f"{module.__name__}.{name}" not in NOT_YET_COVERED:
                 missing.append(f"{module.__name__}.{name}")
     assert not missing, f"no differential case for: {missing}"
 
