@@ -628,6 +628,12 @@ def rgb_to_grayscale(images, data_format=None):
     if array.shape[axis] != 3:
         raise ValueError("ops.image.rgb_to_grayscale: expected 3 (RGB) channels on axis "
                          f"{axis}, received images of shape {tuple(array.shape)}.")
+    if config.is_float_array(array):  # with ops, so the luma is differentiable (as in Keras)
+        shape = [1] * array.ndim
+        shape[axis] = 3
+        weights = ops.reshape(ops.convert_to_tensor([0.2989, 0.5870, 0.1140], "float32"), shape)
+        gray = ops.sum(ops.cast(images, "float32") * weights, axis=axis, keepdims=True)
+        return ops.cast(gray, images.dtype)
     weights = xp.asarray([0.2989, 0.5870, 0.1140], dtype="float32")
     moved = xp.moveaxis(array, axis, -1).astype("float32")
     gray = (moved @ weights)[..., None]

@@ -33,9 +33,6 @@ ACCEPTED = {
 
 # Known differences not fixed yet: xfail(strict=True) so a fix is noticed.
 XFAIL = {
-    "layer/RandomGrayscale[factor=1.0,training=True]":
-        "kerasish.ops.image.rgb_to_grayscale computes on raw arrays, so no gradient reaches "
-        "the input (Keras's is differentiable); the fix belongs in ops.image",
     "layer/Solarization[threshold_factor=[0.5, 0.5],value_range=[0, 255],training=True]":
         "same outputs, but the input gradient has the opposite sign on 6 of 180 pixels "
         "(sample 0, inputs between ~73 and ~93, which both libraries invert): kerasish's "
