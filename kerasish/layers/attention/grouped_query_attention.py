@@ -4,7 +4,10 @@ import math
 from kerasish import constraints, initializers, ops, random, regularizers
 from kerasish.layers.activations.softmax import Softmax
 from kerasish.layers.attention import masking
-from kerasish.layers.attention.multi_head_attention import call_shapes, unpack_shapes
+from kerasish.layers.attention.multi_head_attention import (build_from_shapes_config,
+                                                           call_shapes,
+                                                           shapes_build_config,
+                                                           unpack_shapes)
 from kerasish.layers.core.einsum_dense import EinsumDense
 from kerasish.layers.layer import Layer
 from kerasish.layers.regularization.dropout import Dropout
@@ -179,20 +182,10 @@ class GroupedQueryAttention(Layer):
         return query_shape
 
     def get_build_config(self):
-        if self._build_shapes is None:
-            return None
-        query_shape, value_shape, key_shape = self._build_shapes
-        config = {"query_shape": query_shape, "value_shape": value_shape}
-        if key_shape is not None:
-            config["key_shape"] = key_shape
-        return config
+        return shapes_build_config(self._build_shapes)
 
     def build_from_config(self, build_config):
-        if build_config and build_config.get("query_shape") is not None:
-            self._maybe_build((tuple(build_config["query_shape"]),
-                               tuple(build_config["value_shape"]),
-                               None if build_config.get("key_shape") is None
-                               else tuple(build_config["key_shape"])))
+        build_from_shapes_config(self, build_config)
 
     def get_config(self):
         config = super().get_config()

@@ -216,21 +216,10 @@ class MultiHeadAttention(Layer):
         return layer
 
     def get_build_config(self):
-        if self._build_shapes is None:
-            return None
-        query_shape, value_shape, key_shape = self._build_shapes
-        config = {"query_shape": query_shape, "value_shape": value_shape}
-        if key_shape is not None:
-            config["key_shape"] = key_shape
-        return config
+        return shapes_build_config(self._build_shapes)
 
     def build_from_config(self, build_config):
-        if build_config and build_config.get("query_shape") is not None:
-            self._maybe_build((tuple(build_config["query_shape"]),
-                               tuple(build_config["value_shape"]),
-                               None if build_config.get("key_shape") is None
-                               else tuple(build_config["key_shape"])))
-        else:
+        if not build_from_shapes_config(self, build_config):
             super().build_from_config(build_config)
 
     # Calling -----------------------------------------------------------------
@@ -323,3 +312,24 @@ class MultiHeadAttention(Layer):
             "seed": self.seed,
         })
         return config
+
+
+def shapes_build_config(build_shapes):
+    """Keras's build config of an attention layer: its query/value(/key) shapes (or None)."""
+    if build_shapes is None:
+        return None
+    query_shape, value_shape, key_shape = build_shapes
+    config = {"query_shape": query_shape, "value_shape": value_shape}
+    if key_shape is not None:
+        config["key_shape"] = key_shape
+    return config
+
+
+def build_from_shapes_config(layer, build_config):
+    """Builds an attention layer from `shapes_build_config`'s output; False if it holds none."""
+    if not build_config or build_config.get("query_shape") is None:
+        return False
+    key_shape = build_config.get("key_shape")
+    layer._maybe_build((tuple(build_config["query_shape"]), tuple(build_config["value_shape"]),
+                        None if key_shape is None else tuple(key_shape)))
+    return True
