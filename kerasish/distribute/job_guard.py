@@ -36,6 +36,9 @@ from kerasish.distribute import mpi_utils
 DEFAULT_TIMEOUT = 300.0
 _LEAVING_TAG = 7301
 _GRACE = 2.0  # seconds a collective may still finish after its peer left
+# mpiexec forwards each rank's stderr through a pipe and stops reading it once
+# MPI_Abort tears the job down: the line we print must reach it first.
+_DRAIN = 0.5
 
 _guard = []
 
@@ -133,6 +136,7 @@ class JobGuard:
             sys.stderr.write(f"[kerasish] rank {self.rank} of {self.size}: {reason}; "
                              "aborting all ranks (MPI_Abort).\n")
             sys.stderr.flush()
+            time.sleep(_DRAIN)
         finally:
             self.comm.Abort(code or 1)
 
