@@ -547,7 +547,8 @@ def image_layer_cases():
         ("CenterCrop", {"height": 4, "width": 3}, img, {}),
         ("CenterCrop", {"height": 8, "width": 3}, img, {}),
         ("AutoContrast", {"value_range": [0, 255]}, img, {"input_dtype": "pixels"}),
-        ("Solarization", {"threshold_factor": [0.5, 0.5], "value_range": [0, 255]}, img,
+        # threshold drawn from [0, 0]: every pixel inverted, the same draw on both sides
+        ("Solarization", {"threshold_factor": [0.0, 0.0], "value_range": [0, 255]}, img,
          {"input_dtype": "pixels", "training": True}),
         ("Solarization", {"addition_factor": 0.3, "value_range": [0, 255]}, img,
          {"input_dtype": "pixels", "training": False}),

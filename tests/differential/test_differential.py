@@ -32,12 +32,7 @@ ACCEPTED = {
 }
 
 # Known differences not fixed yet: xfail(strict=True) so a fix is noticed.
-XFAIL = {
-    "layer/Solarization[threshold_factor=[0.5, 0.5],value_range=[0, 255],training=True]":
-        "same outputs, but the input gradient has the opposite sign on 6 of 180 pixels "
-        "(sample 0, inputs between ~73 and ~93, which both libraries invert): kerasish's "
-        "gradient is -1 exactly where it inverts, Keras's is not; cause not found yet",
-}
+XFAIL = {}  # {case id: why}; none at present
 
 FLOAT32_TOL = (1e-4, 1e-5)
 
