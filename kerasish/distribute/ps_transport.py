@@ -53,10 +53,11 @@ def resolve_roles(comm, num_ps):
             there is not exactly one chief, or there is no server or worker.
     """
     mine = os.environ.get(ROLE_VARIABLE, "").strip().lower() or None
-    if mine is not None and mine not in ROLES:
-        raise ValueError(f"ParameterServerStrategy: {ROLE_VARIABLE}={mine!r} on rank "
-                         f"{comm.rank}; expected one of {list(ROLES)}.")
     given = comm.allgather(mine) if comm.size > 1 else [mine]
+    for rank, role in enumerate(given):  # checked on every rank, so that every rank raises
+        if role is not None and role not in ROLES:
+            raise ValueError(f"ParameterServerStrategy: {ROLE_VARIABLE}={role!r} on rank "
+                             f"{rank}; expected one of {list(ROLES)}.")
     if all(role is None for role in given):
         wanted = 1 if num_ps is None else num_ps
         if comm.size < wanted + 2:

@@ -55,9 +55,10 @@ def save(out, strategy, **arrays):
             json.dump(strategy.ps_stats(), f)
 
 
-def fit(out, max_staleness=None, optimizer="adam", epochs=2, steps=12):
+def fit(out, max_staleness=None, optimizer="adam", epochs=2, steps=12, num_ps=None):
     """fit with a dataset function; every rank saves weights and history."""
-    strategy = keras.distribute.ParameterServerStrategy(max_staleness=max_staleness)
+    strategy = keras.distribute.ParameterServerStrategy(max_staleness=max_staleness,
+                                                        num_ps=num_ps)
     with strategy.scope():
         model = make_model(optimizer)
     history = model.fit(dataset_fn, epochs=epochs, steps_per_epoch=steps, verbose=0)
@@ -73,15 +74,7 @@ def fit_one_worker(out):
 
 
 def fit_sync(out):
-    fit(out, max_staleness=0)
-
-
-def fit_bounded(out):
-    fit(out, max_staleness=1)
-
-
-def fit_two_ps(out):
-    fit(out)
+    fit(out, max_staleness=0, num_ps=2)
 
 
 def coordinator(out):
