@@ -22,10 +22,10 @@ BOUND = 120  # seconds; each job takes 3-8 s on an idle 2-core machine
 ABORT_LINE = "aborting all ranks (MPI_Abort)"
 
 
-def launch(out, scenario, nprocs, *args, roles=None, mpiexec=None, env=None):
+def launch(out, scenario, nprocs, *args, roles=None, mpiexec=None, python=None, env=None):
     """Runs ps_worker.py SCENARIO under mpiexec; `roles` sets KERASISH_PS_ROLE per rank."""
     mpiexec = mpiexec or find_mpiexec()
-    python = str(Path(mpiexec).parent / "python") if mpiexec != find_mpiexec() else sys.executable
+    python = python or sys.executable
     program = [python, str(HERE / "ps_worker.py"), scenario, str(out), *map(str, args)]
     if roles is None:
         command = [mpiexec, "-n", str(nprocs), *program]
@@ -186,8 +186,8 @@ def test_a_killed_worker_is_survived_under_open_mpi_ulfm(tmp_path):
                                                  else "")
     wrapper.write_text(f'#!/bin/sh\nexec "{launcher}" {flags} "$@"\n')
     wrapper.chmod(0o755)
-    os.symlink(Path(launcher).parent / "python", tmp_path / "python")
-    result = launch(tmp_path, "worker_dies", 4, "sigkill", mpiexec=str(wrapper))
+    result = launch(tmp_path, "worker_dies", 4, "sigkill", mpiexec=str(wrapper),
+                    python=str(Path(launcher).parent / "python"))
     line = next((x for x in result.stdout.splitlines() if x.startswith("RESULT ")), None)
     assert line, result.stdout[-3000:] + result.stderr[-3000:]
     outcome = json.loads(line[len("RESULT "):])
