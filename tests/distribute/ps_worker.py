@@ -173,6 +173,28 @@ def worker_dies(out):
                                       "loss": history.history["loss"]}), flush=True)
 
 
+def resume(out):
+    """SGD, 1 worker, BackupAndRestore on the chief; `kill` makes the server die in epoch 2."""
+    strategy = keras.distribute.ParameterServerStrategy()
+    with strategy.scope():
+        model = make_model(keras.optimizers.SGD(learning_rate=0.2))
+    if len(sys.argv) > 3 and strategy.role == "ps":
+        apply_push = strategy._apply_push
+
+        def dying_apply_push(message, fit_state):
+            if strategy._version == 20:  # epoch 2 (0-based), step 4
+                os.kill(os.getpid(), signal.SIGKILL)
+            return apply_push(message, fit_state)
+
+        strategy._apply_push = dying_apply_push
+    backup = keras.callbacks.BackupAndRestore(os.path.join(out, "backup"))
+    x, y = data()
+    history = model.fit(dataset_fn, epochs=4, steps_per_epoch=8, verbose=0, callbacks=[backup],
+                        validation_data=(x, y))
+    save(out, strategy, weights=flat(model), loss=history.history["loss"],
+         val_loss=history.history["val_loss"], epochs=history.epoch)
+
+
 def errors(out):
     """Clear errors, raised on every rank: each rank prints what it caught."""
     try:

@@ -168,6 +168,28 @@ def test_a_killed_worker_ends_an_mpich_job_promptly(mpi_job, tmp_path):
     assert "signal 9" in (result.stdout + result.stderr).lower()
 
 
+@pytest.mark.mpi
+def test_a_dead_server_ends_the_job_and_the_next_launch_resumes_from_the_backup(mpi_job,
+                                                                              tmp_path):
+    killed = mpi_job(tmp_path, "resume", 3, "kill")
+    assert killed.returncode != 0 and "signal 9" in (killed.stdout + killed.stderr).lower()
+    assert (tmp_path / "backup").exists()
+    ok(mpi_job(tmp_path, "resume", 3))
+    saved = ranks(tmp_path, 3)
+    assert list(saved[0]["epochs"]) == [2, 3]  # epochs 0-1 were restored from the backup
+    # SGD keeps no state and each epoch is one pass over the worker's data, so the resumed
+    # run ends where an uninterrupted single-process run ends
+    reference = ps_worker.make_model(keras.optimizers.SGD(learning_rate=0.2))
+    x, y = ps_worker.data()
+    history = reference.fit(ps_worker.dataset_fn(keras.distribute.InputContext(1, 0, 1)),
+                            epochs=4, steps_per_epoch=8, verbose=0, validation_data=(x, y))
+    for s in saved:
+        np.testing.assert_allclose(s["weights"], ps_worker.flat(reference), rtol=1e-5,
+                                   atol=1e-6)
+    np.testing.assert_allclose(saved[0]["loss"], history.history["loss"][2:], rtol=1e-5)
+    np.testing.assert_allclose(saved[0]["val_loss"], history.history["val_loss"][2:], rtol=1e-5)
+
+
 def ulfm_mpiexec():
     """Open MPI's mpiexec (with a kerasish-ready python next to it), from KERASISH_ULFM_MPIEXEC."""
     path = os.environ.get("KERASISH_ULFM_MPIEXEC")
