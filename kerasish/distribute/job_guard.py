@@ -98,6 +98,7 @@ class JobGuard:
         self._pid = os.getpid()
         self._left = {}
         self._gone = set()  # ranks that died under an MPI that survives it (ULFM)
+        self._exit_code = None
         self._finished = False
         self._lock = threading.RLock()
         self.wait(comm.Ibarrier(), "start-up (every rank creating MultiWorkerMirroredStrategy)")
@@ -108,14 +109,20 @@ class JobGuard:
         """Hooks uncaught exceptions, exit, `os._exit` and SIGTERM/SIGHUP."""
         sys.excepthook = self._excepthook
         atexit.register(self.leave, "exited (sys.exit or the end of its script)")
-        real_exit = os._exit
+        real_exit = self._real_os_exit = os._exit
+        real_sys_exit = sys.exit
 
         def guarded_exit(code=0):
             if os.getpid() == self._pid:
                 self._os_exit(int(code))
             real_exit(code)
 
+        def recording_sys_exit(code=None):
+            self._exit_code = code  # for the survivors of a death (see `leave`)
+            real_sys_exit(code)
+
         os._exit = guarded_exit
+        sys.exit = recording_sys_exit
         for signum in (signal.SIGTERM, signal.SIGHUP):
             if signal.getsignal(signum) in (signal.SIG_DFL, None) and \
                     threading.current_thread() is threading.main_thread():
@@ -186,6 +193,23 @@ class JobGuard:
                            f"{self.timeout:g} s (KERASISH_COLLECTIVE_TIMEOUT)")
             time.sleep(0.01)
         self._MPI.Request.Waitall(sends)
+        if self._gone:
+            self._end_without_finalize()
+
+    def _end_without_finalize(self):
+        """Ends a process that survived a dead rank, skipping `MPI_Finalize`.
+
+        Open MPI 5's `MPI_Finalize` sometimes waits forever for a rank that
+        died (about one run in four here), so the survivors flush their
+        output and leave with the script's exit code instead.
+        """
+        code = getattr(self, "_exit_code", None)
+        code = 0 if code is None else code if isinstance(code, int) else 1
+        if "logging" in sys.modules:
+            sys.modules["logging"].shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self._real_os_exit(code)
 
     # Collectives ------------------------------------------------------------------------
     def check_peers(self, what):
