@@ -17,8 +17,6 @@ import argparse
 import os
 import time
 
-import numpy as np
-
 import kerasish as keras
 
 DEFAULT_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data",

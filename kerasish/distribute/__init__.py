@@ -46,7 +46,8 @@ def has_strategy():
 
 
 __all__ = [
-    "CrossDeviceOps", "DatasetCreator", "DistributedDataset", "DistributedValues", "HierarchicalCopyAllReduce",
+    "CrossDeviceOps", "DatasetCreator", "DistributedDataset", "DistributedValues",
+    "HierarchicalCopyAllReduce",
     "InputContext", "InputOptions", "MPIClusterResolver", "MirroredStrategy",
     "MultiWorkerMirroredStrategy", "NcclAllReduce", "OneDeviceStrategy",
     "ParameterServerStrategy", "PerReplica",

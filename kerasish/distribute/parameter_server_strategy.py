@@ -625,6 +625,7 @@ class ParameterServerStrategy(Strategy):
             (fn's result, info for the chief's statistics).
         """
         versions, received = self._pull()
+        known = len(self._variables)
         before = {k: _devices.to_host(v._value).copy() for k, v in enumerate(self._variables)
                   if not v.trainable}
         step = replica_step.StepState(1)
@@ -637,6 +638,12 @@ class ParameterServerStrategy(Strategy):
         finally:
             distribute_lib.pop(self)
             distribute_lib.exit_replica(previous)
+        if len(self._variables) != known:
+            raise ValueError(
+                "ParameterServerStrategy: variables were created inside a scheduled function "
+                "(a model built lazily on a worker), so no parameter server holds them. Build "
+                "the model before training (keras.Input or model.build) inside "
+                "`strategy.scope()`.")
         optimizer, grads, variables = step.applies.get(0, (None, [], []))
         info = {"bytes": received, "staleness": None, "apply_s": []}
         if optimizer is not None or any(_changed(self._variables[k], old)

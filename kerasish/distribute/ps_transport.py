@@ -105,7 +105,8 @@ def place(variables, num_ps, policy):
     out = []
     for variable in variables:
         target = min(range(num_ps), key=lambda j: (loads[j], j))
-        loads[target] += int(np.dtype(variable._value.dtype).itemsize * max(variable._value.size, 1))
+        loads[target] += int(np.dtype(variable._value.dtype).itemsize
+                             * max(variable._value.size, 1))
         out.append(target)
     return out
 

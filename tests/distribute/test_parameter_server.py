@@ -218,6 +218,28 @@ def test_a_killed_worker_is_survived_under_open_mpi_ulfm(tmp_path):
     assert "worker rank 3 died; re-running its" in result.stderr
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
+def test_two_workers_reach_the_single_process_mnist_accuracy_within_a_point(mpi_job,
+                                                                           shared_data):
+    example = REPO / "examples" / "parameter_server_mnist.py"
+    common = [str(example), "--path", str(shared_data / "mnist_subset.npz"), "--epochs", "2",
+              "--verbose", "0"]
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    single = subprocess.run([sys.executable, *common, "--single"], capture_output=True,
+                            text=True, env=env, timeout=600)
+    two = subprocess.run([find_mpiexec(), "-n", "4", sys.executable, *common],
+                         capture_output=True, text=True, env=env, timeout=600)
+    accuracies = []
+    for result in (single, two):
+        ok(result)
+        line = next(x for x in result.stdout.splitlines() if "test accuracy" in x)
+        accuracies.append(float(line.split("test accuracy ")[1].split(",")[0]))
+    assert "2 worker(s), 1 server(s)" in two.stdout
+    assert accuracies[0] > 0.93 and abs(accuracies[1] - accuracies[0]) <= 0.01, accuracies
+
+
 # Pure helpers (no MPI) ----------------------------------------------------------------------
 class FakeComm:
     def __init__(self, size, rank=0):
