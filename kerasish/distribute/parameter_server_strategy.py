@@ -158,6 +158,12 @@ class ParameterServerStrategy(Strategy):
         placement: "size" (each variable to the server with the fewest bytes)
             or "round_robin".
 
+    Attributes:
+        role: this rank's role, "chief", "ps" or "worker".
+        fault_tolerant: True when the MPI reports a dead rank instead of
+            ending the job (Open MPI 5 under `mpiexec --with-ft ulfm`): then
+            the steps of a worker that dies are run again on the others.
+
     Example:
         >>> strategy = keras.distribute.ParameterServerStrategy(num_ps=1)  # mpiexec -n 3+
         >>> with strategy.scope():
@@ -714,6 +720,9 @@ class ParameterServerStrategy(Strategy):
                 self._answer(*found, fit_state)
                 polls = 0
                 continue
+            if self._chief in self._channel.dead:
+                self._channel.abort(f"the chief (rank {self._chief}) died while this server "
+                                    f"served it ({kind})")
             control = self._channel.poll([self._chief], TAG_CONTROL)
             if control is not None:
                 return self._finish_phase(kind, control[1])
