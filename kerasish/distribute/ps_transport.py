@@ -140,7 +140,7 @@ class Channel:
         try:
             self._sends.append((dest, self.comm.isend(message, dest=dest, tag=tag)))
         except self._MPI.Exception as error:
-            self._failed(error, dest)
+            self._failed(error, dest, raise_=False)  # a reply to a dead rank is dropped
         self._collect_sends()
 
     def _collect_sends(self):
