@@ -439,6 +439,10 @@ class ParameterServerStrategy(Strategy):
     def _collect(self):
         """Handles every result that has arrived; True when there was one."""
         progressed = False
+        for worker, seqs in self._inflight.items():
+            if seqs and worker in self._channel.dead:  # found dead while sending to it
+                self._worker_died(worker)
+                progressed = True
         while True:
             busy = [w for w, seqs in self._inflight.items() if seqs]
             try:
