@@ -227,6 +227,8 @@ class ParameterServerStrategy(Strategy):
         # A server's store: its variables are this rank's own Variable objects.
         self._version = 0
         self._held = set()
+        self._optimizer_start = None  # a server: its fit optimizer's state when last set
+        self._optimizer_base = None   # the chief: the state it last pushed
 
     # Properties --------------------------------------------------------------------
     @property
@@ -386,6 +388,7 @@ class ParameterServerStrategy(Strategy):
             self._pump_until(self._all_done, "the epoch's last steps")
             self._raise_step_error()
             self._pull()
+            self._pull_optimizer(model.optimizer, model.trainable_variables)
 
         step.finish_epoch = finish_epoch
         return step
@@ -566,6 +569,41 @@ class ParameterServerStrategy(Strategy):
             parts[self._ps[placement[k]]][k] = _devices.to_host(self._variables[k]._value)
         self._request_all(parts, "assign", "the servers taking the chief's values")
         self._need_push, self._pushed = False, count
+        model = self._fit_model
+        if model is not None and model.optimizer is not None and model.optimizer.built:
+            values = [_devices.to_host(v._value) for v in model.optimizer.variables]
+            self._request_all({ps: values for ps in self._ps}, "opt_assign",
+                              "the servers taking the chief's optimizer state")
+            self._optimizer_base = [np.array(v) for v in values]
+
+    def _pull_optimizer(self, optimizer, variables):
+        """The fit optimizer's state from the servers into the chief's optimizer.
+
+        Every server builds the optimizer over all trainable variables but
+        updates only the slots of its own, so each optimizer variable is the
+        value last pushed (or built) plus the change on the server that owns
+        it; a change every server made alike (`iterations`) counts once.
+        """
+        if optimizer is None:
+            return
+        if not optimizer.built:
+            optimizer.build(variables)
+        replies = self._request_all({ps: None for ps in self._ps}, "opt_pull",
+                                    "the servers' optimizer state")
+        changes = [reply[1] for reply in replies.values()]
+        if any(len(c) != len(optimizer.variables) for c in changes):
+            raise RuntimeError("ParameterServerStrategy: the servers' optimizer has "
+                               f"{[len(c) for c in changes]} variables, the chief's "
+                               f"{len(optimizer.variables)}; every rank must compile alike.")
+        base = self._optimizer_base
+        if base is None or len(base) != len(optimizer.variables):
+            base = self._optimizer_base = [_devices.to_host(v._value).copy()
+                                           for v in optimizer.variables]
+        for j, variable in enumerate(optimizer.variables):
+            parts = [c[j] for c in changes]
+            alike = all(np.array_equal(parts[0], p) for p in parts[1:])
+            total = parts[0] if alike else sum(parts[1:], parts[0])
+            _set_value(variable, base[j] + total, f"optimizer {j}")
 
     def _request_all(self, parts, kind, what, extra=()):
         """Sends one request per server and returns their replies by server rank."""
@@ -745,6 +783,16 @@ class ParameterServerStrategy(Strategy):
                 _set_value(self._variables[k], array, k)
                 self._held.add(k)
             reply = ("ack", self._version, 0, 0.0)
+        elif kind == "opt_assign":
+            optimizer = self._fit_optimizer(fit_state)
+            for variable, array in zip(optimizer.variables, message[1]):
+                _set_value(variable, array, "optimizer")
+            self._optimizer_start = [np.array(a) for a in message[1]]
+            reply = ("ack", self._version, 0, 0.0)
+        elif kind == "opt_pull":
+            optimizer = self._fit_optimizer(fit_state)
+            reply = ("opt", [_devices.to_host(v._value) - start for v, start in
+                             zip(optimizer.variables, self._optimizer_start)])
         else:
             reply = self._apply_push(message, fit_state)
         self._channel.send(reply, source, TAG_REPLY)
@@ -753,10 +801,10 @@ class ParameterServerStrategy(Strategy):
         _, opt_key, pulled, grads, deltas = message
         staleness, seconds = self._version - pulled, 0.0
         if grads:
-            if opt_key == "fit":
-                optimizer = fit_state.model.optimizer
-            else:
-                optimizer = self._optimizers[opt_key]
+            optimizer = fit_state.model.optimizer if opt_key == "fit" else \
+                self._optimizers[opt_key]
+            if fit_state is not None and optimizer is fit_state.model.optimizer:
+                optimizer = self._fit_optimizer(fit_state)
             keys = sorted(grads)
             variables = [self._variables[k] for k in keys]
             device = self._devices[0]
@@ -770,6 +818,17 @@ class ParameterServerStrategy(Strategy):
         if grads:
             self._version += 1
         return ("ack", self._version, staleness, seconds)
+
+    def _fit_optimizer(self, fit_state):
+        """A server's optimizer of `fit`, built over every trainable variable (as the chief's)."""
+        optimizer = fit_state.model.optimizer
+        if not optimizer.built:
+            optimizer.build(fit_state.model.trainable_variables)
+        if self._optimizer_start is None or len(self._optimizer_start) != len(
+                optimizer.variables):
+            self._optimizer_start = [_devices.to_host(v._value).copy()
+                                     for v in optimizer.variables]
+        return optimizer
 
     def _finish_phase(self, kind, message):
         _, _, chief_kind, payload, values, dead, error = message

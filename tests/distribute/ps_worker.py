@@ -174,10 +174,10 @@ def worker_dies(out):
 
 
 def resume(out):
-    """SGD, 1 worker, BackupAndRestore on the chief; `kill` makes the server die in epoch 2."""
+    """Adam, 1 worker, BackupAndRestore on the chief; `kill` makes the server die in epoch 2."""
     strategy = keras.distribute.ParameterServerStrategy()
     with strategy.scope():
-        model = make_model(keras.optimizers.SGD(learning_rate=0.2))
+        model = make_model(keras.optimizers.Adam(learning_rate=0.02))
     if len(sys.argv) > 3 and strategy.role == "ps":
         apply_push = strategy._apply_push
 
@@ -192,7 +192,8 @@ def resume(out):
     history = model.fit(dataset_fn, epochs=4, steps_per_epoch=8, verbose=0, callbacks=[backup],
                         validation_data=(x, y))
     save(out, strategy, weights=flat(model), loss=history.history["loss"],
-         val_loss=history.history["val_loss"], epochs=history.epoch)
+         val_loss=history.history["val_loss"], epochs=history.epoch,
+         iterations=int(model.optimizer.iterations.numpy()))
 
 
 def errors(out):

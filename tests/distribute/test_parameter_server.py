@@ -81,7 +81,8 @@ def test_one_worker_equals_single_process_with_roles_from_the_environment(mpi_jo
         np.testing.assert_allclose(s["loss"], history.history["loss"], rtol=1e-6)
         np.testing.assert_allclose(s["accuracy"], history.history["accuracy"], rtol=1e-6)
         np.testing.assert_allclose(s["evaluation"], evaluation, rtol=1e-6)
-    assert int(saved[2]["iterations"]) == 24  # the server's optimizer applied every step
+    # the server's optimizer applied every step; the chief's has the servers' state
+    assert int(saved[2]["iterations"]) == int(saved[1]["iterations"]) == 24
     figures = stats(tmp_path)
     assert figures["steps"] == 24 and figures["staleness_max"] == 0
     assert figures["bytes_per_step"] == 2 * 4 * reference.count_params()  # pull + push
@@ -96,6 +97,7 @@ def test_max_staleness_0_equals_sequential_training_on_the_workers_batches(mpi_j
     assert figures["steps"] == 24 and figures["staleness_max"] == 0
     # each server applied every update to its own variables (whole variables, by size)
     assert int(saved[1]["iterations"]) == int(saved[2]["iterations"]) == 24
+    assert int(saved[0]["iterations"]) == 24  # the chief's optimizer: the merged state
     # One step at a time, handed to the workers in turn: worker 0's batch, worker 1's, ...
     pipelines = [iter(ps_worker.dataset_fn(keras.distribute.InputContext(2, i, 1)))
                  for i in (0, 1)]
@@ -177,9 +179,11 @@ def test_a_dead_server_ends_the_job_and_the_next_launch_resumes_from_the_backup(
     ok(mpi_job(tmp_path, "resume", 3))
     saved = ranks(tmp_path, 3)
     assert list(saved[0]["epochs"]) == [2, 3]  # epochs 0-1 were restored from the backup
-    # SGD keeps no state and each epoch is one pass over the worker's data, so the resumed
-    # run ends where an uninterrupted single-process run ends
-    reference = ps_worker.make_model(keras.optimizers.SGD(learning_rate=0.2))
+    # the backup holds the weights and the Adam state (pulled from the server at each epoch's
+    # end), and each epoch is one pass over the worker's data, so the resumed run ends where
+    # an uninterrupted single-process run ends
+    assert int(saved[0]["iterations"]) == 32
+    reference = ps_worker.make_model(keras.optimizers.Adam(learning_rate=0.02))
     x, y = ps_worker.data()
     history = reference.fit(ps_worker.dataset_fn(keras.distribute.InputContext(1, 0, 1)),
                             epochs=4, steps_per_epoch=8, verbose=0, validation_data=(x, y))
