@@ -223,6 +223,7 @@ class ParameterServerStrategy(Strategy):
         self._need_push = True
         self._pushed = 0
         self._fit_model = None
+        self._epoch_results = 0
         self._stats = _Stats()
         # A server's store: its variables are this rank's own Variable objects.
         self._version = 0
@@ -363,7 +364,7 @@ class ParameterServerStrategy(Strategy):
         _check_fit(model, x, y, options, self)
         if not self.is_chief:
             return self._serve("fit", _FitState(model, x, self))
-        self._fit_model = model
+        self._fit_model, self._epoch_results = model, 0
         history, error = None, None
         try:
             history = run_loop(_StepTokens())
@@ -382,13 +383,17 @@ class ParameterServerStrategy(Strategy):
             self._queue.append(self._new_closure("fit"))
             self._pump_until(lambda: not self._queue, "a free worker for the next step")
             self._raise_step_error()
-            return model.get_metrics_result() if self._stats.steps else {}
+            # the metrics of the steps finished so far in this epoch (none yet: no logs)
+            return model.get_metrics_result() if self._epoch_results else {}
 
         def finish_epoch():
+            """Waits for the epoch's steps; returns its logs (every step counted)."""
             self._pump_until(self._all_done, "the epoch's last steps")
             self._raise_step_error()
             self._pull()
             self._pull_optimizer(model.optimizer, model.trainable_variables)
+            counted, self._epoch_results = self._epoch_results, 0
+            return model.get_metrics_result() if counted else {}
 
         step.finish_epoch = finish_epoch
         return step
@@ -531,6 +536,7 @@ class ParameterServerStrategy(Strategy):
         for variable, delta in zip(metrics, value["deltas"]):
             variable._value += variable._device.send(delta).astype(variable._value.dtype,
                                                                   copy=False)
+        self._epoch_results += 1
         if value["nan"]:
             model._nan_batch = True
 

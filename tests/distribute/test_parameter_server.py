@@ -127,7 +127,7 @@ def test_coordinator_schedule_join_fetch_done_and_staleness(mpi_job, tmp_path):
     # 0's update was applied on weights that had moved on (async, no barrier)
     assert workers.count(1) > workers.count(0)
     figures = stats(tmp_path)
-    assert figures["steps"] == 16 and figures["staleness_max"] >= 1  # updates only
+    assert figures["steps"] == 18 and figures["staleness_max"] >= 1  # updates (16 + 2 fit)
     for s in saved:  # fetch and join are driving points: every rank gets the same values
         np.testing.assert_array_equal(s["losses"], chief["losses"])
         np.testing.assert_array_equal(s["weights"], chief["weights"])
@@ -135,6 +135,9 @@ def test_coordinator_schedule_join_fetch_done_and_staleness(mpi_job, tmp_path):
         assert bool(s["done"]) and int(s["after"]) == 42
         assert "scheduled function failed on purpose" in str(s["join_error"])
     assert int(saved[1]["iterations"]) == 16  # the failing function pushed nothing
+    for s in saved:  # a fit of 1-step epochs has the logs of each epoch's step
+        assert len(s["short_loss"]) == 2 and np.all(np.isfinite(s["short_loss"]))
+        assert len(s["short_accuracy"]) == 2
 
 
 @pytest.mark.mpi
