@@ -1,7 +1,8 @@
-"""kerasish.distribute: synchronous data-parallel training (tf.distribute's API).
+"""kerasish.distribute: data-parallel training (tf.distribute's API).
 
     strategy = keras.distribute.MirroredStrategy(["cpu:0", "cpu:1"])  # or GPUs
     strategy = keras.distribute.MultiWorkerMirroredStrategy()         # under mpiexec
+    strategy = keras.distribute.ParameterServerStrategy()             # async, mpiexec -n 3+
     with strategy.scope():
         model = make_model()
         model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
@@ -9,7 +10,8 @@
 
 See docs/distributed_training.md.
 """
-from kerasish.distribute import distribute_lib, experimental, mirrored_strategy
+from kerasish.distribute import coordinator, distribute_lib, experimental, mirrored_strategy
+from kerasish.distribute.cluster_coordinator import DatasetCreator
 from kerasish.distribute.cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce,
                                                   NcclAllReduce, ReductionToOneDevice)
 from kerasish.distribute.distribute_lib import (ReplicaContext, get_replica_context,
@@ -18,6 +20,7 @@ from kerasish.distribute.input_lib import DistributedDataset, InputContext, Inpu
 from kerasish.distribute.mirrored_strategy import MirroredStrategy, OneDeviceStrategy
 from kerasish.distribute.multi_worker_mirrored_strategy import (MPIClusterResolver,
                                                                 MultiWorkerMirroredStrategy)
+from kerasish.distribute.parameter_server_strategy import ParameterServerStrategy
 from kerasish.distribute.strategy import Strategy, StrategyExtended
 from kerasish.distribute.values import PerReplica, ReduceOp
 
@@ -43,10 +46,12 @@ def has_strategy():
 
 
 __all__ = [
-    "CrossDeviceOps", "DistributedDataset", "DistributedValues", "HierarchicalCopyAllReduce",
+    "CrossDeviceOps", "DatasetCreator", "DistributedDataset", "DistributedValues",
+    "HierarchicalCopyAllReduce",
     "InputContext", "InputOptions", "MPIClusterResolver", "MirroredStrategy",
-    "MultiWorkerMirroredStrategy", "NcclAllReduce", "OneDeviceStrategy", "PerReplica",
+    "MultiWorkerMirroredStrategy", "NcclAllReduce", "OneDeviceStrategy",
+    "ParameterServerStrategy", "PerReplica",
     "ReduceOp", "ReductionToOneDevice", "ReplicaContext", "Strategy", "StrategyExtended",
-    "experimental", "get_replica_context", "get_strategy", "has_strategy",
+    "coordinator", "experimental", "get_replica_context", "get_strategy", "has_strategy",
     "in_cross_replica_context",
 ]

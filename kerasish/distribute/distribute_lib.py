@@ -63,6 +63,13 @@ def on_variable_created(variable):
         strategy._on_variable_created(variable)
 
 
+def on_optimizer_created(optimizer):
+    """Lets the active strategy (if any) number an optimizer created in its scope."""
+    strategy = current_strategy()
+    if strategy is not None:
+        strategy._on_optimizer_created(optimizer)
+
+
 # Replica context -------------------------------------------------------------
 class ReplicaContext:
     """Where a function passed to `strategy.run` is running.
@@ -239,7 +246,8 @@ def loop_setup(model, adapter, verbose, kind):
         on every worker but the chief.
     """
     strategy = getattr(model, "_distribute_strategy", None)
-    if strategy is None or strategy._world.size == 1:
+    if strategy is None or (strategy._world.size == 1
+                            and not getattr(strategy, "_drives_fit", False)):
         warn_single_process_in_mpi_job(strategy)
     if strategy is None:
         return adapter, getattr(model, f"{kind}_step"), verbose

@@ -100,6 +100,8 @@ class JobGuard:
         self._MPI = mpi_utils.import_mpi()
         self._pid = os.getpid()
         self._left = {}
+        self._gone = set()  # ranks that died under an MPI that survives it (ULFM)
+        self._exit_code = None
         self._finished = False
         self._lock = threading.RLock()
         self.wait(comm.Ibarrier(), "start-up (every rank creating MultiWorkerMirroredStrategy)")
@@ -110,18 +112,32 @@ class JobGuard:
         """Hooks uncaught exceptions, exit, `os._exit` and SIGTERM/SIGHUP."""
         sys.excepthook = self._excepthook
         atexit.register(self.leave, "exited (sys.exit or the end of its script)")
-        real_exit = os._exit
+        real_exit = self._real_os_exit = os._exit
+        real_sys_exit = sys.exit
 
         def guarded_exit(code=0):
             if os.getpid() == self._pid:
                 self._os_exit(int(code))
             real_exit(code)
 
+        def recording_sys_exit(code=None):
+            self._exit_code = code  # for the survivors of a death (see `leave`)
+            real_sys_exit(code)
+
         os._exit = guarded_exit
+        sys.exit = recording_sys_exit
         for signum in (signal.SIGTERM, signal.SIGHUP):
             if signal.getsignal(signum) in (signal.SIG_DFL, None) and \
                     threading.current_thread() is threading.main_thread():
                 signal.signal(signum, self._on_signal)
+
+    def forgive(self, rank):
+        """Stops waiting for `rank`, which died and was survived (Open MPI ULFM).
+
+        Args:
+            rank: the dead rank; it sends no leaving notice and is not waited for.
+        """
+        self._gone.add(rank)
 
     # Ending the job -------------------------------------------------------------------
     def abort(self, reason, code=1):
@@ -170,16 +186,34 @@ class JobGuard:
                 return
             self._finished = True
         sends = [self._control.isend(why, dest=peer, tag=_LEAVING_TAG)
-                 for peer in range(self.size) if peer != self.rank]
+                 for peer in range(self.size) if peer != self.rank and peer not in self._gone]
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        while len(self._left) < self.size - 1:
+        while len(set(self._left) | self._gone) < self.size - 1:
             self._receive_notices()
             if deadline is not None and time.monotonic() > deadline:
-                waiting = [r for r in range(self.size) if r != self.rank and r not in self._left]
+                waiting = [r for r in range(self.size) if r != self.rank and r not in self._left
+                           and r not in self._gone]
                 self.abort(f"ended, but rank(s) {waiting} did not end within "
                            f"{self.timeout:g} s (KERASISH_COLLECTIVE_TIMEOUT)")
             time.sleep(0.01)
         self._MPI.Request.Waitall(sends)
+        if self._gone:
+            self._end_without_finalize()
+
+    def _end_without_finalize(self):
+        """Ends a process that survived a dead rank, skipping `MPI_Finalize`.
+
+        Open MPI 5's `MPI_Finalize` sometimes waits forever for a rank that
+        died (about one run in four here), so the survivors flush their
+        output and leave with the script's exit code instead.
+        """
+        code = getattr(self, "_exit_code", None)
+        code = 0 if code is None else code if isinstance(code, int) else 1
+        if "logging" in sys.modules:
+            sys.modules["logging"].shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self._real_os_exit(code)
 
     # Collectives ------------------------------------------------------------------------
     def check_peers(self, what):
@@ -227,7 +261,31 @@ class JobGuard:
     def _receive_notices(self):
         if not hasattr(self, "_control"):
             return
+        if self._gone:  # ULFM: ask the live ranks one by one (ANY_SOURCE fails after a death)
+            for source in range(self.size):
+                if source != self.rank and source not in self._gone and source not in self._left \
+                        and self._control.Iprobe(source=source, tag=_LEAVING_TAG):
+                    self._left[source] = self._control.recv(source=source, tag=_LEAVING_TAG)
+            return
         status = self._MPI.Status()
-        while self._control.Iprobe(source=self._MPI.ANY_SOURCE, tag=_LEAVING_TAG, status=status):
-            source = status.Get_source()
-            self._left[source] = self._control.recv(source=source, tag=_LEAVING_TAG)
+        try:
+            while self._control.Iprobe(source=self._MPI.ANY_SOURCE, tag=_LEAVING_TAG,
+                                       status=status):
+                source = status.Get_source()
+                self._left[source] = self._control.recv(source=source, tag=_LEAVING_TAG)
+        except self._MPI.Exception as error:
+            if not self._learn_failures(error):
+                raise
+
+    def _learn_failures(self, error):
+        """ULFM: forgives the ranks MPI reports dead; False for any other error."""
+        failure = {getattr(self._MPI, n, None) for n in ("ERR_PROC_FAILED",
+                                                         "ERR_PROC_FAILED_PENDING")}
+        if error.Get_error_class() not in failure:
+            return False
+        self._control.Ack_failed()
+        failed = self._control.Get_failed()
+        ranks = self._MPI.Group.Translate_ranks(failed, list(range(failed.size)),
+                                                self._control.Get_group())
+        self._gone.update(int(r) for r in ranks)
+        return True

@@ -147,6 +147,9 @@ class Strategy:
             if context is not None and context.strategy is self:
                 variable._direct_set(variable._replicas[context._local_index])
 
+    def _on_optimizer_created(self, optimizer):
+        """An optimizer was created in scope (only the parameter-server strategy cares)."""
+
     def _use_replica_arrays(self, index):
         """Points every mirrored variable at replica `index`'s copy."""
         if self._num_local == 1:

@@ -119,6 +119,7 @@ class BaseOptimizer:
         self._variables = []  # from here on, Variable attributes are tracked
         self._iterations = self._new_variable(0, "int32", "iteration")
         self._learning_rate = self._make_learning_rate(learning_rate)
+        distribute_lib.on_optimizer_created(self)
 
     # Variable tracking -------------------------------------------------------
     def __setattr__(self, name, value):

@@ -296,6 +296,9 @@ class FitLoop:
                 break
             if model.stop_training:
                 break
+        finish = getattr(self.train_step, "finish_epoch", None)
+        if finish is not None:  # an asynchronous step (ParameterServerStrategy): wait for it
+            logs = finish() or logs  # the logs with every step of the epoch counted
         epoch_logs = _sorted_logs(_metrics_result_or_logs(model, logs) if logs or not resume_step
                                   else to_floats(model.get_metrics_result()))
         if self.val_adapter is not None and _should_validate(epoch, self.validation_freq):

@@ -10,6 +10,7 @@ import numpy as np
 
 from kerasish import distribute, metrics as metrics_module, optimizers
 from kerasish.autodiff.tape import GradientTape
+from kerasish.callbacks.history import History
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core, elementwise as ew
 from kerasish.data import data_adapters
@@ -220,14 +221,32 @@ class Trainer:
         to 32; `epochs` is the index of the last epoch).
         """
         self._assert_compiled("fit")
-        loop = epoch_loops.FitLoop(
-            self, x, y, batch_size=batch_size, epochs=epochs, verbose=verbose,
-            callbacks=callbacks, validation_split=validation_split,
-            validation_data=validation_data, shuffle=shuffle, class_weight=class_weight,
-            sample_weight=sample_weight, initial_epoch=initial_epoch,
-            steps_per_epoch=steps_per_epoch, validation_steps=validation_steps,
-            validation_batch_size=validation_batch_size, validation_freq=validation_freq)
-        return loop.run()
+        options = dict(batch_size=batch_size, epochs=epochs, verbose=verbose,
+                       callbacks=callbacks, validation_split=validation_split,
+                       validation_data=validation_data, shuffle=shuffle,
+                       class_weight=class_weight, sample_weight=sample_weight,
+                       initial_epoch=initial_epoch, steps_per_epoch=steps_per_epoch,
+                       validation_steps=validation_steps,
+                       validation_batch_size=validation_batch_size,
+                       validation_freq=validation_freq)
+        strategy = distribute_lib.model_strategy(self)
+        if getattr(strategy, "_drives_fit", False):  # ParameterServerStrategy
+            return self._fit_driven(strategy, x, y, options)
+        return epoch_loops.FitLoop(self, x, y, **options).run()
+
+    def _fit_driven(self, strategy, x, y, options):
+        """fit under a strategy whose chief drives it and whose other ranks serve."""
+        def run_loop(source):
+            return epoch_loops.FitLoop(self, source, None, **dict(options, shuffle=False)).run()
+
+        outcome = strategy._fit(self, x, y, options, run_loop)
+        if isinstance(outcome, History) or outcome is None:
+            return outcome
+        history = History()  # a serving rank: the chief's history
+        history.set_model(self)
+        history.history, history.epoch, history.params = outcome
+        self.history = history
+        return history
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False, **kwargs):
