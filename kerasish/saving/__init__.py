@@ -1,5 +1,6 @@
 """`keras.saving`: weights files, `.keras` archives and the custom-object registry."""
 from kerasish.saving import lib_entry_points, saving_lib
+from kerasish.saving.file_editor import KerasFileEditor
 from kerasish.saving.saving_api import load_model, load_weights, save_model, save_weights
 from kerasish.saving.serialization import (CustomObjectScope, custom_object_scope,
                                            deserialize_keras_object, get_custom_objects,
@@ -13,7 +14,7 @@ saving_lib.load_model = lib_entry_points.load_model
 saving_lib.save_weights_only = lib_entry_points.save_weights_only
 saving_lib.load_weights_only = lib_entry_points.load_weights_only
 
-__all__ = ["CustomObjectScope", "custom_object_scope", "deserialize_keras_object",
+__all__ = ["CustomObjectScope", "KerasFileEditor", "custom_object_scope", "deserialize_keras_object",
            "get_custom_objects", "get_registered_name", "get_registered_object", "load_model",
            "load_weights", "register_keras_serializable", "save_model", "save_weights",
            "serialize_keras_object"]
