@@ -1,43 +1,96 @@
 """Shared pieces of the application builders: inputs, weights, heads, preprocessing."""
+import os
+import warnings
+
 import numpy as np
 
 from kerasish import layers, ops
+from kerasish.utils import file_utils
 
 
-def check_weights(weights, name):
-    """Accepts None or a path to a weights file; ImageNet download is not available yet."""
-    if weights is None:
+WEIGHTS_ORIGIN = "https://storage.googleapis.com/tensorflow/keras-applications/"
+
+
+def check_weights(weights):
+    """Accepts None, "imagenet" or the path of an existing weights file (as Keras)."""
+    if weights is None or weights == "imagenet":
         return
-    if weights == "imagenet":
-        raise NotImplementedError(
-            f"{name}: downloading the ImageNet weights is not implemented in kerasish yet; "
-            "pass weights=None, or the path of a weights file saved by Keras for this model.")
-    if not isinstance(weights, str):
-        raise ValueError(f"{name}: `weights` must be None or the path to a weights file. "
-                         f"Received: weights={weights!r}")
+    if isinstance(weights, (str, os.PathLike)) and os.path.exists(weights):
+        return
+    raise ValueError("The `weights` argument should be either `None` (random initialization), "
+                     "'imagenet' (pre-training on ImageNet), or the path to the weights file to "
+                     f"be loaded.  Received: weights={weights}")
 
 
-def image_input(input_shape, input_tensor, default_size, min_size, include_top, name):
-    """The model's input tensor (channels_last)."""
-    if input_shape is None:
-        input_shape = (default_size, default_size, 3) if include_top else (None, None, 3)
-    input_shape = tuple(input_shape)
-    if len(input_shape) != 3 or input_shape[-1] != 3 and include_top:
-        raise ValueError(f"{name}: `input_shape` must be (height, width, 3). "
-                         f"Received: input_shape={input_shape}")
-    for size in input_shape[:2]:
-        if size is not None and size < min_size:
-            raise ValueError(f"{name}: input size must be at least {min_size}x{min_size}; "
+def check_top(include_top, weights, classes):
+    """ImageNet weights with the top need the 1000 ImageNet classes."""
+    if weights == "imagenet" and include_top and classes != 1000:
+        raise ValueError("If using `weights='imagenet'` with `include_top=True`, `classes` "
+                         f"should be 1000.  Received classes={classes}")
+
+
+def obtain_input_shape(input_shape, default_size, min_size, require_flatten, weights=None):
+    """The model's input shape (channels_last), checked as Keras's applications check it.
+
+    Args:
+        input_shape: None or (height, width, channels).
+        default_size: the architecture's default height and width.
+        min_size: the smallest height/width the architecture accepts.
+        require_flatten: whether a classifier top follows (fixes the size).
+        weights: None, "imagenet" or a path.
+
+    Returns:
+        tuple (height, width, channels), with None where the size is free.
+    """
+    if weights != "imagenet" and input_shape and len(input_shape) == 3:
+        if input_shape[-1] not in {1, 3}:
+            warnings.warn("This model usually expects 1 or 3 input channels. However, it was "
+                          f"passed an input_shape with {input_shape[-1]} input channels.",
+                          stacklevel=3)
+        default_shape = (default_size, default_size, input_shape[-1])
+    else:
+        default_shape = (default_size, default_size, 3)
+    if weights == "imagenet" and require_flatten:
+        if input_shape is not None and tuple(input_shape) != default_shape:
+            raise ValueError("When setting `include_top=True` and loading `imagenet` weights, "
+                             f"`input_shape` should be {default_shape}.  "
                              f"Received: input_shape={input_shape}")
+        return default_shape
+    if input_shape:
+        if len(input_shape) != 3:
+            raise ValueError("`input_shape` must be a tuple of three integers.")
+        if input_shape[-1] != 3 and weights == "imagenet":
+            raise ValueError("The input must have 3 channels; Received "
+                             f"`input_shape={input_shape}`")
+        if any(size is not None and size < min_size for size in input_shape[:2]):
+            raise ValueError(f"Input size must be at least {min_size}x{min_size}; Received: "
+                             f"input_shape={input_shape}")
+        return tuple(input_shape)
+    return default_shape if require_flatten else (None, None, 3)
+
+
+def image_input(input_shape, input_tensor, default_size, min_size, include_top, weights):
+    """The model's input tensor (channels_last): `input_tensor`, or a new Input."""
+    shape = obtain_input_shape(input_shape, default_size, min_size, include_top, weights)
     if input_tensor is not None:
         return input_tensor
-    return layers.Input(shape=input_shape)
+    return layers.Input(shape=shape)
 
 
-def check_top(include_top, weights, classes, name):
-    if weights is not None and include_top and classes != 1000 and weights == "imagenet":
-        raise ValueError(f"{name}: with weights='imagenet' and include_top=True, `classes` "
-                         f"must be 1000. Received: classes={classes}")
+def load_weights(model, weights, subpath, file_hash=None):
+    """Loads `weights` into `model`: a path, or Keras's ImageNet file (downloaded once).
+
+    Args:
+        model: the built application.
+        weights: None, "imagenet" or a path.
+        subpath: the ImageNet file under `WEIGHTS_ORIGIN` (e.g. "vgg16/vgg16_weights_....h5").
+        file_hash: its md5 (as Keras publishes it), or None.
+    """
+    if weights == "imagenet":
+        weights = file_utils.get_file(subpath.split("/")[-1], WEIGHTS_ORIGIN + subpath,
+                                      cache_subdir="models", file_hash=file_hash)
+    if weights is not None:
+        model.load_weights(weights)
 
 
 def pooled(x, pooling, avg_name=None, max_name=None):

@@ -1,8 +1,12 @@
 """MobileNetV2 (Sandler et al., 2018), as `keras.applications.MobileNetV2` builds it."""
+import warnings
+
 from kerasish import layers, models
-from kerasish.applications import common
+from kerasish.applications import common, imagenet_utils
 
 _BN = dict(epsilon=1e-3, momentum=0.999)
+_IMAGENET_ALPHAS = (0.35, 0.50, 0.75, 1.0, 1.3, 1.4)
+_IMAGENET_SIZES = (96, 128, 160, 192, 224)
 # (filters, stride, expansion) of inverted residual blocks 0..16
 _BLOCKS = ((16, 1, 1), (24, 2, 6), (24, 1, 6), (32, 2, 6), (32, 1, 6), (32, 1, 6),
            (64, 2, 6), (64, 1, 6), (64, 1, 6), (64, 1, 6), (96, 1, 6), (96, 1, 6), (96, 1, 6),
@@ -50,16 +54,18 @@ def _inverted_res_block(x, expansion, stride, alpha, filters, block_id):
     return x
 
 
-def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights=None, input_tensor=None,
-                pooling=None, classes=1000, classifier_activation="softmax", name=None):
+def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet",
+                input_tensor=None, pooling=None, classes=1000, classifier_activation="softmax",
+                name=None):
     """MobileNetV2 with Keras's layer names (Conv1, expanded_conv_*, block_1_* ..., Conv_1).
 
     Args:
         input_shape: (height, width, 3); 224x224 by default.
         alpha: width multiplier (filters scaled by alpha, rounded to multiples of 8).
         include_top: add global average pooling and the classifier.
-        weights: None or the path of a weights file saved by Keras
-            ("imagenet" download: NotImplementedError).
+        weights: "imagenet" (Keras's ImageNet weights, downloaded once into
+            `~/.keras/models`), None (random initialization) or the path of a
+            weights file saved by Keras or kerasish.
         input_tensor: optional input tensor.
         pooling: None, "avg" or "max" (without the top).
         classes: classifier outputs.
@@ -73,11 +79,9 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights=None, inp
         >>> keras.applications.MobileNetV2(weights=None).count_params()
         3538984
     """
-    common.check_weights(weights, "MobileNetV2")
-    if input_shape is None and input_tensor is None:
-        input_shape = (224, 224, 3)
-    inputs = common.image_input(input_shape, input_tensor, 224, 32, include_top, "MobileNetV2")
-    rows = inputs.shape[1]
+    common.check_weights(weights)
+    common.check_top(include_top, weights, classes)
+    inputs, rows = _input_and_rows(input_shape, input_tensor, include_top, weights, alpha)
     first_filters = make_divisible(32 * alpha, 8)
     x = layers.Conv2D(first_filters, kernel_size=3, strides=(2, 2), padding="same",
                       use_bias=False, name="Conv1")(inputs)
@@ -95,11 +99,39 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights=None, inp
     else:
         x = common.pooled(x, pooling)
     model = models.Model(inputs, x, name=name or f"mobilenetv2_{alpha:0.2f}_{rows}")
-    if weights is not None:
-        model.load_weights(weights)
+    top = "" if include_top else "_no_top"
+    common.load_weights(model, weights, "mobilenet_v2/mobilenet_v2_weights_tf_dim_ordering_"
+                                        f"tf_kernels_{float(alpha)}_{rows}{top}.h5")
     return model
+
+
+def _input_and_rows(input_shape, input_tensor, include_top, weights, alpha):
+    """The input tensor and the `rows` naming the model and its ImageNet file (as Keras)."""
+    if input_shape is None and input_tensor is not None:
+        input_shape = tuple(input_tensor.shape[1:])
+    size = None if input_shape is None else input_shape[0]
+    square = input_shape is not None and input_shape[0] == input_shape[1]
+    default_size = size if square and size in _IMAGENET_SIZES else 224
+    inputs = common.image_input(input_shape, input_tensor, default_size, 32, include_top, weights)
+    rows = inputs.shape[1]
+    if weights == "imagenet":
+        if alpha not in _IMAGENET_ALPHAS:
+            raise ValueError("If imagenet weights are being loaded, alpha must be one of `0.35`, "
+                             "`0.50`, `0.75`, `1.0`, `1.3` or `1.4` only; "
+                             f"Received `alpha={alpha}`")
+        if rows != inputs.shape[2] or rows not in _IMAGENET_SIZES:
+            rows = 224
+            warnings.warn("`input_shape` is undefined or non-square, or `rows` is not in "
+                          "[96, 128, 160, 192, 224]. Weights for input shape (224, 224) will be "
+                          "loaded as the default.", stacklevel=3)
+    return inputs, rows
 
 
 def preprocess_input(x, data_format=None):
     """Keras's MobileNetV2 preprocessing ('tf'): pixels scaled to [-1, 1]."""
     return common.tf_preprocess(x)
+
+
+def decode_predictions(preds, top=5):
+    """The `top` ImageNet classes of each prediction (see `imagenet_utils.decode_predictions`)."""
+    return imagenet_utils.decode_predictions(preds, top=top)

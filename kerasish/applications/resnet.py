@@ -1,6 +1,6 @@
 """ResNet50/101/152 (He et al., 2015), as `keras.applications` builds them."""
 from kerasish import layers, models
-from kerasish.applications import common
+from kerasish.applications import common, imagenet_utils
 
 _BN = dict(axis=3, epsilon=1.001e-5)
 
@@ -31,10 +31,26 @@ def _stack(x, filters, blocks, stride1=2, name=None):
     return x
 
 
+# md5 of Keras's ImageNet files, with and without the top
+_IMAGENET_HASHES = {
+    "resnet50": ("2cb95161c43110f7111970584f804107", "4d473c1dd8becc155b73f8504c6f6626"),
+    "resnet101": ("f1aeb4b969a6efcfb50fad2f0c20cfc5", "88cf7a10940856eca736dc7b7e228a21"),
+    "resnet152": ("100835be76be38e30d865e96f2aaae62", "ee4c566cf9a93f14d82f913c2dc6dd0c"),
+}
+
+
+def imagenet_file(weights_name, include_top):
+    """(path under common.WEIGHTS_ORIGIN, md5) of Keras's ImageNet weights for a ResNet."""
+    suffix = "" if include_top else "_notop"
+    return (f"resnet/{weights_name}_weights_tf_dim_ordering_tf_kernels{suffix}.h5",
+            _IMAGENET_HASHES[weights_name][0 if include_top else 1])
+
+
 def _resnet(stack_blocks, include_top, weights, input_tensor, input_shape, pooling, classes,
-            classifier_activation, name, label):
-    common.check_weights(weights, label)
-    inputs = common.image_input(input_shape, input_tensor, 224, 32, include_top, label)
+            classifier_activation, name, weights_name):
+    common.check_weights(weights)
+    common.check_top(include_top, weights, classes)
+    inputs = common.image_input(input_shape, input_tensor, 224, 32, include_top, weights)
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(inputs)
     x = layers.Conv2D(64, 7, strides=2, name="conv1_conv")(x)
     x = layers.BatchNormalization(**_BN, name="conv1_bn")(x)
@@ -49,19 +65,19 @@ def _resnet(stack_blocks, include_top, weights, input_tensor, input_shape, pooli
     else:
         x = common.pooled(x, pooling, avg_name="avg_pool", max_name="max_pool")
     model = models.Model(inputs, x, name=name)
-    if weights is not None:
-        model.load_weights(weights)
+    common.load_weights(model, weights, *imagenet_file(weights_name, include_top))
     return model
 
 
-def ResNet50(include_top=True, weights=None, input_tensor=None, input_shape=None, pooling=None,
-             classes=1000, classifier_activation="softmax", name="resnet50"):
+def ResNet50(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+             pooling=None, classes=1000, classifier_activation="softmax", name="resnet50"):
     """ResNet50 with Keras's layer names (conv1_conv ... conv5_block3_out, avg_pool, predictions).
 
     Args:
         include_top: add global average pooling ("avg_pool") and the classifier.
-        weights: None or the path of a weights file saved by Keras
-            ("imagenet" download: NotImplementedError).
+        weights: "imagenet" (Keras's ImageNet weights, downloaded once into
+            `~/.keras/models`), None (random initialization) or the path of a
+            weights file saved by Keras or kerasish.
         input_tensor: optional input tensor.
         input_shape: (height, width, 3); 224x224 with the top.
         pooling: None, "avg" or "max" (without the top).
@@ -77,11 +93,11 @@ def ResNet50(include_top=True, weights=None, input_tensor=None, input_shape=None
         25636712
     """
     return _resnet((3, 4, 6, 3), include_top, weights, input_tensor, input_shape, pooling,
-                   classes, classifier_activation, name, "ResNet50")
+                   classes, classifier_activation, name, "resnet50")
 
 
-def ResNet101(include_top=True, weights=None, input_tensor=None, input_shape=None, pooling=None,
-              classes=1000, classifier_activation="softmax", name="resnet101"):
+def ResNet101(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+              pooling=None, classes=1000, classifier_activation="softmax", name="resnet101"):
     """ResNet101 (stages of 3, 4, 23, 3 blocks); arguments as ResNet50.
 
     Example:
@@ -89,11 +105,11 @@ def ResNet101(include_top=True, weights=None, input_tensor=None, input_shape=Non
         44707176
     """
     return _resnet((3, 4, 23, 3), include_top, weights, input_tensor, input_shape, pooling,
-                   classes, classifier_activation, name, "ResNet101")
+                   classes, classifier_activation, name, "resnet101")
 
 
-def ResNet152(include_top=True, weights=None, input_tensor=None, input_shape=None, pooling=None,
-              classes=1000, classifier_activation="softmax", name="resnet152"):
+def ResNet152(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+              pooling=None, classes=1000, classifier_activation="softmax", name="resnet152"):
     """ResNet152 (stages of 3, 8, 36, 3 blocks); arguments as ResNet50.
 
     Example:
@@ -101,9 +117,14 @@ def ResNet152(include_top=True, weights=None, input_tensor=None, input_shape=Non
         60419944
     """
     return _resnet((3, 8, 36, 3), include_top, weights, input_tensor, input_shape, pooling,
-                   classes, classifier_activation, name, "ResNet152")
+                   classes, classifier_activation, name, "resnet152")
 
 
 def preprocess_input(x, data_format=None):
     """Keras's ResNet preprocessing ('caffe'): RGB -> BGR, ImageNet means subtracted."""
     return common.caffe_preprocess(x)
+
+
+def decode_predictions(preds, top=5):
+    """The `top` ImageNet classes of each prediction (see `imagenet_utils.decode_predictions`)."""
+    return imagenet_utils.decode_predictions(preds, top=top)

@@ -1,15 +1,23 @@
 """VGG16 (Simonyan & Zisserman, 2014), as `keras.applications.VGG16` builds it."""
 from kerasish import layers, models
-from kerasish.applications import common
+from kerasish.applications import common, imagenet_utils
 
 _BLOCKS = ((64, 2), (128, 2), (256, 3), (512, 3), (512, 3))
+# Keras's ImageNet files: (path under common.WEIGHTS_ORIGIN, md5) with and without the top
+IMAGENET_FILES = {
+    True: ("vgg16/vgg16_weights_tf_dim_ordering_tf_kernels.h5",
+           "64373286793e3c8b2b4e3219cbf3544b"),
+    False: ("vgg16/vgg16_weights_tf_dim_ordering_tf_kernels_notop.h5",
+            "6d6bbae143d832006294945121d1f1fc"),
+}
 
 
 def build_vgg(blocks, include_top, weights, input_tensor, input_shape, pooling, classes,
-              classifier_activation, name, label):
+              classifier_activation, name, imagenet_files):
     """A VGG network: `blocks` of (filters, convolutions), each ending in a 2x2 max pool."""
-    common.check_weights(weights, label)
-    inputs = common.image_input(input_shape, input_tensor, 224, 32, include_top, label)
+    common.check_weights(weights)
+    common.check_top(include_top, weights, classes)
+    inputs = common.image_input(input_shape, input_tensor, 224, 32, include_top, weights)
     x = inputs
     for block, (filters, convs) in enumerate(blocks, start=1):
         for i in range(1, convs + 1):
@@ -24,19 +32,19 @@ def build_vgg(blocks, include_top, weights, input_tensor, input_shape, pooling, 
     else:
         x = common.pooled(x, pooling)
     model = models.Model(inputs, x, name=name)
-    if weights is not None:
-        model.load_weights(weights)
+    common.load_weights(model, weights, *imagenet_files[include_top])
     return model
 
 
-def VGG16(include_top=True, weights=None, input_tensor=None, input_shape=None, pooling=None,
+def VGG16(include_top=True, weights="imagenet", input_tensor=None, input_shape=None, pooling=None,
           classes=1000, classifier_activation="softmax", name="vgg16"):
     """VGG16 with Keras's layer names (block1_conv1 ... fc1, fc2, predictions).
 
     Args:
         include_top: add Flatten, fc1, fc2 and the `classes`-way classifier.
-        weights: None or the path of a weights file saved by Keras
-            ("imagenet" download: NotImplementedError).
+        weights: "imagenet" (Keras's ImageNet weights, downloaded once into
+            `~/.keras/models`), None (random initialization) or the path of a
+            weights file saved by Keras or kerasish.
         input_tensor: optional input tensor.
         input_shape: (height, width, 3); 224x224 with the top.
         pooling: None, "avg" or "max" (without the top).
@@ -52,9 +60,14 @@ def VGG16(include_top=True, weights=None, input_tensor=None, input_shape=None, p
         138357544
     """
     return build_vgg(_BLOCKS, include_top, weights, input_tensor, input_shape, pooling, classes,
-                     classifier_activation, name, "VGG16")
+                     classifier_activation, name, IMAGENET_FILES)
 
 
 def preprocess_input(x, data_format=None):
     """Keras's VGG16 preprocessing ('caffe'): RGB -> BGR, ImageNet means subtracted."""
     return common.caffe_preprocess(x)
+
+
+def decode_predictions(preds, top=5):
+    """The `top` ImageNet classes of each prediction (see `imagenet_utils.decode_predictions`)."""
+    return imagenet_utils.decode_predictions(preds, top=top)

@@ -78,8 +78,14 @@ def test_weights_file_round_trip_and_errors(tmp_path):
                                             classes=3)
     np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0),
                                rtol=1e-5, atol=1e-6)
-    with pytest.raises(NotImplementedError, match="ImageNet"):
-        keras.applications.VGG16(weights="imagenet")
+    with pytest.raises(ValueError, match="should be either `None`"):
+        keras.applications.VGG16(weights="no_such_file.h5")
+    with pytest.raises(ValueError, match="`classes` should be 1000"):
+        keras.applications.VGG16(classes=10)
+    with pytest.raises(ValueError, match=r"`input_shape` should be \(224, 224, 3\)"):
+        keras.applications.ResNet50(input_shape=(96, 96, 3))
+    with pytest.raises(ValueError, match="alpha must be one of"):
+        keras.applications.MobileNetV2(alpha=0.6)
     with pytest.raises(ValueError, match="at least 32x32"):
         keras.applications.ResNet50(weights=None, input_shape=(16, 16, 3), include_top=False)
 
@@ -92,3 +98,94 @@ def test_preprocess_input_modes():
                                keras.applications.vgg16.preprocess_input(pixel))
     np.testing.assert_allclose(keras.applications.mobilenet_v2.preprocess_input(pixel),
                                pixel / 127.5 - 1.0, rtol=1e-6)
+
+
+def _serve(tmp_path, monkeypatch, subpath, write):
+    """Puts a file at `<origin>/<subpath>` (a file:// origin) and an empty download cache."""
+    target = tmp_path / "origin" / subpath
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write(target)
+    monkeypatch.setattr(keras.applications.common, "WEIGHTS_ORIGIN",
+                        (tmp_path / "origin").as_uri() + "/")
+    monkeypatch.setenv("KERASISH_HOME", str(tmp_path / "home"))
+    return target
+
+
+def test_imagenet_weights_are_downloaded_once_and_loaded(tmp_path, monkeypatch):
+    """`weights="imagenet"` (the default) fetches Keras's file by its name into
+    ~/.keras/models and loads it (Keras's legacy layout, by layer order)."""
+    import h5py
+    from kerasish.saving import legacy_h5
+    kwargs = dict(input_shape=(96, 96, 3), alpha=0.35, include_top=False)
+    reference = keras.applications.MobileNetV2(weights=None, **kwargs)
+    rng = np.random.default_rng(0)
+    reference.set_weights([rng.normal(size=w.shape).astype("float32")
+                           for w in reference.get_weights()])
+    name = "mobilenet_v2_weights_tf_dim_ordering_tf_kernels_0.35_96_no_top.h5"
+
+    def write(path):
+        with h5py.File(path, "w") as f:
+            legacy_h5.save_weights_to_group(f, reference, "tensorflow", "2.15.0")
+
+    served = _serve(tmp_path, monkeypatch, f"mobilenet_v2/{name}", write)
+    model = keras.applications.MobileNetV2(**kwargs)
+    for got, want in zip(model.get_weights(), reference.get_weights()):
+        np.testing.assert_array_equal(got, want)
+    assert (tmp_path / "home" / "models" / name).exists()
+    served.unlink()  # cached: a second model does not download again
+    again = keras.applications.MobileNetV2(**kwargs)
+    np.testing.assert_array_equal(again.get_weights()[0], reference.get_weights()[0])
+
+
+def test_imagenet_weights_with_the_wrong_hash_are_refused(tmp_path, monkeypatch):
+    _serve(tmp_path, monkeypatch,
+           "resnet/resnet50_weights_tf_dim_ordering_tf_kernels_notop.h5",
+           lambda path: path.write_bytes(b"not the published file"))
+    with pytest.raises(ValueError, match="4d473c1dd8becc155b73f8504c6f6626"):
+        keras.applications.ResNet50(include_top=False, input_shape=(32, 32, 3))
+
+
+def test_mobilenet_v2_falls_back_to_224_weights_with_keras_warning(tmp_path, monkeypatch):
+    """A non-square input loads the 224 file, as Keras warns (the name says 224 too)."""
+    _serve(tmp_path, monkeypatch,
+           "mobilenet_v2/mobilenet_v2_weights_tf_dim_ordering_tf_kernels_0.35_224_no_top.h5",
+           lambda path: path.write_bytes(b"x"))
+    with pytest.warns(UserWarning, match="Weights for input shape \\(224, 224\\) will be"):
+        with pytest.raises(ValueError):  # the file is fetched, then found not to be HDF5
+            keras.applications.MobileNetV2(input_shape=(96, 128, 3), alpha=0.35,
+                                           include_top=False)
+    assert (tmp_path / "home" / "models").exists()
+
+
+def test_decode_predictions(tmp_path, monkeypatch):
+    import hashlib
+    import json
+    from kerasish.applications import imagenet_utils
+    index = {str(i): [f"n{i:08d}", f"class_{i}"] for i in range(1000)}
+    text = json.dumps(index).encode()
+    (tmp_path / "index.json").write_bytes(text)
+    monkeypatch.setattr(imagenet_utils, "CLASS_INDEX_PATH", (tmp_path / "index.json").as_uri())
+    monkeypatch.setattr(imagenet_utils, "_CLASS_INDEX_MD5", hashlib.md5(text).hexdigest())
+    monkeypatch.setattr(imagenet_utils, "_class_index", {})
+    monkeypatch.setenv("KERASISH_HOME", str(tmp_path / "home"))
+    preds = np.zeros((2, 1000), "float32")
+    preds[0, [7, 3, 500]] = [0.2, 0.5, 0.3]
+    preds[1, 999] = 1.0
+    decoded = keras.applications.vgg16.decode_predictions(preds, top=2)
+    assert [(c, d) for c, d, _ in decoded[0]] == [("n00000003", "class_3"),
+                                                  ("n00000500", "class_500")]
+    assert decoded[0][0][2] == pytest.approx(0.5) and decoded[1][0][:2] == ("n00000999",
+                                                                            "class_999")
+    with pytest.raises(ValueError, match=r"shape \(samples, 1000\).*\(2, 10\)"):
+        keras.applications.imagenet_utils.decode_predictions(np.zeros((2, 10)))
+
+
+def test_imagenet_utils_preprocess_modes():
+    pixel = np.array([[[51.0, 102.0, 153.0]]], "float32")
+    torch = keras.applications.imagenet_utils.preprocess_input(pixel, mode="torch")
+    np.testing.assert_allclose(torch, (pixel / 255 - [0.485, 0.456, 0.406]) /
+                               [0.229, 0.224, 0.225], rtol=1e-6)
+    np.testing.assert_allclose(keras.applications.imagenet_utils.preprocess_input(pixel),
+                               keras.applications.vgg16.preprocess_input(pixel))
+    with pytest.raises(ValueError, match="one of `caffe`, `tf` or `torch`"):
+        keras.applications.imagenet_utils.preprocess_input(pixel, mode="bgr")
