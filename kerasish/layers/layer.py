@@ -509,6 +509,9 @@ class Layer:
             config.pop("name", None)
             if argspec.varargs is not None and config.pop(argspec.varargs):
                 error = "positional"
+            if isinstance(config.get("dtype"), dtype_policies.DTypePolicy):
+                # As Keras: a policy object (a revived layer's `dtype`) is recorded serialized.
+                config["dtype"] = dtype_policies.serialize(config["dtype"])
             if error is None and not all(isinstance(v, (str, int, float, bool, type(None)))
                                          for v in tree.flatten(config)):
                 error = "values"
@@ -724,7 +727,7 @@ _SKIP_ATTRS = {"_inbound_nodes", "_init_args", "_trainable_variables", "_trainab
                "_non_trainable_variables", "_losses", "_build_shapes", "_initial_weights",
                "_outputs", "_inputs", "_nodes_by_depth", "_trainer_state", "optimizer",
                "history", "_compile_config", "_callbacks", "_parent_model", "_loss_tracker",
-               "_compile_metrics", "_compile_loss", "_scan_cache"}
+               "_compile_metrics", "_compile_loss", "_scan_cache", "_functional"}
 
 
 def _input_shape_from_kwargs(kwargs):

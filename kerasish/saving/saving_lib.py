@@ -27,7 +27,7 @@ from kerasish.utils.naming import to_snake_case
 _SKIP = {"_inbound_nodes", "_functional_layers", "_stack", "_nodes", "_inputs", "_outputs",
          "_inputs_struct", "_outputs_struct", "_compile_loss", "_compile_metrics",
          "_loss_tracker", "_trainable_variables", "_non_trainable_variables", "_init_args",
-         "_graph_outputs", "_trainable_cache", "_losses", "history", "_input_tensor",
+         "_functional", "_trainable_cache", "_losses", "history", "_input_tensor",
          "_parent_model", "_callbacks", "_compile_config", "_initial_weights",
          "_build_shapes", "_nodes_by_depth", "_trainer_state"}
 _LEGACY_LAYERS = "_layer_checkpoint_dependencies"   # Keras 2.13-2.15 ".keras" files
