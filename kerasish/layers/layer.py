@@ -184,6 +184,50 @@ class Layer:
         extra = [v for v in _scan(self)[1] if id(v) not in known]
         return own + extra
 
+    def save_own_variables(self, store):
+        """Saves this layer's own variables (not its sublayers') into `store`.
+
+        `model.save()` and `save_weights()` call it with a dict-like store
+        ("0", "1", ... -> values); override it, with `load_own_variables`, to
+        save state your own way.
+
+        Args:
+            store: dict-like object to write the values into.
+
+        Example:
+            >>> store = {}; layer.save_own_variables(store); sorted(store)
+            ['0', '1']
+        """
+        for i, variable in enumerate(self._own_variables()):
+            store[str(i)] = variable.numpy()
+
+    save_own_variables._kerasish_default = True
+
+    def load_own_variables(self, store):
+        """Loads this layer's own variables from `store` (as `save_own_variables` wrote).
+
+        Args:
+            store: dict-like object holding "0", "1", ... -> values.
+
+        Raises:
+            ValueError: when the number of stored values is not the number of variables.
+        """
+        variables = self._own_variables()
+        if len(store.keys()) != len(variables):
+            if not variables and not self.built:
+                raise ValueError(
+                    f"Layer '{self.name}' was never built and thus it doesn't have any "
+                    f"variables. However the weights file lists {len(store.keys())} variables "
+                    "for this layer.")
+            raise ValueError(
+                f"Layer '{self.name}' expected {len(variables)} variables, but received "
+                f"{len(store.keys())} variables during loading. Expected: "
+                f"{[v.name for v in variables]}")
+        for i, variable in enumerate(variables):
+            variable.assign(store[str(i)])
+
+    load_own_variables._kerasish_default = True
+
     @property
     def weights(self):
         """All weights: own (trainable then non-trainable), then sublayers'."""

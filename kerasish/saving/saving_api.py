@@ -319,7 +319,10 @@ def _load_keras_archive(filepath, custom_objects, compile):
     _build_for_loading(model, config.get("build_config"))
     compile_config = config.get("compile_config") or {}
     if compile and compile_config:
-        _compile_from_config(model, compile_config, custom_objects)
+        if callable(getattr(model, "compile_from_config", None)):
+            model.compile_from_config(compile_config)   # overridable, as in Keras
+        else:
+            _compile_from_config(model, compile_config, custom_objects)
     with _open_h5(filepath, data) as f, file_errors.damage_is_named(filepath):
         saving_lib.read_weights(model, f, source=filepath)
     with _open_zip(filepath) as archive:

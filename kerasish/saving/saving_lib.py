@@ -24,7 +24,7 @@ from kerasish.autodiff.tensor import Variable
 from kerasish.layers.layer import _SKIP_ATTRS, Layer
 from kerasish.utils.naming import to_snake_case
 
-_SKIP = {"_inbound_nodes", "_functional_layers", "_stack", "_nodes", "_inputs", "_outputs",
+_SKIP = {"_inbound_nodes", "_operations", "_stack", "_nodes", "_inputs", "_outputs",
          "_inputs_struct", "_outputs_struct", "_compile_loss", "_compile_metrics",
          "_loss_tracker", "_trainable_variables", "_non_trainable_variables", "_init_args",
          "_functional", "_trainable_cache", "_losses", "history", "_input_tensor",
@@ -160,10 +160,14 @@ def write_weights(model, target):
 
 
 def _has_custom_store(obj):
-    """Objects that store their own state by name, as Keras's `save_own_variables`
-    overrides do (lookup layers' idf weights)."""
-    return not _is_optimizer(obj) and callable(getattr(obj, "save_own_variables", None)) \
-        and callable(getattr(obj, "load_own_variables", None))
+    """Objects whose class overrides `save_own_variables` or `load_own_variables`
+    (lookup layers' idf weights, user layers): their state goes through those
+    methods, as in Keras. Other objects use the all-or-nothing walk below."""
+    if _is_optimizer(obj):
+        return False
+    return any(callable(getattr(obj, name, None)) and
+               not getattr(getattr(type(obj), name, None), "_kerasish_default", False)
+               for name in ("save_own_variables", "load_own_variables"))
 
 
 def write_assets(model, add_file):

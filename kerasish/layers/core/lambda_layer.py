@@ -140,6 +140,7 @@ class SymbolicOp(Layer):
     _classes = {}
 
     def __init__(self, fn, kwargs=None, tensor_kwarg_names=(), **layer_kwargs):
+        layer_kwargs.setdefault("autocast", False)  # ops keep their inputs' dtypes (Keras)
         super().__init__(**layer_kwargs)
         self.fn = fn
         self.fn_kwargs = kwargs or {}
