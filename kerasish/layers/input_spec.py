@@ -54,7 +54,7 @@ def assert_input_compatibility(input_spec, inputs, layer_name):
             inputs = [inputs[name] for name in names]
         else:
             inputs = tree.flatten(inputs)
-    tensors = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    tensors = tree.flatten(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
     if len(specs) != len(tensors):
         names = [spec.name for spec in specs if spec is not None]
         if len(names) == len(specs) and all(names):

@@ -725,10 +725,11 @@ def _scan(layer):
             kind = _kind(value)
         if kind is _OTHER:
             continue
-        if kind is _SEQUENCE:
-            stack.extend(reversed(value))
-        elif kind is _MAPPING:
-            stack.extend(reversed(list(value.values())))
+        if kind is _SEQUENCE or kind is _MAPPING:
+            if id(value) in seen:  # a container seen before (or holding itself)
+                continue
+            seen.add(id(value))
+            stack.extend(reversed(value) if kind is _SEQUENCE else reversed(list(value.values())))
         elif id(value) not in seen:
             seen.add(id(value))
             found[kind].append(value)

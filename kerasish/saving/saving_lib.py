@@ -67,14 +67,16 @@ def _attribute_variables(obj):
     """Variables assigned as attributes (also in lists/dicts), not sublayers' or caches."""
     skip = _SKIP | _SKIP_ATTRS
     stack = [v for k, v in reversed(list(vars(obj).items())) if k not in skip]
+    containers = set()
     while stack:
         value = stack.pop()
         if isinstance(value, Variable):
             yield value
-        elif isinstance(value, (list, tuple)) and not isinstance(value, Layer):
-            stack.extend(reversed(value))
-        elif isinstance(value, dict):
-            stack.extend(reversed(list(value.values())))
+        elif isinstance(value, (list, tuple, dict)) and not isinstance(value, Layer):
+            if id(value) in containers:  # seen before, or a container holding itself
+                continue
+            containers.add(id(value))
+            stack.extend(reversed(list(value.values()) if isinstance(value, dict) else value))
 
 
 def _children(obj):

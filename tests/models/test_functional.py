@@ -307,3 +307,10 @@ def test_symbolic_call_with_extra_dict_keys_warns_once():
         model({"a": np.ones((2, 3)), "b": np.ones((2, 1))})
         model({"a": keras.Input((3,), batch_size=2), "b": keras.Input((1,), batch_size=2)})
     assert len(record) == 1
+
+
+def test_nested_list_inputs_pass_the_input_spec_check():
+    a, b = keras.Input((4,)), keras.Input((4,))
+    model = keras.Model([a, b], layers.Add()([a, b]))
+    out = model(([np.ones((2, 4))], np.ones((2, 4))))      # Keras flattens the structure
+    np.testing.assert_array_equal(out.numpy(), np.full((2, 4), 2.0))

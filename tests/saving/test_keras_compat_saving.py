@@ -177,3 +177,91 @@ def test_default_own_variables_store_round_trips():
     np.testing.assert_array_equal(other.kernel.numpy(), layer.kernel.numpy())
     with pytest.raises(ValueError, match="expected 2 variables, but received 1"):
         other.load_own_variables({"0": store["0"]})
+
+
+@keras.saving.register_keras_serializable(package="compat_tests")
+class Scale(keras.layers.Layer):
+    def __init__(self, factor, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def call(self, x):
+        return x * self.factor
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor}
+
+
+@keras.saving.register_keras_serializable(package="compat_tests")
+class Holder(keras.layers.Layer):
+    """Returns a layer object from get_config and rebuilds it in from_config."""
+
+    def __init__(self, inner, **kwargs):
+        super().__init__(**kwargs)
+        self.inner = inner
+
+    def call(self, x):
+        return self.inner(x)
+
+    def get_config(self):
+        return {**super().get_config(), "inner": self.inner}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["inner"] = keras.saving.deserialize_keras_object(config["inner"])
+        return cls(**config)
+
+
+@keras.saving.register_keras_serializable(package="compat_tests")
+class NoFromConfig:
+    def __init__(self, factor):
+        self.factor = factor
+
+    def __call__(self, x):
+        return x * self.factor
+
+    def get_config(self):
+        return {"factor": self.factor}
+
+
+def test_objects_inside_a_config_are_serialized(tmp_path):
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, Holder(Scale(0.5))(inputs))
+    entry = keras.saving.serialize_keras_object(model.layers[1])
+    assert entry["config"]["inner"]["class_name"] == "Scale"
+    assert entry["config"]["inner"]["config"]["factor"] == 0.5
+    model.save(tmp_path / "m.keras")
+    loaded = keras.saving.load_model(tmp_path / "m.keras")
+    np.testing.assert_allclose(loaded(np.ones((1, 3))).numpy(), [[0.5, 0.5, 0.5]])
+
+
+def test_deserialization_errors_use_keras_wording():
+    config = keras.saving.serialize_keras_object(NoFromConfig(0.5))
+    with pytest.raises(TypeError, match="Unable to reconstruct an instance of 'NoFromConfig'"):
+        keras.saving.deserialize_keras_object(config)
+    bad = {"module": "builtins", "class_name": "Scale", "registered_name": "compat_tests>Scale",
+           "config": {"factor": 1.0, "units": 3}}
+    with pytest.raises(TypeError, match="are explicitly deserialized in the model's"):
+        keras.saving.deserialize_keras_object(bad)
+
+
+def test_a_container_holding_itself_saves(tmp_path):
+    class Cyclic(keras.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.blocks = []
+            self.blocks.append(self.blocks)
+            self.out = keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.out(x)
+
+    model = Cyclic()
+    model(np.ones((2, 4)))
+    assert len(model.weights) == 2
+    model.save_weights(tmp_path / "c.weights.h5")
+    twin = Cyclic()
+    twin(np.ones((2, 4)))
+    twin.load_weights(tmp_path / "c.weights.h5")
+    np.testing.assert_array_equal(twin.out.kernel.numpy(), model.out.kernel.numpy())
