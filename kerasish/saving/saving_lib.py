@@ -32,6 +32,15 @@ _SKIP = {"_inbound_nodes", "_operations", "_stack", "_nodes", "_inputs", "_outpu
          "_build_shapes", "_nodes_by_depth", "_trainer_state"}
 _LEGACY_LAYERS = "_layer_checkpoint_dependencies"   # Keras 2.13-2.15 ".keras" files
 
+# Decompression-bomb limits for `.keras` archives (members are stored uncompressed
+# by Keras and kerasish, so real files expand about 1:1). A member that declares
+# more than the floor and expands more than the ratio is refused before anything
+# is decompressed: the members read into memory with the first floor, every
+# member of the archive (assets included) with the second.
+_ZIP_MEMBER_BOMB_FLOOR_BYTES = 1 << 28      # 256 MiB
+_ZIP_MEMBER_MAX_EXPANSION = 100
+_ZIP_EXTRACT_BOMB_FLOOR_BYTES = 1 << 30     # 1 GiB
+
 
 def _is_saveable(value):
     return isinstance(value, Layer) or _is_optimizer(value)
@@ -336,3 +345,36 @@ def unbuilt_layers(model):
 def as_numpy(value):
     """`np.asarray(value)` (kept for callers of the lead's API)."""
     return np.asarray(value)
+
+
+def _check_expansion(what, declared, compressed, floor):
+    if declared > floor and declared > _ZIP_MEMBER_MAX_EXPANSION * max(compressed, 1):
+        raise ValueError(
+            f"Refusing to decompress {what}: it declares {declared} bytes from {compressed} "
+            f"compressed bytes (more than {_ZIP_MEMBER_MAX_EXPANSION}x), which looks like a "
+            "decompression bomb.")
+
+
+def check_zip_archive(archive):
+    """Refuses an archive with any member (assets included) that expands like a
+    decompression bomb, before anything is read.
+
+    Args:
+        archive: an open `zipfile.ZipFile`.
+
+    Raises:
+        ValueError: naming the member and its declared and compressed sizes.
+    """
+    for info in archive.infolist():
+        _check_expansion(f"archive member {info.filename!r}", info.file_size,
+                         info.compress_size, _ZIP_EXTRACT_BOMB_FLOOR_BYTES)
+
+
+def _safe_zip_read(archive, name):
+    """`archive.read(name)`, refused first when the member's declared size is large
+    and far beyond its compressed size (zipfile never inflates past the declared
+    size, so checking it bounds the memory used)."""
+    info = archive.getinfo(name)
+    _check_expansion(f"archive member {name!r}", info.file_size, info.compress_size,
+                     _ZIP_MEMBER_BOMB_FLOOR_BYTES)
+    return archive.read(info)
