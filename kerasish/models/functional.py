@@ -134,6 +134,10 @@ class Functional(Model):
         for node in self._nodes:
             args = tree.map_structure(lookup, list(node.call_args))
             kwargs = {k: tree.map_structure(lookup, v) for k, v in node.call_kwargs.items()}
+            if training is not None and "training" in kwargs:
+                # As Keras: a model called in a set mode (fit: True, predict and
+                # evaluate: False) overrides `training=` recorded in its graph.
+                kwargs["training"] = training
             outputs = node.layer(*args, **kwargs)
             for kt, value in zip(node.output_tensors, tree.flatten(outputs)):
                 tensor_map[id(kt)] = value

@@ -314,3 +314,12 @@ def test_nested_list_inputs_pass_the_input_spec_check():
     model = keras.Model([a, b], layers.Add()([a, b]))
     out = model(([np.ones((2, 4))], np.ones((2, 4))))      # Keras flattens the structure
     np.testing.assert_array_equal(out.numpy(), np.full((2, 4), 2.0))
+
+
+def test_model_training_mode_overrides_training_recorded_in_the_graph():
+    inputs = keras.Input((20,))
+    model = keras.Model(inputs, layers.Dropout(0.5, seed=1)(inputs, training=True))
+    x = np.ones((4, 20), "float32")
+    np.testing.assert_array_equal(model.predict(x, batch_size=2, verbose=0), x)  # as Keras
+    np.testing.assert_array_equal(model(x, training=False).numpy(), x)
+    assert np.any(model(x).numpy() == 0)          # no mode given: the recorded True holds
