@@ -139,7 +139,10 @@ class Sequential(Model):
         else:
             if input_shape is None:
                 raise ValueError(f"Sequential model {self.name}: build() needs an input shape.")
-            dtype = getattr(self._stack[0], "_input_dtype_hint", None)
+            # As Keras: the Input takes the first layer's compute dtype (integer data
+            # keeps its own dtype, so that indices reach e.g. an Embedding exactly).
+            dtype = getattr(self._stack[0], "_input_dtype_hint", None) or \
+                self._stack[0].compute_dtype
             input_layer = InputLayer(batch_shape=tuple(input_shape), dtype=dtype)
             self._stack.insert(0, input_layer)
         for layer in self.layers:

@@ -128,3 +128,9 @@ def test_unbuilt_stack_config_has_no_build_shape():
     assert "build_input_shape" not in model.get_config()
     model.build((None, 3))
     assert model.get_config()["build_input_shape"] == (None, 3)
+
+
+def test_deferred_input_takes_the_first_layer_compute_dtype():
+    model = keras.Sequential([layers.Dense(1, dtype="float64")])
+    assert model(np.ones((2, 3))).dtype == "float64"
+    assert model.inputs[0].dtype == "float64"                  # as Keras's InputLayer
