@@ -111,7 +111,7 @@ class ArrayAdapter:
 
     def _slice(self, index):
         def take(a):
-            return a[index]
+            return None if a is None else a[index]  # an omitted (optional) input stays None
         x = tree.map_structure(take, self.x)
         if self.y is None:  # as Keras: `train_step` gets the bare input batch
             return (x,) if isinstance(x, (list, tuple)) else x

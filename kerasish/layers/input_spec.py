@@ -1,4 +1,6 @@
 """InputSpec: what a layer accepts, checked on every call."""
+from kerasish.utils import tree
+
 
 
 class InputSpec:
@@ -33,12 +35,33 @@ class InputSpec:
 
 
 def assert_input_compatibility(input_spec, inputs, layer_name):
-    """Raises ValueError when `inputs` (tensors/shapes) do not fit `input_spec`."""
+    """Raises ValueError when `inputs` (tensors/shapes) do not fit `input_spec`.
+
+    As Keras: a dict of inputs is matched to named specs by name; a missing
+    optional input (None) passes.
+    """
     if input_spec is None:
         return
-    specs = input_spec if isinstance(input_spec, (list, tuple)) else [input_spec]
-    tensors = inputs if isinstance(inputs, (list, tuple)) else [inputs]
+    specs = list(input_spec) if isinstance(input_spec, (list, tuple)) else [input_spec]
+    if isinstance(inputs, dict):
+        names = [getattr(spec, "name", None) for spec in specs]
+        if specs and all(names):
+            for name in names:
+                if name not in inputs:
+                    raise ValueError(
+                        f'Missing data for input "{name}". You passed a data dictionary with '
+                        f"keys {list(inputs.keys())}. Expected the following keys: {names}")
+            inputs = [inputs[name] for name in names]
+        else:
+            inputs = tree.flatten(inputs)
+    tensors = tree.flatten(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
     if len(specs) != len(tensors):
+        names = [spec.name for spec in specs if spec is not None]
+        if len(names) == len(specs) and all(names):
+            raise ValueError(
+                f'Layer "{layer_name}" expects {len(specs)} named input(s) with keys {names}, '
+                f"but it received {len(tensors)} input tensors. Pass inputs as a dict, e.g. "
+                "`layer({" + ", ".join(f"'{n}': ..." for n in names) + "})`.")
         raise ValueError(
             f'Layer "{layer_name}" expects {len(specs)} input(s), but it received '
             f"{len(tensors)} input tensors."
@@ -69,6 +92,14 @@ def _check_one(spec, shape, index, layer_name):
             raise ValueError(prefix + f"expected axis {axis} of input shape to have value "
                              f"{value}, but received input with shape {shape}")
     if spec.shape is not None:
-        for expected, got in zip(spec.shape, shape):
+        expected_shape = spec.shape
+        if spec.allow_last_axis_squeeze:
+            # A trailing axis of size 1 may be missing on either side; other rank
+            # differences are left to the caller (a functional model's own error).
+            if rank == len(expected_shape) + 1 and shape[-1] == 1:
+                shape = shape[:-1]
+            elif len(expected_shape) == rank + 1 and expected_shape[-1] == 1:
+                expected_shape = expected_shape[:-1]
+        for expected, got in zip(expected_shape, shape):
             if expected is not None and got is not None and expected != got:
                 raise ValueError(prefix + f"expected shape={spec.shape}, found shape={shape}")

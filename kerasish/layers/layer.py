@@ -184,6 +184,50 @@ class Layer:
         extra = [v for v in _scan(self)[1] if id(v) not in known]
         return own + extra
 
+    def save_own_variables(self, store):
+        """Saves this layer's own variables (not its sublayers') into `store`.
+
+        `model.save()` and `save_weights()` call it with a dict-like store
+        ("0", "1", ... -> values); override it, with `load_own_variables`, to
+        save state your own way.
+
+        Args:
+            store: dict-like object to write the values into.
+
+        Example:
+            >>> store = {}; layer.save_own_variables(store); sorted(store)
+            ['0', '1']
+        """
+        for i, variable in enumerate(self._own_variables()):
+            store[str(i)] = variable.numpy()
+
+    save_own_variables._kerasish_default = True
+
+    def load_own_variables(self, store):
+        """Loads this layer's own variables from `store` (as `save_own_variables` wrote).
+
+        Args:
+            store: dict-like object holding "0", "1", ... -> values.
+
+        Raises:
+            ValueError: when the number of stored values is not the number of variables.
+        """
+        variables = self._own_variables()
+        if len(store.keys()) != len(variables):
+            if not variables and not self.built:
+                raise ValueError(
+                    f"Layer '{self.name}' was never built and thus it doesn't have any "
+                    f"variables. However the weights file lists {len(store.keys())} variables "
+                    "for this layer.")
+            raise ValueError(
+                f"Layer '{self.name}' expected {len(variables)} variables, but received "
+                f"{len(store.keys())} variables during loading. Expected: "
+                f"{[v.name for v in variables]}")
+        for i, variable in enumerate(variables):
+            variable.assign(store[str(i)])
+
+    load_own_variables._kerasish_default = True
+
     @property
     def weights(self):
         """All weights: own (trainable then non-trainable), then sublayers'."""
@@ -509,6 +553,9 @@ class Layer:
             config.pop("name", None)
             if argspec.varargs is not None and config.pop(argspec.varargs):
                 error = "positional"
+            if isinstance(config.get("dtype"), dtype_policies.DTypePolicy):
+                # As Keras: a policy object (a revived layer's `dtype`) is recorded serialized.
+                config["dtype"] = dtype_policies.serialize(config["dtype"])
             if error is None and not all(isinstance(v, (str, int, float, bool, type(None)))
                                          for v in tree.flatten(config)):
                 error = "values"
@@ -678,10 +725,11 @@ def _scan(layer):
             kind = _kind(value)
         if kind is _OTHER:
             continue
-        if kind is _SEQUENCE:
-            stack.extend(reversed(value))
-        elif kind is _MAPPING:
-            stack.extend(reversed(list(value.values())))
+        if kind is _SEQUENCE or kind is _MAPPING:
+            if id(value) in seen:  # a container seen before (or holding itself)
+                continue
+            seen.add(id(value))
+            stack.extend(reversed(value) if kind is _SEQUENCE else reversed(list(value.values())))
         elif id(value) not in seen:
             seen.add(id(value))
             found[kind].append(value)
@@ -724,7 +772,7 @@ _SKIP_ATTRS = {"_inbound_nodes", "_init_args", "_trainable_variables", "_trainab
                "_non_trainable_variables", "_losses", "_build_shapes", "_initial_weights",
                "_outputs", "_inputs", "_nodes_by_depth", "_trainer_state", "optimizer",
                "history", "_compile_config", "_callbacks", "_parent_model", "_loss_tracker",
-               "_compile_metrics", "_compile_loss", "_scan_cache"}
+               "_compile_metrics", "_compile_loss", "_scan_cache", "_functional"}
 
 
 def _input_shape_from_kwargs(kwargs):

@@ -2,10 +2,10 @@
 import warnings
 
 from kerasish.layers import symbolic
-from kerasish.backend.config import is_float
 from kerasish.layers.core.input_layer import InputLayer
+from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.core.lambda_layer import SymbolicOp
-from kerasish.layers.keras_tensor import KerasTensor
+from kerasish.layers.keras_tensor import KerasTensor, Node
 from kerasish.models.model import Model
 from kerasish.ops import core, manipulation
 from kerasish.saving import functional_config
@@ -33,6 +33,7 @@ class Functional(Model):
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         super().__init__(name=name or _functional_name(type(self)), trainable=trainable, **kwargs)
+        self.__dict__.pop("_manual_input_spec", None)  # Layer's `input_spec = None` sets none
         for what, struct in (("inputs", inputs), ("outputs", outputs)):
             for t in tree.flatten(struct):
                 if not isinstance(t, KerasTensor):
@@ -40,21 +41,29 @@ class Functional(Model):
                         f"All `{what}` values must be KerasTensors. Received: {what}={struct} "
                         f"including invalid value {t} of type {type(t)}"
                     )
+        _warn_dict_keys_not_names(inputs)
+        if not all(_is_input_tensor(t) for t in tree.flatten(inputs)):
+            inputs, outputs = _clone_graph_nodes(inputs, outputs)
         self._inputs_struct = inputs
         self._outputs_struct = outputs
         self._inputs = tree.flatten(inputs)
         self._outputs = tree.flatten(outputs)
         _check_outputs_connected(self._inputs, self._outputs, outputs)
-        self._nodes, self._functional_layers, self._nodes_by_depth = _map_graph(
+        self._nodes, self._operations, self._nodes_by_depth = _map_graph(
             self._inputs, self._outputs)
-        _check_unique_names(self._functional_layers)
+        _check_unique_names(self._operations)
         self.built = True
 
     @property
     def layers(self):
         """The layers of the graph, InputLayers included; ops on KerasTensors
         (`x + 1`, `ops.sum(x)`) are not layers, as in Keras."""
-        return [l for l in self._functional_layers if not getattr(l, "_is_operation", False)]
+        return [l for l in self._operations if not getattr(l, "_is_operation", False)]
+
+    @property
+    def operations(self):
+        """The layers and ops of the graph (`x + 1`, `ops.sum(x)`), by depth as Keras."""
+        return list(self._operations)
 
     @layers.setter
     def layers(self, _):
@@ -90,6 +99,24 @@ class Functional(Model):
         return shapes[0] if len(shapes) == 1 else shapes
 
     @property
+    def input_spec(self):
+        """One InputSpec per input (shape without the batch size, a trailing unit axis
+        may be missing or extra, named after its InputLayer or dict key), as Keras;
+        None for inputs nested in a dict. Setting it replaces the checks."""
+        if "_manual_input_spec" in self.__dict__:
+            return self.__dict__["_manual_input_spec"]
+        struct = self._inputs_struct
+        if isinstance(struct, dict):
+            if not all(isinstance(t, KerasTensor) for t in struct.values()):
+                return None  # deeply nested dict: not checked (as Keras)
+            return [_input_spec_of(struct[k], name=k) for k in sorted(struct)]
+        return [_input_spec_of(t) for t in self._inputs]
+
+    @input_spec.setter
+    def input_spec(self, value):
+        self.__dict__["_manual_input_spec"] = value
+
+    @property
     def input_names(self):
         return [t._keras_history[0].name for t in self._inputs]
 
@@ -107,6 +134,10 @@ class Functional(Model):
         for node in self._nodes:
             args = tree.map_structure(lookup, list(node.call_args))
             kwargs = {k: tree.map_structure(lookup, v) for k, v in node.call_kwargs.items()}
+            if training is not None and "training" in kwargs:
+                # As Keras: a model called in a set mode (fit: True, predict and
+                # evaluate: False) overrides `training=` recorded in its graph.
+                kwargs["training"] = training
             outputs = node.layer(*args, **kwargs)
             for kt, value in zip(node.output_tensors, tree.flatten(outputs)):
                 tensor_map[id(kt)] = value
@@ -115,23 +146,59 @@ class Functional(Model):
 
     def _standardize_inputs(self, inputs):
         """Flattens user inputs in `self._inputs` order, matching dtypes and ranks."""
-        if isinstance(inputs, dict):
-            flat = self._inputs_from_dict(inputs)
-            if isinstance(self._inputs_struct, dict) and set(inputs) != set(self._inputs_struct):
-                self._inputs_struct_mismatch(inputs, raise_error=False)
-        else:
-            if isinstance(self._inputs_struct, dict):
-                # As Keras: positional inputs fill a dict model in sorted-key order, so
-                # they are refused when that order is not the order the dict was given in.
-                keys = list(self._inputs_struct)
-                self._inputs_struct_mismatch(inputs, raise_error=keys != sorted(keys))
-            flat = tree.flatten(inputs)
+        flat = self._flatten_inputs(inputs, warn=True)
         if len(flat) != len(self._inputs):
             raise ValueError(
                 f'Layer "{self.name}" expects {len(self._inputs)} input(s), but it received '
                 f"{len(flat)} input tensors."
             )
-        return [_adapt(x, kt) for x, kt in zip(flat, self._inputs)]
+        return [self._adapt(x, i) for i, x in enumerate(flat)]
+
+    def _flatten_inputs(self, inputs, warn):
+        """The inputs as a flat list in `self._inputs` order (dicts looked up by name).
+
+        As Keras: inputs whose structure is not the model's get a warning (an
+        error when positional inputs would fill a dict model out of its order);
+        a dict given to a list model is first reordered by Input name.
+        """
+        struct = self._inputs_struct
+        if isinstance(inputs, dict):
+            flat = self._inputs_from_dict(inputs)
+            received = inputs if isinstance(struct, dict) else flat
+        else:
+            flat = tree.flatten(inputs)
+            single = isinstance(struct, list) and len(struct) == 1 and not tree.is_nested(inputs)
+            received = [inputs] if single else inputs
+        if warn and _structure(received) != _structure(struct):
+            keys = list(struct) if isinstance(struct, dict) else None
+            self._inputs_struct_mismatch(
+                received, raise_error=keys is not None and not isinstance(inputs, dict)
+                and keys != sorted(keys))
+        return flat
+
+    def _adapt(self, x, index):
+        """Input `index` as Keras feeds it: cast to the Input's dtype, a missing or
+        extra trailing unit axis fixed; None only for an optional Input."""
+        kt = self._inputs[index]
+        if x is None:
+            layer = kt._keras_history[0]
+            if isinstance(layer, InputLayer) and not layer.optional:
+                raise ValueError(f"The input '{kt.name}' is not optional, but None was passed. "
+                                 "Please provide a valid tensor.")
+            return x
+        x = core.convert_to_tensor(x)
+        if x.dtype != kt.dtype:
+            x = core.cast(x, kt.dtype)
+        if x.ndim == len(kt.shape):
+            return x
+        if x.ndim == len(kt.shape) - 1 and kt.shape[-1] == 1:
+            return manipulation.expand_dims(x, -1)
+        if x.ndim == len(kt.shape) + 1 and x.shape[-1] == 1:
+            return manipulation.squeeze(x, -1)
+        path = _paths(self._inputs_struct)[index]
+        raise ValueError(
+            f"Invalid input shape for input {x} with name '{kt.name}' and path '{path}'. "
+            f"Expected shape {kt.shape}, but input has incompatible shape {tuple(x.shape)}")
 
     def _inputs_struct_mismatch(self, inputs, raise_error):
         """Keras's warning (or error) for inputs whose structure is not the model's."""
@@ -146,11 +213,18 @@ class Functional(Model):
         warnings.warn(message, stacklevel=4)
 
     def _inputs_from_dict(self, inputs):
-        """Dict inputs looked up by Input name (as Keras); unknown keys never fill a slot."""
+        """Dict inputs looked up by the model's dict keys, else by Input name (as Keras);
+        unknown keys never fill a slot."""
+        struct = self._inputs_struct
+        if isinstance(struct, dict):
+            keys = sorted(struct)
+            for key in keys:
+                if key not in inputs:
+                    raise ValueError(
+                        f'Missing data for input "{key}". You passed a data dictionary with '
+                        f"keys {list(inputs.keys())}. Expected the following keys: {keys}")
+            return tree.flatten({k: inputs[k] for k in struct})
         names = self.input_names
-        if isinstance(self._inputs_struct, dict) and not all(n in inputs for n in names) \
-                and all(k in inputs for k in self._inputs_struct):
-            return tree.flatten({k: inputs[k] for k in self._inputs_struct})
         for name in names:
             if name not in inputs:
                 raise ValueError(
@@ -159,6 +233,16 @@ class Functional(Model):
         return [inputs[n] for n in names]
 
     def compute_output_spec(self, *args, **kwargs):
+        inputs = args[0] if args else kwargs.get("inputs")
+        flat = self._flatten_inputs(inputs, warn=False)
+        if len(flat) == len(self._inputs) and all(
+                isinstance(x, KerasTensor) and tuple(x.shape) == tuple(ref.shape)
+                for x, ref in zip(flat, self._inputs)):
+            # The graph's own input shapes: its output specs (as Keras's shortcut).
+            return tree.map_structure(lambda t: KerasTensor(t.shape, t.dtype),
+                                      self._outputs_struct)
+        if len(flat) == len(self._inputs) and args:
+            args = (tree.pack_sequence_as(self._inputs_struct, flat),) + tuple(args[1:])
         return symbolic.output_spec(self, args, kwargs)
 
     def get_config(self):
@@ -188,18 +272,86 @@ def _with_op_classes(config, custom_objects):
     return {**config, "layers": entries}, objects
 
 
-def _adapt(x, kt):
-    """Casts to the Input's dtype and fixes a missing/extra trailing unit axis."""
-    if x is None:
-        return x
-    x = core.convert_to_tensor(x)
-    if x.dtype != kt.dtype and (not is_float(x._value.dtype) or not kt.dtype.startswith("float")):
-        x = core.cast(x, kt.dtype)
-    if x.ndim == len(kt.shape) - 1 and kt.shape[-1] == 1:
-        x = manipulation.expand_dims(x, -1)
-    elif x.ndim == len(kt.shape) + 1 and x.shape[-1] == 1:
-        x = manipulation.squeeze(x, -1)
-    return x
+def _structure(value):
+    """A nested structure's shape, leaves blanked (lists and tuples alike, as Keras
+    compares them)."""
+    if isinstance(value, dict):
+        return {k: _structure(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_structure(v) for v in value]
+    return None
+
+
+def _input_spec_of(tensor, name=None):
+    layer = tensor._keras_history[0]
+    return InputSpec(shape=(None,) + tuple(tensor.shape[1:]) if tensor.shape else (),
+                     allow_last_axis_squeeze=True, name=name or layer.name,
+                     optional=bool(getattr(layer, "optional", False)))
+
+
+def _is_input_tensor(tensor):
+    """A tensor made by an InputLayer (`keras.Input`), not by a layer call."""
+    layer, node_index, _ = tensor._keras_history
+    return layer._inbound_nodes[node_index].is_input
+
+
+def _warn_dict_keys_not_names(inputs):
+    if not isinstance(inputs, dict):
+        return
+    for key, value in inputs.items():
+        if isinstance(value, KerasTensor) and key != value.name:
+            warnings.warn(
+                "When providing `inputs` as a dict, all keys in the dict must match the names "
+                f"of the corresponding tensors. Received key '{key}' mapping to value {value} "
+                f"which has name '{value.name}'. Change the tensor name to '{key}' (via "
+                f"`Input(..., name='{key}')`)", stacklevel=4)
+
+
+def _clone_graph_nodes(inputs, outputs):
+    """A model cut out of a graph (Keras's `clone_graph_nodes`): each intermediate
+    tensor given as an input gets a new Input of its shape, and the layer calls
+    between the inputs and `outputs` are recorded again (same layers, new nodes),
+    so the new graph starts at Inputs and the original graph is unchanged."""
+    clones = {}
+    for t in tree.flatten(inputs):
+        if id(t) not in clones:
+            clones[id(t)] = t if _is_input_tensor(t) else InputLayer(
+                batch_shape=t.shape, dtype=t.dtype, name=f"{t.name}CLONE").output
+
+    def clone(x):
+        if not isinstance(x, KerasTensor) or _is_input_tensor(x):
+            return clones.get(id(x), x)
+        if id(x) not in clones:
+            clones[id(x)] = KerasTensor(x.shape, x.dtype, sparse=x.sparse, name=x.name)
+        return clones[id(x)]
+
+    for node in _nodes_between(inputs, outputs):
+        Node(node.layer, tree.map_structure(clone, list(node.call_args)),
+             {k: tree.map_structure(clone, v) for k, v in node.call_kwargs.items()},
+             tree.map_structure(clone, node.outputs))
+    return tree.map_structure(clone, inputs), tree.map_structure(clone, outputs)
+
+
+def _nodes_between(inputs, outputs):
+    """The nodes that compute `outputs` from `inputs`, parents first."""
+    stop = {id(t) for t in tree.flatten(inputs)}
+    ordered, seen = [], set()
+
+    def visit(tensor):
+        if id(tensor) in stop:
+            return
+        layer, node_index, _ = tensor._keras_history
+        node = layer._inbound_nodes[node_index]
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        for t in node.input_tensors:
+            visit(t)
+        ordered.append(node)
+
+    for t in tree.flatten(outputs):
+        visit(t)
+    return [n for n in ordered if not n.is_input]
 
 
 def _functional_name(cls):
@@ -243,6 +395,15 @@ def _map_graph(inputs, outputs):
         depth_of_node[id(node)] = depth
         for parent in node.parent_nodes:
             depth_of_node[id(parent)] = max(depth + 1, depth_of_node.get(id(parent), 0))
+    for t in inputs:
+        # As Keras: an Input no output depends on still belongs to the model (depth 0).
+        layer, node_index, _ = t._keras_history
+        if id(layer) not in depth_of_layer:
+            depth_of_layer[id(layer)] = 0
+            layer_index[id(layer)] = (-1, layer)
+            node = layer._inbound_nodes[node_index]
+            depth_of_node[id(node)] = 0
+            ordered.append(node)
     _check_connected(ordered, input_ids)
     nodes = sorted((n for n in ordered if not n.is_input and not _is_input_passthrough(n, input_ids)),
                    key=lambda n: -depth_of_node[id(n)])

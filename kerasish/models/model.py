@@ -5,6 +5,7 @@
 """
 import inspect
 import json
+import warnings
 
 import numpy as np
 
@@ -147,7 +148,19 @@ class Model(Trainer, Layer):
         return saving_api._compile_config(self)
 
     def compile_from_config(self, config):
-        """Compiles the model from `get_compile_config()`'s output."""
+        """Compiles the model from `get_compile_config()`'s output (`load_model` calls it).
+
+        As Keras: a model whose class overrides `compile()` is not compiled
+        (a warning says so); override this method too, or compile after loading.
+        """
+        if type(self).compile is not Trainer.compile:
+            warnings.warn(
+                "`compile()` was not called as part of model loading because the model's "
+                "`compile()` method is custom. All subclassed Models that have `compile()` "
+                "overridden should also override `get_compile_config()` and "
+                "`compile_from_config(config)`. Alternatively, you can call `compile()` "
+                "manually after loading.", stacklevel=2)
+            return
         saving_api._compile_from_config(self, config, None)
 
     def get_config(self):

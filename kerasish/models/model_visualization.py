@@ -151,7 +151,7 @@ def _graph_layers(model):
     operations (InputLayers and ops on KerasTensors included)."""
     if isinstance(model, Sequential):
         return model.layers
-    return list(model._functional_layers)
+    return list(model._operations)
 
 
 def _in_graph(model, layer, node):

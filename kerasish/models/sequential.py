@@ -1,11 +1,20 @@
-"""Sequential: a plain stack of layers, each with one input and one output."""
+"""Sequential: a plain stack of layers, each with one input and one output.
+
+Once the input shape is known (a `keras.Input` first, a first layer given
+`input_shape=`, `build(shape)`, or a first call on one array) the stack is
+traced into an inner `Functional` model (`_functional`, as in Keras), which
+then runs every call. A stack called on a dict or a list of arrays, or whose
+layers cannot be traced symbolically, stays untraced: its layers are then
+applied one after the other.
+"""
 from kerasish.layers import symbolic
 from kerasish.layers.core.input_layer import InputLayer
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer, _context
+from kerasish.models.functional import Functional
 from kerasish.models.model import Model
 from kerasish.saving import serialization
-from kerasish.utils import naming
+from kerasish.utils import naming, tree
 
 
 class Sequential(Model):
@@ -29,7 +38,7 @@ class Sequential(Model):
     def __init__(self, layers=None, trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name or naming.auto_name("Sequential"), **kwargs)
         self._stack = []
-        self._graph_outputs = None
+        self._functional = None
         for layer in layers or []:
             self.add(layer, rebuild=False)
         self._maybe_rebuild()
@@ -66,14 +75,15 @@ class Sequential(Model):
         self._stack.append(layer)
         if rebuild:
             self._maybe_rebuild()
+        else:
+            self._unbuild()
 
     def pop(self, rebuild=True):
         """Removes and returns the last layer."""
         if not self.layers:
             raise TypeError("There are no layers in the model.")
         layer = self._stack.pop()
-        self.built = False
-        self._graph_outputs = None
+        self._unbuild()
         if rebuild:
             self._maybe_rebuild()
         return layer
@@ -91,9 +101,12 @@ class Sequential(Model):
     def _layers(self):
         return self.layers
 
-    def _maybe_rebuild(self):
+    def _unbuild(self):
         self.built = False
-        self._graph_outputs = None
+        self._functional = None
+
+    def _maybe_rebuild(self):
+        self._unbuild()
         if len(self._stack) < 2:
             return
         if isinstance(self._stack[0], InputLayer):
@@ -103,12 +116,19 @@ class Sequential(Model):
             self.build(_known_input_shape(self._stack[0]))
 
     def build(self, input_shape=None):
-        """Builds every layer by running the stack symbolically on `input_shape`."""
+        """Traces the stack into its inner functional model for `input_shape`.
+
+        A structure of shapes (dict or list inputs) or a layer that cannot
+        be traced symbolically leaves the stack untraced; it is still marked
+        built and then runs its layers one after the other, as in Keras.
+        """
         if not self._stack:
             raise ValueError(
                 f"Sequential model {self.name} cannot be built because it has no layers. "
                 "Call `model.add(layer)`."
             )
+        if input_shape is not None and not _is_single_shape(input_shape):
+            return
         if isinstance(self._stack[0], InputLayer):
             input_layer = self._stack[0]
             if input_shape is not None and not _compatible(input_shape, input_layer.batch_shape):
@@ -119,7 +139,10 @@ class Sequential(Model):
         else:
             if input_shape is None:
                 raise ValueError(f"Sequential model {self.name}: build() needs an input shape.")
-            dtype = getattr(self._stack[0], "_input_dtype_hint", None)
+            # As Keras: the Input takes the first layer's compute dtype (integer data
+            # keeps its own dtype, so that indices reach e.g. an Embedding exactly).
+            dtype = getattr(self._stack[0], "_input_dtype_hint", None) or \
+                self._stack[0].compute_dtype
             input_layer = InputLayer(batch_shape=tuple(input_shape), dtype=dtype)
             self._stack.insert(0, input_layer)
         for layer in self.layers:
@@ -130,16 +153,17 @@ class Sequential(Model):
         try:
             for layer in self.layers:
                 x = layer(x)
+        except NotImplementedError:
+            return  # a layer without symbolic shape inference: run the layers one by one
         finally:
             ctx.scopes.pop()
-        self._graph_outputs = x
+        self._functional = Functional(inputs=input_layer.output, outputs=x)
         self._build_shapes = tuple(input_layer.batch_shape)
         self.built = True
-        # Keras builds an inner Functional here, which takes a "functional_N" name:
-        # take it too, so later unnamed models are numbered as in Keras.
-        naming.auto_name("Functional")
 
     def call(self, inputs, training=None, mask=None):
+        if self._functional is not None:
+            return self._functional.call(inputs, training=training, mask=mask)
         x = inputs
         for layer in self.layers:
             x = layer(x)
@@ -149,34 +173,43 @@ class Sequential(Model):
         first = args[0] if args else kwargs.get(sig.first)
         if isinstance(first, KerasTensor) or first is None:
             return
+        if not hasattr(first, "shape"):
+            # dict / list inputs: no single input to trace the stack on (as Keras).
+            self.build(tree.map_structure(lambda t: tuple(getattr(t, "shape", ())), first))
+            return
         hint = first.dtype if first.dtype.startswith("int") else None
         if self.layers:
             self.layers[0]._input_dtype_hint = hint
         self.build(tuple(first.shape))
 
-    def _built_attr(self, what):
-        if not self.built:
+    def _traced(self, what):
+        if self._functional is None:
             raise AttributeError(f"Sequential model '{self.name}' has no defined {what} yet.")
+        return self._functional
 
     @property
     def inputs(self):
-        self._built_attr("inputs")
-        return [self._stack[0].output]
+        return self._traced("inputs").inputs
 
     @property
     def outputs(self):
-        self._built_attr("outputs")
-        return [self._graph_outputs]
+        return self._traced("outputs").outputs
+
+    @property
+    def input(self):
+        return self._traced("input").input
+
+    @property
+    def output(self):
+        return self._traced("output").output
 
     @property
     def input_shape(self):
-        self._built_attr("input shape")
-        return self._stack[0].batch_shape
+        return self._traced("input shape").input_shape
 
     @property
     def output_shape(self):
-        self._built_attr("output shape")
-        return self._graph_outputs.shape
+        return self._traced("output shape").output_shape
 
     def compute_output_spec(self, *args, **kwargs):
         return symbolic.output_spec(self, args, kwargs)
@@ -190,8 +223,8 @@ class Sequential(Model):
         config = Model.get_config(self)
         config = {"name": self.name, "trainable": self.trainable, "dtype": config["dtype"],
                   "layers": layers}
-        if self._build_shapes is not None:
-            config["build_input_shape"] = tuple(self._build_shapes)
+        if self._functional is not None:
+            config["build_input_shape"] = tuple(self._stack[0].batch_shape)
         return config
 
     @classmethod
@@ -201,9 +234,15 @@ class Sequential(Model):
             layer = serialization.deserialize_keras_object(entry, custom_objects=custom_objects)
             model.add(layer, rebuild=False)
         model._maybe_rebuild()
-        if not model.built and config.get("build_input_shape"):
+        if model._functional is None and config.get("build_input_shape"):
             model.build(tuple(config["build_input_shape"]))
         return model
+
+
+def _is_single_shape(shape):
+    """A shape tuple/list of ints and Nones (not a structure of shapes)."""
+    return isinstance(shape, (tuple, list)) and \
+        all(d is None or isinstance(d, int) for d in shape)
 
 
 def _known_input_shape(layer):

@@ -15,7 +15,7 @@ def print_model_summary(model, line_length=None, positions=None, print_fn=None,
                         expand_nested=False, show_trainable=False, layer_range=None):
     """Prints (or passes to `print_fn`) the summary table of `model`."""
     graph = _is_graph(model)
-    layers = model._functional_layers if graph else model.layers
+    layers = model._operations if graph else model.layers
     sequential_like = not graph or _is_chain(model)
     rows = []
     for layer in _select(layers, layer_range):
@@ -119,7 +119,7 @@ def _is_chain(model):
             return False
         nodes += level
     node_ids = {id(n) for n in nodes}
-    for layer in model._functional_layers:
+    for layer in model._operations:
         if sum(id(n) in node_ids for n in layer._inbound_nodes) > 1:
             return False
     return True

@@ -17,7 +17,7 @@ def _local_node_index(model):
     """Maps (layer id, global node index) to the node's index within this model."""
     index = {}
     model_nodes = {id(n) for n in model._nodes}
-    for layer in model._functional_layers:
+    for layer in model._operations:
         local = 0
         for i, node in enumerate(layer._inbound_nodes):
             if id(node) in model_nodes or node.is_input:
@@ -48,7 +48,7 @@ def get_functional_config(model):
     local = _local_node_index(model)
     model_nodes = {id(n) for n in model._nodes}
     layers = []
-    for layer in model._functional_layers:
+    for layer in model._operations:
         entry = serialization.serialize_keras_object(layer)
         entry["name"] = layer.name
         build = layer.get_build_config() if layer.built and not layer._inbound_nodes[0].is_input \
@@ -61,14 +61,18 @@ def get_functional_config(model):
         layers.append(entry)
 
     def refs(struct):
-        flat = [_history(t, local) for t in tree.flatten(struct)]
+        """The `[layer_name, node_index, tensor_index]` of each tensor, in the
+        structure's own nesting (dicts, lists, tuples)."""
+        if isinstance(struct, KerasTensor):
+            return _history(struct, local)
         if isinstance(struct, dict):
-            return {k: _history(v, local) for k, v in struct.items()}
-        return flat[0] if isinstance(struct, KerasTensor) else flat
+            return {k: refs(v) for k, v in struct.items()}
+        return type(struct)(refs(v) for v in struct) if isinstance(struct, tuple) \
+            else [refs(v) for v in struct]
 
+    inputs = model._inputs_struct
     return {"name": model.name, "trainable": model.trainable, "layers": layers,
-            "input_layers": refs(model._inputs_struct) if not isinstance(model._inputs_struct, KerasTensor)
-            else [refs(model._inputs_struct)],
+            "input_layers": [refs(inputs)] if isinstance(inputs, KerasTensor) else refs(inputs),
             "output_layers": refs(model._outputs_struct)}
 
 
@@ -121,18 +125,27 @@ def functional_from_config(cls, config, custom_objects=None):
     def resolve(ref):
         if isinstance(ref, dict):
             return {k: resolve(v) for k, v in ref.items()}
-        if ref and isinstance(ref[0], (list, tuple)):
-            return [resolve(r) for r in ref]
+        if not _is_tensor_ref(ref):
+            resolved = [resolve(r) for r in ref]
+            return tuple(resolved) if isinstance(ref, tuple) else resolved
         name, node_index, tensor_index = ref
         return tree.flatten(outputs_of[(name, node_index)])[tensor_index]
 
-    inputs = resolve(config["input_layers"])
-    outputs = resolve(config["output_layers"])
-    if isinstance(inputs, list) and len(inputs) == 1:
-        inputs = inputs[0]
-    if isinstance(outputs, list) and len(outputs) == 1:
-        outputs = outputs[0]
+    inputs = _unwrap_single(config["input_layers"], resolve)
+    outputs = _unwrap_single(config["output_layers"], resolve)
     return cls(inputs, outputs, name=config.get("name"), trainable=config.get("trainable", True))
+
+
+def _is_tensor_ref(ref):
+    """`[layer_name, node_index, tensor_index]` (not a structure of them)."""
+    return isinstance(ref, (list, tuple)) and len(ref) == 3 and isinstance(ref[0], str)
+
+
+def _unwrap_single(refs, resolve):
+    """A list holding one tensor ref is that single tensor (one input or output)."""
+    if isinstance(refs, list) and len(refs) == 1 and _is_tensor_ref(refs[0]):
+        return resolve(refs[0])
+    return resolve(refs)
 
 
 def _node_arguments(node, outputs_of):

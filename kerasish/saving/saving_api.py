@@ -140,8 +140,9 @@ def _open_zip(filepath):
 
 def _read_archive(filepath, *members):
     with _open_zip(filepath) as archive:
+        saving_lib.check_zip_archive(archive)
         try:
-            data = [archive.read(member) for member in members]
+            data = [saving_lib._safe_zip_read(archive, member) for member in members]
         except KeyError as e:
             raise ValueError(f"{filepath!r} is missing {e} (not a Keras model archive).") from None
         except (zipfile.BadZipFile, OSError, EOFError) as e:   # e.g. bad CRC in a damaged file
@@ -319,11 +320,15 @@ def _load_keras_archive(filepath, custom_objects, compile):
     _build_for_loading(model, config.get("build_config"))
     compile_config = config.get("compile_config") or {}
     if compile and compile_config:
-        _compile_from_config(model, compile_config, custom_objects)
+        if callable(getattr(model, "compile_from_config", None)):
+            model.compile_from_config(compile_config)   # overridable, as in Keras
+        else:
+            _compile_from_config(model, compile_config, custom_objects)
     with _open_h5(filepath, data) as f, file_errors.damage_is_named(filepath):
         saving_lib.read_weights(model, f, source=filepath)
     with _open_zip(filepath) as archive:
-        saving_lib.read_assets(model, archive.namelist(), archive.read)
+        saving_lib.read_assets(model, archive.namelist(),
+                               lambda name: saving_lib._safe_zip_read(archive, name))
     return model
 
 

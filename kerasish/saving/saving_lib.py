@@ -24,13 +24,22 @@ from kerasish.autodiff.tensor import Variable
 from kerasish.layers.layer import _SKIP_ATTRS, Layer
 from kerasish.utils.naming import to_snake_case
 
-_SKIP = {"_inbound_nodes", "_functional_layers", "_stack", "_nodes", "_inputs", "_outputs",
+_SKIP = {"_inbound_nodes", "_operations", "_stack", "_nodes", "_inputs", "_outputs",
          "_inputs_struct", "_outputs_struct", "_compile_loss", "_compile_metrics",
          "_loss_tracker", "_trainable_variables", "_non_trainable_variables", "_init_args",
-         "_graph_outputs", "_trainable_cache", "_losses", "history", "_input_tensor",
+         "_functional", "_trainable_cache", "_losses", "history", "_input_tensor",
          "_parent_model", "_callbacks", "_compile_config", "_initial_weights",
          "_build_shapes", "_nodes_by_depth", "_trainer_state"}
 _LEGACY_LAYERS = "_layer_checkpoint_dependencies"   # Keras 2.13-2.15 ".keras" files
+
+# Decompression-bomb limits for `.keras` archives (members are stored uncompressed
+# by Keras and kerasish, so real files expand about 1:1). A member that declares
+# more than the floor and expands more than the ratio is refused before anything
+# is decompressed: the members read into memory with the first floor, every
+# member of the archive (assets included) with the second.
+_ZIP_MEMBER_BOMB_FLOOR_BYTES = 1 << 28      # 256 MiB
+_ZIP_MEMBER_MAX_EXPANSION = 100
+_ZIP_EXTRACT_BOMB_FLOOR_BYTES = 1 << 30     # 1 GiB
 
 
 def _is_saveable(value):
@@ -67,14 +76,16 @@ def _attribute_variables(obj):
     """Variables assigned as attributes (also in lists/dicts), not sublayers' or caches."""
     skip = _SKIP | _SKIP_ATTRS
     stack = [v for k, v in reversed(list(vars(obj).items())) if k not in skip]
+    containers = set()
     while stack:
         value = stack.pop()
         if isinstance(value, Variable):
             yield value
-        elif isinstance(value, (list, tuple)) and not isinstance(value, Layer):
-            stack.extend(reversed(value))
-        elif isinstance(value, dict):
-            stack.extend(reversed(list(value.values())))
+        elif isinstance(value, (list, tuple, dict)) and not isinstance(value, Layer):
+            if id(value) in containers:  # seen before, or a container holding itself
+                continue
+            containers.add(id(value))
+            stack.extend(reversed(list(value.values()) if isinstance(value, dict) else value))
 
 
 def _children(obj):
@@ -160,10 +171,14 @@ def write_weights(model, target):
 
 
 def _has_custom_store(obj):
-    """Objects that store their own state by name, as Keras's `save_own_variables`
-    overrides do (lookup layers' idf weights)."""
-    return not _is_optimizer(obj) and callable(getattr(obj, "save_own_variables", None)) \
-        and callable(getattr(obj, "load_own_variables", None))
+    """Objects whose class overrides `save_own_variables` or `load_own_variables`
+    (lookup layers' idf weights, user layers): their state goes through those
+    methods, as in Keras. Other objects use the all-or-nothing walk below."""
+    if _is_optimizer(obj):
+        return False
+    return any(callable(getattr(obj, name, None)) and
+               not getattr(getattr(type(obj), name, None), "_kerasish_default", False)
+               for name in ("save_own_variables", "load_own_variables"))
 
 
 def write_assets(model, add_file):
@@ -330,3 +345,36 @@ def unbuilt_layers(model):
 def as_numpy(value):
     """`np.asarray(value)` (kept for callers of the lead's API)."""
     return np.asarray(value)
+
+
+def _check_expansion(what, declared, compressed, floor):
+    if declared > floor and declared > _ZIP_MEMBER_MAX_EXPANSION * max(compressed, 1):
+        raise ValueError(
+            f"Refusing to decompress {what}: it declares {declared} bytes from {compressed} "
+            f"compressed bytes (more than {_ZIP_MEMBER_MAX_EXPANSION}x), which looks like a "
+            "decompression bomb.")
+
+
+def check_zip_archive(archive):
+    """Refuses an archive with any member (assets included) that expands like a
+    decompression bomb, before anything is read.
+
+    Args:
+        archive: an open `zipfile.ZipFile`.
+
+    Raises:
+        ValueError: naming the member and its declared and compressed sizes.
+    """
+    for info in archive.infolist():
+        _check_expansion(f"archive member {info.filename!r}", info.file_size,
+                         info.compress_size, _ZIP_EXTRACT_BOMB_FLOOR_BYTES)
+
+
+def _safe_zip_read(archive, name):
+    """`archive.read(name)`, refused first when the member's declared size is large
+    and far beyond its compressed size (zipfile never inflates past the declared
+    size, so checking it bounds the memory used)."""
+    info = archive.getinfo(name)
+    _check_expansion(f"archive member {name!r}", info.file_size, info.compress_size,
+                     _ZIP_MEMBER_BOMB_FLOOR_BYTES)
+    return archive.read(info)

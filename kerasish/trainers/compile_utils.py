@@ -71,6 +71,7 @@ class CompileLoss:
                 f"Expected keys {self.output_names} in loss dict, but found "
                 f"loss.keys()={list(self._user_loss.keys())}"
             )
+        y_true = self._partial_targets(y_true)
         y_true = _match(y_true, self.output_names, "y")
         y_pred = _match(y_pred, self.output_names, "y_pred")
         weights = _match(sample_weight, self.output_names, "sample_weight") \
@@ -92,6 +93,22 @@ class CompileLoss:
             value = ew.multiply(value, w) if w != 1.0 else value
             total = value if total is None else ew.add(total, value)
         return total
+
+
+    def _partial_targets(self, y_true):
+        """As Keras: with a loss only on some outputs (`loss=["mse", None]`), targets
+        given for just those outputs go to them, in order; the others get None."""
+        n = len(self.output_names)
+        if n < 2 or isinstance(y_true, dict):
+            return y_true
+        flat = list(y_true) if isinstance(y_true, (list, tuple)) else [y_true]
+        with_loss = [i for i, fn in enumerate(self.losses) if fn is not None]
+        if len(flat) == n or len(flat) != len(with_loss):
+            return y_true
+        spread = [None] * n
+        for i, value in zip(with_loss, flat):
+            spread[i] = value
+        return spread
 
 
 def _call_loss(fn, y_true, y_pred, sample_weight):

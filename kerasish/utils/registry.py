@@ -206,8 +206,23 @@ class Registry:
                 raise TypeError(f"Cannot serialize {obj!r}: it has no get_config() or name.")
             return name
         cls = type(obj)
+        config = obj.get_config()
+        if isinstance(config, dict):  # objects inside a config are serialized too (as Keras)
+            config = {k: self._serialize_nested(v) for k, v in config.items()}
         return {"module": _public_module(cls), "class_name": cls.__name__,
-                "config": obj.get_config(), "registered_name": self._keys.get(cls)}
+                "config": config, "registered_name": self._keys.get(cls)}
+
+    def _serialize_nested(self, value):
+        """Config values: objects with `get_config` (layers, initializers...) become
+        their serialized form; containers are walked; other values are kept."""
+        if isinstance(value, dict):
+            return {k: self._serialize_nested(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._serialize_nested(v) for v in value) \
+                if type(value) in (list, tuple) else value
+        if not isinstance(value, type) and callable(getattr(value, "get_config", None)):
+            return self.serialize(value)
+        return value
 
     def deserialize(self, config, custom_objects=None, module_objects=None, safe_mode=True):
         """Rebuilds an object from `serialize`'s output (see `deserialize_keras_object`)."""
@@ -230,11 +245,23 @@ class Registry:
         inner = config.get("config", {})
         if cls is None:
             raise ValueError(_unknown_class(config["class_name"], custom_objects, inner))
-        if hasattr(cls, "from_config"):
+        if not hasattr(cls, "from_config"):
+            if not cls.__module__.startswith("kerasish"):
+                raise TypeError(
+                    f"Unable to reconstruct an instance of '{config['class_name']}' because "
+                    f"the class is missing a `from_config()` method. Full object config: "
+                    f"{config}")
+            return cls(**inner)
+        try:
             if custom_objects and _accepts_custom_objects(cls):
                 return cls.from_config(inner, custom_objects=custom_objects)
             return cls.from_config(inner)
-        return cls(**inner)
+        except TypeError as e:
+            raise TypeError(
+                f"{cls} could not be deserialized properly. Please ensure that components "
+                "that are Python object instances (layers, models, etc.) returned by "
+                "`get_config()` are explicitly deserialized in the model's `from_config()` "
+                f"method.\n\nconfig={config}.\n\nException encountered: {e}") from e
 
 
 REGISTRY = Registry()

@@ -370,3 +370,13 @@ def test_layers_without_float_math_keep_integer_inputs():
     assert layers.Reshape((3, 2))(x).dtype == "int32"
     assert layers.Flatten()(x).dtype == "int32"
     assert layers.Dense(2)(x).dtype == "float32"
+
+
+def test_revived_user_layer_config_round_trips():
+    class Plain(keras.layers.Layer):
+        def call(self, x):
+            return x
+
+    config = Plain(dtype="float16").get_config()
+    revived = Plain.from_config(config)        # gets a DTypePolicy object as `dtype`
+    assert revived.get_config() == config

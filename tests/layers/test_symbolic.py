@@ -22,7 +22,7 @@ def test_ops_on_keras_tensors_record_keras_named_operations():
     assert b.shape == (None, 1)
     assert ops.shape(i) == (None, 3) and ops.ndim(i) == 2
     model = keras.Model(i, b)
-    names = [(type(l).__name__, l.name) for l in model._functional_layers]
+    names = [(type(l).__name__, l.name) for l in model._operations]
     assert names == [("InputLayer", "i"), ("Multiply", "multiply"), ("Add", "add"),
                      ("GetItem", "get_item"), ("Sum", "sum")]
     assert [l.name for l in model.layers] == ["i"]   # ops are not layers, as in Keras
@@ -46,7 +46,7 @@ def test_symbolic_masks_and_mask_ops_as_in_keras():
     out = layers.LSTM(2)(y)
     assert out._keras_mask is None
     model = keras.Model(inputs, out)
-    assert [type(l).__name__ for l in model._functional_layers] == [
+    assert [type(l).__name__ for l in model._operations] == [
         "InputLayer", "Embedding", "Dense", "NotEqual", "LSTM"]
     lstm_node = model.layers[-1]._inbound_nodes[0]
     assert "mask" in lstm_node.call_kwargs          # the mask is a graph input of the LSTM

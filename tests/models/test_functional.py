@@ -81,7 +81,8 @@ def test_custom_layer_without_compute_output_shape_is_probed():
 
 def test_wrong_number_of_inputs():
     model = two_input_model()
-    with pytest.raises(ValueError, match="expects 2 input"):
+    # Keras 3.15's wording when every input is named (an Input's name here).
+    with pytest.raises(ValueError, match=r"expects 2 named input\(s\) with keys"):
         model(np.ones((1, 16)))
 
 
@@ -207,3 +208,118 @@ def test_list_inputs_to_a_dict_model_warn_or_raise_like_keras():
     unsorted = keras.Model({"IT": x1, "IS": x2}, layers.Subtract()([x1, x2]))
     with pytest.raises(ValueError, match="The structure of `inputs` doesn't match"):
         unsorted([np.ones((1, 3)), np.zeros((1, 3))])
+
+
+# --- inputs as Keras's Functional takes them --------------------------------------------------
+
+def test_operations_list_layers_and_ops():
+    a, b = keras.Input((3,), name="a"), keras.Input((3,), name="b")
+    model = keras.Model([a, b], layers.Dense(2, name="d")(a + b))
+    assert [type(op).__name__ for op in model.operations] == ["InputLayer", "InputLayer",
+                                                              "Add", "Dense"]
+    assert len(model.layers) == 3
+
+
+def test_input_spec_checks_shapes_like_keras():
+    x = keras.Input((4,), name="x")
+    model = keras.Model(x, layers.Dense(2)(x))
+    with pytest.raises(ValueError, match=r"expected shape=\(None, 4\), found shape=\(2, 3\)"):
+        model(np.zeros((2, 3)))
+    assert model(np.zeros((2, 4, 1))).shape == (2, 2)      # an extra unit axis is squeezed
+    a, b = keras.Input((4,), name="a"), keras.Input((4,), name="b")
+    two = keras.Model({"a": a, "b": b}, layers.Dense(2)(a + b))
+    with pytest.raises(ValueError, match=r"expects 2 named input\(s\) with keys \['a', 'b'\]"):
+        two(np.zeros((2, 4)))
+
+
+def test_rank_mismatch_names_the_input_and_its_path():
+    inputs = [{"foo": keras.Input((3,), name="my_input")}]
+    model = keras.Model(inputs, layers.Dense(3)(inputs[0]["foo"]))
+    with pytest.warns(UserWarning, match="structure of `inputs`"):
+        with pytest.raises(ValueError, match=r"name 'my_input' and path '0.foo'"):
+            model(np.zeros(()))
+
+
+def test_inputs_are_cast_to_the_input_dtype():
+    x = keras.Input((2,), dtype="float16")
+    model = keras.Model(x, x + 2)
+    assert model(np.ones((2, 2))).dtype == "float16"     # float64 data, float16 Input and op
+
+
+def test_dict_model_takes_its_own_keys_not_the_input_names():
+    a, b = keras.Input((3,), name="a"), keras.Input((4,), name="b")
+    out = layers.Concatenate()([a, b])
+    with pytest.warns(UserWarning, match="keys in the dict must match the names"):
+        model = keras.Model({"c": a, "d": b}, out)
+    assert model({"c": np.ones((2, 3)), "d": np.ones((2, 4))}).shape == (2, 7)
+    with pytest.raises(ValueError, match='Missing data for input "c"'):
+        model({"a": np.ones((2, 3)), "b": np.ones((2, 4))})
+
+
+def test_required_input_given_none_raises():
+    class Optional(layers.Layer):
+        def call(self, x, y=None):
+            return x if y is None else x + y
+
+        def compute_output_shape(self, x_shape):
+            return x_shape
+
+    x, y = keras.Input((2,), name="x"), keras.Input((2,), name="y")
+    model = keras.Model([x, y], Optional()(x, y))
+    with pytest.raises(ValueError, match="The input 'y' is not optional"):
+        model([np.ones((2, 2)), None])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match="not optional"):
+        model.fit([np.ones((4, 2)), None], np.ones((4, 2)), verbose=0)
+
+
+def test_model_from_intermediate_tensors_starts_at_new_inputs():
+    inputs = keras.Input((None, 2), name="input")
+    x1 = layers.Dense(3, name="dense1")(inputs)
+    x2 = layers.Dense(4, name="dense2")(x1)
+    outputs = layers.Dense(5, name="dense3")(x2)
+    full = keras.Model(inputs, outputs)
+    tail = keras.Model(x1, outputs)
+    assert isinstance(tail.layers[0], layers.InputLayer)
+    assert [l.name for l in tail.layers[1:]] == ["dense2", "dense3"]
+    h = np.random.random((2, 1, 3)).astype("float32")
+    np.testing.assert_allclose(tail(h).numpy(), full.get_layer("dense3")(
+        full.get_layer("dense2")(h)).numpy(), rtol=1e-6)
+    assert len(full.layers) == 4          # the original graph is unchanged
+    assert full(np.ones((1, 1, 2))).shape == (1, 1, 5)
+
+
+def test_unused_input_and_nested_outputs_survive_a_config_round_trip():
+    a, b = keras.Input((3,), name="a"), keras.Input((3,), name="b")
+    model = keras.Model({"a": a, "b": b}, (layers.Dense(2)(a), {"n": layers.Dense(1)(a)}))
+    # As Keras: the unused Input has depth 0, ahead of the output layers.
+    assert [l.name for l in model.layers[:2]] == ["a", "b"] and len(model.layers) == 4
+    clone = keras.Model.from_config(model.get_config())
+    out = clone({"a": np.ones((2, 3)), "b": np.ones((2, 3))})
+    assert isinstance(out, tuple) and isinstance(out[1], dict)
+    assert out[0].shape == (2, 2) and out[1]["n"].shape == (2, 1)
+
+
+def test_symbolic_call_with_extra_dict_keys_warns_once():
+    a = keras.Input((3,), batch_size=2, name="a")
+    model = keras.Model({"a": a}, a * 5)
+    with pytest.warns(UserWarning) as record:
+        model({"a": np.ones((2, 3)), "b": np.ones((2, 1))})
+        model({"a": keras.Input((3,), batch_size=2), "b": keras.Input((1,), batch_size=2)})
+    assert len(record) == 1
+
+
+def test_nested_list_inputs_pass_the_input_spec_check():
+    a, b = keras.Input((4,)), keras.Input((4,))
+    model = keras.Model([a, b], layers.Add()([a, b]))
+    out = model(([np.ones((2, 4))], np.ones((2, 4))))      # Keras flattens the structure
+    np.testing.assert_array_equal(out.numpy(), np.full((2, 4), 2.0))
+
+
+def test_model_training_mode_overrides_training_recorded_in_the_graph():
+    inputs = keras.Input((20,))
+    model = keras.Model(inputs, layers.Dropout(0.5, seed=1)(inputs, training=True))
+    x = np.ones((4, 20), "float32")
+    np.testing.assert_array_equal(model.predict(x, batch_size=2, verbose=0), x)  # as Keras
+    np.testing.assert_array_equal(model(x, training=False).numpy(), x)
+    assert np.any(model(x).numpy() == 0)          # no mode given: the recorded True holds

@@ -25,7 +25,7 @@ def _names(model):
         layer = stack.pop()
         found[str(id(layer))] = layer.name
         stack.extend(getattr(layer, "layers", []))
-        stack.extend(getattr(layer, "_functional_layers", []))
+        stack.extend(getattr(layer, "_operations", []))
     return found
 
 

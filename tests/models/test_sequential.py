@@ -86,3 +86,51 @@ def test_config_keeps_tuples_like_keras():
 def test_duplicate_name_message_matches_keras():
     with pytest.raises(ValueError, match="Update the `name` argument to pass a unique name"):
         keras.Sequential([layers.Dense(2, name="a"), layers.Dense(2, name="a")])
+
+
+# --- the traced stack (Keras's inner functional model) ----------------------------------------
+
+def test_dict_and_list_inputs_run_the_layers_in_turn():
+    class PassStructure(layers.Layer):
+        def call(self, inputs):
+            return inputs
+
+    x = {"a": np.ones((3, 2), "float32"), "b": np.zeros((3, 2), "float32")}
+    out = keras.Sequential([PassStructure()])(x)
+    assert isinstance(out, dict) and sorted(out) == ["a", "b"]
+    out = keras.Sequential([PassStructure()])([x["a"], x["b"]])
+    assert isinstance(out, list) and len(out) == 2
+
+
+def test_layer_without_symbolic_shape_inference_runs_eagerly():
+    class Dynamic(layers.Layer):
+        def call(self, inputs):
+            return inputs + 1.0
+
+        def compute_output_spec(self, *args, **kwargs):
+            raise NotImplementedError
+
+    model = keras.Sequential([Dynamic()])
+    x = np.random.random((3, 2)).astype("float32")
+    np.testing.assert_allclose(model(x).numpy(), x + 1)
+    assert model.built and not hasattr(model, "inputs")
+
+
+def test_built_stack_runs_as_a_functional_model():
+    model = keras.Sequential([keras.Input((3, 1)), layers.Dense(2)])
+    assert model.input is model.inputs[0] and model.output is model.outputs[0]
+    # As Keras's functional models: a missing trailing unit axis is added.
+    assert model(np.ones((4, 3), "float32")).shape == (4, 3, 2)
+
+
+def test_unbuilt_stack_config_has_no_build_shape():
+    model = keras.Sequential([layers.Dense(2)])
+    assert "build_input_shape" not in model.get_config()
+    model.build((None, 3))
+    assert model.get_config()["build_input_shape"] == (None, 3)
+
+
+def test_deferred_input_takes_the_first_layer_compute_dtype():
+    model = keras.Sequential([layers.Dense(1, dtype="float64")])
+    assert model(np.ones((2, 3))).dtype == "float64"
+    assert model.inputs[0].dtype == "float64"                  # as Keras's InputLayer

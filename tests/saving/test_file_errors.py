@@ -102,3 +102,31 @@ def test_permission_denied_is_reported_as_such(open_folder):
     output = result.stdout + result.stderr
     assert output.startswith("PermissionError"), output
     assert "permission denied" in output and path in output and "damaged" not in output
+
+
+def _rezip(src, dst, extra=None, deflate=()):
+    import zipfile
+    with zipfile.ZipFile(src) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    members.update(extra or {})
+    with zipfile.ZipFile(dst, "w") as zf:
+        for name, data in members.items():
+            info = zipfile.ZipInfo(name)
+            info.compress_type = zipfile.ZIP_DEFLATED if name in deflate else zipfile.ZIP_STORED
+            zf.writestr(info, data)
+
+
+def test_decompression_bombs_are_refused_before_reading(tmp_path, monkeypatch):
+    from kerasish.saving import saving_lib
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    good = str(tmp_path / "good.keras")
+    model.save(good)
+    monkeypatch.setattr(saving_lib, "_ZIP_MEMBER_BOMB_FLOOR_BYTES", 64)
+    monkeypatch.setattr(saving_lib, "_ZIP_EXTRACT_BOMB_FLOOR_BYTES", 64)
+    keras.models.load_model(good)                       # stored members expand 1:1
+    for name, extra in (("model.weights.h5", {"model.weights.h5": b"\0" * 200_000}),
+                        ("assets/bomb.bin", {"assets/bomb.bin": b"\0" * 200_000})):
+        evil = str(tmp_path / "evil.keras")
+        _rezip(good, evil, extra, deflate=(name,))
+        with pytest.raises(ValueError, match="decompression bomb"):
+            keras.models.load_model(evil)

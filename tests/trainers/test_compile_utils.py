@@ -154,3 +154,17 @@ def test_metric_attributes_are_tracked_and_reset_each_epoch():
     # Per-epoch means (the trackers are reset at each epoch start), as in Keras.
     np.testing.assert_allclose(history.history["my_loss"], [0.1281, 0.0947, 0.0890], atol=2e-4)
     np.testing.assert_allclose(history.history["mae"], [0.2975, 0.2598, 0.2531], atol=2e-4)
+
+
+def test_targets_for_only_the_outputs_with_a_loss():
+    inputs = keras.Input((2,))
+    x = keras.layers.Dense(3, kernel_initializer="ones")(inputs)
+    partial = keras.Model(inputs, [x, x, x])
+    partial.compile(loss=["mse", None, None])
+    full = keras.Model(inputs, [x, x, x])
+    full.compile(loss=["mse", "mse", "mse"])
+    x_data, y_data = np.ones((8, 2)), np.full((8, 3), 0.5)
+    partial_loss = partial.evaluate(x_data, y_data, verbose=0, return_dict=True)["loss"]
+    full_loss = full.evaluate(x_data, [y_data] * 3, verbose=0, return_dict=True)["loss"]
+    np.testing.assert_allclose(partial_loss, 2.25)           # (2 - 0.5) ** 2, one output
+    np.testing.assert_allclose(3 * partial_loss, full_loss)

@@ -79,13 +79,17 @@ class Lambda(Layer):
 
 
 def _serialize_function(fn):
-    """Keras's config of a function: marshalled code for lambdas, the name otherwise."""
-    import base64
+    """Keras's config of a function: for a lambda, its marshalled code (base64 in
+    76-character lines, as Keras's `func_dump`), defaults and closure values;
+    for a named function, its name."""
+    import codecs
     import marshal
     if getattr(fn, "__name__", "") == "<lambda>":
+        closure = tuple(cell.cell_contents for cell in fn.__closure__) \
+            if fn.__closure__ else None
         return {"class_name": "__lambda__", "config": {
-            "code": base64.b64encode(marshal.dumps(fn.__code__)).decode("ascii"),
-            "defaults": None, "closure": None}}
+            "code": codecs.encode(marshal.dumps(fn.__code__), "base64").decode("ascii"),
+            "defaults": fn.__defaults__, "closure": closure}}
     return {"module": "builtins", "class_name": "function", "config": fn.__name__,
             "registered_name": "function"}
 
@@ -103,8 +107,13 @@ def _deserialize_function(config, custom_objects, safe_mode):
         import base64
         import marshal
         import types
-        code = marshal.loads(base64.b64decode(config["config"]["code"]))
-        return types.FunctionType(code, globals())
+        fn_config = config["config"]
+        code = marshal.loads(base64.b64decode(fn_config["code"]))
+        defaults, closure = fn_config.get("defaults"), fn_config.get("closure")
+        return types.FunctionType(
+            code, globals(), code.co_name,
+            tuple(defaults) if defaults is not None else None,
+            tuple(types.CellType(v) for v in closure) if closure is not None else None)
     name = config.get("config")
     if custom_objects and name in custom_objects:
         return custom_objects[name]
@@ -131,6 +140,7 @@ class SymbolicOp(Layer):
     _classes = {}
 
     def __init__(self, fn, kwargs=None, tensor_kwarg_names=(), **layer_kwargs):
+        layer_kwargs.setdefault("autocast", False)  # ops keep their inputs' dtypes (Keras)
         super().__init__(**layer_kwargs)
         self.fn = fn
         self.fn_kwargs = kwargs or {}

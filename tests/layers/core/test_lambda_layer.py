@@ -42,3 +42,15 @@ def test_config_matches_keras_and_round_trips():
         layers.Lambda.from_config(config, safe_mode=True)
     with pytest.raises(ValueError, match="custom_objects"):
         layers.Lambda.from_config(named, safe_mode=True)
+
+
+def test_lambda_closure_and_defaults_survive_a_round_trip():
+    width = 3
+    layer = layers.Lambda(lambda x, k=2: x[:, -width:] * k)
+    config = layer.get_config()
+    assert config["function"]["config"]["closure"] == (3,)
+    assert config["function"]["config"]["defaults"] == (2,)
+    assert "\n" in config["function"]["config"]["code"]   # base64 in lines, as Keras
+    clone = layers.Lambda.from_config(config, safe_mode=False)
+    x = np.arange(10, dtype="float32").reshape(2, 5)
+    np.testing.assert_array_equal(clone(x).numpy(), x[:, -3:] * 2)
