@@ -1,0 +1,147 @@
+"""`compile(jit_compile=True)`: the captured step gives the eager step's numbers bit for bit."""
+import warnings
+
+import numpy as np
+import pytest
+
+import kerasish as keras
+from kerasish import layers as L
+from kerasish import ops
+
+STEPS, BATCH = 5, 16
+
+
+def _family(name):
+    if name == "dense":
+        return keras.Sequential([keras.Input((6,)), L.Dense(8, activation="relu"),
+                                 L.Dense(3, activation="softmax")]), (6,)
+    if name == "dense_logits":
+        return keras.Sequential([keras.Input((6,)), L.Dense(8, activation="tanh"),
+                                 L.Dense(3)]), (6,)
+    if name == "conv":
+        return keras.Sequential([keras.Input((6, 6, 2)), L.Conv2D(3, 3, activation="relu"),
+                                 L.MaxPooling2D(), L.Flatten(),
+                                 L.Dense(3, activation="softmax")]), (6, 6, 2)
+    if name == "batchnorm":
+        return keras.Sequential([keras.Input((6,)), L.Dense(8), L.BatchNormalization(),
+                                 L.Activation("relu"), L.Dense(3, activation="softmax")]), (6,)
+    if name == "dropout":
+        return keras.Sequential([keras.Input((6,)), L.Dense(8, activation="relu"),
+                                 L.Dropout(0.4), L.Dense(3, activation="softmax")]), (6,)
+    if name == "dropout_seeded":
+        return keras.Sequential([keras.Input((6,)), L.Dense(8, activation="relu"),
+                                 L.Dropout(0.4, seed=3), L.Dense(3, activation="softmax")]), (6,)
+    if name == "embedding":
+        return keras.Sequential([keras.Input((4,), dtype="int32"), L.Embedding(12, 4),
+                                 L.GlobalAveragePooling1D(),
+                                 L.Dense(3, activation="softmax")]), (4,)
+    if name == "lstm_dropout":
+        return keras.Sequential([keras.Input((4, 5)), L.LSTM(4, dropout=0.2,
+                                                               recurrent_dropout=0.2),
+                                 L.Dense(3, activation="softmax")]), (4, 5)
+    if name == "gru":
+        return keras.Sequential([keras.Input((4, 5)), L.GRU(4),
+                                 L.Dense(3, activation="softmax")]), (4, 5)
+    raise KeyError(name)
+
+
+def _train(name, jit_compile, epochs=2):
+    keras.utils.set_random_seed(11)
+    model, shape = _family(name)
+    model.compile(optimizer="adam", metrics=["accuracy"], jit_compile=jit_compile,
+                  loss=keras.losses.SparseCategoricalCrossentropy(
+                      from_logits=name == "dense_logits"))
+    rng = np.random.default_rng(0)
+    if name == "embedding":
+        x = rng.integers(0, 12, (BATCH * STEPS,) + shape).astype("int32")
+    else:
+        x = rng.standard_normal((BATCH * STEPS,) + shape).astype("float32")
+    y = rng.integers(0, 3, BATCH * STEPS)
+    history = model.fit(x, y, batch_size=BATCH, epochs=epochs, verbose=0)
+    return model, history.history
+
+
+@pytest.mark.parametrize("name", ["dense", "dense_logits", "conv", "batchnorm", "dropout",
+                                  "dropout_seeded", "embedding", "lstm_dropout", "gru"])
+def test_captured_step_equals_eager_bit_for_bit(name):
+    eager, eager_logs = _train(name, False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a fallback warning would fail the test
+        captured, captured_logs = _train(name, True)
+    assert captured._captured_train_step.captured
+    assert captured_logs == eager_logs  # losses and metrics, every epoch
+    for a, b in zip(eager.get_weights(), captured.get_weights()):
+        np.testing.assert_array_equal(a, b)  # includes BN moving statistics
+    for a, b in zip(eager.optimizer.variables, captured.optimizer.variables):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+class _BranchOnValue(L.Layer):
+    def call(self, x):
+        if ops.sum(x) > 0:  # Python control flow on a tensor value
+            return x * 2.0
+        return x
+
+
+class _CountsCalls(L.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.calls = 0
+
+    def call(self, x):
+        self.calls += 1  # Python state read by the computation: differs on each call
+        return x * float(self.calls)
+
+
+@pytest.mark.parametrize("layer, reason", [(_BranchOnValue, "host read"),
+                                           (_CountsCalls, "differed from the eager step")])
+def test_uncapturable_step_runs_eagerly_after_one_warning(layer, reason):
+    def train(jit_compile):
+        keras.utils.set_random_seed(2)
+        model = keras.Sequential([keras.Input((3,)), layer(), L.Dense(2)])
+        model.compile(optimizer="sgd", loss="mse", jit_compile=jit_compile)
+        x = np.linspace(-1, 1, 8 * 6 * 3).reshape(48, 3).astype("float32")
+        history = model.fit(x, x[:, :2], batch_size=8, epochs=2, verbose=0)
+        return model, history.history
+    eager, eager_logs = train(False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model, logs = train(True)
+    messages = [str(w.message) for w in caught if "jit_compile" in str(w.message)]
+    assert len(messages) == 1 and reason in messages[0], messages
+    assert not model._captured_train_step.captured
+    assert logs == eager_logs
+    for a, b in zip(eager.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_replay_checks_labels_like_eager():
+    model, _ = _train("dense", True, epochs=1)
+    assert model._captured_train_step.captured
+    x = np.zeros((BATCH, 6), "float32")
+    with pytest.raises(ValueError, match="labels must be in"):
+        model.train_on_batch(x, np.full((BATCH,), 7))
+
+
+def test_run_eagerly_disables_jit_compile_with_keras_warning():
+    model = keras.Sequential([keras.Input((3,)), L.Dense(1)])
+    with pytest.warns(UserWarning, match="cannot also be True"):
+        model.compile(loss="mse", run_eagerly=True, jit_compile=True)
+    assert model.jit_compile is False and model._captured_train_step is None
+
+
+def test_custom_train_step_is_not_captured():
+    class Custom(keras.Model):
+        def train_step(self, data):
+            return super().train_step(data)
+    inputs = keras.Input((3,))
+    model = Custom(inputs, L.Dense(1)(inputs))
+    with pytest.warns(UserWarning, match="overrides `train_step`"):
+        model.compile(loss="mse", jit_compile=True)
+    assert model._captured_train_step is None
+
+
+def test_bad_jit_compile_value():
+    model = keras.Sequential([keras.Input((3,)), L.Dense(1)])
+    with pytest.raises(ValueError, match="jit_compile"):
+        model.compile(loss="mse", jit_compile="yes")
