@@ -96,6 +96,7 @@ class Plan:
         for slot, value in self.constants.items():
             template[slot] = value
         self._template = template
+        self._segments = {}
 
     def start(self, arrays):
         """The slot list of a new run, with `arrays` bound to the inputs."""
@@ -112,9 +113,12 @@ class Plan:
 
     def run(self, vals, start=None, stop=None):
         """Runs the steps between marks `start` and `stop` (names; None: the ends)."""
-        lo = 0 if start is None else self.marks[start]
-        hi = len(self.steps) if stop is None else self.marks[stop]
-        for step in self.steps[lo:hi]:
+        segment = self._segments.get((start, stop))
+        if segment is None:
+            lo = 0 if start is None else self.marks[start]
+            hi = len(self.steps) if stop is None else self.marks[stop]
+            segment = self._segments[(start, stop)] = self.steps[lo:hi]
+        for step in segment:
             step(vals)
 
 

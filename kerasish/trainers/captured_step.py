@@ -129,7 +129,7 @@ class _Captured:
 
     def replay(self, data):
         model, plan = self.model, self.plan
-        vals = plan.start([t._value for t in tree.flatten(data) if t is not None])
+        vals = plan.start(_input_arrays(data))
         plan.run(vals, None, "check")
         loss = vals[self.loss_slot]
         xp = devices.xp_of(loss)
@@ -143,7 +143,10 @@ class _Captured:
         model.optimizer.apply(grads, variables)
         plan.load_variables(vals)
         plan.run(vals, "apply", None)
-        return tree.map_structure(lambda s: Tensor(vals[s]), self.logs_spec)
+        spec = self.logs_spec
+        if type(spec) is dict:
+            return {k: Tensor(vals[s]) for k, s in spec.items()}
+        return tree.map_structure(lambda s: Tensor(vals[s]), spec)
 
 
 def _segmented_step(model, data, tr):
@@ -179,8 +182,22 @@ def _is_finite(loss):
     return bool(loss._device.xp.isfinite(loss._value).all())
 
 
+def _input_arrays(data):
+    if type(data) is tuple:
+        return [t._value for t in data if t is not None]
+    return [t._value for t in tree.flatten(data) if t is not None]
+
+
 def _signature(data):
     """A hashable key of the batch's structure, shapes and dtypes; None if not all Tensors."""
+    if type(data) is tuple:  # the common (x, y[, sample_weight]) batch, without tree walks
+        key = []
+        for t in data:
+            if type(t) is not Tensor or t._device.xp is not np:
+                break
+            key.append((t._value.shape, t._value.dtype.str))
+        else:
+            return tuple(key)
     leaves = []
     for t in tree.flatten(data):
         if t is None:
