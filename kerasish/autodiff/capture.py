@@ -151,6 +151,8 @@ class Tracer:
         self._pending = {}    # id(array) -> (array, code, where): tensors made outside ops
         self._saved = None
         self._live = False
+        self.seeds = []       # seed generators the random steps advance
+        self.state = []       # Variables updated by eager calls
         self.problem = None   # why the step cannot be captured (None: it can)
 
     # Binding -----------------------------------------------------------------
@@ -294,6 +296,19 @@ class Tracer:
 
         def step(vals):
             vals[o] = draw()
+        self.steps.append(step)
+
+    def record_call(self, fn, slots, state):
+        """Records an eager call `fn(tensors)` of the tensors in `slots` (see `eager_call`)."""
+        variables = self.variables
+        for v in state:
+            if all(v is not s for s in self.state):
+                self.state.append(v)
+
+        def step(vals):
+            fn([None if s is None else Tensor(vals[s]) for s in slots])
+            for slot, v in variables:
+                vals[slot] = v._value
         self.steps.append(step)
 
     def record_assign(self, method, variable, value):
@@ -608,12 +623,90 @@ def host_check(check, *tensors):
     tr.steps.append(lambda vals: check(*[vals[i] for i in ins]))
 
 
-def hook_random(draw, out):
-    """Called by `kerasish.random` while tracing: `draw()` gives a fresh sample."""
+def hook_random(draw, out, seed=None):
+    """Called by `kerasish.random` while tracing: `draw()` gives a fresh sample;
+    `seed` is the generator object it advances (kept for verification), if any."""
     tr = tracer
     if tr.depth:
         return
     tr.record_random(draw, out)
+    if hasattr(seed, "set_state") and all(s is not seed for s in tr.seeds):
+        tr.seeds.append(seed)
+
+
+def eager_call(fn, tensors, state=()):
+    """Runs `fn(tensors)` eagerly (e.g. an optimizer update in fused array code).
+
+    While a step is traced, the call becomes one step of the plan: a replay calls
+    `fn` again with that replay's tensors, then re-reads the Variables.
+
+    Args:
+        fn: fn(list of Tensors or None).
+        tensors: the list of Tensors (or None) to pass.
+        state: callable returning the Variables `fn` updates (asked after the
+            call; checked when the plan is verified).
+
+    Returns:
+        what `fn` returns.
+    """
+    tr = tracer
+    if tr is None or tr.depth:
+        return fn(tensors)
+    try:
+        slots = [None if t is None else tr.slot(t) for t in tensors]
+    except CaptureError as err:
+        tr.fail(str(err))
+        return fn(tensors)
+    with tr.pause():
+        result = fn(tensors)
+    if tr.problem is None:
+        tr.record_call(fn, slots, state())
+    return result
+
+
+# Verification ---------------------------------------------------------------
+def snapshot(variables, seeds=()):
+    """Copies of `variables`, the states of `seeds` and of the current device's generator."""
+    dev = _devices.current_device()
+    return {"variables": [(v, v._value.copy()) for v in variables],
+            "seeds": [(g, g.state) for g in seeds],
+            "rng": (dev, dev.rng.bit_generator.state)}
+
+
+def restore(snap):
+    """Puts back what `snapshot` saved (variables in place)."""
+    for v, array in snap["variables"]:
+        v._value[...] = array
+    for g, state in snap["seeds"]:
+        g.set_state(state)
+    dev, state = snap["rng"]
+    dev.rng.bit_generator.state = state
+
+
+def difference(outputs_a, outputs_b, snap_a, snap_b):
+    """None if two runs agree bit for bit (outputs: lists of (name, host array)), else what differs."""
+    if [k for k, _ in outputs_a] != [k for k, _ in outputs_b]:
+        return "the outputs' structure"
+    for (k, a), (_, b) in zip(outputs_a, outputs_b):
+        if not _same(a, b):
+            return f"output '{k}'"
+    for (v, a), (_, b) in zip(snap_a["variables"], snap_b["variables"]):
+        if not _same(a, b):
+            return f"variable '{v.path}'"
+    if [s for _, s in snap_a["seeds"]] != [s for _, s in snap_b["seeds"]]:
+        return "a seed generator's state"
+    if snap_a["rng"][1] != snap_b["rng"][1]:
+        return "the global random generator's state"
+    return None
+
+
+def _same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind in "fc":
+        return bool(np.array_equal(a, b, equal_nan=True))
+    return bool(np.array_equal(a, b))
 
 
 _original_direct_set = Variable._direct_set

@@ -70,7 +70,7 @@ def _sample(seed, draw, device=None):
     dev, gen = _generator(seed)
     out = Tensor(draw(dev, gen), device or dev)
     if _capture.tracer is not None:
-        _capture.hook_random(lambda: draw(*_generator(seed)), out)
+        _capture.hook_random(lambda: draw(*_generator(seed)), out, seed)
     return out
 
 

@@ -107,11 +107,11 @@ class CapturedTrainStep:
         except Exception as err:  # a replay that cannot run is a capture that failed
             replayed = err
         after_replay = _snapshot(model)
-        _restore(model, before)
+        capture.restore(before)
         logs = model.train_step(data)
         difference = (f"the replay raised {replayed!r}" if isinstance(replayed, Exception)
-                      else _difference(replayed, _host_logs(logs), after_replay,
-                                       _snapshot(model)))
+                      else capture.difference(replayed, _host_logs(logs), after_replay,
+                                              _snapshot(model)))
         if difference is None:
             entry.verified = True
         else:
@@ -234,20 +234,7 @@ def _seed_generators(model):
 
 
 def _snapshot(model):
-    variables = _state_variables(model)
-    dev = devices.current_device()
-    return {"variables": [(v, v._value.copy()) for v in variables],
-            "seeds": [(g, g.state) for g in _seed_generators(model)],
-            "rng": (dev, dev.rng.bit_generator.state)}
-
-
-def _restore(model, snap):
-    for v, array in snap["variables"]:
-        v._value[...] = array
-    for g, state in snap["seeds"]:
-        g.set_state(state)
-    dev, state = snap["rng"]
-    dev.rng.bit_generator.state = state
+    return capture.snapshot(_state_variables(model), _seed_generators(model))
 
 
 def _host_logs(logs):
@@ -258,29 +245,3 @@ def _items(logs):
     if isinstance(logs, dict):
         return sorted(logs.items())
     return list(enumerate(tree.flatten(logs)))
-
-
-def _difference(logs_a, logs_b, snap_a, snap_b):
-    """None if both runs agree bit for bit, else what differs."""
-    if [k for k, _ in logs_a] != [k for k, _ in logs_b]:
-        return "the logs' names"
-    for (k, a), (_, b) in zip(logs_a, logs_b):
-        if not _same(a, b):
-            return f"log '{k}'"
-    for (v, a), (_, b) in zip(snap_a["variables"], snap_b["variables"]):
-        if not _same(a, b):
-            return f"variable '{v.path}'"
-    if [s for _, s in snap_a["seeds"]] != [s for _, s in snap_b["seeds"]]:
-        return "a seed generator's state"
-    if snap_a["rng"][1] != snap_b["rng"][1]:
-        return "the global random generator's state"
-    return None
-
-
-def _same(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.dtype.kind in "fc":
-        return bool(np.array_equal(a, b, equal_nan=True))
-    return bool(np.array_equal(a, b))
