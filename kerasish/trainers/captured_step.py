@@ -45,15 +45,16 @@ class CapturedTrainStep:
         >>> logs = step((x, y))   # eager, traced, verified, then replayed
     """
 
-    def __init__(self, model):
+    def __init__(self, model, custom=False):
         self.model = model
+        self.custom = custom  # the model overrides `train_step`: the whole step is traced
         self._entries = {}
         self.fallback_reason = None
 
     def __call__(self, data):
         key = _signature(data)
         entry = self._entries.get(key, 0) if key is not None else _EAGER
-        if entry.__class__ is _Captured:
+        if isinstance(entry, _Captured):
             if entry.verified:
                 return entry.replay(data)
             return self._verify(key, entry, data)
@@ -67,7 +68,7 @@ class CapturedTrainStep:
     @property
     def captured(self):
         """Whether at least one signature runs from a verified plan."""
-        return any(e.__class__ is _Captured and e.verified for e in self._entries.values())
+        return any(isinstance(e, _Captured) and e.verified for e in self._entries.values())
 
     def _fall_back(self, key, reason):
         self._entries[key] = _EAGER
@@ -85,18 +86,25 @@ class CapturedTrainStep:
             for t in flat:
                 tr.bind_input(t)
             tr.bind_variables(_state_variables(model))
-            logs, loss, grads = _segmented_step(model, data, tr)
+            if self.custom:
+                logs = model.train_step(data)
+            else:
+                logs, loss, grads = _segmented_step(model, data, tr)
             spec = None
             if tr.problem is None:
                 try:
-                    spec = (tr.slot(loss), [None if g is None else tr.slot(g) for g in grads],
-                            tree.map_structure(tr.slot, logs))
+                    if self.custom:
+                        spec = (_output_spec(tr, logs),)
+                    else:
+                        spec = (tr.slot(loss), [None if g is None else tr.slot(g) for g in grads],
+                                tree.map_structure(tr.slot, logs))
                 except capture.CaptureError as err:
                     tr.fail(str(err))
         if tr.problem is not None:
             self._fall_back(key, tr.problem)
         else:
-            self._entries[key] = _Captured(model, tr.plan(), *spec)
+            kind = _CapturedCustom if self.custom else _Captured
+            self._entries[key] = kind(model, tr.plan(), *spec)
         return logs
 
     def _verify(self, key, entry, data):
@@ -147,6 +155,29 @@ class _Captured:
         if type(spec) is dict:
             return {k: Tensor(vals[s]) for k, s in spec.items()}
         return tree.map_structure(lambda s: Tensor(vals[s]), spec)
+
+
+class _CapturedCustom(_Captured):
+    """A whole custom `train_step` as one plan (optimizer updates are call steps in it)."""
+
+    def __init__(self, model, plan, logs_spec):
+        super().__init__(model, plan, None, None, logs_spec)
+
+    def replay(self, data):
+        vals = self.plan.start(_input_arrays(data))
+        self.plan.run(vals)
+        return tree.map_structure(
+            lambda s: Tensor(vals[s[1]]) if s[0] == "slot" else s[1], self.logs_spec,
+        ) if type(self.logs_spec) is not dict else {
+            k: Tensor(vals[s[1]]) if s[0] == "slot" else s[1] for k, s in self.logs_spec.items()}
+
+
+def _output_spec(tr, logs):
+    """Slots of the Tensors of a custom step's logs; other values are kept as they are."""
+    if type(logs) is dict:
+        return {k: ("slot", tr.slot(v)) if isinstance(v, Tensor) else ("value", v)
+                for k, v in logs.items()}
+    raise capture.CaptureError(f"train_step returned {type(logs).__name__}, not a dict")
 
 
 def _segmented_step(model, data, tr):

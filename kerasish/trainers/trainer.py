@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from kerasish import distribute, metrics as metrics_module, optimizers
+from kerasish.autodiff import capture
 from kerasish.autodiff.tape import GradientTape
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core, elementwise as ew
@@ -111,14 +112,12 @@ class Trainer:
         self._captured_train_step = None
         if not self.jit_compile:
             return
-        if type(self).train_step is not Trainer.train_step:
-            warnings.warn(f"jit_compile: model '{self.name}' overrides `train_step`; a custom "
-                          "step is not captured yet and runs eagerly.", stacklevel=3)
-        elif self._distribute_strategy is not None:
+        if self._distribute_strategy is not None:
             warnings.warn(f"jit_compile: model '{self.name}' trains under a distribution "
                           "strategy; its step is not captured and runs eagerly.", stacklevel=3)
         else:
-            self._captured_train_step = captured_step.CapturedTrainStep(self)
+            self._captured_train_step = captured_step.CapturedTrainStep(
+                self, custom=type(self).train_step is not Trainer.train_step)
 
     def _output_names(self, loss=None):
         outputs = getattr(self, "_outputs", None)
@@ -219,6 +218,9 @@ class Trainer:
             scaled_loss = self.optimizer.scale_loss(loss)
         self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
                                         sample_weight=_batch_size(x))
+        if capture.tracer is not None:  # the check below reads the loss on the host
+            capture.tracer.fail("the built-in train_step's finite-loss check (a host read); "
+                                "a custom train_step that calls it is not captured")
         if not _is_finite(loss):
             self._nan_batch = True  # skip this update: the weights stay the last good ones
             return self.get_metrics_result()

@@ -130,15 +130,53 @@ def test_run_eagerly_disables_jit_compile_with_keras_warning():
     assert model.jit_compile is False and model._captured_train_step is None
 
 
-def test_custom_train_step_is_not_captured():
-    class Custom(keras.Model):
-        def train_step(self, data):
-            return super().train_step(data)
-    inputs = keras.Input((3,))
-    model = Custom(inputs, L.Dense(1)(inputs))
-    with pytest.warns(UserWarning, match="overrides `train_step`"):
-        model.compile(loss="mse", jit_compile=True)
-    assert model._captured_train_step is None
+class _TapeStep(keras.Model):
+    """The custom train_step of Keras's "customizing fit" guide."""
+
+    def train_step(self, data):
+        x, y = data
+        with keras.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x=x, y=y, y_pred=y_pred)
+        grads = tape.gradient(loss, self.trainable_weights)
+        self.optimizer.apply(grads, self.trainable_weights)
+        for metric in self.metrics:
+            if metric.name == "loss":
+                metric.update_state(loss)
+            else:
+                metric.update_state(y, y_pred)
+        return {m.name: m.result() for m in self.metrics}
+
+
+class _SuperStep(keras.Model):
+    def train_step(self, data):
+        return super().train_step(data)
+
+
+@pytest.mark.parametrize("cls, captured", [(_TapeStep, True), (_SuperStep, False)])
+def test_custom_train_step_captured_when_safe(cls, captured):
+    def train(jit_compile):
+        keras.utils.set_random_seed(5)
+        inputs = keras.Input((6,))
+        hidden = L.Dropout(0.3)(L.Dense(8, activation="relu")(inputs))
+        model = cls(inputs, L.Dense(3, activation="softmax")(hidden))
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
+                      metrics=["accuracy"], jit_compile=jit_compile)
+        rng = np.random.default_rng(0)
+        x = rng.standard_normal((BATCH * STEPS, 6)).astype("float32")
+        history = model.fit(x, rng.integers(0, 3, BATCH * STEPS), batch_size=BATCH,
+                            epochs=2, verbose=0)
+        return model, history.history
+    eager, eager_logs = train(False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model, logs = train(True)
+    messages = [str(w.message) for w in caught if "jit_compile" in str(w.message)]
+    assert model._captured_train_step.captured is captured
+    assert len(messages) == (0 if captured else 1), messages
+    assert logs == eager_logs
+    for a, b in zip(eager.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_bad_jit_compile_value():
