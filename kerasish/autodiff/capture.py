@@ -163,6 +163,8 @@ class Tracer:
     def bind_input(self, tensor):
         """Makes `tensor`'s array an input of the plan (bound per call)."""
         slot = self._new_slot()
+        if id(tensor._value) in self._slots:  # one array bound twice: a replay may not alias
+            self.fail("the same array is passed as two inputs")
         self._slots[id(tensor._value)] = slot
         self._keep.append(tensor._value)
         self.inputs.append(slot)
@@ -516,7 +518,7 @@ def _host_read(cls, name):
 
     def read(self, *args, **kwargs):
         tracer.fail(f"a host read of a tensor's value (Tensor.{name} in "
-                    f"{_where(_user_frame())}): Python control flow or printing on "
+                    f"{_where(sys._getframe(1))}): Python control flow or printing on "
                     "tensor values")
         return original(self, *args, **kwargs)
     read.__name__ = name

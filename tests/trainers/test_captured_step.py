@@ -42,6 +42,11 @@ def _family(name):
     if name == "gru":
         return keras.Sequential([keras.Input((4, 5)), L.GRU(4),
                                  L.Dense(3, activation="softmax")]), (4, 5)
+    if name == "attention":
+        inputs = keras.Input((4, 6))
+        hidden = L.MultiHeadAttention(2, 3, dropout=0.2)(inputs, inputs)
+        hidden = L.GlobalAveragePooling1D()(L.LayerNormalization()(hidden))
+        return keras.Model(inputs, L.Dense(3, activation="softmax")(hidden)), (4, 6)
     raise KeyError(name)
 
 
@@ -62,7 +67,8 @@ def _train(name, jit_compile, epochs=2):
 
 
 @pytest.mark.parametrize("name", ["dense", "dense_logits", "conv", "batchnorm", "dropout",
-                                  "dropout_seeded", "embedding", "lstm_dropout", "gru"])
+                                  "dropout_seeded", "embedding", "lstm_dropout", "gru",
+                                  "attention"])
 def test_captured_step_equals_eager_bit_for_bit(name):
     eager, eager_logs = _train(name, False)
     with warnings.catch_warnings():
