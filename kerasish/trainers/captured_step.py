@@ -214,8 +214,15 @@ def _is_finite(loss):
 
 
 def _input_arrays(data):
-    if type(data) is tuple:
-        return [t._value for t in data if t is not None]
+    if type(data) is tuple:  # the common flat (x, y[, sample_weight]) batch
+        arrays = []
+        for t in data:
+            if type(t) is Tensor:
+                arrays.append(t._value)
+            elif t is not None:
+                break
+        else:
+            return arrays
     return [t._value for t in tree.flatten(data) if t is not None]
 
 

@@ -189,3 +189,44 @@ def test_bad_jit_compile_value():
     model = keras.Sequential([keras.Input((3,)), L.Dense(1)])
     with pytest.raises(ValueError, match="jit_compile"):
         model.compile(loss="mse", jit_compile="yes")
+
+
+def _fit_scenario(name, jit_compile):
+    keras.utils.set_random_seed(4)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((96, 6)).astype("float32")
+    y = rng.integers(0, 3, 96)
+    kwargs = dict(batch_size=16, epochs=2, verbose=0)
+    if name == "dict_inputs_two_outputs":
+        a, b = keras.Input((6,), name="a"), keras.Input((6,), name="b")
+        hidden = L.Concatenate()([L.Dense(4)(a), L.Dense(4)(b)])
+        model = keras.Model({"a": a, "b": b}, [L.Dense(3, activation="softmax")(hidden),
+                                               L.Dense(1)(hidden)])
+        model.compile("rmsprop", ["sparse_categorical_crossentropy", "mse"],
+                      loss_weights=[1.0, 0.5], metrics=[["accuracy"], ["mae"]],
+                      jit_compile=jit_compile)
+        history = model.fit({"a": x, "b": x[::-1].copy()}, [y, x[:, :1]], **kwargs)
+        return model, history.history
+    model = keras.Sequential([keras.Input((6,)),
+                              L.Dense(8, activation="relu", kernel_regularizer="l2"),
+                              L.Dense(3, activation="softmax")])
+    optimizer = keras.optimizers.SGD(
+        keras.optimizers.schedules.ExponentialDecay(0.1, 3, 0.5), momentum=0.9)
+    model.compile(optimizer, "sparse_categorical_crossentropy", metrics=["accuracy"],
+                  jit_compile=jit_compile, steps_per_execution=3)
+    history = model.fit(x, y, sample_weight=rng.random(96).astype("float32"),
+                        validation_split=0.25, **kwargs)
+    return model, history.history
+
+
+@pytest.mark.parametrize("name", ["dict_inputs_two_outputs",
+                                  "schedule_weights_validation_steps_per_execution"])
+def test_fit_options_equal_eager(name):
+    eager, eager_logs = _fit_scenario(name, False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model, logs = _fit_scenario(name, True)
+    assert model._captured_train_step.captured
+    assert list(logs.values()) == list(eager_logs.values())  # names carry layer counters
+    for a, b in zip(eager.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)
