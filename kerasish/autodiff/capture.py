@@ -27,6 +27,7 @@ Python side effects (counters, prints, list appends) and checks that read array
 values outside ops (e.g. label range checks) are not repeated on replay.
 """
 import sys
+import threading
 
 import numpy as np
 
@@ -362,6 +363,7 @@ class Tracer:
         if tracer is not None:
             raise RuntimeError("a step is already being captured")
         tracer = self
+        self.thread = threading.get_ident()
         self._install()
         self._live = True
         return self
@@ -473,9 +475,15 @@ _original_call = _op_module.Op.__call__
 _original_init = Tensor.__init__
 
 
-def _traced_call(self, *inputs):
+def _mine():
+    """The active tracer if this thread is the one tracing (other threads run as usual)."""
     tr = tracer
-    if tr.depth:
+    return tr if tr is not None and tr.thread == threading.get_ident() else None
+
+
+def _traced_call(self, *inputs):
+    tr = _mine()
+    if tr is None or tr.depth:
         return _original_call(self, *inputs)
     before = dict(self.__dict__)
     dev = inputs[0]._device
@@ -502,7 +510,9 @@ def _traced_call(self, *inputs):
 
 def _traced_init(self, value, device=None):
     _original_init(self, value, device)
-    tr = tracer
+    tr = _mine()
+    if tr is None:
+        return
     if type(self) is not Tensor and isinstance(self, Variable):
         if tr.depth == 0:
             tr.fail(f"a Variable created inside the step ({_where(_user_frame())})")
@@ -517,7 +527,9 @@ def _host_read(cls, name):
     original = cls.__dict__[name]
 
     def read(self, *args, **kwargs):
-        tracer.fail(f"a host read of a tensor's value (Tensor.{name} in "
+        tr = _mine()
+        if tr is not None:
+            tr.fail(f"a host read of a tensor's value (Tensor.{name} in "
                     f"{_where(sys._getframe(1))}): Python control flow or printing on "
                     "tensor values")
         return original(self, *args, **kwargs)
@@ -529,8 +541,8 @@ def _traced_assign(name):
     original = Variable.__dict__[name]
 
     def assign(self, value):
-        tr = tracer
-        if tr.depth == 0:
+        tr = _mine()
+        if tr is not None and tr.depth == 0:
             try:
                 tr.record_assign(original, self, value)
             except CaptureError as err:
@@ -540,10 +552,21 @@ def _traced_assign(name):
     return assign
 
 
+def refuse(reason):
+    """Stops the capture in progress (if this thread traces one): the step runs eagerly.
+
+    Args:
+        reason: why, for the warning.
+    """
+    tr = _mine()
+    if tr is not None:
+        tr.fail(reason)
+
+
 def hook_pair(compute, direct, dev, operands, computed, out, promote=None):
     """Called by the fast elementwise ops while tracing (see `Tracer.record_pair`)."""
-    tr = tracer
-    if tr.depth:
+    tr = _mine()
+    if tr is None or tr.depth:
         return
     try:
         tr.record_pair(compute, direct, dev, operands, computed, out, promote)
@@ -586,7 +609,7 @@ def derive(fn, *arrays):
         what `fn` returns.
     """
     out = fn(*arrays)
-    tr = tracer
+    tr = _mine()
     if tr is None or tr.depth:
         return out
     try:
@@ -614,7 +637,7 @@ def host_check(check, *tensors):
     """
     arrays = [t._value for t in tensors]
     check(*arrays)
-    tr = tracer
+    tr = _mine()
     if tr is None or tr.depth:
         return
     try:
@@ -628,8 +651,8 @@ def host_check(check, *tensors):
 def hook_random(draw, out, seed=None):
     """Called by `kerasish.random` while tracing: `draw()` gives a fresh sample;
     `seed` is the generator object it advances (kept for verification), if any."""
-    tr = tracer
-    if tr.depth:
+    tr = _mine()
+    if tr is None or tr.depth:
         return
     tr.record_random(draw, out)
     if hasattr(seed, "set_state") and all(s is not seed for s in tr.seeds):
@@ -651,7 +674,7 @@ def eager_call(fn, tensors, state=()):
     Returns:
         what `fn` returns.
     """
-    tr = tracer
+    tr = _mine()
     if tr is None or tr.depth:
         return fn(tensors)
     try:
@@ -715,7 +738,9 @@ _original_direct_set = Variable._direct_set
 
 
 def _direct_set_patch(self, array):
-    tracer.fail(f"a Variable's array replaced inside the step ('{self.path}')")
+    tr = _mine()
+    if tr is not None:
+        tr.fail(f"a Variable's array replaced inside the step ('{self.path}')")
     return _original_direct_set(self, array)
 
 

@@ -219,8 +219,8 @@ class Trainer:
         self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
                                         sample_weight=_batch_size(x))
         if capture.tracer is not None:  # the check below reads the loss on the host
-            capture.tracer.fail("the built-in train_step's finite-loss check (a host read); "
-                                "a custom train_step that calls it is not captured")
+            capture.refuse("the built-in train_step's finite-loss check (a host read); "
+                           "a custom train_step that calls it is not captured")
         if not _is_finite(loss):
             self._nan_batch = True  # skip this update: the weights stay the last good ones
             return self.get_metrics_result()

@@ -97,3 +97,22 @@ def test_derive_recomputes_raw_parameters():
     assert tr.problem is None
     x1 = np.array([[9.0, 3.0, 2.0]], "float32")
     np.testing.assert_array_equal(_replay(tr, slot, x1), [[9.0]])
+
+
+def test_other_threads_are_not_recorded():
+    import threading
+    other = ops.convert_to_tensor(np.ones(3, "float32"))
+    results = []
+
+    def work():
+        results.append(float(ops.sum(ops.add(other, other))))   # host read, other thread
+    x = ops.convert_to_tensor(np.ones(3, "float32"))
+    with capture.Tracer() as tr:
+        tr.bind_input(x)
+        y = ops.multiply(x, 3.0)
+        thread = threading.Thread(target=work)
+        thread.start()
+        thread.join()
+        slot = tr.slot(y)
+    assert tr.problem is None and results == [6.0] and len(tr.steps) == 1
+    np.testing.assert_array_equal(_replay(tr, slot, np.full(3, 2.0, "float32")), [6.0] * 3)
