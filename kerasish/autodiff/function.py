@@ -57,9 +57,10 @@ def function(fn=None, jit_compile=True):
 class CapturedFunction:
     """The callable `function` returns (see there)."""
 
-    def __init__(self, fn, jit_compile=True):
+    def __init__(self, fn, jit_compile=True, label=None):
         self.fn = fn
         self.jit_compile = bool(jit_compile)
+        self.label = label or f"kerasish.function: '{getattr(fn, '__name__', 'function')}'"
         self._entries = {}
         self.fallback_reason = None
         functools.update_wrapper(self, fn)
@@ -95,9 +96,8 @@ class CapturedFunction:
         self._entries[key] = _EAGER
         if self.fallback_reason is None:
             self.fallback_reason = reason
-            name = getattr(self.fn, "__name__", "function")
-            warnings.warn(f"kerasish.function: '{name}' cannot be captured ({reason}); it "
-                          "runs eagerly (same results, no speed-up).", stacklevel=3)
+            warnings.warn(f"{self.label} cannot be captured ({reason}); it runs eagerly "
+                          "(same results, no speed-up).", stacklevel=3)
 
     def _trace(self, key, args, kwargs):
         with capture.Tracer() as tr:

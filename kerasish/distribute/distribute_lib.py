@@ -226,10 +226,10 @@ def step_function(model, kind):
 
 def _model_step(model, kind):
     """`model.<kind>_step`, or the model's captured training step (`jit_compile=True`)."""
-    if kind == "train":
-        captured = getattr(model, "_captured_train_step", None)
-        if captured is not None:
-            return captured
+    captured = (getattr(model, "_captured_train_step", None) if kind == "train"
+                else getattr(model, "_captured_steps", {}).get(kind))
+    if captured is not None:
+        return captured
     return getattr(model, f"{kind}_step")
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from kerasish import distribute, metrics as metrics_module, optimizers
 from kerasish.autodiff import capture
+from kerasish.autodiff.function import CapturedFunction
 from kerasish.autodiff.tape import GradientTape
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core, elementwise as ew
@@ -40,6 +41,7 @@ class Trainer:
         self.jit_compile = False
         self.run_eagerly = False
         self._captured_train_step = None
+        self._captured_steps = {}  # "test" / "predict" -> CapturedFunction (jit_compile=True)
 
     @property
     def distribute_strategy(self):
@@ -110,6 +112,7 @@ class Trainer:
         self.run_eagerly = bool(run_eagerly)
         self.jit_compile = jit_compile is True
         self._captured_train_step = None
+        self._captured_steps = {}
         if not self.jit_compile:
             return
         if self._distribute_strategy is not None:
@@ -118,6 +121,10 @@ class Trainer:
         else:
             self._captured_train_step = captured_step.CapturedTrainStep(
                 self, custom=type(self).train_step is not Trainer.train_step)
+            for kind, what in (("test", "evaluation"), ("predict", "prediction")):
+                self._captured_steps[kind] = CapturedFunction(
+                    getattr(self, f"{kind}_step"),
+                    label=f"jit_compile: the {what} step of model '{self.name}'")
 
     def _output_names(self, loss=None):
         outputs = getattr(self, "_outputs", None)

@@ -230,3 +230,25 @@ def test_fit_options_equal_eager(name):
     assert list(logs.values()) == list(eager_logs.values())  # names carry layer counters
     for a, b in zip(eager.get_weights(), model.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_evaluate_and_predict_steps_are_captured_and_equal_eager():
+    def run(jit_compile):
+        keras.utils.set_random_seed(4)
+        rng = np.random.default_rng(0)
+        x = rng.standard_normal((96, 6)).astype("float32")
+        y = rng.integers(0, 3, 96)
+        model = keras.Sequential([keras.Input((6,)), L.Dense(8), L.BatchNormalization(),
+                                  L.Dropout(0.2), L.Dense(3, activation="softmax")])
+        model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"],
+                      jit_compile=jit_compile)
+        history = model.fit(x, y, batch_size=16, epochs=3, verbose=0, validation_split=0.3)
+        scores = [model.evaluate(x, y, batch_size=8, verbose=0) for _ in range(2)]
+        return model, history.history, scores, model.predict(x, batch_size=8, verbose=0)
+    _, eager_logs, eager_scores, eager_pred = run(False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model, logs, scores, pred = run(True)
+    assert model._captured_steps["test"].captured and model._captured_steps["predict"].captured
+    assert logs == eager_logs and scores == eager_scores
+    np.testing.assert_array_equal(pred, eager_pred)
