@@ -237,6 +237,9 @@ class Tracer:
             raise CaptureError("an Op that keeps a tensor as a parameter")
         if isinstance(value, (np.random.Generator, np.random.RandomState)):
             raise CaptureError("an Op that keeps a random generator")
+        if isinstance(value, dict) and any(_holds_arrays(v) or isinstance(v, Tensor)
+                                           for v in value.values()):
+            raise CaptureError("an Op that keeps arrays in a dict")
         if _devices.is_array(value) and not isinstance(value, np.generic):
             return ("a", self._array_slot(value, tensor=False))
         if isinstance(value, (tuple, list)) and any(
@@ -255,7 +258,7 @@ class Tracer:
             if spec is not None:
                 binds.append((name, spec))
         after = []
-        for name, value in op.__dict__.items():
+        for name, value in getattr(op, "__dict__", {}).items():
             if before.get(name, _MISSING) is not value and _holds_arrays(value):
                 after.append(name)
         multi = type(result) is tuple
@@ -485,7 +488,7 @@ def _traced_call(self, *inputs):
     tr = _mine()
     if tr is None or tr.depth:
         return _original_call(self, *inputs)
-    before = dict(self.__dict__)
+    before = dict(getattr(self, "__dict__", {}))
     dev = inputs[0]._device
     tr.depth += 1
     try:

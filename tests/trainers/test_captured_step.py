@@ -42,6 +42,19 @@ def _family(name):
     if name == "gru":
         return keras.Sequential([keras.Input((4, 5)), L.GRU(4),
                                  L.Dense(3, activation="softmax")]), (4, 5)
+    if name == "masking_bidirectional":
+        return keras.Sequential([keras.Input((4, 5)), L.Masking(0.0),
+                                 L.Bidirectional(L.LSTM(3, return_sequences=True)),
+                                 L.SimpleRNN(3), L.Dense(3, activation="softmax")]), (4, 5)
+    if name == "noise_layernorm":
+        return keras.Sequential([keras.Input((6,)), L.Dense(8), L.GaussianNoise(0.1),
+                                 L.GaussianDropout(0.2), L.LayerNormalization(),
+                                 L.Dense(3, activation="softmax")]), (6,)
+    if name == "separable_conv1d":
+        return keras.Sequential([keras.Input((6, 6, 2)), L.SeparableConv2D(4, 3),
+                                 L.Reshape((4, 16)), L.Conv1D(3, 2, padding="same"),
+                                 L.GlobalMaxPooling1D(), L.Dense(3, activation="softmax")]), \
+            (6, 6, 2)
     if name == "attention":
         inputs = keras.Input((4, 6))
         hidden = L.MultiHeadAttention(2, 3, dropout=0.2)(inputs, inputs)
@@ -68,7 +81,8 @@ def _train(name, jit_compile, epochs=2):
 
 @pytest.mark.parametrize("name", ["dense", "dense_logits", "conv", "batchnorm", "dropout",
                                   "dropout_seeded", "embedding", "lstm_dropout", "gru",
-                                  "attention"])
+                                  "attention", "masking_bidirectional", "noise_layernorm",
+                                  "separable_conv1d"])
 def test_captured_step_equals_eager_bit_for_bit(name):
     eager, eager_logs = _train(name, False)
     with warnings.catch_warnings():
