@@ -266,3 +266,14 @@ def test_evaluate_and_predict_steps_are_captured_and_equal_eager():
     assert model._captured_steps["test"].captured and model._captured_steps["predict"].captured
     assert logs == eager_logs and scores == eager_scores
     np.testing.assert_array_equal(pred, eager_pred)
+
+
+def test_replayed_step_skips_the_update_on_a_non_finite_loss():
+    model, _ = _train("dense", True, epochs=1)
+    assert model._captured_train_step.captured
+    before = model.get_weights()
+    x = np.full((BATCH, 6), np.nan, "float32")
+    loss = model.train_on_batch(x, np.zeros((BATCH,), "int64"), return_dict=True)["loss"]
+    assert np.isnan(loss) and model._nan_batch
+    for a, b in zip(before, model.get_weights()):
+        np.testing.assert_array_equal(a, b)
