@@ -38,7 +38,7 @@ class Trainer:
         self._compile_config = None
         self.steps_per_execution = steps_per_execution
         self._distribute_strategy = distribute_lib.current_strategy()
-        self.jit_compile = False
+        self._jit_compile = False
         self.run_eagerly = False
         self._captured_train_step = None
         self._captured_steps = {}  # "test" / "predict" -> CapturedFunction (jit_compile=True)
@@ -100,6 +100,15 @@ class Trainer:
         self._distribute_strategy = distribute_lib.current_strategy() or self._distribute_strategy
         self._set_jit_compile(jit_compile, run_eagerly)
 
+    @property
+    def jit_compile(self):
+        """Whether the steps are captured (`compile(jit_compile=True)`; see `docs/jit_compile.md`)."""
+        return self._jit_compile
+
+    @jit_compile.setter
+    def jit_compile(self, value):
+        self._set_jit_compile(value if isinstance(value, str) else bool(value), self.run_eagerly)
+
     def _set_jit_compile(self, jit_compile, run_eagerly):
         """Keras's rules for `run_eagerly` / `jit_compile`; builds the captured step."""
         if jit_compile not in (True, False, "auto"):
@@ -110,10 +119,10 @@ class Trainer:
             warnings.warn("If `run_eagerly` is True, then `jit_compile` cannot also be True. "
                           "Disabling `jit_compile`.", stacklevel=3)
         self.run_eagerly = bool(run_eagerly)
-        self.jit_compile = jit_compile is True
+        self._jit_compile = jit_compile is True
         self._captured_train_step = None
         self._captured_steps = {}
-        if not self.jit_compile:
+        if not self._jit_compile:
             return
         if self._distribute_strategy is not None:
             warnings.warn(f"jit_compile: model '{self.name}' trains under a distribution "

@@ -277,3 +277,14 @@ def test_replayed_step_skips_the_update_on_a_non_finite_loss():
     assert np.isnan(loss) and model._nan_batch
     for a, b in zip(before, model.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_setting_jit_compile_after_compile_captures():
+    keras.utils.set_random_seed(1)
+    model = keras.Sequential([keras.Input((3,)), L.Dense(2)])
+    model.compile(optimizer="sgd", loss="mse")
+    assert model.jit_compile is False and model._captured_train_step is None
+    model.jit_compile = True
+    x = np.linspace(0, 1, 48, dtype="float32").reshape(16, 3)
+    model.fit(x, x[:, :2], batch_size=4, verbose=0)
+    assert model.jit_compile is True and model._captured_train_step.captured
