@@ -10,6 +10,7 @@ from kerasish import (activations, backend, callbacks, config, constraints, data
                       layers, losses, metrics, mixed_precision, models, ops, optimizers, random,
                       preprocessing, regularizers, saving, summary, tree, utils)
 from kerasish.autodiff import GradientTape, Tensor, Variable
+from kerasish.autodiff.function import function
 from kerasish.backend import device, switches as _switches
 from kerasish.backend.symbolic_scope import SymbolicScope
 from kerasish.dtype_policies import DTypePolicy, FloatDTypePolicy

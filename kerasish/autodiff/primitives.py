@@ -4,10 +4,12 @@ Gradient accumulation (`accumulate`), seeds (`ones_like`, `zeros_like`) and
 the reshape/stack used by jacobians. `kerasish.ops.reshape` is built on
 `Reshape` too, so its gradient rule exists once.
 """
+from kerasish.autodiff.capture import constant_creator
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 
 
+@constant_creator
 def zeros_like(x):
     """Zeros with `x`'s shape, dtype and device (not recorded).
 
@@ -20,6 +22,7 @@ def zeros_like(x):
     return Tensor(x._device.xp.zeros(x._value.shape, x._value.dtype), x._device)
 
 
+@constant_creator
 def ones_like(x):
     """Ones with `x`'s shape, dtype and device (not recorded).
 

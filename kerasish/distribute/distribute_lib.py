@@ -227,8 +227,17 @@ def step_function(model, kind):
     """
     strategy = getattr(model, "_distribute_strategy", None)
     if strategy is None:
-        return getattr(model, f"{kind}_step")
+        return _model_step(model, kind)
     return strategy._step_function(model, kind)
+
+
+def _model_step(model, kind):
+    """`model.<kind>_step`, or the model's captured training step (`jit_compile=True`)."""
+    captured = (getattr(model, "_captured_train_step", None) if kind == "train"
+                else getattr(model, "_captured_steps", {}).get(kind))
+    if captured is not None:
+        return captured
+    return getattr(model, f"{kind}_step")
 
 
 def loop_setup(model, adapter, verbose, kind):
@@ -250,7 +259,7 @@ def loop_setup(model, adapter, verbose, kind):
                             and not getattr(strategy, "_drives_fit", False)):
         warn_single_process_in_mpi_job(strategy)
     if strategy is None:
-        return adapter, getattr(model, f"{kind}_step"), verbose
+        return adapter, _model_step(model, kind), verbose
     return strategy._loop_setup(model, adapter, verbose, kind)
 
 

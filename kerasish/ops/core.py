@@ -6,6 +6,7 @@ explicit saved values, backward written with ops.
 """
 import numpy as np
 
+from kerasish.autodiff import capture as _capture
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices as _dev
@@ -79,6 +80,7 @@ def to_array(x, device=None, dtype=None):
     return array
 
 
+@_capture.constant_creator
 def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
     """Converts numpy arrays, Python numbers and lists to a Tensor.
 
@@ -285,7 +287,10 @@ def stop_gradient(variable):
     """
     x = convert_to_tensor(variable)
     value = x._value.copy() if isinstance(x, Variable) else x._value
-    return Tensor(value, x._device)
+    out = Tensor(value, x._device)
+    if _capture.tracer is not None and value is not x._value:
+        _capture.hook_pair(lambda xp, a: a.copy(), None, x._device, (x,), (x._value,), out)
+    return out
 
 
 def dtype(x):

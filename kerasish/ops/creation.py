@@ -1,11 +1,13 @@
 """Tensor constructors: zeros, ones, full, arange, linspace, eye, ..."""
 import numpy as np
 
+from kerasish.autodiff.capture import constant_creator
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, devices as _dev
 from kerasish.ops.core import convert_to_tensor
 
 
+@constant_creator
 def _make(fn, dtype):
     dev = _dev.current_device()
     return Tensor(fn(dev.xp, config.to_numpy_dtype(dtype)), dev)
@@ -58,6 +60,7 @@ def _like(x, dtype):
     return x, config.to_numpy_dtype(dtype or x.dtype)
 
 
+@constant_creator
 def zeros_like(x, dtype=None):
     """Zeros with the shape (and dtype) of `x`, on `x`'s device.
 
@@ -68,6 +71,7 @@ def zeros_like(x, dtype=None):
     return Tensor(x._device.xp.zeros(x.shape, dt), x._device)
 
 
+@constant_creator
 def ones_like(x, dtype=None):
     """Ones with the shape (and dtype) of `x`, on `x`'s device.
 
@@ -78,6 +82,7 @@ def ones_like(x, dtype=None):
     return Tensor(x._device.xp.ones(x.shape, dt), x._device)
 
 
+@constant_creator
 def full_like(x, fill_value, dtype=None):
     """`fill_value` with the shape (and dtype) of `x`.
 
@@ -88,6 +93,7 @@ def full_like(x, fill_value, dtype=None):
     return Tensor(x._device.xp.full(x.shape, fill_value, dt), x._device)
 
 
+@constant_creator
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values in [start, stop); int32 for int arguments, else floatx.
 
@@ -104,6 +110,7 @@ def arange(start, stop=None, step=None, dtype=None):
     return _make(lambda xp, dt: xp.arange(start, stop, step, dtype=dt), dtype)
 
 
+@constant_creator
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """`num` evenly spaced values from `start` to `stop` (floatx by default).
 
@@ -117,6 +124,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (out, step) if retstep else out
 
 
+@constant_creator
 def eye(N, M=None, k=0, dtype=None):
     """A 2-D tensor with ones on the k-th diagonal.
 
@@ -135,6 +143,7 @@ def identity(n, dtype=None):
     return eye(n, dtype=dtype)
 
 
+@constant_creator
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below the k-th diagonal.
 

@@ -7,6 +7,7 @@ losses and gradients. The fused ops' gradients are Ops of their own (first
 order on raw arrays, second order written with ops).
 """
 from kerasish.backend.config import is_float
+from kerasish.autodiff.capture import host_check
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
@@ -185,7 +186,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     output = float_operand(output)
     labels = convert_to_tensor(target)
     if is_float(labels._value.dtype):
-        core.check_finite_input(name, labels._value)
+        host_check(lambda a: core.check_finite_input(name, a), labels)
         labels = core.cast(labels, "int64")
     if labels.ndim == output.ndim and labels.ndim and labels.shape[-1] == 1:
         labels = shape_ops.squeeze(labels, -1)
@@ -199,14 +200,20 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
             f"{core.describe(output)} (labels must be shaped like the predictions without "
             "the class axis).")
     num_classes = output.shape[-1]
-    lv = core.to_array(labels, output._device)
-    if lv.size and (int(lv.max()) >= num_classes or int(lv.min()) < 0):
-        raise ValueError(
-            f"ops.{name}: labels must be in [0, {num_classes}) for {num_classes} classes; "
-            f"got min {int(lv.min())}, max {int(lv.max())}.")
+    if labels._device is not output._device:
+        labels = Tensor(output._device.send(labels._value), output._device)
+    lv = labels._value
+
+    def check_range(lv):
+        if lv.size and (int(lv.max()) >= num_classes or int(lv.min()) < 0):
+            raise ValueError(
+                f"ops.{name}: labels must be in [0, {num_classes}) for {num_classes} classes; "
+                f"got min {int(lv.min())}, max {int(lv.max())}.")
+    host_check(check_range, labels)
     if not from_logits:
         probs = ew.divide(output, reduction.sum(output, axis=-1, keepdims=True))
-        picked = shape_ops.take_along_axis(_clip_probs(probs), lv[..., None], axis=-1)
+        picked = shape_ops.take_along_axis(_clip_probs(probs), shape_ops.expand_dims(labels, -1),
+                                           axis=-1)
         return ew.negative(ew.log(shape_ops.squeeze(picked, -1)))
     return _sparse_softmax_xent(lv, output)
 

@@ -9,7 +9,7 @@ work. Broadcast inputs get their gradient summed back to their own shape by
 import numpy as np
 
 from kerasish.backend.config import is_inexact
-from kerasish.autodiff import tape as _tape
+from kerasish.autodiff import capture as _capture, tape as _tape
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
@@ -139,6 +139,9 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
         if _tape._active and differentiable:
             _tape.record_pair(name, vjp, t1, t2 if second else None, out,
                               x1 if t1 is None else t1, x2 if t2 is None else t2)
+        if _capture.tracer is not None:
+            _capture.hook_pair(compute, np_ufunc, dev, (x1 if t1 is None else t1,
+                               x2 if t2 is None else t2), (a, b), out, promote)
         return out
     op.op = the_op
     op.__name__ = op.__qualname__ = name

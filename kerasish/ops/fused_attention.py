@@ -19,11 +19,13 @@ Masked logits follow Keras's two conventions (`masked_rows`):
     return scores or apply dropout, masked logits become -1e9 and masked
     probabilities are then set to 0 (a fully masked row gives zeros).
 """
+import functools
 import math
 
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.capture import derive
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
 from kerasish.ops.attention import dot_product_attention as _dot_product_attention_by_ops
@@ -106,29 +108,13 @@ def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=Fal
         raise ValueError("ops.attention: `dropout_rate` > 0 needs the `dropout_keep` array.")
     xp = dev.xp
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
-    allowed = _allowed(xp, None if mask is None else core.to_array(mask, dev),
-                       is_causal, q.shape[1], k.shape[1])
-    keep = None
-    if dropout_rate > 0.0:
-        keep = core.to_array(dropout_keep, dev).astype(target) * target.type(1.0 / (1.0 - dropout_rate))
-    # The scale goes on the query (B*T*N*H values) rather than on the logits (B*N*T*S).
-    qh = (q * target.type(scale)).transpose(0, 2, 1, 3)
-    kh, vh = k.transpose(0, 2, 1, 3), v.transpose(0, 2, 1, 3)
-    logits = qh @ kh.transpose(0, 1, 3, 2)
-    if bias is not None:
-        logits += values[3]
-    masked = None if allowed is None else xp.logical_not(allowed)
-    if masked is not None:
-        xp.copyto(logits, target.type(_fill_value(target, masked_rows)),
-                  where=xp.broadcast_to(masked, logits.shape))
-    probs = _softmax_in_place(xp, logits)
-    if masked_rows == "zero" and masked is not None:
-        # Masked probabilities are already 0 except in fully masked rows (uniform there);
-        # the backward below is unchanged by zeroing them, so zero in place.
-        xp.copyto(probs, target.type(0), where=xp.broadcast_to(masked, probs.shape))
-    scores = probs
-    dropped = scores * keep if keep is not None else scores
-    out = Tensor((dropped @ vh).transpose(0, 2, 1, 3), dev)
+    mask_array = None if mask is None else core.to_array(mask, dev)
+    keep_array = core.to_array(dropout_keep, dev) if dropout_rate > 0.0 else None
+    forward = functools.partial(_forward_raw, xp, target, scale, is_causal, masked_rows,
+                                dropout_rate)
+    out, scores, qh, kh, vh, probs, dropped, keep, masked = derive(
+        forward, q, k, v, values[3] if bias is not None else None, mask_array, keep_array)
+    out = Tensor(out, dev)
     outputs = (out, Tensor(scores, dev)) if return_scores else (out,)
     if _tape._active:
         saved = dict(qh=qh, kh=kh, vh=vh, probs=probs, dropped=dropped, keep=keep,
@@ -138,6 +124,33 @@ def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=Fal
         _tape.record("attention", tuple(tensors), outputs,
                      lambda g: _backward(g, tensors, saved, settings, return_scores))
     return outputs if return_scores else out
+
+
+def _forward_raw(xp, target, scale, is_causal, masked_rows, dropout_rate, q, k, v, bias, mask,
+                 dropout_keep):
+    """The fused forward on raw arrays: (output, scores) and what the backward keeps."""
+    allowed = _allowed(xp, mask, is_causal, q.shape[1], k.shape[1])
+    keep = None
+    if dropout_rate > 0.0:
+        keep = dropout_keep.astype(target) * target.type(1.0 / (1.0 - dropout_rate))
+    # The scale goes on the query (B*T*N*H values) rather than on the logits (B*N*T*S).
+    qh = (q * target.type(scale)).transpose(0, 2, 1, 3)
+    kh, vh = k.transpose(0, 2, 1, 3), v.transpose(0, 2, 1, 3)
+    logits = qh @ kh.transpose(0, 1, 3, 2)
+    if bias is not None:
+        logits += bias
+    masked = None if allowed is None else xp.logical_not(allowed)
+    if masked is not None:
+        xp.copyto(logits, target.type(_fill_value(target, masked_rows)),
+                  where=xp.broadcast_to(masked, logits.shape))
+    probs = _softmax_in_place(xp, logits)
+    if masked_rows == "zero" and masked is not None:
+        # Masked probabilities are already 0 except in fully masked rows (uniform there);
+        # the backward below is unchanged by zeroing them, so zero in place.
+        xp.copyto(probs, target.type(0), where=xp.broadcast_to(masked, probs.shape))
+    dropped = probs * keep if keep is not None else probs
+    out = (dropped @ vh).transpose(0, 2, 1, 3)
+    return out, probs, qh, kh, vh, probs, dropped, keep, masked
 
 
 def _softmax_in_place(xp, logits):
@@ -156,37 +169,40 @@ def _backward(grads, tensors, saved, settings, return_scores):
     if _tape._active:  # an outer tape records this backward: go through differentiable ops
         return _backward_by_ops(tensors, settings, g_out, g_scores)
     dev = tensors[0]._device
-    xp = dev.xp
-    g_scores = None if g_scores is None else g_scores._value
-    go = g_out._value.transpose(0, 2, 1, 3)
-    g_v = (saved["dropped"].transpose(0, 1, 3, 2) @ go).transpose(0, 2, 1, 3)
-    g_logits = go @ saved["vh"].transpose(0, 1, 3, 2)  # gradient of the probabilities
-    if saved["keep"] is not None:
-        g_logits *= saved["keep"]
+    bias_shape = tuple(tensors[3].shape) if len(tensors) > 3 else None
+    backward = functools.partial(_backward_raw, dev.xp, saved["scale"], saved["masked_rows"],
+                                 bias_shape, [t._value.dtype for t in tensors[:3]])
+    grads = derive(backward, g_out._value, None if g_scores is None else g_scores._value,
+                   saved["dropped"], saved["vh"], saved["kh"], saved["qh"], saved["keep"],
+                   saved["masked"], saved["probs"])
+    return [None if g is None else Tensor(g, dev) for g in grads[:len(tensors)]]
+
+
+def _backward_raw(xp, scale, masked_rows, bias_shape, dtypes, g_out, g_scores, dropped, vh,
+                  kh, qh, keep, masked, probs):
+    """The fused backward on raw arrays: (g_query, g_key, g_value, g_bias or None)."""
+    go = g_out.transpose(0, 2, 1, 3)
+    g_v = (dropped.transpose(0, 1, 3, 2) @ go).transpose(0, 2, 1, 3)
+    g_logits = go @ vh.transpose(0, 1, 3, 2)  # gradient of the probabilities
+    if keep is not None:
+        g_logits *= keep
     if g_scores is not None:
         g_logits += g_scores
-    masked, probs = saved["masked"], saved["probs"]
     if masked is not None:
         masked = xp.broadcast_to(masked, g_logits.shape)
-    if saved["masked_rows"] == "zero" and masked is not None:
+    if masked_rows == "zero" and masked is not None:
         xp.copyto(g_logits, probs.dtype.type(0), where=masked)
     # softmax backward in place: P * (G - rowsum(G * P))
     g_logits -= xp.einsum("...s,...s->...", g_logits, probs)[..., None]
     g_logits *= probs
     if masked is not None:  # masked logits were constants
         xp.copyto(g_logits, probs.dtype.type(0), where=masked)
-    grads_out = []
-    g_bias = None
-    if len(tensors) > 3:
-        g_bias = Tensor(_sum_to_shape(g_logits, tensors[3].shape), dev)
-    g_q = (g_logits @ saved["kh"]).transpose(0, 2, 1, 3)
-    g_q *= probs.dtype.type(saved["scale"])
-    g_k = (g_logits.transpose(0, 1, 3, 2) @ saved["qh"]).transpose(0, 2, 1, 3)
-    for t, g in zip(tensors[:3], (g_q, g_k, g_v)):
-        grads_out.append(Tensor(g.astype(t._value.dtype, copy=False), dev))
-    if g_bias is not None:
-        grads_out.append(g_bias)
-    return grads_out
+    g_bias = None if bias_shape is None else _sum_to_shape(g_logits, bias_shape)
+    g_q = (g_logits @ kh).transpose(0, 2, 1, 3)
+    g_q *= probs.dtype.type(scale)
+    g_k = (g_logits.transpose(0, 1, 3, 2) @ qh).transpose(0, 2, 1, 3)
+    grads = tuple(g.astype(dtype, copy=False) for g, dtype in zip((g_q, g_k, g_v), dtypes))
+    return grads + (g_bias,)
 
 
 def _sum_to_shape(array, shape):

@@ -7,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from kerasish.autodiff.capture import derive
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_float
@@ -116,13 +117,7 @@ def take_along_axis(x, indices, axis=None):
         x, axis = shape_ops.reshape(x, (-1,)), 0
     axis = axis % x.ndim
     idx = _index_array("take_along_axis", indices, x._device)
-    xp = x._device.xp
-    try:
-        value = xp.take_along_axis(x._value, idx, axis=axis)
-    except (ValueError, IndexError) as err:
-        raise ValueError(f"ops.take_along_axis: x has shape {x.shape}, indices have shape "
-                         f"{tuple(idx.shape)} ({err}).") from None
-    return TakeAlongAxis(idx, axis, value)(x)
+    return TakeAlongAxis(idx, axis)(x)
 
 
 class TakeAlongAxis(Op):
@@ -130,22 +125,28 @@ class TakeAlongAxis(Op):
 
     name = "take_along_axis"
 
-    def __init__(self, idx, axis, value=None):
-        self.idx, self.axis, self.value = idx, axis, value
+    def __init__(self, idx, axis):
+        self.idx, self.axis = idx, axis
 
     def forward(self, device, x):
-        value, self.value = self.value, None   # computed once by the caller (error check)
-        return device.xp.take_along_axis(x, self.idx, axis=self.axis) if value is None else value
+        try:
+            return device.xp.take_along_axis(x, self.idx, axis=self.axis)
+        except (ValueError, IndexError) as err:
+            raise ValueError(f"ops.take_along_axis: x has shape {x.shape}, indices have shape "
+                             f"{tuple(self.idx.shape)} ({err}).") from None
 
     def save(self, inputs, outputs):
         return (inputs[0].shape,)
 
     def backward(self, saved, needs, g):
-        xp, shape, axis = g._device.xp, saved[0], self.axis
-        full = xp.broadcast_to(self.idx, g.shape) % shape[axis]
-        grid = list(xp.indices(full.shape, sparse=True))
-        grid[axis] = full
-        return (IndexAdd(tuple(grid), shape)(g),)
+        xp, shape, axis, g_shape = g._device.xp, saved[0], self.axis, g.shape
+
+        def scatter_index(idx):
+            full = xp.broadcast_to(idx, g_shape) % shape[axis]
+            grid = list(xp.indices(full.shape, sparse=True))
+            grid[axis] = full
+            return tuple(grid)
+        return (IndexAdd(derive(scatter_index, self.idx), shape)(g),)
 
 
 class IndexAdd(Op):

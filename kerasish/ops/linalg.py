@@ -4,7 +4,7 @@ import string
 
 import numpy as np
 
-from kerasish.autodiff import tape as _tape
+from kerasish.autodiff import capture as _capture, tape as _tape
 from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
@@ -62,7 +62,15 @@ def matmul(x1, x2):
     out = Tensor(value, dev)
     if _tape._active:
         _tape.record_pair("matmul", _MATMUL_VJP, t1, t2, out)
+    if _capture.tracer is not None:
+        dtype = a.dtype
+        _capture.hook_pair(_matmul_raw, None, dev, (t1, t2), (a, b), out,
+                           lambda p, q: _cast_all((p, q), dtype))
     return out
+
+
+def _matmul_raw(xp, a, b):
+    return xp.matmul(a, b)
 
 
 class MatMul(Op):

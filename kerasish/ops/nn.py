@@ -6,7 +6,7 @@ their own modules and are re-exported here for `nn.<name>` callers.
 import math
 import sys
 
-from kerasish.autodiff import tape as _tape
+from kerasish.autodiff import capture as _capture, tape as _tape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops, sorting
 from kerasish.ops.core import float_operand
@@ -20,7 +20,6 @@ class Activation(Unary):
     def forward(self, device, a):
         return self.compute(device.xp, a, Tensor(a, device))
 
-
 def _activation(name, compute, grad, doc):
     """Builds an activation function around an `Activation` Op."""
     the_op = Activation(name, compute, grad)
@@ -31,6 +30,9 @@ def _activation(name, compute, grad, doc):
         out = Tensor(compute(x._device.xp, x._value, x), x._device)
         if _tape._active:
             _tape.record_pair(name, vjp, x, None, out)
+        if _capture.tracer is not None:
+            _capture.hook_pair(lambda xp, a, dev=x._device: compute(xp, a, Tensor(a, dev)),
+                               None, x._device, (x,), (x._value,), out)
         return out
     op.__name__ = op.__qualname__ = name
     op.op = the_op

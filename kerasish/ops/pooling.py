@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from kerasish.autodiff.capture import derive
 from kerasish.autodiff.op import Op
 from kerasish.backend.config import is_float
 from kerasish.ops import core
@@ -164,7 +165,8 @@ class MaxPool(Op):
 
     def backward(self, saved, needs, g):
         x_shape, xpad, out = saved
-        masks = _max_routes(g._device.xp, xpad, out, self.geom)
+        xp, geom = g._device.xp, self.geom
+        masks = derive(lambda xpad, out: _max_routes(xp, xpad, out, geom), xpad, out)
         return (MaxPoolRoute(masks, self.geom, x_shape)(g),)
 
 

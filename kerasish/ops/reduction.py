@@ -5,6 +5,7 @@ reached through `builtins.` here.
 """
 import builtins
 
+from kerasish.autodiff.capture import apply_raw
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_float
@@ -356,10 +357,8 @@ def logsumexp(x, axis=None, keepdims=False):
 
 def _index_reduction(name):
     def op(x, axis=None, keepdims=False):
-        x = convert_to_tensor(x)
-        xp = x._device.xp
-        result = getattr(xp, name)(x._value, axis=axis, keepdims=keepdims)
-        return Tensor(xp.asarray(result).astype("int32"), x._device)
+        return apply_raw(lambda xp, a: xp.asarray(getattr(xp, name)(
+            a, axis=axis, keepdims=keepdims)).astype("int32"), convert_to_tensor(x))
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"Indices of the {name[3:]}imum along `axis` (int32, no gradient).\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([1.0, 3.0, 2.0]))\n")
@@ -376,8 +375,8 @@ def any(x, axis=None, keepdims=False):  # noqa: A001
     Example:
         >>> ops.any(ops.convert_to_tensor([0, 1]))   # True
     """
-    x = convert_to_tensor(x)
-    return Tensor(x._device.xp.any(x._value, axis=axis, keepdims=keepdims), x._device)
+    return apply_raw(lambda xp, a: xp.any(a, axis=axis, keepdims=keepdims),
+                     convert_to_tensor(x))
 
 
 def all(x, axis=None, keepdims=False):  # noqa: A001
@@ -386,8 +385,8 @@ def all(x, axis=None, keepdims=False):  # noqa: A001
     Example:
         >>> ops.all(ops.convert_to_tensor([0, 1]))   # False
     """
-    x = convert_to_tensor(x)
-    return Tensor(x._device.xp.all(x._value, axis=axis, keepdims=keepdims), x._device)
+    return apply_raw(lambda xp, a: xp.all(a, axis=axis, keepdims=keepdims),
+                     convert_to_tensor(x))
 
 
 def count_nonzero(x, axis=None):
@@ -396,6 +395,5 @@ def count_nonzero(x, axis=None):
     Example:
         >>> ops.count_nonzero(ops.convert_to_tensor([0, 1, 2]))   # 2
     """
-    x = convert_to_tensor(x)
-    xp = x._device.xp
-    return Tensor(xp.asarray(xp.count_nonzero(x._value, axis=axis)).astype("int32"), x._device)
+    return apply_raw(lambda xp, a: xp.asarray(xp.count_nonzero(a, axis=axis)).astype("int32"),
+                     convert_to_tensor(x))

@@ -12,6 +12,7 @@ outputs is in processing order (last time step first), as in Keras. Second
 order: `SequenceGrad`'s backward differentiates each cell's reference
 recurrence (`reference`, written with ops) with nested tapes.
 """
+from kerasish.autodiff.capture import derive
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tape import GradientTape
 from kerasish.autodiff.tensor import Tensor
@@ -371,12 +372,16 @@ _gru_before = _GRU(reset_after=False)
 _simple = _SimpleRNN()
 
 
+def _as_bool(mask):
+    return mask.astype(bool)
+
+
 def _run(cell, x, weights, states, mask, go_backwards):
     """Converts the inputs and applies a `Sequence` Op for `cell`."""
     tensors = [core.convert_to_tensor(x)] + [core.convert_to_tensor(w) for w in weights] + \
         [core.convert_to_tensor(st) for st in states]
     _, tensors, dev = core.operands(cell.name, *tensors)
-    maskv = None if mask is None else core.to_array(mask, dev).astype(bool)
+    maskv = None if mask is None else derive(_as_bool, core.to_array(mask, dev))
     return Sequence(cell, maskv, go_backwards)(*tensors)
 
 

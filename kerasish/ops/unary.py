@@ -7,7 +7,7 @@ re-exports these names), which keeps the two modules importable in any order.
 """
 import math
 
-from kerasish.autodiff import tape as _tape
+from kerasish.autodiff import capture as _capture, tape as _tape
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_inexact
@@ -56,6 +56,8 @@ def unary(name, compute, grad=None, float_only=True, doc=None):
         out = Tensor(compute(x._device.xp, x._value), x._device)
         if _tape._active and differentiable:
             _tape.record_pair(name, vjp, x, None, out)
+        if _capture.tracer is not None:
+            _capture.hook_pair(compute, None, x._device, (x,), (x._value,), out)
         return out
     op.__name__ = op.__qualname__ = name
     op.op = the_op

@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from kerasish.autodiff import capture
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish import ops
 from kerasish.backend import config, devices
@@ -347,6 +348,16 @@ class BaseOptimizer:
         grads = list(grads)
         if not grads:
             return
+        if capture.tracer is not None:  # a captured step replays this call as it is
+            return capture.eager_call(lambda gs: self._apply(gs, trainable_variables), grads,
+                                      lambda: self._updated_state(trainable_variables))
+        return self._apply(grads, trainable_variables)
+
+    def _updated_state(self, trainable_variables):
+        """The optimizer's variables and the ones it updates (for capture's verification)."""
+        return list(self.variables) + list(trainable_variables or self._trainable_variables)
+
+    def _apply(self, grads, trainable_variables):
         if distribute_lib.replica_apply(self, grads, trainable_variables):
             return  # inside strategy.run: the strategy applies one summed update
         variables = self._resolve_variables(grads, trainable_variables)

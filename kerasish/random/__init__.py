@@ -9,6 +9,7 @@ import random as _pyrandom
 
 import numpy as np
 
+from kerasish.autodiff import capture as _capture
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, devices as _dev
 from kerasish.ops import core, elementwise as ew, manipulation
@@ -63,6 +64,16 @@ def _generator(seed):
     )
 
 
+def _sample(seed, draw, device=None):
+    """`draw(device, generator)` as a Tensor (on `device`, default the generator's);
+    a captured step draws again on each replay."""
+    dev, gen = _generator(seed)
+    out = Tensor(draw(dev, gen), device or dev)
+    if _capture.tracer is not None:
+        _capture.hook_random(lambda: draw(*_generator(seed)), out, seed)
+    return out
+
+
 def _shape(shape):
     return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
 
@@ -86,38 +97,35 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     Returns:
         Tensor.
     """
-    dev, gen = _generator(seed)
-    dtype = _float(dtype)
-    values = gen.standard_normal(_shape(shape)) * stddev + mean
-    return Tensor(values.astype(config.to_numpy_dtype(dtype)), dev)
+    dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
+    return _sample(seed, lambda dev, gen: (gen.standard_normal(shape) * stddev + mean
+                                           ).astype(dtype))
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     """Samples uniformly from [minval, maxval)."""
-    dev, gen = _generator(seed)
-    dtype = _float(dtype)
-    values = gen.uniform(minval, maxval, _shape(shape))
-    return Tensor(values.astype(config.to_numpy_dtype(dtype)), dev)
+    dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
+    return _sample(seed, lambda dev, gen: gen.uniform(minval, maxval, shape).astype(dtype))
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Normal samples redrawn until within two standard deviations of the mean."""
-    dev, gen = _generator(seed)
-    dtype = _float(dtype)
-    shape = _shape(shape)
-    values = gen.standard_normal(shape)
-    bad = dev.xp.abs(values) > 2.0
-    while bool(bad.any()):
-        values[bad] = gen.standard_normal(int(bad.sum()))
+    dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
+
+    def draw(dev, gen):
+        values = gen.standard_normal(shape)
         bad = dev.xp.abs(values) > 2.0
-    return Tensor((values * stddev + mean).astype(config.to_numpy_dtype(dtype)), dev)
+        while bool(bad.any()):
+            values[bad] = gen.standard_normal(int(bad.sum()))
+            bad = dev.xp.abs(values) > 2.0
+        return (values * stddev + mean).astype(dtype)
+    return _sample(seed, draw)
 
 
 def randint(shape, minval, maxval, dtype="int32", seed=None):
     """Integers uniformly from [minval, maxval)."""
-    dev, gen = _generator(seed)
-    values = gen.integers(minval, maxval, _shape(shape))
-    return Tensor(values.astype(config.to_numpy_dtype(dtype)), dev)
+    dtype, shape = config.to_numpy_dtype(dtype), _shape(shape)
+    return _sample(seed, lambda dev, gen: gen.integers(minval, maxval, shape).astype(dtype))
 
 
 def categorical(logits, num_samples, dtype="int32", seed=None):
@@ -155,12 +163,14 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         raise ValueError(f"dropout: `rate` must be in [0, 1). Received: rate={rate}")
     if rate == 0:
         return x
-    dev, gen = _generator(seed)
     shape = x.shape if noise_shape is None else tuple(
         x.shape[i] if n is None else n for i, n in enumerate(noise_shape))
-    keep = gen.random(shape, dtype=np.float32) >= rate
-    scale = (keep / (1.0 - rate)).astype(x._value.dtype)
-    return ew.multiply(x, Tensor(x._device.send(scale), x._device))
+    dtype, target = x._value.dtype, x._device
+
+    def draw(dev, gen):
+        keep = gen.random(shape, dtype=np.float32) >= rate
+        return target.send((keep / (1.0 - rate)).astype(dtype))
+    return ew.multiply(x, _sample(seed, draw, target))
 
 
 def gamma(shape, alpha, dtype=None, seed=None):

@@ -6,15 +6,19 @@ optimizer update, `compute_metrics`. The loops below pull batches from a
 data adapter, drive callbacks and build the logs Keras reports.
 """
 import inspect
+import warnings
+
 import numpy as np
 
 from kerasish import distribute, metrics as metrics_module, optimizers
+from kerasish.autodiff import capture
+from kerasish.autodiff.function import CapturedFunction
 from kerasish.autodiff.tape import GradientTape
 from kerasish.callbacks.history import History
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core, elementwise as ew
 from kerasish.data import data_adapters
-from kerasish.trainers import compile_utils, epoch_loops
+from kerasish.trainers import captured_step, compile_utils, epoch_loops
 from kerasish.utils import tree
 
 
@@ -35,6 +39,10 @@ class Trainer:
         self._compile_config = None
         self.steps_per_execution = steps_per_execution
         self._distribute_strategy = distribute_lib.current_strategy()
+        self._jit_compile = False
+        self.run_eagerly = False
+        self._captured_train_step = None
+        self._captured_steps = {}  # "test" / "predict" -> CapturedFunction (jit_compile=True)
 
     @property
     def distribute_strategy(self):
@@ -55,8 +63,13 @@ class Trainer:
             weighted_metrics: metrics that use `sample_weight`.
             steps_per_execution: positive int; the batch callbacks run once per
                 this many steps, with Keras's batch indices (see `fit`).
-            run_eagerly, jit_compile: accepted for Keras compatibility (kerasish
-                always runs eagerly).
+            run_eagerly: run the Python step on every batch (no capture).
+            jit_compile: True captures the training step (see
+                `docs/jit_compile.md`): traced once per input signature,
+                checked against the eager step, then replayed as a flat plan
+                of array operations; a step that cannot be captured runs
+                eagerly after one warning. "auto" (the default) and False run
+                eagerly.
             auto_scale_loss: wrap the optimizer in a `LossScaleOptimizer` when the
                 model's dtype policy is "mixed_float16" (as Keras).
 
@@ -86,6 +99,42 @@ class Trainer:
         self._trainable_cache = None
         self.stop_training = False
         self._distribute_strategy = distribute_lib.current_strategy() or self._distribute_strategy
+        self._set_jit_compile(jit_compile, run_eagerly)
+
+    @property
+    def jit_compile(self):
+        """Whether the steps are captured (`compile(jit_compile=True)`; see `docs/jit_compile.md`)."""
+        return self._jit_compile
+
+    @jit_compile.setter
+    def jit_compile(self, value):
+        self._set_jit_compile(value if isinstance(value, str) else bool(value), self.run_eagerly)
+
+    def _set_jit_compile(self, jit_compile, run_eagerly):
+        """Keras's rules for `run_eagerly` / `jit_compile`; builds the captured step."""
+        if jit_compile not in (True, False, "auto"):
+            raise ValueError(f"compile: `jit_compile` must be True, False or \"auto\". "
+                             f"Received: jit_compile={jit_compile!r}")
+        if jit_compile is True and run_eagerly:
+            jit_compile = False
+            warnings.warn("If `run_eagerly` is True, then `jit_compile` cannot also be True. "
+                          "Disabling `jit_compile`.", stacklevel=3)
+        self.run_eagerly = bool(run_eagerly)
+        self._jit_compile = jit_compile is True
+        self._captured_train_step = None
+        self._captured_steps = {}
+        if not self._jit_compile:
+            return
+        if self._distribute_strategy is not None:
+            warnings.warn(f"jit_compile: model '{self.name}' trains under a distribution "
+                          "strategy; its step is not captured and runs eagerly.", stacklevel=3)
+        else:
+            self._captured_train_step = captured_step.CapturedTrainStep(
+                self, custom=type(self).train_step is not Trainer.train_step)
+            for kind, what in (("test", "evaluation"), ("predict", "prediction")):
+                self._captured_steps[kind] = CapturedFunction(
+                    getattr(self, f"{kind}_step"),
+                    label=f"jit_compile: the {what} step of model '{self.name}'")
 
     def _output_names(self, loss=None):
         outputs = getattr(self, "_outputs", None)
@@ -186,6 +235,9 @@ class Trainer:
             scaled_loss = self.optimizer.scale_loss(loss)
         self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
                                         sample_weight=_batch_size(x))
+        if capture.tracer is not None:  # the check below reads the loss on the host
+            capture.refuse("the built-in train_step's finite-loss check (a host read); "
+                           "a custom train_step that calls it is not captured")
         if not _is_finite(loss):
             self._nan_batch = True  # skip this update: the weights stay the last good ones
             return self.get_metrics_result()

@@ -1,5 +1,7 @@
 """Embedding: turns integer indices into dense vectors."""
 from kerasish import constraints, initializers, ops, regularizers
+from kerasish.autodiff.capture import host_check
+from kerasish.backend.devices import to_host
 from kerasish.layers.layer import Layer
 from kerasish.utils import registry
 
@@ -71,13 +73,16 @@ class Embedding(Layer):
                 f"Layer '{self.name}' (Embedding) expects integer indices; received dtype "
                 f"{inputs.dtype}."
             )
-        values = inputs.numpy()
+        host_check(self._check_indices, inputs)
+        return ops.take(self.embeddings, inputs, axis=0)
+
+    def _check_indices(self, indices):
+        values = to_host(indices)
         if values.size and (values.min() < 0 or values.max() >= self.input_dim):
             raise ValueError(
                 f"Layer '{self.name}' (Embedding): indices must be in [0, {self.input_dim}); "
                 f"received min {int(values.min())}, max {int(values.max())}."
             )
-        return ops.take(self.embeddings, inputs, axis=0)
 
     def compute_mask(self, inputs, previous_mask=None):
         if not self.mask_zero:

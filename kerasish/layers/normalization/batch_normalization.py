@@ -148,9 +148,9 @@ class BatchNormalization(Layer):
 
     def _update_moving(self, variable, batch_value):
         """variable = variable * momentum + batch_value * (1 - momentum), in place."""
-        moving = variable.value
-        variable.assign(moving * self.momentum
-                        + batch_value.value.astype(moving.dtype) * (1.0 - self.momentum))
+        batch_value = ops.cast(ops.stop_gradient(batch_value), variable.dtype)
+        variable.assign(ops.add(ops.multiply(variable, self.momentum),
+                                ops.multiply(batch_value, 1.0 - self.momentum)))
 
     def _masked_moments(self, inputs, mask):
         """Keras's mask-weighted mean and variance over the reduction axes."""
