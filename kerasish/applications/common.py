@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from kerasish import layers, ops
+from kerasish import activations, layers, ops
 from kerasish.utils import file_utils
 
 
@@ -27,6 +27,18 @@ def check_top(include_top, weights, classes):
     if weights == "imagenet" and include_top and classes != 1000:
         raise ValueError("If using `weights='imagenet'` with `include_top=True`, `classes` "
                          f"should be 1000.  Received classes={classes}")
+
+
+def validate_activation(classifier_activation, weights):
+    """Pretrained weights take only a softmax (or no) classifier activation, as in Keras."""
+    if weights is None:
+        return
+    allowed = {activations.get("softmax"), activations.get(None)}
+    if activations.get(classifier_activation) not in allowed:
+        raise ValueError("Only `None` and `softmax` activations are allowed for the "
+                         "`classifier_activation` argument when using pretrained weights, with "
+                         "`include_top=True`; Received: "
+                         f"classifier_activation={classifier_activation}")
 
 
 def obtain_input_shape(input_shape, default_size, min_size, require_flatten, weights=None):

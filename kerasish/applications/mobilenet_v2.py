@@ -95,6 +95,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     x = layers.ReLU(6.0, name="out_relu")(x)
     if include_top:
         x = layers.GlobalAveragePooling2D()(x)
+        common.validate_activation(classifier_activation, weights)
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
     else:
         x = common.pooled(x, pooling)
