@@ -6,6 +6,8 @@ Integer-only ops (bitwise, gcd, bincount, digitize, unique...) live in
 import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import config
+from kerasish.backend.dtypes import result_type
 from kerasish.ops import (core, elementwise as ew, layout, manipulation as shape_ops, reduction,
                           sorting)
 from kerasish.ops.core import convert_to_tensor, float_operand
@@ -202,29 +204,62 @@ def sinc(x):
     return ew.where(zero, 1.0, ew.divide(ew.sin(px), px))
 
 
+def _weak_dtype(x):
+    """A Python scalar's type (weak in the promotion), else the tensor's dtype."""
+    if isinstance(x, (bool, int, float)) and not hasattr(x, "dtype"):
+        return type(x)
+    return convert_to_tensor(x).dtype
+
+
+def _as_dtype(x, dtype):
+    """`x` as a tensor of `dtype` (a Python scalar is converted straight to it)."""
+    if isinstance(x, (bool, int, float)) and not hasattr(x, "dtype"):
+        return convert_to_tensor(x, dtype=dtype)
+    return core.cast(convert_to_tensor(x), dtype)
+
+
 def logaddexp2(x1, x2):
-    """log2(2**x1 + 2**x2). Example: `ops.logaddexp2(1.0, 1.0)   # 2.0`."""
-    ln2 = np.log(2.0)
+    """log2(2**x1 + 2**x2), in the inputs' float result dtype (ints and bools
+    give floatx, as Keras).
+
+    Example:
+        >>> ops.logaddexp2(1.0, 1.0)   # 2.0
+    """
+    dtype = result_type(_weak_dtype(x1), _weak_dtype(x2), float)
+    x1, x2 = _as_dtype(x1, dtype), _as_dtype(x2, dtype)
+    ln2 = float(np.log(2.0))  # a Python float is weak: it keeps float16/bfloat16
     return ew.divide(ew.logaddexp(ew.multiply(x1, ln2), ew.multiply(x2, ln2)), ln2)
 
 
 def fmod(x1, x2):
-    """Remainder with the sign of the dividend (C fmod).
+    """Remainder with the sign of the dividend (C fmod), in the inputs' result
+    dtype (integers stay integers, bool gives int32, as Keras).
 
     Example:
         >>> ops.fmod(ops.convert_to_tensor([-3.0]), 2.0)   # [-1.]
     """
+    dtype = result_type(_weak_dtype(x1), _weak_dtype(x2))
+    if dtype == "bool":
+        dtype = "int32"
+    x1, x2 = _as_dtype(x1, dtype), _as_dtype(x2, dtype)
+    if not config.is_float_dtype(dtype):  # no gradient for integers
+        (a, b), _, dev = core.operands("fmod", x1, x2)
+        return Tensor(dev.xp.fmod(a, b), dev)
     q = ew.divide(x1, x2)
     return ew.subtract(x1, ew.multiply(ew.trunc(core.stop_gradient(q)), x2))
 
 
 def heaviside(x1, x2):
-    """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0.
+    """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0, in the inputs' float
+    result dtype (integers and bools give floatx; int64 gives float64).
 
     Example:
         >>> ops.heaviside(ops.convert_to_tensor([-1.0, 0.0, 2.0]), 0.5)   # [0., 0.5, 1.]
     """
-    x1 = float_operand(x1)
+    dtype = result_type(_weak_dtype(x1), _weak_dtype(x2))
+    if not config.is_float_dtype(dtype):
+        dtype = "float64" if dtype == "int64" else config.floatx()
+    x1, x2 = _as_dtype(x1, dtype), _as_dtype(x2, dtype)
     return ew.where(ew.greater(x1, 0), 1.0, ew.where(ew.less(x1, 0), 0.0, x2))
 
 

@@ -264,5 +264,7 @@ def diff(a, n=1, axis=-1):
         hi = [builtins.slice(None)] * x.ndim
         lo = [builtins.slice(None)] * x.ndim
         hi[axis], lo[axis] = builtins.slice(1, None), builtins.slice(None, -1)
-        x = ew.subtract(getitem(x, tuple(hi)), getitem(x, tuple(lo)))
+        # numpy (and Keras) difference booleans with `!=`
+        step = ew.not_equal if x.dtype == "bool" else ew.subtract
+        x = step(getitem(x, tuple(hi)), getitem(x, tuple(lo)))
     return x

@@ -59,6 +59,8 @@ def matmul(x1, x2):
     except ValueError as err:
         raise ValueError(f"ops.matmul: batch shapes do not broadcast for inputs "
                          f"{core.describe(a, b)} ({err}).") from None
+    if value.dtype != a.dtype:  # numpy multiplies bfloat16 into float32; Keras keeps it
+        value = value.astype(a.dtype)
     out = Tensor(value, dev)
     if _tape._active:
         _tape.record_pair("matmul", _MATMUL_VJP, t1, t2, out)
@@ -258,9 +260,13 @@ class Einsum(Op):
         self.specs, self.output_spec = specs, output_spec
 
     def forward(self, device, *values):
-        values = _cast_all(values, _product_dtype(*values))
+        dtype = _product_dtype(*values)
+        # numpy's einsum has no bfloat16 loop: compute in float32, cast back (as Keras)
+        compute = np.dtype("float32") if config.standardize_dtype(dtype) == "bfloat16" else dtype
+        values = _cast_all(values, compute)
         expr = ",".join(self.specs) + "->" + self.output_spec
-        return device.xp.einsum(expr, *values, optimize=len(values) > 2)
+        out = device.xp.einsum(expr, *values, optimize=len(values) > 2)
+        return out if out.dtype == dtype else out.astype(dtype)
 
     def save(self, inputs, outputs):
         return tuple(inputs)

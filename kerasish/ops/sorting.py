@@ -7,6 +7,7 @@ TensorFlow's and JAX's `top_k` do.
 import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import take_along_axis
@@ -186,10 +187,12 @@ def average(x, axis=None, weights=None):
     Example:
         >>> ops.average(ops.convert_to_tensor([1.0, 3.0]), weights=[3.0, 1.0])   # 1.5
     """
-    x = core.float_operand(x)
+    x = core.convert_to_tensor(x)
     if weights is None:
-        return reduction.mean(x, axis=axis)
-    w = core.float_operand(weights)
+        return reduction.mean(core.cast(x, result_type(x.dtype, float)), axis=axis)
+    w = core.convert_to_tensor(weights)
+    dtype = result_type(x.dtype, float, w.dtype)  # Keras: x, weights and a weak float
+    x, w = core.cast(x, dtype), core.cast(w, dtype)
     if w.shape != x.shape:
         if axis is None or w.ndim != 1:
             raise ValueError(f"ops.average: weights of shape {w.shape} do not fit x of shape "

@@ -74,3 +74,56 @@ def test_allclose_psnr_and_gradients():
     check_gradients(lambda a, b: ops.cross(a, b), [X[:, :3], X[:, 1:]])
     check_gradients(lambda a, b: ops.kron(a, b), [X[:2, :2], X[1:, 1:3]])
     check_gradients(lambda x: ops.sinc(x), [X + 0.01])
+
+
+def _typed(values, dtype):
+    return ops.cast(ops.convert_to_tensor(values), dtype)
+
+
+@pytest.mark.parametrize("d1,d2,expected", [
+    ("float32", "float32", "float32"), ("int8", "int16", "float32"), ("bool", "int32", "float32"),
+    ("float16", "int8", "float16"), ("bfloat16", "bool", "bfloat16"), ("float16", "float32", "float32")])
+def test_logaddexp2_result_dtype(d1, d2, expected):
+    # Keras: result_type(x1, x2, float); the ln 2 factor must not widen to float64
+    out = ops.logaddexp2(_typed([1, 0], d1), _typed([1, 0], d2))
+    assert out.dtype == expected
+    np.testing.assert_allclose(out.numpy().astype(np.float64), [2.0, 1.0], rtol=1e-2)
+
+
+@pytest.mark.parametrize("d1,d2,expected", [
+    ("int8", "int16", "int16"), ("uint8", "int8", "int16"), ("uint16", "int8", "int32"),
+    ("int32", "bool", "int32"), ("bool", "bool", "int32"), ("float16", "int8", "float16")])
+def test_fmod_result_dtype_and_integer_values(d1, d2, expected):
+    out = ops.fmod(_typed([7, 5], d1), _typed([3, 1], d2))
+    assert out.dtype == expected
+    if "bool" not in (d1, d2):
+        np.testing.assert_array_equal(out.numpy(), np.fmod([7, 5], [3, 1]))
+    signed = ops.fmod(_typed([-7, 7], "int32"), _typed([3, -3], "int32"))
+    np.testing.assert_array_equal(signed.numpy(), [-1, 1])   # C fmod: sign of the dividend
+    # a Python float stays weak: float64 inputs keep 0.7 exact
+    x = np.array([2.5, -1.3])
+    np.testing.assert_allclose(ops.fmod(x, 0.7).numpy(), np.fmod(x, 0.7), rtol=1e-12)
+
+
+@pytest.mark.parametrize("d1,d2,expected", [
+    ("float16", "int8", "float16"), ("float16", "bool", "float16"), ("float32", "bfloat16", "float32"),
+    ("float16", "bfloat16", "float32"), ("int8", "int16", "float32"), ("bfloat16", "bool", "bfloat16")])
+def test_heaviside_result_dtype(d1, d2, expected):
+    out = ops.heaviside(_typed([-1, 0, 2], d1), _typed([1, 1, 1], d2))
+    assert out.dtype == expected
+    np.testing.assert_array_equal(out.numpy().astype(np.float32), [0.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize("dx,dw,expected", [
+    ("float16", "int8", "float16"), ("int8", "bfloat16", "bfloat16"), ("bfloat16", "bool", "bfloat16"),
+    ("int32", "int32", "float32")])
+def test_average_result_dtype(dx, dw, expected):
+    out = ops.average(_typed([1, 3], dx), weights=_typed([3, 1], dw))
+    assert out.dtype == expected
+    assert float(out.numpy()) == (2.0 if dw == "bool" else 1.5)
+
+
+def test_diff_of_booleans_is_not_equal():
+    out = ops.diff(ops.convert_to_tensor([True, False, False, True]))
+    assert out.dtype == "bool"
+    np.testing.assert_array_equal(out.numpy(), np.diff(np.array([True, False, False, True])))
