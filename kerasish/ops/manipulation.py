@@ -64,10 +64,26 @@ def transpose(x, axes=None):
         (3, 2)
     """
     x = convert_to_tensor(x)
-    axes = tuple(range(x.ndim))[::-1] if axes is None else tuple(int(a) % builtins.max(x.ndim, 1) for a in axes)
-    if sorted(axes) != list(range(x.ndim)):
-        raise ValueError(f"ops.transpose: axes {axes} are not a permutation for shape {x.shape}.")
-    return Transpose(axes)(x)
+    return Transpose(_transpose_axes(axes, x.ndim))(x)
+
+
+def _transpose_axes(axes, ndim):
+    """Validates `axes` for a rank-`ndim` transpose (Keras's wording); returns them >= 0."""
+    if axes is None:
+        return tuple(range(ndim))[::-1]
+    if len(axes) != ndim:
+        raise ValueError(f"ops.transpose: `axes` must be a list of the same length as the "
+                         f"input shape, expected {ndim}, but received {len(axes)}. "
+                         f"Received: axes={axes}")
+    if any(not -ndim <= int(a) < ndim for a in axes):
+        raise ValueError(f"ops.transpose: Each axis in `axes` must be an integer in "
+                         f"[-{ndim}, {ndim}). Received: axes={axes}")
+    positive = tuple(int(a) % builtins.max(ndim, 1) for a in axes)
+    if sorted(positive) != list(range(ndim)):
+        raise ValueError(f"ops.transpose: `axes` must be a valid permutation of "
+                         f"{list(range(ndim))} for a tensor of rank {ndim}. "
+                         f"Received: axes={axes}")
+    return positive
 
 
 class Transpose(Op):

@@ -119,3 +119,22 @@ def test_bad_input_errors_name_the_op_and_shapes():
         ops.pad(X, 1, mode="mean")
     with pytest.raises(ValueError, match=r"ops.unstack.*num=2"):
         ops.unstack(X, num=2, axis=1)
+
+
+def test_transpose_axes_validation_uses_keras_wording():
+    x = ops.zeros((2, 3, 4))
+    with pytest.raises(ValueError, match=r"valid permutation.*axes=\[0, 0, 0\]"):
+        ops.transpose(x, axes=[0, 0, 0])
+    # an out-of-range axis used to wrap around silently (5 -> 2)
+    with pytest.raises(ValueError, match=r"Each axis in `axes` must be an integer in \[-3, 3\)"):
+        ops.transpose(x, axes=[0, 1, 5])
+    with pytest.raises(ValueError, match="must be a list of the same length as the input shape"):
+        ops.transpose(x, axes=[0, 1])
+    assert ops.transpose(x, axes=[-1, 0, 1]).shape == (4, 2, 3)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_pad_constant_values_outside_constant_mode_uses_keras_wording(mode):
+    with pytest.raises(ValueError, match="Argument `constant_values` can only be provided "
+                                         "when `mode == 'constant'`"):
+        ops.pad(ops.ones((2, 3)), ((1, 1), (1, 1)), mode=mode, constant_values=2)
