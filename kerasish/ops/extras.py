@@ -152,6 +152,8 @@ def percentile(x, q, axis=None, method="linear", keepdims=False):
 def _nan_reduce(name, fn, fill):
     def op(x, axis=None, keepdims=False):
         x = float_operand(x)
+        if isinstance(axis, (tuple, list)) and not axis and name in ("nanmax", "nanmin"):
+            return x  # no axis reduced: numpy returns the input, NaNs included
         nan = ew.isnan(x)
         return fn(ew.where(nan, fill, x), axis, keepdims, nan)
     op.__name__ = op.__qualname__ = name
@@ -166,8 +168,13 @@ def _count(nan, axis, keepdims):
 
 nansum = _nan_reduce("nansum", lambda x, a, k, n: reduction.sum(x, a, k), 0.0)
 nanprod = _nan_reduce("nanprod", lambda x, a, k, n: reduction.prod(x, a, k), 1.0)
-nanmax = _nan_reduce("nanmax", lambda x, a, k, n: reduction.max(x, a, k), -np.inf)
-nanmin = _nan_reduce("nanmin", lambda x, a, k, n: reduction.min(x, a, k), np.inf)
+def _all_nan_is_nan(extremum):
+    """A slice made only of NaNs gives NaN (numpy), not the +-inf fill."""
+    return lambda x, a, k, n: ew.where(reduction.all(n, a, k), np.nan, extremum(x, a, k))
+
+
+nanmax = _nan_reduce("nanmax", _all_nan_is_nan(reduction.max), -np.inf)
+nanmin = _nan_reduce("nanmin", _all_nan_is_nan(reduction.min), np.inf)
 nanmean = _nan_reduce("nanmean", lambda x, a, k, n: ew.divide(
     core.cast(reduction.sum(x, a, k), x.dtype), core.cast(_count(n, a, k), x.dtype)), 0.0)
 

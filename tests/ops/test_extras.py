@@ -127,3 +127,15 @@ def test_diff_of_booleans_is_not_equal():
     out = ops.diff(ops.convert_to_tensor([True, False, False, True]))
     assert out.dtype == "bool"
     np.testing.assert_array_equal(out.numpy(), np.diff(np.array([True, False, False, True])))
+
+
+def test_nanmax_nanmin_over_no_axis_and_all_nan_slices_match_numpy():
+    x = np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, -np.inf]])
+    np.testing.assert_array_equal(ops.nanmax(x, axis=()).numpy(), np.nanmax(x, axis=()))
+    np.testing.assert_array_equal(ops.nanmin(x, axis=()).numpy(), np.nanmin(x, axis=()))
+    all_nan = np.array([[np.nan, np.nan], [1.0, np.nan]])
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        expected_max, expected_min = np.nanmax(all_nan, axis=1), np.nanmin(all_nan, axis=1)
+    np.testing.assert_array_equal(ops.nanmax(all_nan, axis=1).numpy(), expected_max)
+    np.testing.assert_array_equal(ops.nanmin(all_nan, axis=1).numpy(), expected_min)
+    assert np.isnan(ops.nanmax(np.full((2, 2), np.nan)).numpy())
