@@ -96,9 +96,11 @@ def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=Fal
     """
     inputs = [query, key, value] + ([bias] if bias is not None else [])
     values, tensors, dev = core.operands("attention", *inputs)
-    target = core.config.to_numpy_dtype(core.result_dtype(*values[:3]))
-    if target.kind != "f":
-        target = core.config.to_numpy_dtype(core.config.floatx())
+    result = core.config.to_numpy_dtype(core.result_dtype(*values[:3]))
+    if not core.config.is_float_dtype(result):
+        result = core.config.to_numpy_dtype(core.config.floatx())
+    # numpy computes bfloat16 products in float32: run in float32, return bfloat16
+    target = np.dtype("float32") if core.config.standardize_dtype(result) == "bfloat16" else result
     values = [v.astype(target, copy=False) for v in values]
     q, k, v = values[:3]
     _check(q, k, v, masked_rows, dropout_rate)
@@ -128,8 +130,9 @@ def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=Fal
         xp.copyto(probs, target.type(0), where=xp.broadcast_to(masked, probs.shape))
     scores = probs
     dropped = scores * keep if keep is not None else scores
-    out = Tensor((dropped @ vh).transpose(0, 2, 1, 3), dev)
-    outputs = (out, Tensor(scores, dev)) if return_scores else (out,)
+    out = Tensor((dropped @ vh).transpose(0, 2, 1, 3).astype(result, copy=False), dev)
+    outputs = ((out, Tensor(scores.astype(result, copy=False), dev)) if return_scores
+               else (out,))
     if _tape._active:
         saved = dict(qh=qh, kh=kh, vh=vh, probs=probs, dropped=dropped, keep=keep,
                      masked=masked, scale=scale, masked_rows=masked_rows)

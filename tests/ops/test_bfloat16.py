@@ -66,3 +66,14 @@ def test_corrcoef_keeps_bfloat16():
     out = ops.corrcoef(_bf16([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]]))
     assert out.dtype == "bfloat16"
     np.testing.assert_array_equal(out.numpy().astype(np.float32), [[1.0, -1.0], [-1.0, 1.0]])
+
+
+def test_dot_product_attention_keeps_bfloat16():
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((1, 3, 2, 4)).astype(np.float32) for _ in range(3))
+    out = ops.dot_product_attention(_bf16(q), _bf16(k), _bf16(v))
+    assert out.dtype == "bfloat16"
+    reference = ops.dot_product_attention(*(ops.cast(_bf16(t), "float32") for t in (q, k, v)))
+    np.testing.assert_allclose(out.numpy().astype(np.float32), reference.numpy(), rtol=2e-2, atol=2e-2)
+    mixed = ops.dot_product_attention(_bf16(q), k, v)
+    assert mixed.dtype == "float32"
