@@ -287,7 +287,8 @@ def kron(x1, x2):
 
 
 def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """Cross product of 3-vectors along an axis.
+    """Cross product of 2- or 3-vectors along an axis (numpy.cross: a 2-vector has
+    z = 0; two 2-vectors give the z component only).
 
     Example:
         >>> ops.cross(ops.convert_to_tensor([1.0, 0, 0]), ops.convert_to_tensor([0.0, 1, 0]))  # [0,0,1]
@@ -296,10 +297,15 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
         axisa = axisb = axisc = axis
     a = shape_ops.moveaxis(convert_to_tensor(x1), axisa, -1)
     b = shape_ops.moveaxis(convert_to_tensor(x2), axisb, -1)
-    if a.shape[-1] != 3 or b.shape[-1] != 3:
-        raise ValueError(f"ops.cross: needs 3-vectors; got {core.describe(a, b)}.")
-    a0, a1, a2 = (a[..., i] for i in range(3))
-    b0, b1, b2 = (b[..., i] for i in range(3))
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError(f"ops.cross: needs 2- or 3-vectors along the axis; got "
+                         f"{core.describe(a, b)}.")
+    a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+    if a.shape[-1] == b.shape[-1] == 2:  # numpy: the z component only, the axis dropped
+        return ew.subtract(ew.multiply(a0, b1), ew.multiply(a1, b0))
+    # a 2-vector has a zero z component (numpy)
+    a2 = a[..., 2] if a.shape[-1] == 3 else ew.multiply(a0, 0.0)
+    b2 = b[..., 2] if b.shape[-1] == 3 else ew.multiply(b0, 0.0)
     out = shape_ops.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
     return shape_ops.moveaxis(out, -1, axisc)
 

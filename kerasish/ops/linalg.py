@@ -210,15 +210,18 @@ def _expand_ellipsis(subscripts, tensors):
     free = [c for c in string.ascii_letters if c not in subscripts]
     ranks = [t.ndim - len(s.replace("...", "")) if "..." in s else 0 for s, t in zip(specs, tensors)]
     width = max(ranks)
-    batch = np.broadcast_shapes(*[t.shape[:r] if "..." in s else ()
-                                  for s, t, r in zip(specs, tensors, ranks)])
+    # the ellipsis may sit anywhere in a spec: its dims start after the letters before it
+    starts = [len(s.split("...")[0]) for s in specs]
+    batch = np.broadcast_shapes(*[t.shape[p:p + r] if "..." in s else ()
+                                  for s, t, r, p in zip(specs, tensors, ranks, starts)])
     letters = "".join(free[:width])
     new_specs, new_tensors = [], []
-    for s, t, r in zip(specs, tensors, ranks):
+    for s, t, r, p in zip(specs, tensors, ranks, starts):
         if "..." in s:
-            if t.shape[:r] != batch[width - r:]:
-                t = shape_ops.broadcast_to(shape_ops.reshape(t, (1,) * (width - r) + t.shape),
-                                           batch + t.shape[r:])
+            if t.shape[p:p + r] != batch[width - r:]:
+                head, tail = t.shape[:p], t.shape[p + r:]
+                t = shape_ops.reshape(t, head + (1,) * (width - r) + t.shape[p:])
+                t = shape_ops.broadcast_to(t, head + batch + tail)
                 r = width
             s = s.replace("...", letters[width - r:])
         new_specs.append(s)

@@ -41,6 +41,12 @@ def reshape(x, newshape):
     """
     x = convert_to_tensor(x)
     newshape = tuple(int(n) for n in (newshape if isinstance(newshape, (tuple, list)) else (newshape,)))
+    if any(n < -1 for n in newshape):  # numpy would accept any negative entry as -1
+        raise ValueError("ops.reshape: Each dimension of `newshape` must be a non-negative "
+                         f"integer or -1. Received: newshape={newshape}")
+    if newshape.count(-1) > 1:
+        raise ValueError("ops.reshape: There must be at most one unknown dimension in "
+                         f"`newshape`. Received: newshape={newshape}")
     try:
         return Reshape(newshape)(x)
     except ValueError:

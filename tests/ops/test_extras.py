@@ -1,4 +1,6 @@
 """kerasish.ops.extras: numpy-style extras against numpy."""
+import warnings
+
 import numpy as np
 import pytest
 from scipy import special
@@ -139,3 +141,16 @@ def test_nanmax_nanmin_over_no_axis_and_all_nan_slices_match_numpy():
     np.testing.assert_array_equal(ops.nanmax(all_nan, axis=1).numpy(), expected_max)
     np.testing.assert_array_equal(ops.nanmin(all_nan, axis=1).numpy(), expected_min)
     assert np.isnan(ops.nanmax(np.full((2, 2), np.nan)).numpy())
+
+
+def test_cross_of_two_and_three_vectors_matches_numpy():
+    rng = np.random.default_rng(1)
+    x3, x2 = rng.random((2, 1, 4, 3)), rng.random((2, 1, 4, 2))
+    y3, y2 = rng.random((1, 5, 4, 3)), rng.random((1, 5, 4, 2))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)   # numpy 2 deprecates 2-vectors
+        for a, b in ((x3, y3), (x3, y2), (x2, y3), (x2, y2)):
+            out, expected = ops.cross(a, b).numpy(), np.cross(a, b)
+            assert out.shape == expected.shape
+            np.testing.assert_allclose(out, expected, rtol=1e-12)
+    check_gradients(lambda a, b: ops.cross(a, b), [x3[:1, :, :2], y2[:, :2, :2]])

@@ -138,3 +138,13 @@ def test_pad_constant_values_outside_constant_mode_uses_keras_wording(mode):
     with pytest.raises(ValueError, match="Argument `constant_values` can only be provided "
                                          "when `mode == 'constant'`"):
         ops.pad(ops.ones((2, 3)), ((1, 1), (1, 1)), mode=mode, constant_values=2)
+
+
+def test_reshape_rejects_negative_entries_other_than_one_minus_one():
+    x = ops.zeros((20,))
+    # numpy alone accepted -2 as an unknown dimension
+    with pytest.raises(ValueError, match=r"non-negative integer.*-1.*newshape=\(-2, 5\)"):
+        ops.reshape(x, (-2, 5))
+    with pytest.raises(ValueError, match=r"at most one unknown dimension.*newshape=\(-1, -1, 5\)"):
+        ops.reshape(x, (-1, -1, 5))
+    assert ops.reshape(x, (-1, 5)).shape == (4, 5)
