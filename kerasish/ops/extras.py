@@ -149,8 +149,17 @@ def percentile(x, q, axis=None, method="linear", keepdims=False):
     return sorting.quantile(x, q if q.ndim else float(q), axis=axis, method=method, keepdims=keepdims)
 
 
+# Integers and booleans hold no NaN: these reduce them like the plain reduction,
+# with its result dtype (int32/uint32 sums and products, the input's for max/min).
+_PLAIN = {"nansum": reduction.sum, "nanprod": reduction.prod,
+          "nanmax": reduction.max, "nanmin": reduction.min}
+
+
 def _nan_reduce(name, fn, fill):
     def op(x, axis=None, keepdims=False):
+        x = convert_to_tensor(x)
+        if name in _PLAIN and not config.is_float_dtype(x.dtype):
+            return _PLAIN[name](x, axis, keepdims)
         x = float_operand(x)
         if isinstance(axis, (tuple, list)) and not axis and name in ("nanmax", "nanmin"):
             return x  # no axis reduced: numpy returns the input, NaNs included

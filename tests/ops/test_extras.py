@@ -154,3 +154,17 @@ def test_cross_of_two_and_three_vectors_matches_numpy():
             assert out.shape == expected.shape
             np.testing.assert_allclose(out, expected, rtol=1e-12)
     check_gradients(lambda a, b: ops.cross(a, b), [x3[:1, :, :2], y2[:, :2, :2]])
+
+
+@pytest.mark.parametrize("dtype,summed,extreme", [
+    ("bool", "int32", "bool"), ("int16", "int32", "int16"), ("int32", "int32", "int32"),
+    ("uint8", "uint32", "uint8"), ("uint16", "uint32", "uint16")])
+def test_nan_reductions_of_integers_keep_keras_integer_dtypes(dtype, summed, extreme):
+    # no NaN in integers: the plain reduction and its dtype (was floatx)
+    x = _typed([3, 1, 2], dtype)
+    assert ops.nansum(x).dtype == ops.nanprod(x).dtype == summed
+    assert ops.nanmax(x).dtype == ops.nanmin(x).dtype == extreme
+    values = np.array([3, 1, 2]).astype(dtype)
+    assert int(ops.nansum(x).numpy()) == int(values.sum())
+    assert int(ops.nanmax(x).numpy()) == int(values.max())
+    assert int(ops.nanmin(x, axis=0).numpy()) == int(values.min())
