@@ -118,12 +118,28 @@ def moveaxis(x, source, destination):
         (3, 4, 2)
     """
     x = convert_to_tensor(x)
-    src = [int(a) % x.ndim for a in np.atleast_1d(source)]
-    dst = [int(a) % x.ndim for a in np.atleast_1d(destination)]
+    src = _moveaxis_axes("source", source, x.ndim)
+    dst = _moveaxis_axes("destination", destination, x.ndim)
+    if len(src) != len(dst):
+        raise ValueError("ops.moveaxis: `source` and `destination` must have the same number "
+                         f"of elements. Received: source={source}, destination={destination}")
     order = [n for n in range(x.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
     return transpose(x, order)
+
+
+def _moveaxis_axes(name, axes, ndim):
+    """`axes` as non-negative ints; an out-of-range or repeated axis raises (numpy)."""
+    axes = [int(a) for a in np.atleast_1d(axes)]
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"ops.moveaxis: `{name}` axis {a} is out of bounds for a tensor "
+                             f"of rank {ndim}.")
+    positive = [a % ndim for a in axes]
+    if len(set(positive)) != len(positive):
+        raise ValueError(f"ops.moveaxis: repeated axis in `{name}`. Received: {name}={axes}")
+    return positive
 
 
 def swapaxes(x, axis1, axis2):

@@ -148,3 +148,17 @@ def test_reshape_rejects_negative_entries_other_than_one_minus_one():
     with pytest.raises(ValueError, match=r"at most one unknown dimension.*newshape=\(-1, -1, 5\)"):
         ops.reshape(x, (-1, -1, 5))
     assert ops.reshape(x, (-1, 5)).shape == (4, 5)
+
+
+def test_moveaxis_rejects_out_of_range_and_repeated_axes():
+    x = ops.zeros((2, 2, 3))
+    # axis 3 used to wrap around to 0 silently (sparsemax(x, axis=3) returned a result)
+    with pytest.raises(ValueError, match="`source` axis 3 is out of bounds for a tensor of rank 3"):
+        ops.moveaxis(x, 3, -1)
+    with pytest.raises(ValueError, match="`destination` axis -4 is out of bounds"):
+        ops.moveaxis(x, 0, -4)
+    with pytest.raises(ValueError, match="repeated axis in `source`"):
+        ops.moveaxis(x, [0, 0], [1, 2])
+    with pytest.raises(ValueError, match="out of bounds"):
+        ops.sparsemax(x, axis=3)
+    assert ops.moveaxis(x, [0, -1], [-1, 0]).shape == (3, 2, 2)
