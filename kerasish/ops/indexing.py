@@ -114,6 +114,9 @@ def take_along_axis(x, indices, axis=None):
     x = convert_to_tensor(x)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
+    if not -x.ndim <= axis < x.ndim:  # it wrapped around silently
+        raise ValueError(f"ops.take_along_axis: axis {axis} is out of bounds for a tensor of "
+                         f"rank {x.ndim}.")
     axis = axis % x.ndim
     idx = _index_array("take_along_axis", indices, x._device)
     xp = x._device.xp

@@ -150,6 +150,10 @@ def swapaxes(x, axis1, axis2):
         (4, 3, 2)
     """
     x = convert_to_tensor(x)
+    for name, axis in (("axis1", axis1), ("axis2", axis2)):
+        if not -x.ndim <= int(axis) < x.ndim:
+            raise ValueError(f"ops.swapaxes: `{name}` axis {axis} is out of bounds for a "
+                             f"tensor of rank {x.ndim}.")
     order = list(range(x.ndim))
     order[axis1], order[axis2] = order[axis2], order[axis1]
     return transpose(x, order)
@@ -310,6 +314,10 @@ def stack(x, axis=0):
     xs = [convert_to_tensor(t) for t in x]
     if len({t.shape for t in xs}) > 1:
         raise ValueError(f"ops.stack: all inputs must have the same shape; got {core.describe(*xs)}.")
+    rank = xs[0].ndim + 1 if xs else 1  # the new axis makes the valid range one larger
+    if not -rank <= int(axis) < rank:
+        raise ValueError(f"ops.stack: axis {axis} is out of bounds for the stacked tensor of "
+                         f"rank {rank}.")
     return concatenate([expand_dims(t, axis) for t in xs], axis=axis)
 
 

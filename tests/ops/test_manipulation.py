@@ -162,3 +162,19 @@ def test_moveaxis_rejects_out_of_range_and_repeated_axes():
     with pytest.raises(ValueError, match="out of bounds"):
         ops.sparsemax(x, axis=3)
     assert ops.moveaxis(x, [0, -1], [-1, 0]).shape == (3, 2, 2)
+
+
+def test_swapaxes_rejects_an_out_of_range_axis():
+    with pytest.raises(ValueError, match="axis 5 is out of bounds"):
+        ops.swapaxes(ops.zeros((3, 4)), 5, 0)
+    assert ops.swapaxes(ops.zeros((3, 4)), -1, 0).shape == (4, 3)
+
+
+def test_stack_and_take_along_axis_reject_an_out_of_range_axis():
+    a, idx = np.ones((3, 4)), np.zeros((3, 2), "int32")
+    with pytest.raises(ValueError, match="axis 10 is out of bounds"):
+        ops.stack([a, a], axis=10)
+    with pytest.raises(ValueError, match="axis 10 is out of bounds"):
+        ops.take_along_axis(a, idx, axis=10)
+    assert ops.stack([a, a], axis=-3).shape == (2, 3, 4)
+    assert ops.stack([a, a], axis=2).shape == (3, 4, 2)
