@@ -77,3 +77,13 @@ def test_dot_product_attention_keeps_bfloat16():
     np.testing.assert_allclose(out.numpy().astype(np.float32), reference.numpy(), rtol=2e-2, atol=2e-2)
     mixed = ops.dot_product_attention(_bf16(q), k, v)
     assert mixed.dtype == "float32"
+
+
+@pytest.mark.parametrize("name", ["rgb_to_hsv", "hsv_to_rgb", "gaussian_blur"])
+def test_image_colour_ops_and_blur_accept_and_keep_bfloat16(name):
+    # they refused bfloat16 (a "kind V" dtype) or returned float32
+    x = np.random.default_rng(0).random((2, 4, 4, 3)).astype(np.float32)
+    out = getattr(ops.image, name)(_bf16(x))
+    assert out.dtype == "bfloat16"
+    reference = getattr(ops.image, name)(ops.cast(_bf16(x), "float32")).numpy()
+    np.testing.assert_allclose(out.numpy().astype(np.float32), reference, rtol=2e-2, atol=2e-2)
