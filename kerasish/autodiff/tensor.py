@@ -154,6 +154,11 @@ class Variable(Tensor):
         constraint: optional callable applied after each optimizer update.
         aggregation: how replicas combine it ("none", "mean", "sum", "only_first_replica").
 
+    Attributes:
+        overwrite_with_gradient: when True, optimizers set the variable to its
+            gradient instead of updating it (Keras's float8 scale bookkeeping);
+            False by default.
+
     Example:
         >>> v = keras.Variable(3.0)
         >>> v.assign_add(1.0)
@@ -163,7 +168,7 @@ class Variable(Tensor):
 
     __slots__ = ("trainable", "name", "path", "constraint", "regularizer",
                  "aggregation", "synchronization", "autocast", "_layout",
-                 "_replicas")
+                 "_replicas", "overwrite_with_gradient")
 
     def __init__(self, initializer, shape=None, dtype=None, trainable=True,
                  autocast=True, aggregation="none", synchronization="auto",
@@ -179,6 +184,7 @@ class Variable(Tensor):
         self.aggregation = aggregation
         self.synchronization = synchronization
         self.autocast = autocast
+        self.overwrite_with_gradient = False
         self._layout = None
         self._replicas = None
 

@@ -151,6 +151,8 @@ class Layer:
             trainable: trainable (watched by tapes, updated by optimizers).
             regularizer: optional penalty added to `layer.losses`.
             constraint: optional projection applied after optimizer updates.
+            overwrite_with_gradient: optimizers set this variable to its
+                gradient instead of updating it.
             name: short name, e.g. "kernel".
 
         Returns:
@@ -172,6 +174,7 @@ class Layer:
         owner = scopes if scopes and scopes[-1] == self.name else scopes + [self.name]
         variable.path = "/".join(owner + [name])
         variable.regularizer = regularizers.get(regularizer)
+        variable.overwrite_with_gradient = bool(overwrite_with_gradient)
         (self._trainable_variables if trainable else self._non_trainable_variables).append(variable)
         distribute_lib.on_variable_created(variable)
         return variable

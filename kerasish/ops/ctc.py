@@ -6,6 +6,7 @@ search over discrete paths (no gradient); it runs on the host.
 """
 import numpy as np
 
+from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, nn, reduction
 from kerasish.ops.indexing import take_along_axis
 
@@ -170,7 +171,9 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
         raise ValueError(f"ops.ctc_decode: Invalid strategy {strategy}. Supported values "
                          "are 'greedy' and 'beam_search'.")
     x = core.float_operand(inputs)
-    logits = np.asarray(core.convert_to_numpy(x))
+    # computed in result_type(inputs, float32): float16/bfloat16 give float32 (Keras)
+    score_dtype = result_type(x.dtype, "float32")
+    logits = np.asarray(core.convert_to_numpy(x)).astype(score_dtype)
     lengths = np.asarray(core.convert_to_numpy(sequence_lengths)).reshape(-1)
     if logits.ndim != 3 or lengths.shape[0] != logits.shape[0]:
         raise ValueError(f"ops.ctc_decode: expects inputs (batch, time, classes) and one length "
@@ -190,4 +193,4 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
                     _beam_search(log_probs[b], int(lengths[b]), beam_width, blank)[:top_paths]):
                 decoded[k, b, :len(prefix)] = prefix
                 scores[b, k] = score
-    return (core.convert_to_tensor(decoded), core.convert_to_tensor(scores, dtype=x.dtype))
+    return (core.convert_to_tensor(decoded), core.convert_to_tensor(scores, dtype=score_dtype))

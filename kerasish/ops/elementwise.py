@@ -367,7 +367,8 @@ def where(condition, x1=None, x2=None):
         xp = cond._device.xp
         return tuple(Tensor(i.astype("int32"), cond._device) for i in xp.nonzero(cond._value))
     if x1 is None or x2 is None:
-        raise ValueError("ops.where: give both `x1` and `x2`, or neither.")
+        raise ValueError("ops.where: `x1` and `x2` either both should be `None` or both "
+                         "should have non-None value.")
     (c, a, b), (tc, t1, t2), dev = operands("where", condition, x1, x2)
     if tc is None:
         tc = convert_to_tensor(condition)

@@ -6,6 +6,8 @@ Integer-only ops (bitwise, gcd, bincount, digitize, unique...) live in
 import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import config
+from kerasish.backend.dtypes import result_type
 from kerasish.ops import (core, elementwise as ew, layout, manipulation as shape_ops, reduction,
                           sorting)
 from kerasish.ops.core import convert_to_tensor, float_operand
@@ -147,9 +149,20 @@ def percentile(x, q, axis=None, method="linear", keepdims=False):
     return sorting.quantile(x, q if q.ndim else float(q), axis=axis, method=method, keepdims=keepdims)
 
 
+# Integers and booleans hold no NaN: these reduce them like the plain reduction,
+# with its result dtype (int32/uint32 sums and products, the input's for max/min).
+_PLAIN = {"nansum": reduction.sum, "nanprod": reduction.prod,
+          "nanmax": reduction.max, "nanmin": reduction.min}
+
+
 def _nan_reduce(name, fn, fill):
     def op(x, axis=None, keepdims=False):
+        x = convert_to_tensor(x)
+        if name in _PLAIN and not config.is_float_dtype(x.dtype):
+            return _PLAIN[name](x, axis, keepdims)
         x = float_operand(x)
+        if isinstance(axis, (tuple, list)) and not axis and name in ("nanmax", "nanmin"):
+            return x  # no axis reduced: numpy returns the input, NaNs included
         nan = ew.isnan(x)
         return fn(ew.where(nan, fill, x), axis, keepdims, nan)
     op.__name__ = op.__qualname__ = name
@@ -164,8 +177,13 @@ def _count(nan, axis, keepdims):
 
 nansum = _nan_reduce("nansum", lambda x, a, k, n: reduction.sum(x, a, k), 0.0)
 nanprod = _nan_reduce("nanprod", lambda x, a, k, n: reduction.prod(x, a, k), 1.0)
-nanmax = _nan_reduce("nanmax", lambda x, a, k, n: reduction.max(x, a, k), -np.inf)
-nanmin = _nan_reduce("nanmin", lambda x, a, k, n: reduction.min(x, a, k), np.inf)
+def _all_nan_is_nan(extremum):
+    """A slice made only of NaNs gives NaN (numpy), not the +-inf fill."""
+    return lambda x, a, k, n: ew.where(reduction.all(n, a, k), np.nan, extremum(x, a, k))
+
+
+nanmax = _nan_reduce("nanmax", _all_nan_is_nan(reduction.max), -np.inf)
+nanmin = _nan_reduce("nanmin", _all_nan_is_nan(reduction.min), np.inf)
 nanmean = _nan_reduce("nanmean", lambda x, a, k, n: ew.divide(
     core.cast(reduction.sum(x, a, k), x.dtype), core.cast(_count(n, a, k), x.dtype)), 0.0)
 
@@ -202,29 +220,62 @@ def sinc(x):
     return ew.where(zero, 1.0, ew.divide(ew.sin(px), px))
 
 
+def _weak_dtype(x):
+    """A Python scalar's type (weak in the promotion), else the tensor's dtype."""
+    if isinstance(x, (bool, int, float)) and not hasattr(x, "dtype"):
+        return type(x)
+    return convert_to_tensor(x).dtype
+
+
+def _as_dtype(x, dtype):
+    """`x` as a tensor of `dtype` (a Python scalar is converted straight to it)."""
+    if isinstance(x, (bool, int, float)) and not hasattr(x, "dtype"):
+        return convert_to_tensor(x, dtype=dtype)
+    return core.cast(convert_to_tensor(x), dtype)
+
+
 def logaddexp2(x1, x2):
-    """log2(2**x1 + 2**x2). Example: `ops.logaddexp2(1.0, 1.0)   # 2.0`."""
-    ln2 = np.log(2.0)
+    """log2(2**x1 + 2**x2), in the inputs' float result dtype (ints and bools
+    give floatx, as Keras).
+
+    Example:
+        >>> ops.logaddexp2(1.0, 1.0)   # 2.0
+    """
+    dtype = result_type(_weak_dtype(x1), _weak_dtype(x2), float)
+    x1, x2 = _as_dtype(x1, dtype), _as_dtype(x2, dtype)
+    ln2 = float(np.log(2.0))  # a Python float is weak: it keeps float16/bfloat16
     return ew.divide(ew.logaddexp(ew.multiply(x1, ln2), ew.multiply(x2, ln2)), ln2)
 
 
 def fmod(x1, x2):
-    """Remainder with the sign of the dividend (C fmod).
+    """Remainder with the sign of the dividend (C fmod), in the inputs' result
+    dtype (integers stay integers, bool gives int32, as Keras).
 
     Example:
         >>> ops.fmod(ops.convert_to_tensor([-3.0]), 2.0)   # [-1.]
     """
+    dtype = result_type(_weak_dtype(x1), _weak_dtype(x2))
+    if dtype == "bool":
+        dtype = "int32"
+    x1, x2 = _as_dtype(x1, dtype), _as_dtype(x2, dtype)
+    if not config.is_float_dtype(dtype):  # no gradient for integers
+        (a, b), _, dev = core.operands("fmod", x1, x2)
+        return Tensor(dev.xp.fmod(a, b), dev)
     q = ew.divide(x1, x2)
     return ew.subtract(x1, ew.multiply(ew.trunc(core.stop_gradient(q)), x2))
 
 
 def heaviside(x1, x2):
-    """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0.
+    """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0, in the inputs' float
+    result dtype (integers and bools give floatx; int64 gives float64).
 
     Example:
         >>> ops.heaviside(ops.convert_to_tensor([-1.0, 0.0, 2.0]), 0.5)   # [0., 0.5, 1.]
     """
-    x1 = float_operand(x1)
+    dtype = result_type(_weak_dtype(x1), _weak_dtype(x2))
+    if not config.is_float_dtype(dtype):
+        dtype = "float64" if dtype == "int64" else config.floatx()
+    x1, x2 = _as_dtype(x1, dtype), _as_dtype(x2, dtype)
     return ew.where(ew.greater(x1, 0), 1.0, ew.where(ew.less(x1, 0), 0.0, x2))
 
 
@@ -245,7 +296,8 @@ def kron(x1, x2):
 
 
 def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """Cross product of 3-vectors along an axis.
+    """Cross product of 2- or 3-vectors along an axis (numpy.cross: a 2-vector has
+    z = 0; two 2-vectors give the z component only).
 
     Example:
         >>> ops.cross(ops.convert_to_tensor([1.0, 0, 0]), ops.convert_to_tensor([0.0, 1, 0]))  # [0,0,1]
@@ -254,10 +306,15 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
         axisa = axisb = axisc = axis
     a = shape_ops.moveaxis(convert_to_tensor(x1), axisa, -1)
     b = shape_ops.moveaxis(convert_to_tensor(x2), axisb, -1)
-    if a.shape[-1] != 3 or b.shape[-1] != 3:
-        raise ValueError(f"ops.cross: needs 3-vectors; got {core.describe(a, b)}.")
-    a0, a1, a2 = (a[..., i] for i in range(3))
-    b0, b1, b2 = (b[..., i] for i in range(3))
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError(f"ops.cross: needs 2- or 3-vectors along the axis; got "
+                         f"{core.describe(a, b)}.")
+    a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+    if a.shape[-1] == b.shape[-1] == 2:  # numpy: the z component only, the axis dropped
+        return ew.subtract(ew.multiply(a0, b1), ew.multiply(a1, b0))
+    # a 2-vector has a zero z component (numpy)
+    a2 = a[..., 2] if a.shape[-1] == 3 else ew.multiply(a0, 0.0)
+    b2 = b[..., 2] if b.shape[-1] == 3 else ew.multiply(b0, 0.0)
     out = shape_ops.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
     return shape_ops.moveaxis(out, -1, axisc)
 

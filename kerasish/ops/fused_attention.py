@@ -98,9 +98,11 @@ def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=Fal
     """
     inputs = [query, key, value] + ([bias] if bias is not None else [])
     values, tensors, dev = core.operands("attention", *inputs)
-    target = core.config.to_numpy_dtype(core.result_dtype(*values[:3]))
-    if target.kind != "f":
-        target = core.config.to_numpy_dtype(core.config.floatx())
+    result = core.config.to_numpy_dtype(core.result_dtype(*values[:3]))
+    if not core.config.is_float_dtype(result):
+        result = core.config.to_numpy_dtype(core.config.floatx())
+    # numpy computes bfloat16 products in float32: run in float32, return bfloat16
+    target = np.dtype("float32") if core.config.standardize_dtype(result) == "bfloat16" else result
     values = [v.astype(target, copy=False) for v in values]
     q, k, v = values[:3]
     _check(q, k, v, masked_rows, dropout_rate)
@@ -110,8 +112,8 @@ def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=Fal
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     mask_array = None if mask is None else core.to_array(mask, dev)
     keep_array = core.to_array(dropout_keep, dev) if dropout_rate > 0.0 else None
-    forward = functools.partial(_forward_raw, xp, target, scale, is_causal, masked_rows,
-                                dropout_rate)
+    forward = functools.partial(_forward_raw, xp, target, result, scale, is_causal,
+                                masked_rows, dropout_rate)
     out, scores, qh, kh, vh, probs, dropped, keep, masked = derive(
         forward, q, k, v, values[3] if bias is not None else None, mask_array, keep_array)
     out = Tensor(out, dev)
@@ -126,9 +128,10 @@ def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=Fal
     return outputs if return_scores else out
 
 
-def _forward_raw(xp, target, scale, is_causal, masked_rows, dropout_rate, q, k, v, bias, mask,
-                 dropout_keep):
-    """The fused forward on raw arrays: (output, scores) and what the backward keeps."""
+def _forward_raw(xp, target, result, scale, is_causal, masked_rows, dropout_rate, q, k, v, bias,
+                 mask, dropout_keep):
+    """The fused forward on raw arrays: (output, scores) in `result` dtype, computed in
+    `target`, and what the backward keeps."""
     allowed = _allowed(xp, mask, is_causal, q.shape[1], k.shape[1])
     keep = None
     if dropout_rate > 0.0:
@@ -149,8 +152,8 @@ def _forward_raw(xp, target, scale, is_causal, masked_rows, dropout_rate, q, k, 
         # the backward below is unchanged by zeroing them, so zero in place.
         xp.copyto(probs, target.type(0), where=xp.broadcast_to(masked, probs.shape))
     dropped = probs * keep if keep is not None else probs
-    out = (dropped @ vh).transpose(0, 2, 1, 3)
-    return out, probs, qh, kh, vh, probs, dropped, keep, masked
+    out = (dropped @ vh).transpose(0, 2, 1, 3).astype(result, copy=False)
+    return out, probs.astype(result, copy=False), qh, kh, vh, probs, dropped, keep, masked
 
 
 def _softmax_in_place(xp, logits):

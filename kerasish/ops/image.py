@@ -659,14 +659,15 @@ def _convert_colour(images, data_format, fn, name):
     _check_rank(name, images)
     xp = images._device.xp
     array = images._value
-    if array.dtype.kind != "f":
+    if not config.is_float_dtype(array.dtype):
         raise ValueError(f"ops.image.{name}: invalid images dtype: expected float dtype. "
                          f"Received: images.dtype={images.dtype}")
     axis = _channel_axis(images, data_format)
     if array.shape[axis] != 3:
         raise ValueError(f"ops.image.{name}: expected 3 channels on axis {axis}, received "
                          f"images of shape {tuple(array.shape)}.")
-    moved = xp.moveaxis(array, axis, -1)
+    # bfloat16 is computed in float32 and cast back
+    moved = xp.moveaxis(array if array.dtype.kind == "f" else array.astype("float32"), axis, -1)
     out = fn(xp, moved[..., 0], moved[..., 1], moved[..., 2])
     return _result(xp.moveaxis(xp.stack(out, -1).astype(array.dtype), -1, axis), images)
 
@@ -721,6 +722,8 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
     array = images._value
     single = array.ndim == 3
     array = _to_channels_last(array[None] if single else array, data_format)
+    # ints give float32; bfloat16 is computed in float32 and returned as bfloat16
+    result_dtype = array.dtype if config.is_float_dtype(array.dtype) else np.dtype("float32")
     dtype = array.dtype if array.dtype.kind == "f" else np.dtype("float32")
     kernel = _gaussian_kernel(kernel_size, sigma).astype(dtype)
     kh, kw = kernel.shape
@@ -733,7 +736,7 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
     for i in range(kh):
         for j in range(kw):
             out += kernel[i, j] * padded[:, i:i + height, j:j + width, :]
-    out = _from_channels_last(out, data_format)
+    out = _from_channels_last(out.astype(result_dtype, copy=False), data_format)
     return _result(out[0] if single else out, images)
 
 

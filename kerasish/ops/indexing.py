@@ -49,6 +49,8 @@ def take(x, indices, axis=None):
     x = convert_to_tensor(x)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
+    if x.ndim and not -x.ndim <= axis < x.ndim:  # it wrapped around silently
+        raise ValueError(f"ops.take: axis {axis} is out of bounds for a tensor of rank {x.ndim}.")
     axis = axis % builtins.max(x.ndim, 1)
     idx = _index_array("take", indices, x._device)
     n = x.shape[axis]
@@ -115,6 +117,9 @@ def take_along_axis(x, indices, axis=None):
     x = convert_to_tensor(x)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
+    if not -x.ndim <= axis < x.ndim:  # it wrapped around silently
+        raise ValueError(f"ops.take_along_axis: axis {axis} is out of bounds for a tensor of "
+                         f"rank {x.ndim}.")
     axis = axis % x.ndim
     idx = _index_array("take_along_axis", indices, x._device)
     return TakeAlongAxis(idx, axis)(x)

@@ -108,8 +108,8 @@ def pad(x, pad_width, mode="constant", constant_values=None):
     """
     x = convert_to_tensor(x)
     if constant_values is not None and mode != "constant":
-        raise ValueError("ops.pad: `constant_values` can only be given when mode='constant'. "
-                         f"Received: mode={mode!r}")
+        raise ValueError("ops.pad: Argument `constant_values` can only be provided when "
+                         f"`mode == 'constant'`. Received: mode={mode!r}")
     try:
         width = np.asarray(pad_width, dtype=np.int64)
         width = np.broadcast_to(np.repeat(width.reshape(1), 2) if width.size == 1
@@ -264,5 +264,7 @@ def diff(a, n=1, axis=-1):
         hi = [builtins.slice(None)] * x.ndim
         lo = [builtins.slice(None)] * x.ndim
         hi[axis], lo[axis] = builtins.slice(1, None), builtins.slice(None, -1)
-        x = ew.subtract(getitem(x, tuple(hi)), getitem(x, tuple(lo)))
+        # numpy (and Keras) difference booleans with `!=`
+        step = ew.not_equal if x.dtype == "bool" else ew.subtract
+        x = step(getitem(x, tuple(hi)), getitem(x, tuple(lo)))
     return x

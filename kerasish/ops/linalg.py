@@ -59,6 +59,8 @@ def matmul(x1, x2):
     except ValueError as err:
         raise ValueError(f"ops.matmul: batch shapes do not broadcast for inputs "
                          f"{core.describe(a, b)} ({err}).") from None
+    if value.dtype != a.dtype:  # numpy multiplies bfloat16 into float32; Keras keeps it
+        value = value.astype(a.dtype)
     out = Tensor(value, dev)
     if _tape._active:
         _tape.record_pair("matmul", _MATMUL_VJP, t1, t2, out)
@@ -216,15 +218,18 @@ def _expand_ellipsis(subscripts, tensors):
     free = [c for c in string.ascii_letters if c not in subscripts]
     ranks = [t.ndim - len(s.replace("...", "")) if "..." in s else 0 for s, t in zip(specs, tensors)]
     width = max(ranks)
-    batch = np.broadcast_shapes(*[t.shape[:r] if "..." in s else ()
-                                  for s, t, r in zip(specs, tensors, ranks)])
+    # the ellipsis may sit anywhere in a spec: its dims start after the letters before it
+    starts = [len(s.split("...")[0]) for s in specs]
+    batch = np.broadcast_shapes(*[t.shape[p:p + r] if "..." in s else ()
+                                  for s, t, r, p in zip(specs, tensors, ranks, starts)])
     letters = "".join(free[:width])
     new_specs, new_tensors = [], []
-    for s, t, r in zip(specs, tensors, ranks):
+    for s, t, r, p in zip(specs, tensors, ranks, starts):
         if "..." in s:
-            if t.shape[:r] != batch[width - r:]:
-                t = shape_ops.broadcast_to(shape_ops.reshape(t, (1,) * (width - r) + t.shape),
-                                           batch + t.shape[r:])
+            if t.shape[p:p + r] != batch[width - r:]:
+                head, tail = t.shape[:p], t.shape[p + r:]
+                t = shape_ops.reshape(t, head + (1,) * (width - r) + t.shape[p:])
+                t = shape_ops.broadcast_to(t, head + batch + tail)
                 r = width
             s = s.replace("...", letters[width - r:])
         new_specs.append(s)
@@ -266,9 +271,13 @@ class Einsum(Op):
         self.specs, self.output_spec = specs, output_spec
 
     def forward(self, device, *values):
-        values = _cast_all(values, _product_dtype(*values))
+        dtype = _product_dtype(*values)
+        # numpy's einsum has no bfloat16 loop: compute in float32, cast back (as Keras)
+        compute = np.dtype("float32") if config.standardize_dtype(dtype) == "bfloat16" else dtype
+        values = _cast_all(values, compute)
         expr = ",".join(self.specs) + "->" + self.output_spec
-        return device.xp.einsum(expr, *values, optimize=len(values) > 2)
+        out = device.xp.einsum(expr, *values, optimize=len(values) > 2)
+        return out if out.dtype == dtype else out.astype(dtype)
 
     def save(self, inputs, outputs):
         return tuple(inputs)

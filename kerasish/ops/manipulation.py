@@ -41,6 +41,12 @@ def reshape(x, newshape):
     """
     x = convert_to_tensor(x)
     newshape = tuple(int(n) for n in (newshape if isinstance(newshape, (tuple, list)) else (newshape,)))
+    if any(n < -1 for n in newshape):  # numpy would accept any negative entry as -1
+        raise ValueError("ops.reshape: Each dimension of `newshape` must be a non-negative "
+                         f"integer or -1. Received: newshape={newshape}")
+    if newshape.count(-1) > 1:
+        raise ValueError("ops.reshape: There must be at most one unknown dimension in "
+                         f"`newshape`. Received: newshape={newshape}")
     try:
         return Reshape(newshape)(x)
     except ValueError:
@@ -64,10 +70,26 @@ def transpose(x, axes=None):
         (3, 2)
     """
     x = convert_to_tensor(x)
-    axes = tuple(range(x.ndim))[::-1] if axes is None else tuple(int(a) % builtins.max(x.ndim, 1) for a in axes)
-    if sorted(axes) != list(range(x.ndim)):
-        raise ValueError(f"ops.transpose: axes {axes} are not a permutation for shape {x.shape}.")
-    return Transpose(axes)(x)
+    return Transpose(_transpose_axes(axes, x.ndim))(x)
+
+
+def _transpose_axes(axes, ndim):
+    """Validates `axes` for a rank-`ndim` transpose (Keras's wording); returns them >= 0."""
+    if axes is None:
+        return tuple(range(ndim))[::-1]
+    if len(axes) != ndim:
+        raise ValueError(f"ops.transpose: `axes` must be a list of the same length as the "
+                         f"input shape, expected {ndim}, but received {len(axes)}. "
+                         f"Received: axes={axes}")
+    if any(not -ndim <= int(a) < ndim for a in axes):
+        raise ValueError(f"ops.transpose: Each axis in `axes` must be an integer in "
+                         f"[-{ndim}, {ndim}). Received: axes={axes}")
+    positive = tuple(int(a) % builtins.max(ndim, 1) for a in axes)
+    if sorted(positive) != list(range(ndim)):
+        raise ValueError(f"ops.transpose: `axes` must be a valid permutation of "
+                         f"{list(range(ndim))} for a tensor of rank {ndim}. "
+                         f"Received: axes={axes}")
+    return positive
 
 
 class Transpose(Op):
@@ -96,12 +118,28 @@ def moveaxis(x, source, destination):
         (3, 4, 2)
     """
     x = convert_to_tensor(x)
-    src = [int(a) % x.ndim for a in np.atleast_1d(source)]
-    dst = [int(a) % x.ndim for a in np.atleast_1d(destination)]
+    src = _moveaxis_axes("source", source, x.ndim)
+    dst = _moveaxis_axes("destination", destination, x.ndim)
+    if len(src) != len(dst):
+        raise ValueError("ops.moveaxis: `source` and `destination` must have the same number "
+                         f"of elements. Received: source={source}, destination={destination}")
     order = [n for n in range(x.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
     return transpose(x, order)
+
+
+def _moveaxis_axes(name, axes, ndim):
+    """`axes` as non-negative ints; an out-of-range or repeated axis raises (numpy)."""
+    axes = [int(a) for a in np.atleast_1d(axes)]
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"ops.moveaxis: `{name}` axis {a} is out of bounds for a tensor "
+                             f"of rank {ndim}.")
+    positive = [a % ndim for a in axes]
+    if len(set(positive)) != len(positive):
+        raise ValueError(f"ops.moveaxis: repeated axis in `{name}`. Received: {name}={axes}")
+    return positive
 
 
 def swapaxes(x, axis1, axis2):
@@ -112,6 +150,10 @@ def swapaxes(x, axis1, axis2):
         (4, 3, 2)
     """
     x = convert_to_tensor(x)
+    for name, axis in (("axis1", axis1), ("axis2", axis2)):
+        if not -x.ndim <= int(axis) < x.ndim:
+            raise ValueError(f"ops.swapaxes: `{name}` axis {axis} is out of bounds for a "
+                             f"tensor of rank {x.ndim}.")
     order = list(range(x.ndim))
     order[axis1], order[axis2] = order[axis2], order[axis1]
     return transpose(x, order)
@@ -272,6 +314,10 @@ def stack(x, axis=0):
     xs = [convert_to_tensor(t) for t in x]
     if len({t.shape for t in xs}) > 1:
         raise ValueError(f"ops.stack: all inputs must have the same shape; got {core.describe(*xs)}.")
+    rank = xs[0].ndim + 1 if xs else 1  # the new axis makes the valid range one larger
+    if not -rank <= int(axis) < rank:
+        raise ValueError(f"ops.stack: axis {axis} is out of bounds for the stacked tensor of "
+                         f"rank {rank}.")
     return concatenate([expand_dims(t, axis) for t in xs], axis=axis)
 
 

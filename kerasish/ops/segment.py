@@ -19,9 +19,14 @@ def _prepare(name, data, segment_ids, num_segments):
     core.check_finite_input(name, ids._value)
     check_indices(name, ids._value)
     ids = core.convert_to_numpy(ids).astype(np.int64)
-    if ids.ndim != 1 or ids.shape[0] != data.shape[0]:
-        raise ValueError(f"ops.{name}: segment_ids must be 1-D with one id per row of data; "
-                         f"got ids of shape {ids.shape} for data of shape {data.shape}.")
+    if ids.ndim != 1:
+        raise ValueError(f"ops.{name}: Argument `segment_ids` should be an 1-D vector, got "
+                         f"shape: {ids.shape}. Consider flattening the input with "
+                         "segment_ids.reshape((-1,)) and data.reshape((-1,) + "
+                         "data.shape[segment_ids.ndim:]).")
+    if ids.shape[0] != data.shape[0]:
+        raise ValueError(f"ops.{name}: Argument `segment_ids` and `data` should have same "
+                         f"leading dimension. Got {ids.shape} v.s. {tuple(data.shape)}.")
     if num_segments is None:
         num_segments = int(ids.max()) + 1 if ids.size else 0
     num_segments = int(num_segments)

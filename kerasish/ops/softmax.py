@@ -1,4 +1,6 @@
 """softmax and log_softmax as Ops (shared by `nn` and the cross-entropies)."""
+import warnings
+
 from kerasish.autodiff.op import Op
 from kerasish.ops import elementwise as ew, reduction
 from kerasish.ops.core import float_operand
@@ -64,7 +66,13 @@ def softmax(x, axis=-1):
     Example:
         >>> ops.softmax(ops.convert_to_tensor([1.0, 1.0]))   # [0.5, 0.5]
     """
-    return Softmax(_axis(axis))(float_operand(x))
+    x = float_operand(x)
+    if isinstance(axis, int) and -x.ndim <= axis < x.ndim and x.shape[axis] == 1:
+        warnings.warn(
+            f"You are using a softmax over axis {axis} of a tensor of shape {tuple(x.shape)}. "
+            "This axis has size 1. The softmax operation will always return the value 1, "
+            "which is likely not what you intended. Did you mean to use a sigmoid instead?")
+    return Softmax(_axis(axis))(x)
 
 
 def log_softmax(x, axis=-1):

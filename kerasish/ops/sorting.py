@@ -7,6 +7,7 @@ TensorFlow's and JAX's `top_k` do.
 import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import take_along_axis
@@ -123,9 +124,9 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
     Args:
         x: tensor.
         q: a float in [0, 1] or a 1-D list of them.
-        axis: int or None (flattened).
+        axis: int, tuple of ints, or None (all axes).
         method: "linear", "lower", "higher", "midpoint" or "nearest".
-        keepdims: keep the reduced axis.
+        keepdims: keep the reduced axes with length 1.
 
     Returns:
         Tensor (with a leading axis for each q when q is a list).
@@ -134,10 +135,17 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
         >>> ops.quantile(ops.convert_to_tensor([1.0, 2.0, 3.0, 4.0]), 0.5)   # 2.5
     """
     x = core.float_operand(x)
-    if axis is None:
-        x, axis, flat = shape_ops.ravel(x), 0, True
-    else:
-        flat = False
+    kept_shape = None  # the keepdims shape when several axes are merged into one
+    if axis is None or (isinstance(axis, (tuple, list)) and len(axis) != 1):
+        axes = range(x.ndim) if axis is None else sorted(a % x.ndim for a in axis)
+        kept_shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        rest = [i for i in range(x.ndim) if i not in axes]
+        x = shape_ops.transpose(x, rest + list(axes))
+        x = shape_ops.reshape(x, tuple(x.shape[:len(rest)]) + (-1,))
+        axis = len(rest)
+    elif isinstance(axis, (tuple, list)):
+        axis = axis[0]
+    flat = kept_shape is not None
     axis = axis % x.ndim
     qs = np.atleast_1d(np.asarray(core.convert_to_numpy(q), dtype=np.float64))
     n = x.shape[axis]
@@ -155,8 +163,8 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
         value = a if lo == hi else ew.add(ew.multiply(a, 1.0 - frac), ew.multiply(b, frac))
         if not keepdims:
             value = shape_ops.squeeze(value, axis)
-        elif flat:
-            value = shape_ops.reshape(value, (1,))
+        elif flat:  # numpy keeps every reduced axis with length 1
+            value = shape_ops.reshape(value, kept_shape)
         results.append(value)
     if np.ndim(core.convert_to_numpy(q)) == 0:
         return results[0]
@@ -186,10 +194,12 @@ def average(x, axis=None, weights=None):
     Example:
         >>> ops.average(ops.convert_to_tensor([1.0, 3.0]), weights=[3.0, 1.0])   # 1.5
     """
-    x = core.float_operand(x)
+    x = core.convert_to_tensor(x)
     if weights is None:
-        return reduction.mean(x, axis=axis)
-    w = core.float_operand(weights)
+        return reduction.mean(core.cast(x, result_type(x.dtype, float)), axis=axis)
+    w = core.convert_to_tensor(weights)
+    dtype = result_type(x.dtype, float, w.dtype)  # Keras: x, weights and a weak float
+    x, w = core.cast(x, dtype), core.cast(w, dtype)
     if w.shape != x.shape:
         if axis is None or w.ndim != 1:
             raise ValueError(f"ops.average: weights of shape {w.shape} do not fit x of shape "

@@ -2,6 +2,10 @@
 
 All are compositions of differentiable ops (second order works).
 """
+import warnings
+
+import numpy as np
+
 from kerasish.backend import config
 from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops.core import float_operand
@@ -39,7 +43,10 @@ def moments(x, axes, keepdims=False, synchronized=False):
         mean = shape_ops.squeeze(mean, axes)
         variance = shape_ops.squeeze(variance, axes)
     if dtype == "float16":
-        mean, variance = core.cast(mean, dtype), core.cast(variance, dtype)
+        # clipped to float16's range first, so an overflow saturates (as Keras)
+        limit = float(np.finfo(np.float16).max)
+        mean = core.cast(ew.clip(mean, -limit, limit), dtype)
+        variance = core.cast(ew.clip(variance, -limit, limit), dtype)
     return mean, variance
 
 
@@ -49,6 +56,9 @@ def normalize(x, axis=-1, order=2, epsilon=None):
     Example:
         >>> ops.normalize(ops.convert_to_tensor([3.0, 4.0]))   # [0.6, 0.8]
     """
+    if isinstance(order, bool) or not isinstance(order, int) or order < 1:
+        raise ValueError(f"ops.normalize: Argument `order` must be an int >= 1. "
+                         f"Received: order={order}")
     x = float_operand(x)
     eps = config.epsilon() if epsilon is None else epsilon
     if order == 2:
@@ -70,6 +80,17 @@ def _along(v, axis, ndim):
     return shape_ops.reshape(v, shape)
 
 
+def _along_axes(v, axes, shape):
+    """Keras's broadcast of gamma/beta: a lower-rank vector is laid along `axes`
+    unless only the last axis is normalized."""
+    if v.ndim == len(shape) or axes == (len(shape) - 1,):
+        return v
+    target = [1] * len(shape)
+    for a in axes:
+        target[a] = shape[a]
+    return shape_ops.reshape(v, tuple(target))
+
+
 def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=1e-3):
     """`(x - mean) / sqrt(variance + epsilon) * scale + offset` with per-`axis` statistics.
 
@@ -88,6 +109,11 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     """
     x = float_operand(x)
     axis = axis % x.ndim
+    for name, vector in (("offset", offset), ("scale", scale)):
+        shape = None if vector is None else tuple(core.convert_to_tensor(vector).shape)
+        if shape is not None and len(shape) == 1 and shape[0] != x.shape[axis]:
+            raise ValueError(f"ops.batch_normalization: `{name}` must be a vector of length "
+                             f"{x.shape[axis]}. Received: {name}.shape={shape}")
     mean, variance = _along(mean, axis, x.ndim), _along(variance, axis, x.ndim)
     inv = ew.rsqrt(ew.add(variance, epsilon))
     if scale is not None:
@@ -101,11 +127,16 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
 def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwargs):
     """Normalises over `axis` to zero mean and unit variance, then scales and shifts.
 
+    The result has the dtype of `x` (gamma and beta are cast to it, as Keras);
+    float16 inputs are computed in float32.
+
     Args:
         x: tensor.
         gamma, beta: optional scale and offset broadcastable along `axis`.
         axis: int or tuple of axes.
         epsilon: added to the variance (Keras's epsilon() if None).
+        **kwargs: `rms_scaling=True` (deprecated in Keras, with its warning)
+            scales by the variance instead of normalizing.
 
     Returns:
         Tensor shaped like `x`.
@@ -113,16 +144,36 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
     Example:
         >>> ops.layer_normalization(ops.convert_to_tensor([[1.0, 3.0]]))   # [[-1., 1.]]
     """
+    rms_scaling = kwargs.pop("rms_scaling", False)
+    if kwargs:
+        raise TypeError(f"ops.layer_normalization: unexpected arguments {sorted(kwargs)}.")
+    if rms_scaling:
+        warnings.warn(
+            "You passed `rms_scaling=True`, which is deprecated. This argument incorrectly "
+            "scales the input by the variance, not the root mean square. To correctly use "
+            "RMS Normalization, please use `keras.ops.rms_normalization` / "
+            "`keras.ops.nn.rms_normalization` instead.")
     x = float_operand(x)
+    dtype = x.dtype
+    if dtype == "float16":
+        x = core.cast(x, "float32")
     eps = config.epsilon() if epsilon is None else epsilon
     axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+    axes = tuple(a % x.ndim for a in axes)
+    gamma, beta = (None if v is None else _along_axes(core.cast(core.convert_to_tensor(v), x.dtype),
+                                                       axes, x.shape) for v in (gamma, beta))
+    if rms_scaling:
+        variance = reduction.var(x, axis=axes, keepdims=True)
+        out = ew.multiply(x, ew.rsqrt(ew.add(variance, eps)))
+        out = out if gamma is None else ew.multiply(out, gamma)
+        return core.cast(out, dtype)
     mean, variance = moments(x, axes, keepdims=True)
     out = ew.multiply(ew.subtract(x, mean), ew.rsqrt(ew.add(variance, eps)))
     if gamma is not None:
         out = ew.multiply(out, gamma)
     if beta is not None:
         out = ew.add(out, beta)
-    return out
+    return core.cast(out, dtype)
 
 
 def rms_normalization(x, scale=None, axis=-1, epsilon=None):
@@ -135,4 +186,7 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
     eps = config.epsilon() if epsilon is None else epsilon
     ms = reduction.mean(ew.square(x), axis=axis, keepdims=True)
     out = ew.multiply(x, ew.rsqrt(ew.add(ms, eps)))
-    return out if scale is None else ew.multiply(out, scale)
+    if scale is None:
+        return out
+    # the scale is cast to the input's dtype: the result keeps it (Keras)
+    return ew.multiply(out, core.cast(core.convert_to_tensor(scale), x.dtype))

@@ -363,6 +363,10 @@ class BaseOptimizer:
         variables = self._resolve_variables(grads, trainable_variables)
         grads, variables = self._filter_empty_gradients(grads, variables)
         grads = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
+        grads, variables = self._overwrite_variables_with_gradients(grads, variables)
+        if not variables:
+            self._iterations._value += 1
+            return
         if self.loss_scale_factor is not None:
             grads = [g / self.loss_scale_factor for g in grads]
         self._step_cache = {}
@@ -374,6 +378,39 @@ class BaseOptimizer:
             if variable.constraint is not None:
                 variable.assign(variable.constraint(variable))
         self._iterations._value += 1  # in place, no host-to-device copy
+
+    def _overwrite_variables_with_gradients(self, grads, variables):
+        """Sets each `overwrite_with_gradient` variable to its gradient (Keras).
+
+        With gradient accumulation the variable takes the element-wise maximum
+        of the accumulated and current gradients on the update step, and keeps
+        its value (accumulating the maximum) on the others.
+
+        Returns:
+            (grads, variables) of the remaining, normally updated variables.
+        """
+        kept_grads, kept_variables = [], []
+        steps = self.gradient_accumulation_steps
+        for grad, variable in zip(grads, variables):
+            if not getattr(variable, "overwrite_with_gradient", False):
+                kept_grads.append(grad)
+                kept_variables.append(variable)
+                continue
+            if not steps:
+                variable.assign(grad)
+                continue
+            accumulator = self._accumulated_gradients[self._get_variable_index(variable)]
+            largest = devices.xp_of(grad).maximum(grad, accumulator._value)
+            if (self._host_iterations_raw() + 1) % steps == 0:
+                variable.assign(largest)
+                accumulator._value[...] = 0
+            else:
+                accumulator._value[...] = largest
+        return kept_grads, kept_variables
+
+    def _host_iterations_raw(self):
+        """The raw step counter (before division by accumulation steps) as an int."""
+        return int(devices.to_host(self._iterations._value))
 
     def _resolve_variables(self, grads, trainable_variables):
         if trainable_variables is None:
@@ -450,7 +487,7 @@ class BaseOptimizer:
         steps = self.gradient_accumulation_steps
         accumulators = [self._accumulated_gradients[self._get_variable_index(v)]
                         for v in variables]
-        if (int(devices.to_host(self._iterations._value)) + 1) % steps != 0:
+        if (self._host_iterations_raw() + 1) % steps != 0:
             for g, acc in zip(grads, accumulators):
                 acc._value += g
             return
@@ -482,6 +519,9 @@ class BaseOptimizer:
 
     # Clipping, weight decay, EMA ---------------------------------------------
     def _clip_gradients(self, grads):
+        """clipnorm / global_clipnorm / clipvalue on gradient arrays (Tensors are
+        read as their arrays, for subclasses that call it from their own code)."""
+        grads = [g._value if isinstance(g, Tensor) else g for g in grads]
         if self.clipnorm and self.clipnorm > 0:
             return [self._clip_by_norm(g) for g in grads]
         if self.global_clipnorm and self.global_clipnorm > 0:

@@ -271,6 +271,10 @@ class FitLoop:
             resume_step = 0
             if model.stop_training or self.iterator.exhausted:
                 break
+        optimizer = getattr(model, "optimizer", None)
+        if self.epochs > 0 and hasattr(optimizer, "finalize_variable_values"):
+            # with use_ema the model ends with its moving averages (Keras's fit)
+            optimizer.finalize_variable_values(model.trainable_weights)
         cbs.on_train_end(training_logs)
         return model.history
 

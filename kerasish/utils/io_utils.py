@@ -24,3 +24,29 @@ def print_msg(message, line_break=True):
         sys.stdout.flush()
     else:
         logger.info(message)
+
+
+# Keras keeps the interactive-logging switches in `keras.src.utils.io_utils` too.
+enable_interactive_logging = switches.enable_interactive_logging
+disable_interactive_logging = switches.disable_interactive_logging
+is_interactive_logging_enabled = switches.is_interactive_logging_enabled
+
+_LEVELS = {"FATAL": logging.FATAL, "ERROR": logging.ERROR, "WARNING": logging.WARNING,
+           "WARN": logging.WARNING, "INFO": logging.INFO, "DEBUG": logging.DEBUG}
+
+
+def set_logging_verbosity(level):
+    """Sets the level of the "kerasish" logger (where messages go when
+    interactive logging is disabled).
+
+    Args:
+        level: "FATAL", "ERROR", "WARNING" (or "WARN"), "INFO" or "DEBUG".
+
+    Example:
+        >>> set_logging_verbosity("INFO")
+    """
+    verbosity = _LEVELS.get(level)
+    if verbosity is None:
+        raise ValueError("Please pass a valid level for logging verbosity. Expected one of: "
+                         f"{set(_LEVELS)}. Received: {level}")
+    logger.setLevel(verbosity)

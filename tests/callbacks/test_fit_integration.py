@@ -146,7 +146,9 @@ def test_swap_ema_weights_with_a_real_ema_optimizer(data):
     model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.1, use_ema=True), loss="mse")
     swap = keras.callbacks.SwapEMAWeights()
     swap.set_model(model)
-    model.fit(x, y.reshape(-1, 1).astype("float32"), epochs=1, verbose=0)
+    # train_on_batch: fit() ends by setting the weights to their averages (as Keras)
+    for _ in range(3):
+        model.train_on_batch(x, y.reshape(-1, 1).astype("float32"))
     optimizer = model.optimizer
     trained = [np.array(v) for v in optimizer._trainable_variables]
     averages = [np.array(v) for v in optimizer._model_variables_moving_average]
@@ -157,3 +159,15 @@ def test_swap_ema_weights_with_a_real_ema_optimizer(data):
     swap.on_test_end()
     for variable, value in zip(optimizer._trainable_variables, trained):
         np.testing.assert_array_equal(np.array(variable), value)
+
+
+def test_fit_with_ema_ends_with_the_moving_averages():
+    # Keras's fit() calls optimizer.finalize_variable_values: SGD(lr=0.1) on
+    # loss w**2 from w=1 gives w=0.9, 0.81; the EMA (momentum 0.9, the first
+    # step copies the variable) is 0.9 * 0.9 + 0.1 * 0.81 = 0.891.
+    model = keras.Sequential([keras.layers.Input((1,)),
+                              keras.layers.Dense(2, kernel_initializer="ones", use_bias=False)])
+    model.compile(loss="mse", optimizer=keras.optimizers.SGD(
+        learning_rate=0.1, use_ema=True, ema_momentum=0.9))
+    model.fit(np.ones((1, 1), "float32"), np.zeros((1, 2), "float32"), epochs=2, verbose=0)
+    np.testing.assert_allclose(model.trainable_variables[0].numpy(), [[0.891, 0.891]], atol=1e-6)

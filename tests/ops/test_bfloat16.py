@@ -44,3 +44,46 @@ def test_saturate_cast_to_bfloat16_clips_to_its_range():
     assert out.dtype == "bfloat16"
     finite_max = float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
     np.testing.assert_array_equal(out.numpy().astype(np.float64), [finite_max, -finite_max, 1.0])
+
+
+@pytest.mark.parametrize("other", ["bfloat16", "int8", "uint8", "int32", "bool"])
+def test_products_keep_bfloat16(other):
+    # Keras: the product ops give result_type(x1, x2); numpy would return float32
+    # for bfloat16 matmul and refuse bfloat16 in einsum.
+    a = _bf16([[1.0, 2.0], [3.0, 4.0]])
+    b = ops.cast(ops.convert_to_tensor([[1, 0], [1, 1]]), other)
+    expected = np.array([[3.0, 2.0], [7.0, 4.0]])
+    for out in (ops.matmul(a, b), ops.dot(a, b), ops.tensordot(a, b, 1),
+                ops.einsum("ij,jk->ik", a, b)):
+        assert out.dtype == "bfloat16"
+        np.testing.assert_array_equal(out.numpy().astype(np.float32), expected)
+    inner = ops.inner(b, a)
+    assert inner.dtype == "bfloat16"
+    np.testing.assert_array_equal(inner.numpy().astype(np.float32), [[1.0, 3.0], [3.0, 7.0]])
+
+
+def test_corrcoef_keeps_bfloat16():
+    out = ops.corrcoef(_bf16([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]]))
+    assert out.dtype == "bfloat16"
+    np.testing.assert_array_equal(out.numpy().astype(np.float32), [[1.0, -1.0], [-1.0, 1.0]])
+
+
+def test_dot_product_attention_keeps_bfloat16():
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((1, 3, 2, 4)).astype(np.float32) for _ in range(3))
+    out = ops.dot_product_attention(_bf16(q), _bf16(k), _bf16(v))
+    assert out.dtype == "bfloat16"
+    reference = ops.dot_product_attention(*(ops.cast(_bf16(t), "float32") for t in (q, k, v)))
+    np.testing.assert_allclose(out.numpy().astype(np.float32), reference.numpy(), rtol=2e-2, atol=2e-2)
+    mixed = ops.dot_product_attention(_bf16(q), k, v)
+    assert mixed.dtype == "float32"
+
+
+@pytest.mark.parametrize("name", ["rgb_to_hsv", "hsv_to_rgb", "gaussian_blur"])
+def test_image_colour_ops_and_blur_accept_and_keep_bfloat16(name):
+    # they refused bfloat16 (a "kind V" dtype) or returned float32
+    x = np.random.default_rng(0).random((2, 4, 4, 3)).astype(np.float32)
+    out = getattr(ops.image, name)(_bf16(x))
+    assert out.dtype == "bfloat16"
+    reference = getattr(ops.image, name)(ops.cast(_bf16(x), "float32")).numpy()
+    np.testing.assert_allclose(out.numpy().astype(np.float32), reference, rtol=2e-2, atol=2e-2)

@@ -54,3 +54,16 @@ def test_bad_arguments():
         ops.ctc_decode(np.zeros((1, 2, 3)), [2], strategy="best")
     with pytest.raises(ValueError, match="ops.ctc_loss: expects `target`"):
         ops.ctc_loss(np.zeros((2, 3)), np.zeros((1, 4, 3)), [1, 1], [4])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("strategy", ["greedy", "beam_search"])
+def test_ctc_decode_scores_are_at_least_float32(dtype, strategy):
+    # Keras: scores in result_type(inputs, "float32")
+    logits = [[[0.4, 0.8, 0.4], [0.2, 0.8, 0.3], [0.9, 0.4, 0.5]]]
+    low = ops.cast(ops.convert_to_tensor(logits), dtype)
+    decoded, scores = ops.ctc_decode(low, ops.convert_to_tensor([3]), strategy=strategy)
+    assert decoded.dtype == "int32" and scores.dtype == "float32"
+    _, reference = ops.ctc_decode(ops.cast(low, "float32"), ops.convert_to_tensor([3]),
+                                  strategy=strategy)
+    np.testing.assert_allclose(scores.numpy(), reference.numpy(), rtol=1e-6)

@@ -175,3 +175,8 @@ def test_bad_input_shape_mismatch_names_op_shapes_and_dtypes():
         ops.add(ops.ones((2,)), ops.ones((3,)))
     with pytest.raises(ValueError, match=r"ops.multiply.*\(2, 2\).*int32"):
         ops.multiply(ops.ones((2, 2)), ops.ones((3,), "int32"))
+
+
+def test_where_with_one_branch_uses_keras_wording():
+    with pytest.raises(ValueError, match="`x1` and `x2` either both should be `None`"):
+        ops.where(ops.convert_to_tensor([True]), 1.0)

@@ -1,4 +1,6 @@
 """kerasish.ops.extras: numpy-style extras against numpy."""
+import warnings
+
 import numpy as np
 import pytest
 from scipy import special
@@ -74,3 +76,95 @@ def test_allclose_psnr_and_gradients():
     check_gradients(lambda a, b: ops.cross(a, b), [X[:, :3], X[:, 1:]])
     check_gradients(lambda a, b: ops.kron(a, b), [X[:2, :2], X[1:, 1:3]])
     check_gradients(lambda x: ops.sinc(x), [X + 0.01])
+
+
+def _typed(values, dtype):
+    return ops.cast(ops.convert_to_tensor(values), dtype)
+
+
+@pytest.mark.parametrize("d1,d2,expected", [
+    ("float32", "float32", "float32"), ("int8", "int16", "float32"), ("bool", "int32", "float32"),
+    ("float16", "int8", "float16"), ("bfloat16", "bool", "bfloat16"), ("float16", "float32", "float32")])
+def test_logaddexp2_result_dtype(d1, d2, expected):
+    # Keras: result_type(x1, x2, float); the ln 2 factor must not widen to float64
+    out = ops.logaddexp2(_typed([1, 0], d1), _typed([1, 0], d2))
+    assert out.dtype == expected
+    np.testing.assert_allclose(out.numpy().astype(np.float64), [2.0, 1.0], rtol=1e-2)
+
+
+@pytest.mark.parametrize("d1,d2,expected", [
+    ("int8", "int16", "int16"), ("uint8", "int8", "int16"), ("uint16", "int8", "int32"),
+    ("int32", "bool", "int32"), ("bool", "bool", "int32"), ("float16", "int8", "float16")])
+def test_fmod_result_dtype_and_integer_values(d1, d2, expected):
+    out = ops.fmod(_typed([7, 5], d1), _typed([3, 1], d2))
+    assert out.dtype == expected
+    if "bool" not in (d1, d2):
+        np.testing.assert_array_equal(out.numpy(), np.fmod([7, 5], [3, 1]))
+    signed = ops.fmod(_typed([-7, 7], "int32"), _typed([3, -3], "int32"))
+    np.testing.assert_array_equal(signed.numpy(), [-1, 1])   # C fmod: sign of the dividend
+    # a Python float stays weak: float64 inputs keep 0.7 exact
+    x = np.array([2.5, -1.3])
+    np.testing.assert_allclose(ops.fmod(x, 0.7).numpy(), np.fmod(x, 0.7), rtol=1e-12)
+
+
+@pytest.mark.parametrize("d1,d2,expected", [
+    ("float16", "int8", "float16"), ("float16", "bool", "float16"), ("float32", "bfloat16", "float32"),
+    ("float16", "bfloat16", "float32"), ("int8", "int16", "float32"), ("bfloat16", "bool", "bfloat16")])
+def test_heaviside_result_dtype(d1, d2, expected):
+    out = ops.heaviside(_typed([-1, 0, 2], d1), _typed([1, 1, 1], d2))
+    assert out.dtype == expected
+    np.testing.assert_array_equal(out.numpy().astype(np.float32), [0.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize("dx,dw,expected", [
+    ("float16", "int8", "float16"), ("int8", "bfloat16", "bfloat16"), ("bfloat16", "bool", "bfloat16"),
+    ("int32", "int32", "float32")])
+def test_average_result_dtype(dx, dw, expected):
+    out = ops.average(_typed([1, 3], dx), weights=_typed([3, 1], dw))
+    assert out.dtype == expected
+    assert float(out.numpy()) == (2.0 if dw == "bool" else 1.5)
+
+
+def test_diff_of_booleans_is_not_equal():
+    out = ops.diff(ops.convert_to_tensor([True, False, False, True]))
+    assert out.dtype == "bool"
+    np.testing.assert_array_equal(out.numpy(), np.diff(np.array([True, False, False, True])))
+
+
+def test_nanmax_nanmin_over_no_axis_and_all_nan_slices_match_numpy():
+    x = np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, -np.inf]])
+    np.testing.assert_array_equal(ops.nanmax(x, axis=()).numpy(), np.nanmax(x, axis=()))
+    np.testing.assert_array_equal(ops.nanmin(x, axis=()).numpy(), np.nanmin(x, axis=()))
+    all_nan = np.array([[np.nan, np.nan], [1.0, np.nan]])
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        expected_max, expected_min = np.nanmax(all_nan, axis=1), np.nanmin(all_nan, axis=1)
+    np.testing.assert_array_equal(ops.nanmax(all_nan, axis=1).numpy(), expected_max)
+    np.testing.assert_array_equal(ops.nanmin(all_nan, axis=1).numpy(), expected_min)
+    assert np.isnan(ops.nanmax(np.full((2, 2), np.nan)).numpy())
+
+
+def test_cross_of_two_and_three_vectors_matches_numpy():
+    rng = np.random.default_rng(1)
+    x3, x2 = rng.random((2, 1, 4, 3)), rng.random((2, 1, 4, 2))
+    y3, y2 = rng.random((1, 5, 4, 3)), rng.random((1, 5, 4, 2))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)   # numpy 2 deprecates 2-vectors
+        for a, b in ((x3, y3), (x3, y2), (x2, y3), (x2, y2)):
+            out, expected = ops.cross(a, b).numpy(), np.cross(a, b)
+            assert out.shape == expected.shape
+            np.testing.assert_allclose(out, expected, rtol=1e-12)
+    check_gradients(lambda a, b: ops.cross(a, b), [x3[:1, :, :2], y2[:, :2, :2]])
+
+
+@pytest.mark.parametrize("dtype,summed,extreme", [
+    ("bool", "int32", "bool"), ("int16", "int32", "int16"), ("int32", "int32", "int32"),
+    ("uint8", "uint32", "uint8"), ("uint16", "uint32", "uint16")])
+def test_nan_reductions_of_integers_keep_keras_integer_dtypes(dtype, summed, extreme):
+    # no NaN in integers: the plain reduction and its dtype (was floatx)
+    x = _typed([3, 1, 2], dtype)
+    assert ops.nansum(x).dtype == ops.nanprod(x).dtype == summed
+    assert ops.nanmax(x).dtype == ops.nanmin(x).dtype == extreme
+    values = np.array([3, 1, 2]).astype(dtype)
+    assert int(ops.nansum(x).numpy()) == int(values.sum())
+    assert int(ops.nanmax(x).numpy()) == int(values.max())
+    assert int(ops.nanmin(x, axis=0).numpy()) == int(values.min())

@@ -102,3 +102,10 @@ def test_bad_indices_name_the_op_and_dtype():
         ops.slice(X, [0.5, 0], [1, 1])
     with pytest.raises(ValueError, match=r"ops.slice_update.*\(2, 3\).*\(3, 4\)"):
         ops.slice_update(X, [2, 2], np.ones((2, 3)))
+
+
+def test_take_rejects_an_out_of_range_axis():
+    # axis 5 of a 2-D tensor used to wrap around to axis 1
+    with pytest.raises(ValueError, match="ops.take: axis 5 is out of bounds"):
+        ops.take(np.ones((3, 4)), np.array([0, 1]), axis=5)
+    assert ops.take(np.ones((3, 4)), np.array([0, 1]), axis=-1).shape == (3, 2)

@@ -103,3 +103,14 @@ def test_matmul_shape_mismatch_names_op_shapes_and_dtypes():
         ops.matmul(ops.ones((2, 2, 3)), ops.ones((3, 3, 1)))
     with pytest.raises(ValueError, match=r"ops.matmul"):
         ops.matmul(ops.ones(()), ops.ones((2,)))
+
+
+@pytest.mark.parametrize("subscripts", ["i...,j...k->...ijk", "i...,j...k", "...ij,...jk->...ik"])
+def test_einsum_ellipsis_inside_a_spec_broadcasts_like_numpy(subscripts):
+    # the ellipsis dims of "j...k" start after j; ranks differ, so they broadcast
+    x = np.arange(24, dtype="float64").reshape(2, 3, 4)
+    y = np.arange(24, dtype="float64").reshape(2, 4, 3)
+    if subscripts.startswith("..."):
+        y = np.arange(12, dtype="float64").reshape(4, 3)
+    np.testing.assert_allclose(ops.einsum(subscripts, x, y).numpy(), np.einsum(subscripts, x, y))
+    check_gradients(lambda a, b: ops.einsum(subscripts, a, b), [x / 10, y / 10])

@@ -119,3 +119,62 @@ def test_bad_input_errors_name_the_op_and_shapes():
         ops.pad(X, 1, mode="mean")
     with pytest.raises(ValueError, match=r"ops.unstack.*num=2"):
         ops.unstack(X, num=2, axis=1)
+
+
+def test_transpose_axes_validation_uses_keras_wording():
+    x = ops.zeros((2, 3, 4))
+    with pytest.raises(ValueError, match=r"valid permutation.*axes=\[0, 0, 0\]"):
+        ops.transpose(x, axes=[0, 0, 0])
+    # an out-of-range axis used to wrap around silently (5 -> 2)
+    with pytest.raises(ValueError, match=r"Each axis in `axes` must be an integer in \[-3, 3\)"):
+        ops.transpose(x, axes=[0, 1, 5])
+    with pytest.raises(ValueError, match="must be a list of the same length as the input shape"):
+        ops.transpose(x, axes=[0, 1])
+    assert ops.transpose(x, axes=[-1, 0, 1]).shape == (4, 2, 3)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_pad_constant_values_outside_constant_mode_uses_keras_wording(mode):
+    with pytest.raises(ValueError, match="Argument `constant_values` can only be provided "
+                                         "when `mode == 'constant'`"):
+        ops.pad(ops.ones((2, 3)), ((1, 1), (1, 1)), mode=mode, constant_values=2)
+
+
+def test_reshape_rejects_negative_entries_other_than_one_minus_one():
+    x = ops.zeros((20,))
+    # numpy alone accepted -2 as an unknown dimension
+    with pytest.raises(ValueError, match=r"non-negative integer.*-1.*newshape=\(-2, 5\)"):
+        ops.reshape(x, (-2, 5))
+    with pytest.raises(ValueError, match=r"at most one unknown dimension.*newshape=\(-1, -1, 5\)"):
+        ops.reshape(x, (-1, -1, 5))
+    assert ops.reshape(x, (-1, 5)).shape == (4, 5)
+
+
+def test_moveaxis_rejects_out_of_range_and_repeated_axes():
+    x = ops.zeros((2, 2, 3))
+    # axis 3 used to wrap around to 0 silently (sparsemax(x, axis=3) returned a result)
+    with pytest.raises(ValueError, match="`source` axis 3 is out of bounds for a tensor of rank 3"):
+        ops.moveaxis(x, 3, -1)
+    with pytest.raises(ValueError, match="`destination` axis -4 is out of bounds"):
+        ops.moveaxis(x, 0, -4)
+    with pytest.raises(ValueError, match="repeated axis in `source`"):
+        ops.moveaxis(x, [0, 0], [1, 2])
+    with pytest.raises(ValueError, match="out of bounds"):
+        ops.sparsemax(x, axis=3)
+    assert ops.moveaxis(x, [0, -1], [-1, 0]).shape == (3, 2, 2)
+
+
+def test_swapaxes_rejects_an_out_of_range_axis():
+    with pytest.raises(ValueError, match="axis 5 is out of bounds"):
+        ops.swapaxes(ops.zeros((3, 4)), 5, 0)
+    assert ops.swapaxes(ops.zeros((3, 4)), -1, 0).shape == (4, 3)
+
+
+def test_stack_and_take_along_axis_reject_an_out_of_range_axis():
+    a, idx = np.ones((3, 4)), np.zeros((3, 2), "int32")
+    with pytest.raises(ValueError, match="axis 10 is out of bounds"):
+        ops.stack([a, a], axis=10)
+    with pytest.raises(ValueError, match="axis 10 is out of bounds"):
+        ops.take_along_axis(a, idx, axis=10)
+    assert ops.stack([a, a], axis=-3).shape == (2, 3, 4)
+    assert ops.stack([a, a], axis=2).shape == (3, 4, 2)

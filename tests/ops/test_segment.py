@@ -35,8 +35,14 @@ def test_segment_max_min_values_and_tie_gradients():
 def test_segment_errors_name_the_op():
     with pytest.raises(ValueError, match=r"ops.segment_sum: segment id 2 is out of range"):
         ops.segment_sum(DATA, IDS, num_segments=2)
-    with pytest.raises(ValueError, match=r"ops.segment_max: segment_ids must be 1-D.*\(3,\).*\(4, 2\)"):
+    # Keras's wording for both checks
+    with pytest.raises(ValueError, match=r"ops.segment_max: Argument `segment_ids` and `data` "
+                                         r"should have same leading dimension. Got \(3,\) v.s. "
+                                         r"\(4, 2\)"):
         ops.segment_max(DATA, [0, 1, 2])
+    with pytest.raises(ValueError, match=r"ops.segment_sum: Argument `segment_ids` should be an "
+                                         r"1-D vector,"):
+        ops.segment_sum(np.array([1.0, 2.0, 3.0, 4.0]), np.array([[0, 0], [1, 1]]))
     with pytest.raises(ValueError, match=r"ops.segment_sum: received 1 NaN"):
         ops.segment_sum(DATA, np.array([0.0, np.nan, 1.0, 1.0]))
     with pytest.raises(TypeError, match=r"ops.segment_sum: indices must be integers"):

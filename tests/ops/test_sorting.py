@@ -55,3 +55,14 @@ def test_quantile_median_average_searchsorted():
     s = ops.searchsorted(ops.convert_to_tensor([1.0, 3.0, 5.0]), [4.0, 1.0])
     assert s.dtype == "int32" and s.numpy().tolist() == [2, 0]
     assert ops.searchsorted(np.array([1.0, 3.0]), np.array([3.0]), side="right").numpy().tolist() == [2]
+
+
+@pytest.mark.parametrize("kwargs", [dict(keepdims=True), dict(axis=(1,)), dict(axis=(0, 2)),
+                                    dict(axis=(0, 2), keepdims=True), dict(axis=-1, keepdims=True)])
+def test_median_and_quantile_axes_and_keepdims_match_numpy(kwargs):
+    x = np.random.default_rng(7).standard_normal((2, 3, 4))
+    for ours, theirs in ((ops.median(x, **kwargs), np.median(x, **kwargs)),
+                         (ops.quantile(x, [0.3, 0.8], **kwargs), np.quantile(x, [0.3, 0.8], **kwargs)),
+                         (ops.percentile(x, 40, **kwargs), np.percentile(x, 40, **kwargs))):
+        assert ours.shape == theirs.shape
+        np.testing.assert_allclose(ours.numpy(), theirs, rtol=1e-12)

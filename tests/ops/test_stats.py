@@ -50,3 +50,61 @@ def test_batch_layer_rms_normalization():
     rms = X / np.sqrt((X ** 2).mean(-1, keepdims=True) + 1e-7) * 2.0
     np.testing.assert_allclose(ops.rms_normalization(X, scale=2.0).numpy(), rms)
     check_gradients(lambda x: ops.rms_normalization(x), [X])
+
+
+def test_normalize_order_must_be_an_int_of_at_least_one():
+    for order in ("a", -1, 0, 2.5):
+        with pytest.raises(ValueError, match="Argument `order` must be an int >= 1"):
+            ops.normalize(np.array([1.0, 2.0, 3.0]), order=order)
+    np.testing.assert_allclose(ops.normalize(np.array([3.0, -4.0]), order=1).numpy(),
+                               [3 / 7, -4 / 7])
+
+
+@pytest.mark.parametrize("x_dtype,w_dtype", [("bfloat16", "float32"), ("float16", "float32"),
+                                             ("bfloat16", "float16"), ("float32", "float16")])
+def test_layer_and_rms_normalization_keep_the_input_dtype(x_dtype, w_dtype):
+    x = ops.cast(ops.convert_to_tensor([[1.0, 2.0, 4.0, 5.0]]), x_dtype)
+    w = ops.cast(ops.ones((4,)), w_dtype)
+    assert ops.layer_normalization(x, w, w).dtype == x_dtype
+    assert ops.rms_normalization(x, w).dtype == x_dtype
+
+
+def test_layer_normalization_lays_gamma_along_a_non_last_axis():
+    # Keras reshapes a 1-D gamma/beta to broadcast along `axis`
+    x = np.random.default_rng(3).standard_normal((2, 3, 4))
+    gamma, beta = np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.0, -0.5])
+    out = ops.layer_normalization(x, gamma, beta, axis=1, epsilon=1e-3).numpy()
+    mean, var = x.mean(1, keepdims=True), x.var(1, keepdims=True)
+    expected = (x - mean) / np.sqrt(var + 1e-3) * gamma[:, None] + beta[:, None]
+    np.testing.assert_allclose(out, expected, rtol=1e-10)
+
+
+def test_layer_normalization_rms_scaling_warns_and_scales_by_the_variance():
+    x = np.arange(5, dtype="float64")
+    with pytest.warns(UserWarning, match=r"You passed `rms_scaling=True`, which is deprecated"):
+        out = ops.layer_normalization(x, np.ones(5), rms_scaling=True, epsilon=1e-3)
+    np.testing.assert_allclose(out.numpy(), x / np.sqrt(x.var() + 1e-3), rtol=1e-10)
+
+
+def test_moments_of_float16_saturate_instead_of_overflowing():
+    # Keras clips float32 statistics to float16's range before casting back
+    x = ops.cast(ops.convert_to_tensor([0.0, 60000.0]), "float16")
+    mean, variance = ops.moments(x, axes=[0])
+    assert mean.dtype == variance.dtype == "float16"
+    assert float(mean.numpy()) == 30000.0
+    assert float(variance.numpy()) == float(np.finfo(np.float16).max)
+
+
+def test_batch_normalization_checks_offset_and_scale_length():
+    x, stats = np.ones((2, 3, 5)), np.ones(5)
+    with pytest.raises(ValueError, match="`offset` must be a vector of length 5"):
+        ops.batch_normalization(x, stats, stats, axis=-1, offset=np.ones(3), scale=stats)
+    with pytest.raises(ValueError, match="`scale` must be a vector of length 5"):
+        ops.batch_normalization(x, stats, stats, axis=-1, offset=stats, scale=np.ones(3))
+
+
+def test_softmax_over_a_size_one_axis_warns():
+    with pytest.warns(UserWarning, match=r"You are using a softmax over axis 1 of a tensor of "
+                                         r"shape \(1, 1\)\. This axis has size 1\."):
+        out = ops.softmax(np.array([[1.0]]), axis=1)
+    np.testing.assert_array_equal(out.numpy(), [[1.0]])

@@ -293,3 +293,48 @@ def test_least_squares_converges(name, lr, steps):
             loss = loss_fn()
         opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
     assert float(loss_fn()) < 0.01 * initial
+
+
+def test_overwrite_with_gradient_sets_the_variable_to_its_gradient():
+    v = keras.Variable([[1.0, 2.0], [3.0, 4.0]])
+    assert v.overwrite_with_gradient is False
+    v.overwrite_with_gradient = True
+    v2 = keras.Variable([[1.0, 2.0], [3.0, 4.0]])
+    optimizer = keras.optimizers.SGD(learning_rate=1.0)
+    optimizer.apply_gradients([(np.full((2, 2), 1.5, "float32"), v),
+                               (np.ones((2, 2), "float32"), v2)])
+    np.testing.assert_array_equal(v.numpy(), np.full((2, 2), 1.5))
+    np.testing.assert_array_equal(v2.numpy(), [[0.0, 1.0], [2.0, 3.0]])
+    assert int(optimizer.iterations) == 1
+    layer = keras.layers.Dense(2)
+    scale = layer.add_weight(shape=(), initializer="ones", overwrite_with_gradient=True)
+    assert scale.overwrite_with_gradient is True
+
+
+def test_overwrite_with_gradient_under_accumulation_keeps_the_maximum():
+    # Keras: between update steps the accumulator keeps max(grad, accumulator);
+    # on the update step the variable becomes that maximum and the accumulator 0.
+    v = keras.Variable([[1.0, 2.0], [3.0, 4.0]])
+    v.overwrite_with_gradient = True
+    v2 = keras.Variable([[1.0, 2.0], [3.0, 4.0]])
+    optimizer = keras.optimizers.SGD(learning_rate=1.0, gradient_accumulation_steps=2)
+    ones, twos = np.ones((2, 2), "float32"), np.full((2, 2), 2.0, "float32")
+    optimizer.apply_gradients([(twos, v), (ones, v2)])
+    np.testing.assert_array_equal(v.numpy(), [[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(optimizer._accumulated_gradients[0].numpy(), twos)
+    optimizer.apply_gradients([(ones, v), (twos, v2)])
+    np.testing.assert_array_equal(v.numpy(), twos)
+    np.testing.assert_array_equal(optimizer._accumulated_gradients[0].numpy(), np.zeros((2, 2)))
+    np.testing.assert_allclose(v2.numpy(), [[-0.5, 0.5], [1.5, 2.5]])
+
+
+def test_clip_gradients_accepts_tensors():
+    grad = ops.convert_to_tensor([100.0, 100.0])
+    clipped = optimizers.SGD(clipnorm=1)._clip_gradients([grad])
+    np.testing.assert_allclose(np.asarray(clipped[0]), [2 ** 0.5 / 2, 2 ** 0.5 / 2], rtol=1e-6)
+    clipped = optimizers.SGD(clipvalue=1)._clip_gradients([grad])
+    np.testing.assert_allclose(np.asarray(clipped[0]), [1.0, 1.0])
+    clipped = optimizers.SGD(global_clipnorm=1)._clip_gradients(
+        [ops.convert_to_tensor([50.0, 100.0])])
+    np.testing.assert_allclose(np.asarray(clipped[0]), np.array([50.0, 100.0]) / np.sqrt(12500),
+                               rtol=1e-6)

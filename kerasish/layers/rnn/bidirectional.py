@@ -55,6 +55,9 @@ class Bidirectional(Layer):
                     "and `return_state` settings."
                 )
             self.backward_layer = backward_layer
+        if hasattr(layer, "use_cudnn"):  # not serialized, so copied by hand (as Keras)
+            self.forward_layer.use_cudnn = layer.use_cudnn
+            self.backward_layer.use_cudnn = layer.use_cudnn
         # As Keras: with return_sequences, masked steps output zeros in both directions
         # (not the carried-over output), so the merged sequence is zero where masked.
         for sublayer in (self.forward_layer, self.backward_layer):

@@ -105,3 +105,118 @@ def test_config_and_errors():
         layers.BatchNormalization(synchronized=True)
     with pytest.raises(ValueError, match="axis 3 is out of bounds"):
         layers.BatchNormalization(axis=3).build((None, 4))
+
+
+def test_mask_with_size_one_axes_counts_every_covered_element():
+    # Keras 3.15 broadcasts the mask to the inputs before summing the weights:
+    # constant inputs give a zero batch variance and outputs of zero.
+    bn = layers.BatchNormalization(momentum=0.0)
+    y = bn(np.ones((1, 2, 3, 4), "float32"), training=True, mask=np.ones((1, 2, 1), "float32"))
+    np.testing.assert_allclose(y.numpy(), 0.0, atol=1e-6)
+    np.testing.assert_allclose(bn.moving_mean.numpy(), np.ones(4), atol=1e-6)
+    np.testing.assert_allclose(bn.moving_variance.numpy(), np.zeros(4), atol=1e-6)
+
+
+def test_renorm_weights_initial_values_and_config():
+    bn = layers.BatchNormalization(renorm=True,
+                                   moving_variance_initializer=keras.initializers.Constant(4.0))
+    bn.build((None, 5))
+    assert [w.name for w in bn.non_trainable_weights] == [
+        "moving_mean", "moving_variance", "moving_stddev", "renorm_mean", "renorm_stddev"]
+    np.testing.assert_allclose(bn.moving_stddev.numpy(), np.full(5, 2.0))
+    np.testing.assert_allclose(bn.renorm_stddev.numpy(), np.full(5, 2.0))
+    np.testing.assert_allclose(bn.renorm_mean.numpy(), np.zeros(5))
+    config = layers.BatchNormalization(renorm=True, renorm_clipping={"rmax": 3.0},
+                                       renorm_momentum=0.95).get_config()
+    assert (config["renorm"], config["renorm_clipping"], config["renorm_momentum"]) == (
+        True, {"rmax": 3.0}, 0.95)
+    assert layers.BatchNormalization.from_config(config).get_config() == config
+    plain = layers.BatchNormalization().get_config()
+    assert (plain["renorm"], plain["renorm_clipping"], plain["renorm_momentum"]) == (
+        False, None, 0.99)
+
+
+def test_renorm_clipping_validation():
+    with pytest.raises(ValueError, match="Received invalid keys for `renorm_clipping`"):
+        layers.BatchNormalization(renorm=True, renorm_clipping={"random_key": 1.0})
+    with pytest.raises(ValueError, match="rmax should be greater than rmin.*rmax=0.0, rmin=1.0"):
+        layers.BatchNormalization(renorm=True, renorm_clipping={"rmax": 0.0, "rmin": 1.0})
+    with pytest.raises(ValueError, match="dmax should be non-negative.*dmax=-1.0"):
+        layers.BatchNormalization(renorm=True, renorm_clipping={"dmax": -1.0})
+
+
+def _renorm_layer(clipping=None):
+    bn = layers.BatchNormalization(epsilon=1e-3, momentum=0.9, renorm=True,
+                                   renorm_momentum=0.8, renorm_clipping=clipping)
+    bn.build((None, 3))
+    bn.moving_mean.assign([0.5, -0.2, 0.1])
+    bn.moving_variance.assign([1.2, 0.7, 2.0])
+    bn.moving_stddev.assign(np.sqrt([1.2, 0.7, 2.0]))
+    bn.renorm_mean.assign([0.3, 1.0, -0.5])
+    bn.renorm_stddev.assign([1.5, 0.8, 2.5])
+    bn.gamma.assign([1.1, 0.9, 1.05])
+    bn.beta.assign([0.1, -0.1, 0.0])
+    return bn
+
+
+def test_renorm_training_output_and_statistics():
+    # Batch Renormalization (Ioffe 2017), as in Keras's test_renorm_correctness:
+    # y = ((x - mu) / sigma * r + d) * gamma + beta, r = sigma / renorm_stddev,
+    # d = (mu - renorm_mean) / renorm_stddev with the statistics before the update.
+    x = np.array([[4.0, 6.0, 2.0], [8.0, -2.0, 5.0], [6.0, 4.0, 3.0]], "float32")
+    bn = _renorm_layer()
+    mu, sigma = x.mean(0), np.sqrt(x.var(0) + 1e-3)
+    r = sigma / np.array([1.5, 0.8, 2.5])
+    d = (mu - np.array([0.3, 1.0, -0.5])) / np.array([1.5, 0.8, 2.5])
+    expected = ((x - mu) / sigma * r + d) * np.array([1.1, 0.9, 1.05]) + [0.1, -0.1, 0.0]
+    np.testing.assert_allclose(bn(x, training=True).numpy(), expected, atol=1e-5)
+    np.testing.assert_allclose(bn.renorm_mean.numpy(), 0.8 * np.array([0.3, 1.0, -0.5]) + 0.2 * mu,
+                               atol=1e-5)
+    np.testing.assert_allclose(bn.renorm_stddev.numpy(),
+                               0.8 * np.array([1.5, 0.8, 2.5]) + 0.2 * sigma, atol=1e-5)
+    np.testing.assert_allclose(bn.moving_mean.numpy(), 0.9 * np.array([0.5, -0.2, 0.1]) + 0.1 * mu,
+                               atol=1e-5)
+    stddev = 0.9 * np.sqrt([1.2, 0.7, 2.0]) + 0.1 * sigma
+    np.testing.assert_allclose(bn.moving_stddev.numpy(), stddev, atol=1e-5)
+    np.testing.assert_allclose(bn.moving_variance.numpy(), stddev ** 2 - 1e-3, atol=1e-5)
+    # inference is plain batch normalization with the moving statistics
+    plain = layers.BatchNormalization(epsilon=1e-3)
+    plain.build((None, 3))
+    for name in ("gamma", "beta", "moving_mean", "moving_variance"):
+        getattr(plain, name).assign(getattr(bn, name).numpy())
+    np.testing.assert_allclose(bn(x).numpy(), plain(x).numpy(), atol=1e-6)
+
+
+def test_renorm_clipping_clips_r_and_d():
+    x = np.array([[4.0, 6.0, 2.0], [8.0, -2.0, 5.0], [6.0, 4.0, 3.0]], "float32")
+    bn = _renorm_layer({"rmax": 1.5, "rmin": 0.9, "dmax": 0.5})
+    mu, sigma = x.mean(0), np.sqrt(x.var(0) + 1e-3)
+    r = np.clip(sigma / np.array([1.5, 0.8, 2.5]), 0.9, 1.5)
+    d = np.clip((mu - np.array([0.3, 1.0, -0.5])) / np.array([1.5, 0.8, 2.5]), -0.5, 0.5)
+    expected = ((x - mu) / sigma * r + d) * np.array([1.1, 0.9, 1.05]) + [0.1, -0.1, 0.0]
+    np.testing.assert_allclose(bn(x, training=True).numpy(), expected, atol=1e-5)
+
+
+def test_renorm_gradient_holds_r_and_d_constant():
+    # r and d carry no gradient: d/dx equals the finite-difference gradient of
+    # plain batch normalization with scale gamma * r0 (r0 from this batch).
+    rng = np.random.default_rng(5)
+    x, w = rng.standard_normal((6, 3)), rng.standard_normal((6, 3))
+    bn = layers.BatchNormalization(renorm=True, dtype="float64")
+    bn.build(x.shape)
+    bn.renorm_stddev.assign([1.5, 0.8, 2.5])
+    r0 = np.sqrt(x.var(0) + 1e-3) / np.array([1.5, 0.8, 2.5])
+
+    def plain(v):
+        return np.sum(w * (v - v.mean(0)) / np.sqrt(v.var(0) + 1e-3) * r0)
+
+    numeric = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[i] = 1e-6
+        numeric[i] = (plain(x + step) - plain(x - step)) / 2e-6
+    xt = keras.ops.convert_to_tensor(x)
+    with keras.GradientTape() as tape:
+        tape.watch(xt)
+        out = keras.ops.sum(keras.ops.multiply(w, bn(xt, training=True)))
+    np.testing.assert_allclose(tape.gradient(out, xt).numpy(), numeric, atol=1e-6)

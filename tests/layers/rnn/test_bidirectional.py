@@ -59,3 +59,14 @@ def test_masked_steps_output_zero_in_both_directions():
     for row, n in enumerate(lengths):
         valid = layer(x[row:row + 1, :n]).numpy()[0]
         np.testing.assert_allclose(out[row, :n], valid, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("use_cudnn", [True, False, "auto"])
+@pytest.mark.parametrize("rnn_class", [layers.GRU, layers.LSTM])
+def test_copies_keep_use_cudnn(rnn_class, use_cudnn):
+    # use_cudnn is not in the RNN's config; Bidirectional copies it by hand (Keras)
+    bidi = layers.Bidirectional(rnn_class(1, use_cudnn=use_cudnn))
+    assert bidi.forward_layer.use_cudnn == use_cudnn
+    assert bidi.backward_layer.use_cudnn == use_cudnn
+    simple = layers.Bidirectional(layers.SimpleRNN(1))
+    assert not hasattr(simple.forward_layer, "use_cudnn")
