@@ -11,15 +11,16 @@ from kerasish.utils import file_utils
 WEIGHTS_ORIGIN = "https://storage.googleapis.com/tensorflow/keras-applications/"
 
 
-def check_weights(weights):
-    """Accepts None, "imagenet" or the path of an existing weights file (as Keras)."""
+def check_weights(weights, received="  Received: weights="):
+    """Accepts None, "imagenet" or the path of an existing weights file (as Keras; the
+    message's last words differ between Keras's applications: `received`)."""
     if weights is None or weights == "imagenet":
         return
     if isinstance(weights, (str, os.PathLike)) and os.path.exists(weights):
         return
     raise ValueError("The `weights` argument should be either `None` (random initialization), "
                      "'imagenet' (pre-training on ImageNet), or the path to the weights file to "
-                     f"be loaded.  Received: weights={weights}")
+                     f"be loaded.{received}{weights}")
 
 
 def check_top(include_top, weights, classes):
