@@ -5,6 +5,8 @@ it also runs on cupy arrays where no cupy-specific kernel exists.
 """
 import functools
 
+import numpy as np
+
 from kerasish.backend.devices import xp_of
 
 __all__ = [
@@ -51,9 +53,53 @@ def sigmoid(x):
     return out
 
 
+_HEAVY = 8  # an index repeated more often than this is summed with one reduce
+
+
 def index_add(target, index, values):
-    """`target[index] += values` with repeated indices accumulated (in place)."""
-    xp_of(target).add.at(target, index, values)
+    """`target[index] += values` with repeated indices accumulated (in place).
+
+    The same numbers as `numpy.add.at` (each row of `target` accumulates its
+    values one by one, in their order), several times faster on rows: the
+    occurrences are grouped by index (stable sort); the k-th occurrences of
+    the lightly repeated indices are added in round k with one fancy-index
+    `+=` (indices unique within a round), and each heavily repeated index
+    (a frequent token) is summed with one sequential `add.reduce` over its
+    target row and its values.
+
+    Args:
+        target: the array to add into, indexed along its first axis.
+        index: 1-D integer array of rows (non-negative, in range), or what
+            `numpy.add.at` takes (other forms run through it).
+        values: (len(index),) + target.shape[1:].
+    """
+    xp = xp_of(target)
+    n = index.shape[0] if getattr(index, "ndim", None) == 1 else 0
+    if xp is not np or n < 2 or target.ndim < 2 or getattr(values, "shape", None) != \
+            (n,) + target.shape[1:] or index.dtype.kind not in "iu" or index.min() < 0:
+        xp.add.at(target, index, values)  # negative indices could alias a row within a round
+        return
+    order = np.argsort(index, kind="stable")
+    ranked = index[order]
+    first = np.empty(n, bool)
+    first[0] = True
+    np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    if starts.size == n:  # no repeated index
+        target[index] += values
+        return
+    counts = np.diff(np.append(starts, n))
+    rank = np.arange(n) - np.repeat(starts, counts)
+    light = np.repeat(counts <= _HEAVY, counts)
+    for g in np.flatnonzero(counts > _HEAVY):
+        rows = values[order[starts[g]:starts[g] + counts[g]]]
+        row = ranked[starts[g]]
+        target[row] = np.add.reduce(np.concatenate([target[row][None], rows]), axis=0)
+    light_rank = rank[light]
+    light_order = order[light]
+    for k in range(int(light_rank.max()) + 1 if light_rank.size else 0):
+        sel = light_order[light_rank == k]
+        target[index[sel]] += values[sel]
 
 
 # Optimizer updates ---------------------------------------------------------
