@@ -3,6 +3,7 @@
     python benchmarks/bench_steps.py [--rounds 3] [--only mlp,bn_mlp] [--seconds 1.0]
         [--torch-python /work/venvs/bench/bin/python]
         [--kerasjax-python /work/venvs/kerasjax/bin/python]
+        [--kerasish-also before=/path/to/another/checkout]
 
 Peers (each its own process, `step_worker.py`, pinned to 2 threads):
   kerasish   `model.train_step` on a fixed batch (forward under a tape, loss,
@@ -11,6 +12,8 @@ Peers (each its own process, `step_worker.py`, pinned to 2 threads):
   numpy      a hand-written numpy step (MLP and BN-MLP only)
   kerasjax   Keras 3 on JAX, XLA-compiled step, timed through `fit` (a venv with
              keras 3.15.1 and jax[cpu]); left out when that interpreter is missing
+  LABEL      with `--kerasish-also LABEL=PATH`: kerasish from another checkout
+             (e.g. the commit before a change), timed in the same rounds
 
 Workloads: tiny (Dense(10) on 32 features, batch 32), mlp (784-512-512-10
 relu, batch 128), bn_mlp (784-256-BN-256-BN-10, batch 256), mnist_cnn (the
@@ -41,10 +44,13 @@ NUMPY_WORKLOADS = {"mlp", "bn_mlp"}
 class Peer:
     """A running `step_worker.py` process for one (peer, workload)."""
 
-    def __init__(self, name, python, workload):
-        env = dict(os.environ, PYTHONPATH=ROOT if name == "kerasish" else "")
+    def __init__(self, name, python, workload, runner=None, path=None):
+        runner = runner or name
+        path = path or (ROOT if runner == "kerasish" else "")
+        env = dict(os.environ, PYTHONPATH=path)
         self.name = name
-        self.proc = subprocess.Popen([python, os.path.join(HERE, "step_worker.py"), name, workload],
+        self.proc = subprocess.Popen([python, os.path.join(HERE, "step_worker.py"), runner,
+                                      workload],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      env=env, cwd=HERE)
         line = self.proc.stdout.readline().strip()
@@ -68,12 +74,15 @@ def steps_for(peer, seconds):
     return max(2, int(seconds * 1000 / max(probe, 1e-3)))
 
 
-def run_workload(workload, pythons, rounds, seconds):
+def run_workload(workload, pythons, rounds, seconds, extra=()):
     peers = {}
     for name, python in pythons.items():
         if name == "numpy" and workload not in NUMPY_WORKLOADS:
             continue
         peers[name] = Peer(name, python, workload)
+    for label, path in extra:
+        peers[label] = Peer(label, pythons.get("kerasish", sys.executable), workload,
+                            runner="kerasish", path=path)
     steps = {name: steps_for(p, seconds) for name, p in peers.items()}
     times = {name: [] for name in peers}
     order = list(peers)
@@ -103,8 +112,13 @@ def main():
     parser.add_argument("--kerasish-python", default=sys.executable)
     parser.add_argument("--torch-python", default="/work/venvs/bench/bin/python")
     parser.add_argument("--kerasjax-python", default="/work/venvs/kerasjax/bin/python")
+    parser.add_argument("--threads", type=int, default=2,
+                        help="threads of every peer (BLAS, OpenMP, torch, XLA)")
     parser.add_argument("--raw", action="store_true", help="also print every round's figures")
+    parser.add_argument("--kerasish-also", action="append", default=[],
+                        help="LABEL=PATH: also time kerasish imported from PATH")
     args = parser.parse_args()
+    os.environ["BENCH_THREADS"] = str(args.threads)
     wanted = args.peers.split(",")
     pythons = {"kerasish": args.kerasish_python, "torch": args.torch_python,
                "numpy": args.kerasish_python, "kerasjax": args.kerasjax_python}
@@ -116,19 +130,20 @@ def main():
     start = time.time()
     rows = []
     for workload in args.only.split(","):
-        med, rss, raw = run_workload(workload, pythons, args.rounds, args.seconds)
+        extra = [tuple(item.split("=", 1)) for item in args.kerasish_also]
+        med, rss, raw = run_workload(workload, pythons, args.rounds, args.seconds, extra)
         rows.append((workload, med, rss))
         if args.raw:
             print(workload, {k: [round(v, 3) for v in vs] for k, vs in raw.items()}, flush=True)
-    names = list(pythons)
-    print(f"\nms/step, median of {args.rounds} alternating rounds "
+    names = list(pythons) + [item.split("=", 1)[0] for item in args.kerasish_also]
+    print(f"\nms/step, {args.threads} thread(s) per peer, median of {args.rounds} alternating rounds "
           f"({time.time() - start:.0f} s; load average {os.getloadavg()[0]:.1f})\n")
     print("| workload | " + " | ".join(names) + " | kerasish / torch | kerasish / fastest peer "
           "| peak RSS MiB (" + ", ".join(names) + ") |")
     print("|---|" + "---|" * (len(names) + 3))
     for workload, med, rss in rows:
         cells = [fmt(med.get(n)) for n in names]
-        others = [v for k, v in med.items() if k != "kerasish"]
+        others = [v for k, v in med.items() if k in ("torch", "numpy", "kerasjax")]
         vs_torch = (f"{med['kerasish'] / med['torch']:.2f}x"
                     if "kerasish" in med and "torch" in med else "—")
         vs_best = f"{med['kerasish'] / min(others):.2f}x" if "kerasish" in med and others else "—"

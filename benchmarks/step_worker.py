@@ -22,7 +22,7 @@ import resource
 import sys
 import time
 
-THREADS = "2"
+THREADS = os.environ.get("BENCH_THREADS", "2")
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = THREADS
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=true "
