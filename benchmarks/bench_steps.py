@@ -26,7 +26,11 @@ For each workload every peer's process is started and warmed up, then
 that rotates every round (so no peer always runs first or last on a machine
 whose load drifts). The table gives each peer's median over rounds of ms per
 step (steady-state throughput of back-to-back steps), kerasish / PyTorch and
-kerasish / fastest peer, and each process's peak RSS.
+kerasish / fastest peer, and each process's peak RSS. `--clock cpu` reports
+each peer process's CPU time instead of elapsed time: on a machine shared with
+other jobs, time-sharing inflates elapsed time by the load factor while CPU
+time stays put (with `--threads 1` it is the step's single-core time; with
+more threads it also counts spin-waiting).
 """
 import argparse
 import os
@@ -57,10 +61,13 @@ class Peer:
         if line != "ready":
             raise RuntimeError(f"{name} worker for {workload} failed to start ({line!r})")
 
+    clock = 0  # 0: wall-clock ms, 1: CPU ms (set from --clock)
+
     def ask(self, command):
         self.proc.stdin.write(command + "\n")
         self.proc.stdin.flush()
-        return float(self.proc.stdout.readline())
+        values = self.proc.stdout.readline().split()
+        return float(values[self.clock if len(values) > 1 else 0])
 
     def close(self):
         self.proc.stdin.write("quit\n")
@@ -114,11 +121,15 @@ def main():
     parser.add_argument("--kerasjax-python", default="/work/venvs/kerasjax/bin/python")
     parser.add_argument("--threads", type=int, default=2,
                         help="threads of every peer (BLAS, OpenMP, torch, XLA)")
+    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                        help="wall: elapsed time; cpu: the peer process's CPU time (all its "
+                        "threads), which time-sharing with other jobs does not inflate")
     parser.add_argument("--raw", action="store_true", help="also print every round's figures")
     parser.add_argument("--kerasish-also", action="append", default=[],
                         help="LABEL=PATH: also time kerasish imported from PATH")
     args = parser.parse_args()
     os.environ["BENCH_THREADS"] = str(args.threads)
+    Peer.clock = 1 if args.clock == "cpu" else 0
     wanted = args.peers.split(",")
     pythons = {"kerasish": args.kerasish_python, "torch": args.torch_python,
                "numpy": args.kerasish_python, "kerasjax": args.kerasjax_python}
@@ -136,7 +147,8 @@ def main():
         if args.raw:
             print(workload, {k: [round(v, 3) for v in vs] for k, vs in raw.items()}, flush=True)
     names = list(pythons) + [item.split("=", 1)[0] for item in args.kerasish_also]
-    print(f"\nms/step, {args.threads} thread(s) per peer, median of {args.rounds} alternating rounds "
+    print(f"\n{args.clock} ms/step, {args.threads} thread(s) per peer, median of {args.rounds} "
+          "alternating rounds "
           f"({time.time() - start:.0f} s; load average {os.getloadavg()[0]:.1f})\n")
     print("| workload | " + " | ".join(names) + " | kerasish / torch | kerasish / fastest peer "
           "| peak RSS MiB (" + ", ".join(names) + ") |")

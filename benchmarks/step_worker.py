@@ -8,7 +8,8 @@ step through `fit`). The process pins itself to 2 threads before numpy /
 torch / jax load, builds WORKLOAD, runs a few warm-up steps and prints
 `ready`; then it answers lines on stdin:
 
-    time N   -> runs N steps back to back, prints ms per step (steady throughput)
+    time N   -> runs N steps back to back, prints wall-clock and CPU ms per step
+                (steady throughput; CPU time is the process's, all its threads)
     rss      -> prints the peak resident set size of this process in MiB
     quit
 
@@ -276,9 +277,10 @@ def main():
             break
         if words[0] == "time":
             n = int(words[1])
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             run(n)
-            print(f"{1000 * (time.perf_counter() - start) / n:.4f}", flush=True)
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+            print(f"{1000 * wall / n:.4f} {1000 * cpu / n:.4f}", flush=True)
         elif words[0] == "rss":
             print(f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f}", flush=True)
 
