@@ -50,6 +50,7 @@ MAKERS = {
 @pytest.mark.parametrize("name", list(MAKERS))
 def test_fused_update_is_identical_to_per_variable_updates(name, monkeypatch):
     monkeypatch.setattr(numpy_kernels, "CHUNK", 16)
+    monkeypatch.setattr(numpy_kernels, "CHUNK_ABOVE", 16)
     fused, fused_slots, calls = _steps(MAKERS[name])
     plain, plain_slots, _ = _steps(MAKERS[name], fused=False)
     assert calls and all(calls)  # the fused path ran on every step
@@ -60,6 +61,7 @@ def test_fused_update_is_identical_to_per_variable_updates(name, monkeypatch):
 
 def test_chunked_kernel_slices_large_variables_and_matches_one_call(monkeypatch):
     monkeypatch.setattr(numpy_kernels, "CHUNK", 16)
+    monkeypatch.setattr(numpy_kernels, "CHUNK_ABOVE", 32)
     rng = np.random.default_rng(1)
     arrays = [rng.normal(size=(5, 11)).astype("float32") for _ in range(4)]
     arrays[3] = np.abs(arrays[3])  # the second-moment slot
@@ -73,6 +75,9 @@ def test_chunked_kernel_slices_large_variables_and_matches_one_call(monkeypatch)
     seen = []
     numpy_kernels._chunked(lambda p: seen.append(p.size), (np.zeros((5, 11), "float32"),))
     assert seen == [16, 16, 16, 7]
+    seen.clear()
+    numpy_kernels._chunked(lambda p: seen.append(p.size), (np.zeros(30, "float32"),))
+    assert seen == [30]  # not above CHUNK_ABOVE: whole
     strided = np.zeros((40, 2), "float32")[:, 0]  # not contiguous: one call on the view
     seen.clear()
     numpy_kernels._chunked(lambda p: seen.append(p.size), (strided,))
