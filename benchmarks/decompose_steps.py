@@ -4,7 +4,8 @@
 
 cProfile cannot split a function's own time between its `@` (BLAS) and its
 elementwise numpy code, so this times the parts of the MLP and BN-MLP steps
-separately, in one process and in alternating rounds (medians):
+separately, in one process and in alternating rounds (medians of CPU time,
+which other jobs on a shared machine do not inflate; run with one thread):
 
   step      kerasish `model.train_step` (forward, loss, backward, Adam)
   numpy     the hand-written numpy step of `step_worker.py`
@@ -68,10 +69,11 @@ def kerasish_parts(workload):
 
 
 def timed(run, n):
+    """CPU ms per call of `run` (process time: time-sharing with other jobs does not count)."""
     run(1)
-    start = time.perf_counter()
+    start = time.process_time()
     run(n)
-    return 1000 * (time.perf_counter() - start) / n
+    return 1000 * (time.process_time() - start) / n
 
 
 def main():
