@@ -433,9 +433,9 @@ def _chunked(update, arrays, *args, **kwargs):
         **kwargs: further arguments; array values (an AMSGrad slot) are sliced too.
     """
     n = arrays[0].size
-    contiguous = all(a.flags.c_contiguous for a in arrays) and all(
-        v.flags.c_contiguous for v in kwargs.values() if hasattr(v, "flags"))
-    if n <= max(CHUNK, CHUNK_ABOVE) or not contiguous:
+    if n <= max(CHUNK, CHUNK_ABOVE) or not (
+            all(a.flags.c_contiguous for a in arrays) and all(
+                v.flags.c_contiguous for v in kwargs.values() if hasattr(v, "flags"))):
         update(*arrays, *args, **kwargs)
         return
     flat = [a.reshape(-1) for a in arrays]
