@@ -165,8 +165,12 @@ class NormalizeMomentsGrad(Op):
         gx = gxhat - gxhat.mean(axis=axes, keepdims=True)
         gx -= xhat * (gxhat * xhat).mean(axis=axes, keepdims=True)
         gx *= inv
-        gx += gmean.reshape(inv.shape) / count
-        gx += (2.0 / count) * gvar.reshape(inv.shape) * (xhat / inv)
+        # The statistics are usually not differentiated (the tape hands zeros):
+        # skip the two full-size passes that would add zeros.
+        if gmean.any():
+            gx += gmean.reshape(inv.shape) / count
+        if gvar.any():
+            gx += (2.0 / count) * gvar.reshape(inv.shape) * (xhat / inv)
         gscale = _unbroadcast_raw(gy * xhat, scale.shape) if scale is not None \
             else device.xp.zeros((), x.dtype)
         goffset = _unbroadcast_raw(gy, self.offset_shape) if self.offset_shape is not None \

@@ -6,12 +6,22 @@ pass (BPTT, the Op `SequenceGrad`) runs on raw arrays. The tape records a
 single node, so long sequences cost little Python overhead. Gate orders and bias layouts are
 Keras's: LSTM i, f, c, o; GRU z, r, h (bias shape (2, 3u) with reset_after).
 
+Dropout follows Keras: masks are fixed for the whole sequence and passed as
+`dropout=(input_masks, recurrent_masks)`, each None or an array of shape
+(G, batch, n): G == 1 is one mask shared by all gates (Keras's
+`implementation=2`), G == gates one mask per gate (Keras's `implementation=1`,
+which Keras selects whenever `recurrent_dropout` is set). Input masks multiply
+`x` before its projection, recurrent masks multiply the state only where it
+enters the recurrent projection (the carried state is not dropped).
+
 Masks follow Keras: at a masked step the state is carried over and the
 output repeats the previous output. With `go_backwards` the sequence of
 outputs is in processing order (last time step first), as in Keras. Second
 order: `SequenceGrad`'s backward differentiates each cell's reference
 recurrence (`reference`, written with ops) with nested tapes.
 """
+import functools
+
 from kerasish.autodiff.capture import derive
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tape import GradientTape
@@ -31,6 +41,61 @@ def _masked(xp, m, new, old):
     return new if m is None else xp.where(m, new, old)
 
 
+def _masked_rows(x, masks):
+    """`x` (batch, ..., n) times each mask (batch, n), as (rows, n) matrices: [x] without masks."""
+    n = x.shape[-1]
+    if masks is None:
+        return [x.reshape(-1, n)]
+    if x.ndim == 3:
+        return [(x * m[:, None, :]).reshape(-1, n) for m in masks]
+    return [x * m for m in masks]
+
+
+def _project(xp, parts, w):
+    """`parts[g] @ w[:, gate g]` side by side (`parts[0] @ w` for a single part)."""
+    if len(parts) == 1:
+        return parts[0] @ w
+    n = w.shape[1] // len(parts)
+    return xp.concatenate([p @ w[:, g * n:(g + 1) * n] for g, p in enumerate(parts)], axis=-1)
+
+
+def _project_back(d, w, masks, shape=None):
+    """Gradient of `_project(_masked_rows(a, masks), w)` with respect to `a`, from `d`."""
+    if masks is None:
+        out = d @ w.T
+        return out if shape is None else out.reshape(shape)
+    n = w.shape[1] // len(masks)
+    total = None
+    for g, m in enumerate(masks):
+        dg = d if len(masks) == 1 else d[:, g * n:(g + 1) * n]
+        wg = w if len(masks) == 1 else w[:, g * n:(g + 1) * n]
+        term = dg @ wg.T
+        term = term * m if shape is None else term.reshape(shape) * m[:, None, :]
+        total = term if total is None else total + term
+    return total
+
+
+def _weight_grad(xp, parts, d):
+    """Gradient of `_project(parts, w)` with respect to `w`, from `d`."""
+    if len(parts) == 1:
+        return parts[0].T @ d
+    n = d.shape[1] // len(parts)
+    return xp.concatenate([p.T @ d[:, g * n:(g + 1) * n] for g, p in enumerate(parts)], axis=1)
+
+
+def _gate_states(h, masks, gates):
+    """The state as each gate's recurrent projection sees it: one (masked) array per gate."""
+    if masks is None:
+        return [h] * gates
+    if len(masks) == 1:
+        return [h * masks[0]] * gates
+    return [h * m for m in masks]
+
+
+def _times(a, masks, g):
+    return a if masks is None else a * masks[0 if len(masks) == 1 else g]
+
+
 class Sequence(Op):
     """A whole recurrent layer pass as one Op. Inputs (x, kernel, recurrent_kernel,
     bias, *states); outputs (sequence, last_output, *final_states).
@@ -41,14 +106,14 @@ class Sequence(Op):
     is kept on the instance (one per call) for the backward.
     """
 
-    def __init__(self, cell, mask, go_backwards):
+    def __init__(self, cell, mask, go_backwards, drop=(None, None)):
         self.cell, self.name = cell, cell.name
-        self.mask, self.go_backwards = mask, go_backwards
+        self.mask, self.go_backwards, self.drop = mask, go_backwards, drop
         self._cache = None
 
     def forward(self, device, x, kernel, rec, bias, *states):
         seq, final, self._cache = self.cell.forward(device.xp, x, [kernel, rec, bias], list(states),
-                                                    self.mask, self.go_backwards)
+                                                    self.mask, self.go_backwards, self.drop)
         return (seq, *final)
 
     def save(self, inputs, outputs):
@@ -57,7 +122,7 @@ class Sequence(Op):
 
     def backward(self, saved, needs, grads):
         inputs, cache = saved
-        grad = SequenceGrad(self.cell, self.mask, self.go_backwards, cache)
+        grad = SequenceGrad(self.cell, self.mask, self.go_backwards, cache, self.drop)
         return grad(*inputs, *grads)
 
 
@@ -72,9 +137,9 @@ class SequenceGrad(Op):
     with nested tapes, so it is differentiable again.
     """
 
-    def __init__(self, cell, mask, go_backwards, cache=None):
+    def __init__(self, cell, mask, go_backwards, cache=None, drop=(None, None)):
         self.cell, self.name = cell, cell.name + "_grad"
-        self.mask, self.go_backwards, self.cache = mask, go_backwards, cache
+        self.mask, self.go_backwards, self.cache, self.drop = mask, go_backwards, cache, drop
 
     def forward(self, device, *arrays):
         n = 4 + self.cell.num_states
@@ -83,9 +148,9 @@ class SequenceGrad(Op):
         cache, self.cache = self.cache, None
         xp, w = device.xp, [kernel, rec, bias]
         if cache is None:
-            cache = self.cell.forward(xp, x, w, states, self.mask, self.go_backwards)[2]
+            cache = self.cell.forward(xp, x, w, states, self.mask, self.go_backwards, self.drop)[2]
         gx, gw, gs = self.cell.backward(xp, x, w, states, self.mask, self.go_backwards, cache,
-                                        grads[0], list(grads[1:]))
+                                        grads[0], list(grads[1:]), self.drop)
         return (gx, *gw, *gs)
 
     def save(self, inputs, outputs):
@@ -99,7 +164,7 @@ class SequenceGrad(Op):
             with GradientTape() as inner:
                 inner.watch(primals)
                 outputs = self.cell.reference(primals[0], primals[1:4], primals[4:], self.mask,
-                                              self.go_backwards)
+                                              self.go_backwards, self.drop)
                 total = _dot(outputs, cotangents)
             first = inner.gradient(total, primals, unconnected_gradients="zero")
             total = _dot(first, upstream)
@@ -137,17 +202,40 @@ def _run_reference(step, x, states, mask, go_backwards):
     return [shape_ops.stack(outs, axis=1), out] + states
 
 
+def _parts_op(x, masks):
+    """`_masked_rows` with ops, for one step (x is (batch, n)); masks are raw arrays."""
+    if masks is None:
+        return [x]
+    return [ew.multiply(x, Tensor(m, x._device)) for m in masks]
+
+
+def _project_op(parts, w):
+    """`_project` with ops."""
+    if len(parts) == 1:
+        return parts[0] @ w
+    n = w.shape[1] // len(parts)
+    return shape_ops.concatenate([p @ w[:, g * n:(g + 1) * n] for g, p in enumerate(parts)],
+                                 axis=-1)
+
+
+def _times_op(a, masks, g):
+    return a if masks is None else ew.multiply(a, Tensor(masks[0 if len(masks) == 1 else g],
+                                                         a._device))
+
+
 class _LSTM:
     name, num_states = "lstm_sequence", 2
 
-    def reference(self, x, w, s, mask, go_backwards):
+    def reference(self, x, w, s, mask, go_backwards, drop=(None, None)):
         """The recurrence written with ops (for higher-order gradients)."""
         kernel, rec, bias = w
         u = rec.shape[0]
+        in_masks, rec_masks = drop
 
         def step(xt, states):
             h, c = states
-            z = ew.add(ew.add(xt @ kernel, h @ rec), bias)
+            z = ew.add(ew.add(_project_op(_parts_op(xt, in_masks), kernel),
+                              _project_op(_parts_op(h, rec_masks), rec)), bias)
             i, f = _sigmoid_op(z[:, :u]), _sigmoid_op(z[:, u:2 * u])
             g, o = ew.tanh(z[:, 2 * u:3 * u]), _sigmoid_op(z[:, 3 * u:])
             c_new = ew.add(ew.multiply(f, c), ew.multiply(i, g))
@@ -155,17 +243,18 @@ class _LSTM:
             return h_new, [h_new, c_new]
         return _run_reference(step, x, list(s), mask, go_backwards)
 
-    def forward(self, xp, x, w, s, mask, go_backwards):
+    def forward(self, xp, x, w, s, mask, go_backwards, drop=(None, None)):
         kernel, rec, bias = w
         h, c = s
         batch, length, _ = x.shape
         u = rec.shape[0]
-        xw = (x.reshape(batch * length, -1) @ kernel).reshape(batch, length, 4 * u) + bias
+        in_masks, rec_masks = drop
+        xw = _project(xp, _masked_rows(x, in_masks), kernel).reshape(batch, length, 4 * u) + bias
         seq = xp.zeros((batch, length, u), dtype=x.dtype)
         cache = []
         out = xp.zeros_like(h)
         for k, t in enumerate(_steps(length, go_backwards)):
-            z = xw[:, t] + h @ rec
+            z = xw[:, t] + _project(xp, _masked_rows(h, rec_masks), rec)
             i, f = _sigmoid(xp, z[:, :u]), _sigmoid(xp, z[:, u:2 * u])
             g, o = xp.tanh(z[:, 2 * u:3 * u]), _sigmoid(xp, z[:, 3 * u:])
             c_new = f * c + i * g
@@ -178,12 +267,14 @@ class _LSTM:
             seq[:, k] = out
         return seq, [out, h, c], cache
 
-    def backward(self, xp, x, w, s, mask, go_backwards, cache, g_seq, g_final):
+    def backward(self, xp, x, w, s, mask, go_backwards, cache, g_seq, g_final,
+                 drop=(None, None)):
         """BPTT. A gradient left on the output after the first step (masked steps
         before any real one) belongs to the zero initial output, not to h."""
         kernel, rec, bias = w
         batch, length, _ = x.shape
         u = rec.shape[0]
+        in_masks, rec_masks = drop
         g_out, dh, dc = g_final
         dz_all = xp.zeros((batch, length, 4 * u), dtype=x.dtype)
         h_prevs = xp.zeros((batch, length, u), dtype=x.dtype)
@@ -200,12 +291,12 @@ class _LSTM:
                                  dc_total * i * (1 - g * g), dh_new * tc * o * (1 - o)], axis=1)
             dz_all[:, t] = dz
             h_prevs[:, t] = h_prev
-            dh = (dh if m is not None else 0) + dz @ rec.T
+            dh = (dh if m is not None else 0) + _project_back(dz, rec, rec_masks)
             dc = (dc if m is not None else 0) + dc_total * f
         flat = dz_all.reshape(batch * length, -1)
-        dx = (flat @ kernel.T).reshape(x.shape)
-        d_kernel = x.reshape(batch * length, -1).T @ flat
-        d_rec = h_prevs.reshape(batch * length, -1).T @ flat  # one GEMM for all steps
+        dx = _project_back(flat, kernel, in_masks, x.shape)
+        d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat)
+        d_rec = _weight_grad(xp, _masked_rows(h_prevs, rec_masks), flat)  # one GEMM for all steps
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
 
 
@@ -215,24 +306,26 @@ class _GRU:
     def __init__(self, reset_after):
         self.reset_after = reset_after
 
-    def reference(self, x, w, s, mask, go_backwards):
+    def reference(self, x, w, s, mask, go_backwards, drop=(None, None)):
         """The recurrence written with ops (for higher-order gradients)."""
         kernel, rec, bias = w
         u = rec.shape[0]
         b_in, b_rec = (bias[0], bias[1]) if self.reset_after else (bias, None)
+        in_masks, rec_masks = drop
 
         def step(xt, states):
             (h,) = states
-            xw = ew.add(xt @ kernel, b_in)
+            xw = ew.add(_project_op(_parts_op(xt, in_masks), kernel), b_in)
             xz, xr, xh = xw[:, :u], xw[:, u:2 * u], xw[:, 2 * u:]
             if self.reset_after:
-                hr = ew.add(h @ rec, b_rec)
+                hr = ew.add(_project_op(_parts_op(h, rec_masks), rec), b_rec)
                 z, r = _sigmoid_op(ew.add(xz, hr[:, :u])), _sigmoid_op(ew.add(xr, hr[:, u:2 * u]))
                 hh = ew.tanh(ew.add(xh, ew.multiply(r, hr[:, 2 * u:])))
             else:
-                z = _sigmoid_op(ew.add(xz, h @ rec[:, :u]))
-                r = _sigmoid_op(ew.add(xr, h @ rec[:, u:2 * u]))
-                hh = ew.tanh(ew.add(xh, ew.multiply(r, h) @ rec[:, 2 * u:]))
+                hz, hr_, hh_ = (_times_op(h, rec_masks, g) for g in range(3))
+                z = _sigmoid_op(ew.add(xz, hz @ rec[:, :u]))
+                r = _sigmoid_op(ew.add(xr, hr_ @ rec[:, u:2 * u]))
+                hh = ew.tanh(ew.add(xh, ew.multiply(r, hh_) @ rec[:, 2 * u:]))
             h_new = ew.add(ew.multiply(z, h), ew.multiply(ew.subtract(1.0, z), hh))
             return h_new, [h_new]
         return _run_reference(step, x, list(s), mask, go_backwards)
@@ -242,26 +335,28 @@ class _GRU:
             return bias[0], bias[1]
         return bias, None
 
-    def forward(self, xp, x, w, s, mask, go_backwards):
+    def forward(self, xp, x, w, s, mask, go_backwards, drop=(None, None)):
         kernel, rec, bias = w
         (h,) = s
         batch, length, _ = x.shape
         u = rec.shape[0]
         b_in, b_rec = self._biases(bias, u)
-        xw = (x.reshape(batch * length, -1) @ kernel).reshape(batch, length, 3 * u) + b_in
+        in_masks, rec_masks = drop
+        xw = _project(xp, _masked_rows(x, in_masks), kernel).reshape(batch, length, 3 * u) + b_in
         seq = xp.zeros((batch, length, u), dtype=x.dtype)
         cache, out = [], xp.zeros_like(h)
         for k, t in enumerate(_steps(length, go_backwards)):
             xz, xr, xh = xw[:, t, :u], xw[:, t, u:2 * u], xw[:, t, 2 * u:]
             if self.reset_after:
-                hr = h @ rec + b_rec
+                hr = _project(xp, _masked_rows(h, rec_masks), rec) + b_rec
                 z, r = _sigmoid(xp, xz + hr[:, :u]), _sigmoid(xp, xr + hr[:, u:2 * u])
                 rh = hr[:, 2 * u:]
                 hh = xp.tanh(xh + r * rh)
             else:
-                z = _sigmoid(xp, xz + h @ rec[:, :u])
-                r = _sigmoid(xp, xr + h @ rec[:, u:2 * u])
-                rh = (r * h) @ rec[:, 2 * u:]
+                hz, hr_, hh_ = _gate_states(h, rec_masks, 3)
+                z = _sigmoid(xp, xz + hz @ rec[:, :u])
+                r = _sigmoid(xp, xr + hr_ @ rec[:, u:2 * u])
+                rh = (r * hh_) @ rec[:, 2 * u:]
                 hh = xp.tanh(xh + rh)
             h_new = z * h + (1 - z) * hh
             m = None if mask is None else mask[:, t, None]
@@ -271,10 +366,12 @@ class _GRU:
             seq[:, k] = out
         return seq, [out, h], cache
 
-    def backward(self, xp, x, w, s, mask, go_backwards, cache, g_seq, g_final):
+    def backward(self, xp, x, w, s, mask, go_backwards, cache, g_seq, g_final,
+                 drop=(None, None)):
         kernel, rec, bias = w
         batch, length, _ = x.shape
         u = rec.shape[0]
+        in_masks, rec_masks = drop
         g_out, dh = g_final
         dx_all = xp.zeros((batch, length, 3 * u), dtype=x.dtype)
         d_rec = xp.zeros_like(rec)
@@ -292,22 +389,25 @@ class _GRU:
             if self.reset_after:
                 dr = dhh * rh * r * (1 - r)
                 d_hr = xp.concatenate([dz, dr, dhh * r], axis=1)
-                d_rec += h_prev.T @ d_hr
+                d_rec += _weight_grad(xp, _masked_rows(h_prev, rec_masks), d_hr)
                 d_brec += d_hr.sum(axis=0)
-                dh_prev = dh_prev + d_hr @ rec.T
+                dh_prev = dh_prev + _project_back(d_hr, rec, rec_masks)
             else:
+                hz, hr_, hh_ = _gate_states(h_prev, rec_masks, 3)
                 d_rh = dhh
                 d_rhprod = d_rh @ rec[:, 2 * u:].T
-                dr = d_rhprod * h_prev * r * (1 - r)
-                d_rec[:, 2 * u:] += (r * h_prev).T @ d_rh
-                d_rec[:, :u] += h_prev.T @ dz
-                d_rec[:, u:2 * u] += h_prev.T @ dr
-                dh_prev = dh_prev + d_rhprod * r + dz @ rec[:, :u].T + dr @ rec[:, u:2 * u].T
+                dr = d_rhprod * hh_ * r * (1 - r)
+                d_rec[:, 2 * u:] += (r * hh_).T @ d_rh
+                d_rec[:, :u] += hz.T @ dz
+                d_rec[:, u:2 * u] += hr_.T @ dr
+                dh_prev = (dh_prev + _times(d_rhprod * r, rec_masks, 2)
+                           + _times(dz @ rec[:, :u].T, rec_masks, 0)
+                           + _times(dr @ rec[:, u:2 * u].T, rec_masks, 1))
             dx_all[:, t] = xp.concatenate([dz, dr, dhh], axis=1)
             dh = carry + dh_prev
         flat = dx_all.reshape(batch * length, -1)
-        dx = (flat @ kernel.T).reshape(x.shape)
-        d_kernel = x.reshape(batch * length, -1).T @ flat
+        dx = _project_back(flat, kernel, in_masks, x.shape)
+        d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat)
         d_bin = flat.sum(axis=0)
         d_bias = xp.stack([d_bin, d_brec]) if self.reset_after else d_bin
         return dx, [d_kernel, d_rec, d_bias], [dh]
@@ -316,25 +416,29 @@ class _GRU:
 class _SimpleRNN:
     name, num_states = "simple_rnn_sequence", 1
 
-    def reference(self, x, w, s, mask, go_backwards):
+    def reference(self, x, w, s, mask, go_backwards, drop=(None, None)):
         """The recurrence written with ops (for higher-order gradients)."""
         kernel, rec, bias = w
+        in_masks, rec_masks = drop
 
         def step(xt, states):
-            h_new = ew.tanh(ew.add(ew.add(xt @ kernel, states[0] @ rec), bias))
+            h_new = ew.tanh(ew.add(ew.add(_project_op(_parts_op(xt, in_masks), kernel),
+                                          _project_op(_parts_op(states[0], rec_masks), rec)),
+                                   bias))
             return h_new, [h_new]
         return _run_reference(step, x, list(s), mask, go_backwards)
 
-    def forward(self, xp, x, w, s, mask, go_backwards):
+    def forward(self, xp, x, w, s, mask, go_backwards, drop=(None, None)):
         kernel, rec, bias = w
         (h,) = s
         batch, length, _ = x.shape
         u = rec.shape[0]
-        xw = (x.reshape(batch * length, -1) @ kernel).reshape(batch, length, u) + bias
+        in_masks, rec_masks = drop
+        xw = _project(xp, _masked_rows(x, in_masks), kernel).reshape(batch, length, u) + bias
         seq = xp.zeros((batch, length, u), dtype=x.dtype)
         cache, out = [], xp.zeros_like(h)
         for k, t in enumerate(_steps(length, go_backwards)):
-            h_new = xp.tanh(xw[:, t] + h @ rec)
+            h_new = xp.tanh(xw[:, t] + _project(xp, _masked_rows(h, rec_masks), rec))
             m = None if mask is None else mask[:, t, None]
             cache.append((k, t, h, h_new, m))
             h = _masked(xp, m, h_new, h)
@@ -342,9 +446,11 @@ class _SimpleRNN:
             seq[:, k] = out
         return seq, [out, h], cache
 
-    def backward(self, xp, x, w, s, mask, go_backwards, cache, g_seq, g_final):
+    def backward(self, xp, x, w, s, mask, go_backwards, cache, g_seq, g_final,
+                 drop=(None, None)):
         kernel, rec, bias = w
         batch, length, _ = x.shape
+        in_masks, rec_masks = drop
         g_out, dh = g_final
         dz_all = xp.zeros((batch, length, rec.shape[0]), dtype=x.dtype)
         h_prevs = xp.zeros_like(dz_all)
@@ -358,11 +464,11 @@ class _SimpleRNN:
             dz = dh_new * (1 - h_new * h_new)
             dz_all[:, t] = dz
             h_prevs[:, t] = h_prev
-            dh = carry + dz @ rec.T
+            dh = carry + _project_back(dz, rec, rec_masks)
         flat = dz_all.reshape(batch * length, -1)
-        dx = (flat @ kernel.T).reshape(x.shape)
-        d_kernel = x.reshape(batch * length, -1).T @ flat
-        d_rec = h_prevs.reshape(batch * length, -1).T @ flat  # one GEMM for all steps
+        dx = _project_back(flat, kernel, in_masks, x.shape)
+        d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat)
+        d_rec = _weight_grad(xp, _masked_rows(h_prevs, rec_masks), flat)  # one GEMM for all steps
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh]
 
 
@@ -376,31 +482,103 @@ def _as_bool(mask):
     return mask.astype(bool)
 
 
-def _run(cell, x, weights, states, mask, go_backwards):
+_GATES = {"lstm_sequence": 4, "gru_sequence": 3, "simple_rnn_sequence": 1}
+
+
+def _dropout_arrays(cell, dropout, dev, x, units):
+    """`dropout=(input_masks, recurrent_masks)` as raw (G, batch, n) arrays (or None)."""
+    if dropout is None:
+        return None, None
+    if not isinstance(dropout, (list, tuple)) or len(dropout) != 2:
+        raise ValueError(f"ops.{cell.name}: `dropout` must be a pair (input_masks, "
+                         f"recurrent_masks); received {dropout!r}.")
+    arrays = []
+    for which, masks, n in (("input", dropout[0], x.shape[-1]), ("recurrent", dropout[1], units)):
+        if masks is None:
+            arrays.append(None)
+            continue
+        masks = list(masks) if isinstance(masks, (list, tuple)) else [masks]
+        stack = functools.partial(_stack_masks, dev.xp, x._value.dtype)
+        stacked = derive(stack, *[core.to_array(m, dev) for m in masks])
+        if len(masks) not in (1, _GATES[cell.name]) or stacked.shape[1:] != (x.shape[0], n):
+            raise ValueError(
+                f"ops.{cell.name}: {which} dropout masks must be one array or one per gate "
+                f"({_GATES[cell.name]}), each of shape ({x.shape[0]}, {n}); received "
+                f"{len(masks)} of shape {tuple(stacked.shape[1:])}.")
+        arrays.append(stacked)
+    return tuple(arrays)
+
+
+def _stack_masks(xp, dtype, *masks):
+    return xp.stack([m.astype(dtype, copy=False) for m in masks])
+
+
+def _run(cell, x, weights, states, mask, go_backwards, dropout=None):
     """Converts the inputs and applies a `Sequence` Op for `cell`."""
     tensors = [core.convert_to_tensor(x)] + [core.convert_to_tensor(w) for w in weights] + \
         [core.convert_to_tensor(st) for st in states]
     _, tensors, dev = core.operands(cell.name, *tensors)
     maskv = None if mask is None else derive(_as_bool, core.to_array(mask, dev))
-    return Sequence(cell, maskv, go_backwards)(*tensors)
+    drop = _dropout_arrays(cell, dropout, dev, tensors[0], tensors[4].shape[-1])
+    return Sequence(cell, maskv, go_backwards, drop)(*tensors)
 
 
-def lstm_sequence(x, kernel, recurrent_kernel, bias, h, c, mask=None, go_backwards=False):
+_DROPOUT_DOC = """dropout: None, or `(input_masks, recurrent_masks)`: each None, one
+            mask, or a list with one mask per gate (Keras's `implementation=1`).
+            Input masks have shape (batch, features) and multiply every step's
+            input; recurrent masks (batch, units) multiply the state where it
+            enters the recurrent projection. Masks are fixed for the sequence."""
+
+
+def lstm_sequence(x, kernel, recurrent_kernel, bias, h, c, mask=None, go_backwards=False,
+                  dropout=None):
     """Runs a Keras-layout LSTM over `x` (batch, time, features).
+
+    Args:
+        x: (batch, time, features).
+        kernel, recurrent_kernel, bias: the LSTM cell's weights (gates i, f, c, o).
+        h, c: initial states (batch, units).
+        mask: optional (batch, time) booleans; masked steps carry the state.
+        go_backwards: process the sequence from the last step.
+        {dropout}
 
     Returns:
         (outputs (batch, time, units), last_output, h, c).
+
+    Example:
+        >>> x = ops.ones((2, 5, 3))
+        >>> k, r, b = ops.ones((3, 16)), ops.ones((4, 16)), ops.zeros(16)
+        >>> h0 = ops.zeros((2, 4))
+        >>> lstm_sequence(x, k, r, b, h0, h0)[0].shape
+        (2, 5, 4)
     """
-    return _run(_lstm, x, [kernel, recurrent_kernel, bias], [h, c], mask, go_backwards)
+    return _run(_lstm, x, [kernel, recurrent_kernel, bias], [h, c], mask, go_backwards, dropout)
 
 
 def gru_sequence(x, kernel, recurrent_kernel, bias, h, mask=None, go_backwards=False,
-                 reset_after=True):
-    """Runs a Keras-layout GRU over `x`. Returns (outputs, last_output, h)."""
+                 reset_after=True, dropout=None):
+    """Runs a Keras-layout GRU over `x`. Returns (outputs, last_output, h).
+
+    Args:
+        x, kernel, recurrent_kernel, bias, h, mask, go_backwards: as `lstm_sequence`
+            (gates z, r, h; bias (2, 3*units) with `reset_after`).
+        reset_after: Keras 3's convention (True) or the original GRU (False).
+        {dropout}
+    """
     cell = _gru_after if reset_after else _gru_before
-    return _run(cell, x, [kernel, recurrent_kernel, bias], [h], mask, go_backwards)
+    return _run(cell, x, [kernel, recurrent_kernel, bias], [h], mask, go_backwards, dropout)
 
 
-def simple_rnn_sequence(x, kernel, recurrent_kernel, bias, h, mask=None, go_backwards=False):
-    """Runs a tanh simple RNN over `x`. Returns (outputs, last_output, h)."""
-    return _run(_simple, x, [kernel, recurrent_kernel, bias], [h], mask, go_backwards)
+def simple_rnn_sequence(x, kernel, recurrent_kernel, bias, h, mask=None, go_backwards=False,
+                        dropout=None):
+    """Runs a tanh simple RNN over `x`. Returns (outputs, last_output, h).
+
+    Args:
+        x, kernel, recurrent_kernel, bias, h, mask, go_backwards: as `lstm_sequence`.
+        {dropout}
+    """
+    return _run(_simple, x, [kernel, recurrent_kernel, bias], [h], mask, go_backwards, dropout)
+
+
+for _fn in (lstm_sequence, gru_sequence, simple_rnn_sequence):
+    _fn.__doc__ = _fn.__doc__.replace("{dropout}", _DROPOUT_DOC)

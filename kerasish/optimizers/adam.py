@@ -65,6 +65,20 @@ class Adam(Optimizer):
             self._momentums[index]._value, self._velocities[index]._value,
             alpha, self.beta_1, self.beta_2, self.epsilon, v_hat)
 
+    def _fused_update(self, grads, variables, learning_rate):
+        """All variables in one `adam_update_multi` call (same numbers as `update_step`)."""
+        if type(self).update_step is not Adam.update_step or not self._one_cpu_dtype(variables):
+            return False
+        alpha = self._step_scalars(learning_rate, variables[0])["alpha"]
+        index = [self._get_variable_index(v) for v in variables]
+        v_hats = [self._velocity_hats[i]._value for i in index] if self.amsgrad else None
+        grads = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
+        variables[0]._device.kernel("adam_update_multi")(
+            [v._value for v in variables], grads, [self._momentums[i]._value for i in index],
+            [self._velocities[i]._value for i in index], alpha, self.beta_1, self.beta_2,
+            self.epsilon, v_hats)
+        return True
+
     def get_config(self):
         config = super().get_config()
         config.update({"beta_1": self.beta_1, "beta_2": self.beta_2,

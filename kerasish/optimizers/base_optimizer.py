@@ -499,9 +499,38 @@ class BaseOptimizer:
             acc._value[...] = 0
 
     def _backend_update_step(self, grads, variables, learning_rate):
-        """Calls `update_step` for every (gradient array, variable) pair."""
+        """Calls `update_step` for every (gradient array, variable) pair, or, where the
+        optimizer has one, updates them all in one fused multi-tensor kernel call."""
+        if variables and self._fused_update(grads, variables, learning_rate):
+            return
         for grad, variable in zip(grads, variables):
             self.update_step(Tensor(grad, variable._device), variable, learning_rate)
+
+    def _fused_update(self, grads, variables, learning_rate):
+        """Updates every variable in one multi-tensor kernel call; False when not done.
+
+        Optimizers with a multi-tensor kernel (Adam, AdamW, SGD) override it;
+        they return False (and `update_step` runs per variable) when a subclass
+        overrides `update_step`, or when the variables do not share one CPU
+        device and dtype. The numbers are identical to the per-variable updates.
+
+        Args:
+            grads: gradient arrays, already in the variables' dtypes.
+            variables: the Variables to update in place.
+            learning_rate: the current learning rate.
+
+        Returns:
+            bool: True when the variables were updated.
+        """
+        return False
+
+    @staticmethod
+    def _one_cpu_dtype(variables):
+        """True when all `variables` live on one CPU device with one dtype."""
+        first = variables[0]
+        device, dtype = first._device, first._value.dtype
+        return device.kind == "cpu" and all(
+            v._device is device and v._value.dtype == dtype for v in variables)
 
     def update_step(self, gradient, variable, learning_rate):
         """Updates one variable from its gradient; every optimizer overrides it.

@@ -53,6 +53,19 @@ class SGD(Optimizer):
             variable._value, self._gradient_array(gradient, variable), m, lr,
             self.momentum, self.nesterov)
 
+    def _fused_update(self, grads, variables, learning_rate):
+        """All variables in one `sgd_update_multi` call (same numbers as `update_step`)."""
+        if type(self).update_step is not SGD.update_step or not self._one_cpu_dtype(variables):
+            return False
+        lr = self._lr_scalar(learning_rate, variables[0])
+        buffers = None
+        if self.momentum != 0:
+            buffers = [self.momentums[self._get_variable_index(v)]._value for v in variables]
+        grads = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
+        variables[0]._device.kernel("sgd_update_multi")(
+            [v._value for v in variables], grads, buffers, lr, self.momentum, self.nesterov)
+        return True
+
     def get_config(self):
         config = super().get_config()
         config.update({"momentum": self.momentum, "nesterov": self.nesterov})

@@ -68,3 +68,29 @@ def test_cupy_kernels_match_numpy_references():  # pragma: no cover - needs a GP
     target = cupy.zeros(3)
     cupy_kernels.index_add(target, cupy.asarray([0, 0, 2]), cupy.asarray([1.0, 2.0, 3.0]))
     assert cupy.asnumpy(target).tolist() == [3.0, 0.0, 3.0]
+
+
+@pytest.mark.parametrize("case", ["uniform", "heavy", "unique", "one_dim", "float64_3d",
+                                  "negative"])
+def test_index_add_is_add_at_bit_for_bit(case):
+    """The grouped scatter-add gives numpy.add.at's numbers (same accumulation order)."""
+    rng = np.random.default_rng(3)
+    rows, n, tail, dtype = 300, 700, (6,), "float32"
+    index = rng.integers(0, rows, n)
+    if case == "heavy":  # a few very frequent rows (like common tokens) and a long tail
+        index = np.minimum(rng.zipf(1.3, n), rows - 1)
+        assert np.bincount(index).max() > 8
+    elif case == "unique":
+        index = rng.permutation(rows)[:200]
+    elif case == "one_dim":
+        tail = ()
+    elif case == "float64_3d":
+        tail, dtype = (3, 2), "float64"
+    elif case == "negative":  # -1 and rows - 1 are the same row
+        index = np.where(index % 2 == 0, index - rows, index)
+    target = rng.normal(size=(rows,) + tail).astype(dtype)
+    values = rng.normal(size=(index.size,) + tail).astype(dtype)
+    expected = target.copy()
+    np.add.at(expected, index, values)
+    numpy_kernels.index_add(target, index, values)
+    np.testing.assert_array_equal(target, expected)

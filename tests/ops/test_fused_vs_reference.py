@@ -20,6 +20,7 @@ import importlib
 # `kerasish.ops.conv` is also a function name: import the modules themselves.
 conv_ops = importlib.import_module("kerasish.ops.conv")
 norm_ops = importlib.import_module("kerasish.ops.normalization")
+rnn_ops = importlib.import_module("kerasish.ops.rnn")
 
 TOL = {"float32": (1e-5, 1e-5), "float64": (1e-10, 1e-12)}
 
@@ -165,7 +166,7 @@ def test_sequence_rnn_matches_the_cell_loop(name, go_backwards, mask, extra):
             return [seq, last] + list(final)
         return fn
 
-    fused = run(layer._fused)
+    fused = run(lambda x, s, m: layer._fused(x, s, m, training=False))
     loop = run(lambda x, s, m: layer._loop(x, s, m, training=False))
     assert_same(fused, loop, [x] + states)
     fused_grads, loop_grads = (_weight_grads(path, weights, x, states)
@@ -184,7 +185,62 @@ def _weight_grads(path, weights, x, states):
 def test_fused_rnn_is_used_and_loop_is_not_silently_taken():
     """The comparison above is meaningful only if the layer takes the fused path."""
     layer = _rnn_layer("LSTM")
-    assert layer._can_fuse(training=False)
+    assert layer._can_fuse()
+    assert _rnn_layer("LSTM", dropout=0.3, recurrent_dropout=0.3)._can_fuse()
+
+
+# Dropout on the fused sequence: the masks the layer draws for a call (one per
+# gate with recurrent dropout, Keras's implementation 1) give the same numbers on
+# the fused op and on the cell loop.
+@pytest.mark.parametrize("name,extra", [
+    ("LSTM", {"dropout": 0.3}), ("LSTM", {"recurrent_dropout": 0.4}),
+    ("LSTM", {"dropout": 0.3, "recurrent_dropout": 0.4, "go_backwards": True}),
+    ("GRU", {"dropout": 0.3}), ("GRU", {"dropout": 0.3, "recurrent_dropout": 0.4}),
+    ("GRU", {"dropout": 0.3, "recurrent_dropout": 0.4, "reset_after": False}),
+    ("SimpleRNN", {"dropout": 0.3, "recurrent_dropout": 0.4}),
+])
+@pytest.mark.parametrize("mask", [None, "post"])
+def test_sequence_rnn_with_dropout_matches_the_cell_loop(name, extra, mask):
+    layer = _rnn_layer(name, seed=3, dtype="float64", **extra)
+    cell = layer.cell
+    mask = _mask(mask)
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(3, 5, 4))
+    states = [rng.normal(size=(3, 3)) for _ in layer._state_sizes]
+    mask_t = None if mask is None else ops.convert_to_tensor(mask)
+    cell.reset_dropout_masks()
+    in_masks = cell.get_dropout_mask(ops.convert_to_tensor(x[:, 0]))
+    rec_masks = cell.get_recurrent_dropout_mask(ops.convert_to_tensor(states[0]))
+    gates = {"LSTM": 4, "GRU": 3}.get(name)
+    per_gate = gates is not None and "recurrent_dropout" in extra
+    for masks, rate in ((in_masks, extra.get("dropout")), (rec_masks, extra.get("recurrent_dropout"))):
+        if rate is None:
+            assert masks is None
+            continue
+        drawn = masks if isinstance(masks, list) else [masks]
+        assert len(drawn) == (gates if per_gate else 1)
+        values = np.stack([m.numpy() for m in drawn])
+        assert set(np.unique(values)) <= {0.0, 1 / (1 - rate)} and 0 < values.mean() < 2
+        if len(drawn) > 1:
+            assert not np.array_equal(values[0], values[1])  # independent masks per gate
+    weights = layer.trainable_weights
+
+    def run(path):
+        def fn(x, *s):
+            seq, last, final = path(x, list(s), mask_t)
+            return [seq, last] + list(final)
+        return fn
+
+    fused = run(lambda x, s, m: layer._fused(x, s, m, training=True))
+    loop = run(lambda x, s, m: layer._loop(x, s, m, training=True))
+    assert_same(fused, loop, [x] + states, dtype="float64")
+    fused_grads, loop_grads = (_weight_grads(path, weights, x, states)
+                               for path in (fused, loop))
+    for a, b in zip(fused_grads, loop_grads):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    without = run(lambda x, s, m: layer._fused(x, s, m, training=False))
+    assert not np.allclose(fused(ops.convert_to_tensor(x), *states)[0].numpy(),
+                           without(ops.convert_to_tensor(x), *states)[0].numpy())
 
 
 # Batch-norm moments -----------------------------------------------------------
@@ -248,3 +304,14 @@ def test_binary_cross_entropy_matches_its_formula(from_logits):
         return -(target * ops.log(p) + (1 - target) * ops.log(1 - p))
 
     assert_same(fused, reference, [z], dtype)
+
+
+def test_sequence_rnn_rejects_dropout_masks_of_the_wrong_count_or_shape():
+    x, h = ops.ones((2, 3, 4)), ops.zeros((2, 5))
+    k, r, b = ops.ones((4, 20)), ops.ones((5, 20)), ops.zeros(20)
+    with pytest.raises(ValueError, match="one per gate \\(4\\)"):
+        rnn_ops.lstm_sequence(x, k, r, b, h, h, dropout=([ops.ones((2, 4))] * 2, None))
+    with pytest.raises(ValueError, match="recurrent dropout masks .* shape \\(2, 5\\)"):
+        rnn_ops.lstm_sequence(x, k, r, b, h, h, dropout=(None, ops.ones((2, 4))))
+    with pytest.raises(ValueError, match="must be a pair"):
+        rnn_ops.lstm_sequence(x, k, r, b, h, h, dropout=ops.ones((2, 4)))

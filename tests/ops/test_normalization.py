@@ -29,6 +29,9 @@ def test_gradients_for_inputs_scale_offset_and_statistics():
     check_gradients(lambda x: normalize_moments(x, (1, 2))[0], [x])
     check_gradients(lambda x: ops.add(ops.multiply(normalize_moments(x, (0, 1))[1], 3.0),
                                       normalize_moments(x, (0, 1))[2]), [x])
+    for stat in (1, 2):  # one statistic differentiated, the other's gradient zeros
+        check_gradients(lambda x: ops.add(normalize_moments(x, 0)[0],
+                                          normalize_moments(x, 0)[stat]), [x[0]])
 
 
 def test_second_order():

@@ -67,6 +67,10 @@ def _rnn_inputs(gates, units=2, reset_after=False):
 
 
 _MASK = np.array([[True, True, False], [False, True, True]])
+
+
+def _drop(count):  # dropout masks of a (2, 2) input or state: 0 or 1 / (1 - 0.4)
+    return [(RNG.random((2, 2)) >= 0.4) / 0.6 for _ in range(count)]
 _X4 = RNG.standard_normal((1, 4, 4, 2))
 
 FUSED = [
@@ -120,6 +124,22 @@ FUSED = [
     ("gru_sequence_reset_before",
      lambda x, k, r, b, h: ops.sum(rnn.gru_sequence(x, k, r, b, h, reset_after=False)[1] ** 2),
      _rnn_inputs(3), {rnn.Sequence, rnn.SequenceGrad}),
+    ("lstm_sequence_dropout_per_gate",
+     lambda x, k, r, b, h, d=(_drop(4), _drop(4)): ops.sum(ops.sin(rnn.lstm_sequence(
+         x, k, r, b, h, ops.multiply(h, 0.5), mask=_MASK, dropout=d)[0])),
+     _rnn_inputs(4), {rnn.Sequence, rnn.SequenceGrad}),
+    ("gru_sequence_reset_after_dropout",
+     lambda x, k, r, b, h, d=(_drop(1)[0], _drop(3)): ops.sum(ops.sin(rnn.gru_sequence(
+         x, k, r, b, h, dropout=d)[0])),
+     _rnn_inputs(3, reset_after=True), {rnn.Sequence, rnn.SequenceGrad}),
+    ("gru_sequence_reset_before_dropout",
+     lambda x, k, r, b, h, d=(_drop(3), _drop(3)): ops.sum(rnn.gru_sequence(
+         x, k, r, b, h, reset_after=False, dropout=d)[0] ** 2),
+     _rnn_inputs(3), {rnn.Sequence, rnn.SequenceGrad}),
+    ("simple_rnn_sequence_dropout",
+     lambda x, k, r, b, h, d=(_drop(1), _drop(1)): ops.sum(ops.sin(rnn.simple_rnn_sequence(
+         x, k, r, b, h, dropout=d)[0])),
+     _rnn_inputs(1), {rnn.Sequence, rnn.SequenceGrad}),
     ("simple_rnn_sequence",
      lambda x, k, r, b, h: ops.sum(ops.sin(rnn.simple_rnn_sequence(x, k, r, b, h)[0])),
      _rnn_inputs(1), {rnn.Sequence, rnn.SequenceGrad}),

@@ -61,27 +61,66 @@ class RecurrentCell(Layer):
                                         constraint=self.bias_constraint)
 
     # Dropout masks shared by all steps of one sequence -----------------------
+    # As Keras's DropoutRNNCell: a mask is drawn once per sequence (the RNN layer
+    # draws both before its loop and forgets them after); cells that set
+    # `dropout_mask_count` (LSTM/GRU with implementation 1, which Keras selects
+    # whenever recurrent_dropout is set) draw one independent mask per gate.
+    dropout_mask_count = None
+
     def reset_dropout_masks(self):
-        """Forgets the masks; the RNN layer calls it before each sequence."""
+        """Forgets the masks; the RNN layer calls it after each sequence."""
         self._input_mask = None
         self._recurrent_mask = None
 
-    def _mask(self, x, rate, attr):
+    def reset_dropout_mask(self):
+        """Forgets the input mask (Keras's name)."""
+        self._input_mask = None
+
+    def reset_recurrent_dropout_mask(self):
+        """Forgets the recurrent mask (Keras's name)."""
+        self._recurrent_mask = None
+
+    def _draw_mask(self, x, rate, attr):
         mask = getattr(self, attr)
-        if mask is None or mask.shape != x.shape:
-            mask = random.dropout(ops.ones_like(x), rate, seed=self.seed_generator)
+        first = mask[0] if isinstance(mask, list) else mask
+        if rate > 0 and (first is None or tuple(first.shape) != tuple(x.shape)):
+            count = self.dropout_mask_count
+            draws = [random.dropout(ops.ones_like(x), rate, seed=self.seed_generator)
+                     for _ in range(count or 1)]
+            mask = draws if count else draws[0]
             setattr(self, attr, mask)
         return mask
 
-    def dropout_inputs(self, x, training):
-        if training and self.dropout > 0:
-            return ops.multiply(x, self._mask(x, self.dropout, "_input_mask"))
-        return x
+    def get_dropout_mask(self, step_input):
+        """The input mask(s) of this sequence (drawn on first use when `dropout` > 0).
 
-    def dropout_state(self, h, training):
-        if training and self.recurrent_dropout > 0:
-            return ops.multiply(h, self._mask(h, self.recurrent_dropout, "_recurrent_mask"))
-        return h
+        Args:
+            step_input: one step's input, (batch, features).
+
+        Returns:
+            None, a mask, or a list of `dropout_mask_count` masks.
+        """
+        return self._draw_mask(step_input, self.dropout if self.dropout < 1 else 0.0,
+                               "_input_mask")
+
+    def get_recurrent_dropout_mask(self, state):
+        """The recurrent mask(s) of this sequence (drawn on first use when `recurrent_dropout` > 0).
+
+        Args:
+            state: the previous output, (batch, units).
+
+        Returns:
+            None, a mask, or a list of `dropout_mask_count` masks.
+        """
+        return self._draw_mask(state, self.recurrent_dropout if self.recurrent_dropout < 1
+                               else 0.0, "_recurrent_mask")
+
+    def active_dropout_masks(self, inputs, state, training):
+        """(input masks, recurrent masks) this step applies: None where no dropout is active."""
+        in_masks = self.get_dropout_mask(inputs) if training and 0 < self.dropout < 1 else None
+        rec_masks = (self.get_recurrent_dropout_mask(state)
+                     if training and 0 < self.recurrent_dropout < 1 else None)
+        return in_masks, rec_masks
 
     def get_initial_state(self, batch_size=None):
         """Zero states, one per entry of `state_size`."""
@@ -106,6 +145,26 @@ class RecurrentCell(Layer):
             "dropout": self.dropout, "recurrent_dropout": self.recurrent_dropout, "seed": self.seed,
         })
         return config
+
+
+def gate_matmul(x, kernel, masks):
+    """`x @ kernel` with dropout: one mask for all gates, or one per gate (its kernel columns).
+
+    Args:
+        x: (batch, n).
+        kernel: (n, gates * units).
+        masks: None, one (batch, n) mask, or a list of one mask per gate.
+
+    Returns:
+        (batch, gates * units).
+    """
+    if masks is None:
+        return ops.matmul(x, kernel)
+    if not isinstance(masks, list):
+        return ops.matmul(ops.multiply(x, masks), kernel)
+    kernels = ops.split(kernel, len(masks), axis=-1)
+    return ops.concatenate([ops.matmul(ops.multiply(x, m), k) for m, k in zip(masks, kernels)],
+                           axis=-1)
 
 
 def keras_order(config, keys):

@@ -20,10 +20,12 @@ class LSTMCell(RecurrentCell):
         unit_forget_bias: initialise the forget-gate bias to 1 (default True).
         kernel_regularizer, recurrent_regularizer, bias_regularizer: regularizers.
         kernel_constraint, recurrent_constraint, bias_constraint: constraints.
-        dropout, recurrent_dropout: fractions dropped from the inputs / state.
+        dropout, recurrent_dropout: fractions dropped from the inputs / state,
+            with masks fixed for a sequence.
         seed: seed of the dropout masks.
         **kwargs: base layer arguments; `implementation` (1 or 2) is accepted
-            and stored as `cell.implementation`; it does not change the numbers.
+            and stored as `cell.implementation`. As in Keras, implementation 1
+            (forced by `recurrent_dropout`) draws one dropout mask per gate.
 
     Example:
         >>> cell = keras.layers.LSTMCell(4)
@@ -47,6 +49,10 @@ class LSTMCell(RecurrentCell):
             recurrent_constraint=recurrent_constraint, bias_constraint=bias_constraint,
             dropout=dropout, recurrent_dropout=recurrent_dropout, seed=seed, **kwargs)
         self.recurrent_activation = activations.get(recurrent_activation)
+        if self.recurrent_dropout != 0.0:  # as Keras: per-gate masks
+            self.implementation = 1
+        if self.implementation == 1:
+            self.dropout_mask_count = 4
         self.unit_forget_bias = unit_forget_bias
         self.state_size = [units, units]
 
@@ -62,9 +68,9 @@ class LSTMCell(RecurrentCell):
 
     def call(self, inputs, states, training=False):
         h_tm1, c_tm1 = states[0], states[1]
-        inputs = self.dropout_inputs(inputs, training)
-        h_in = self.dropout_state(h_tm1, training)
-        z = ops.add(ops.matmul(inputs, self.kernel), ops.matmul(h_in, self.recurrent_kernel))
+        in_masks, rec_masks = self.active_dropout_masks(inputs, h_tm1, training)
+        z = ops.add(base_cell.gate_matmul(inputs, self.kernel, in_masks),
+                    base_cell.gate_matmul(h_tm1, self.recurrent_kernel, rec_masks))
         if self.bias is not None:
             z = ops.add(z, self.bias)
         z_i, z_f, z_c, z_o = ops.split(z, 4, axis=-1)

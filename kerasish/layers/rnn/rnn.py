@@ -1,9 +1,11 @@
 """RNN: runs a recurrent cell over the time axis of a (batch, time, features) input.
 
 Built-in cells (LSTMCell, GRUCell, SimpleRNNCell with default
-activations and no active dropout) run through one fused sequence op
-(`kerasish.ops.rnn`); any other cell, dropout in training, or a nested
-(higher-order) tape uses the step-by-step loop over `cell.call`.
+activations) run through one fused sequence op (`kerasish.ops.rnn`), dropout
+included; any other cell or a nested (higher-order) tape uses the
+step-by-step loop over `cell.call`. As in Keras, a built-in cell's dropout
+masks are drawn once per call, before the loop (training or not, so seeds
+advance as in Keras), shared by all steps, and forgotten after the call.
 """
 from kerasish import ops
 from kerasish.autodiff import tape as _tape
@@ -112,12 +114,22 @@ class RNN(Layer):
                 f"({x.shape[-1]} features).")
         states = self._initial_states(x.shape[0], initial_state)
         mask = self._check_mask(mask, x)
-        if self._can_fuse(training):
-            seq, last, final = self._fused(x, states, mask)
-            if self.zero_output_for_mask and mask is not None:
-                seq, last = self._zero_masked_outputs(seq, mask)
-        else:
-            seq, last, final = self._loop(x, states, mask, training)
+        cell = self.cell
+        drops = hasattr(cell, "active_dropout_masks") and (cell.dropout or cell.recurrent_dropout)
+        if drops:  # Keras's _maybe_config_dropout_masks: drawn up front, every call
+            self.cell.reset_dropout_masks()
+            self.cell.get_dropout_mask(x[:, 0])
+            self.cell.get_recurrent_dropout_mask(states[0])
+        try:
+            if self._can_fuse():
+                seq, last, final = self._fused(x, states, mask, training)
+                if self.zero_output_for_mask and mask is not None:
+                    seq, last = self._zero_masked_outputs(seq, mask)
+            else:
+                seq, last, final = self._loop(x, states, mask, training)
+        finally:
+            if drops:
+                self.cell.reset_dropout_masks()
         if self.stateful:
             self.states = [ops.stop_gradient(s) for s in final]
         output = seq if self.return_sequences else last
@@ -157,19 +169,18 @@ class RNN(Layer):
             )
         return ops.cast(mask, "bool")
 
-    def _can_fuse(self, training):
+    def _can_fuse(self):
         cell = self.cell
         if type(cell) not in (LSTMCell, GRUCell, SimpleRNNCell) or len(_tape._active) > 1:
-            return False
-        if training and (cell.dropout > 0 or cell.recurrent_dropout > 0):
             return False
         names = [getattr(cell.activation, "__name__", "")]
         if hasattr(cell, "recurrent_activation"):
             names.append(getattr(cell.recurrent_activation, "__name__", ""))
         return names[0] == "tanh" and names[1:] in ([], ["sigmoid"])
 
-    def _fused(self, x, states, mask):
+    def _fused(self, x, states, mask, training):
         cell = self.cell
+        drop = cell.active_dropout_masks(x[:, 0], states[0], training)
         bias = cell.bias if cell.bias is not None else ops.zeros(
             (2, 3 * cell.units) if isinstance(cell, GRUCell) and cell.reset_after
             else (cell.kernel.shape[1],), dtype=x.dtype)
@@ -179,15 +190,15 @@ class RNN(Layer):
                             for w in (cell.kernel, cell.recurrent_kernel, bias))
         if isinstance(cell, LSTMCell):
             seq, last, h, c = rnn_ops.lstm_sequence(*args, states[0], states[1], mask=mask,
-                                                    go_backwards=self.go_backwards)
+                                                    go_backwards=self.go_backwards, dropout=drop)
             return seq, last, [h, c]
         if isinstance(cell, GRUCell):
             seq, last, h = rnn_ops.gru_sequence(*args, states[0], mask=mask,
                                                 go_backwards=self.go_backwards,
-                                                reset_after=cell.reset_after)
+                                                reset_after=cell.reset_after, dropout=drop)
             return seq, last, [h]
         seq, last, h = rnn_ops.simple_rnn_sequence(*args, states[0], mask=mask,
-                                                   go_backwards=self.go_backwards)
+                                                   go_backwards=self.go_backwards, dropout=drop)
         return seq, last, [h]
 
     def _zero_masked_outputs(self, seq, mask):
@@ -198,7 +209,8 @@ class RNN(Layer):
         return seq, seq[:, -1]
 
     def _loop(self, x, states, mask, training):
-        if hasattr(self.cell, "reset_dropout_masks"):
+        if hasattr(self.cell, "reset_dropout_masks") and \
+                not hasattr(self.cell, "active_dropout_masks"):  # a built-in cell's are drawn
             self.cell.reset_dropout_masks()
         steps = range(x.shape[1] - 1, -1, -1) if self.go_backwards else range(x.shape[1])
         outputs, previous = [], None

@@ -1,5 +1,6 @@
 """SimpleRNNCell: one step of a fully-connected recurrent layer."""
 from kerasish import ops
+from kerasish.layers.rnn import base_cell
 from kerasish.layers.rnn.base_cell import RecurrentCell
 
 
@@ -42,9 +43,9 @@ class SimpleRNNCell(RecurrentCell):
 
     def call(self, inputs, states, training=False):
         h_tm1 = states[0] if isinstance(states, (list, tuple)) else states
-        inputs = self.dropout_inputs(inputs, training)
-        h_in = self.dropout_state(h_tm1, training)
-        z = ops.add(ops.matmul(inputs, self.kernel), ops.matmul(h_in, self.recurrent_kernel))
+        in_masks, rec_masks = self.active_dropout_masks(inputs, h_tm1, training)
+        z = ops.add(base_cell.gate_matmul(inputs, self.kernel, in_masks),
+                    base_cell.gate_matmul(h_tm1, self.recurrent_kernel, rec_masks))
         if self.bias is not None:
             z = ops.add(z, self.bias)
         h = self.activation(z)
