@@ -92,9 +92,13 @@ from kerasish.layers.rnn.simple_rnn_cell import SimpleRNNCell
 from kerasish.layers.rnn.stacked_rnn_cells import StackedRNNCells
 from kerasish.layers.rnn.time_distributed import TimeDistributed
 
-from kerasish.layers import symbolic_ops  # noqa: E402
+from kerasish.layers.core.lambda_layer import SymbolicOp as _SymbolicOp  # noqa: E402
 
-symbolic_ops.install_operators()
+# The graph node of an op called on KerasTensors (`ops.sum(x)`, `x + 1`): found by name
+# from kerasish.ops (a lower floor), see kerasish/ops/symbolic.py.
+from kerasish.utils import registry as _graph_registry  # noqa: E402
+
+_graph_registry.REGISTRY.add_namespace("layers.graph", {"SymbolicOp": _SymbolicOp})
 
 # --- attention layers
 from kerasish.layers.attention.additive_attention import AdditiveAttention  # noqa: E402

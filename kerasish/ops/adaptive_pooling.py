@@ -13,10 +13,12 @@ from kerasish.ops import creation
 from kerasish.ops.conv import standardize_data_format
 from kerasish.ops.indexing import take
 from kerasish.ops.segment import _prepare, segment_sum
+from kerasish.ops.symbolic import keras_op
 
 
 # ----------------------------------------------------------------------------- segment_prod
 
+@keras_op
 def segment_prod(data, segment_ids, num_segments=None, sorted=False):
     """Multiplies the rows of `data` that share a segment id (empty segments hold 1).
 
@@ -164,6 +166,7 @@ def _adaptive_pool(name, along, inputs, output_size, data_format):
     return x
 
 
+@keras_op
 def adaptive_average_pool(inputs, output_size, data_format=None):
     """Average pooling to a fixed spatial `output_size` (Keras 3.15's TF windows).
 
@@ -183,6 +186,7 @@ def adaptive_average_pool(inputs, output_size, data_format=None):
                           data_format)
 
 
+@keras_op
 def adaptive_max_pool(inputs, output_size, data_format=None):
     """Max pooling to a fixed spatial `output_size` (Keras 3.15's TF windows).
 

@@ -4,6 +4,7 @@ import numpy as np
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, devices as _dev
 from kerasish.ops.core import convert_to_tensor
+from kerasish.ops.symbolic import keras_op
 
 
 def _make(fn, dtype):
@@ -15,6 +16,7 @@ def _shape(shape):
     return (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
 
 
+@keras_op
 def zeros(shape, dtype=None):
     """A tensor of zeros (dtype defaults to floatx).
 
@@ -25,6 +27,7 @@ def zeros(shape, dtype=None):
     return _make(lambda xp, dt: xp.zeros(_shape(shape), dt), dtype)
 
 
+@keras_op
 def ones(shape, dtype=None):
     """A tensor of ones (dtype defaults to floatx).
 
@@ -34,6 +37,7 @@ def ones(shape, dtype=None):
     return _make(lambda xp, dt: xp.ones(_shape(shape), dt), dtype)
 
 
+@keras_op
 def full(shape, fill_value, dtype=None):
     """A tensor filled with `fill_value` (dtype defaults to floatx).
 
@@ -43,6 +47,7 @@ def full(shape, fill_value, dtype=None):
     return _make(lambda xp, dt: xp.full(_shape(shape), fill_value, dt), dtype)
 
 
+@keras_op
 def empty(shape, dtype=None):
     """An uninitialised tensor (dtype defaults to floatx).
 
@@ -58,6 +63,7 @@ def _like(x, dtype):
     return x, config.to_numpy_dtype(dtype or x.dtype)
 
 
+@keras_op
 def zeros_like(x, dtype=None):
     """Zeros with the shape (and dtype) of `x`, on `x`'s device.
 
@@ -68,6 +74,7 @@ def zeros_like(x, dtype=None):
     return Tensor(x._device.xp.zeros(x.shape, dt), x._device)
 
 
+@keras_op
 def ones_like(x, dtype=None):
     """Ones with the shape (and dtype) of `x`, on `x`'s device.
 
@@ -78,6 +85,7 @@ def ones_like(x, dtype=None):
     return Tensor(x._device.xp.ones(x.shape, dt), x._device)
 
 
+@keras_op
 def full_like(x, fill_value, dtype=None):
     """`fill_value` with the shape (and dtype) of `x`.
 
@@ -88,6 +96,7 @@ def full_like(x, fill_value, dtype=None):
     return Tensor(x._device.xp.full(x.shape, fill_value, dt), x._device)
 
 
+@keras_op
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values in [start, stop); int32 for int arguments, else floatx.
 
@@ -104,6 +113,7 @@ def arange(start, stop=None, step=None, dtype=None):
     return _make(lambda xp, dt: xp.arange(start, stop, step, dtype=dt), dtype)
 
 
+@keras_op
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """`num` evenly spaced values from `start` to `stop` (floatx by default).
 
@@ -117,6 +127,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (out, step) if retstep else out
 
 
+@keras_op
 def eye(N, M=None, k=0, dtype=None):
     """A 2-D tensor with ones on the k-th diagonal.
 
@@ -126,6 +137,7 @@ def eye(N, M=None, k=0, dtype=None):
     return _make(lambda xp, dt: xp.eye(N, M, k, dtype=dt), dtype)
 
 
+@keras_op
 def identity(n, dtype=None):
     """The n x n identity matrix.
 
@@ -135,6 +147,7 @@ def identity(n, dtype=None):
     return eye(n, dtype=dtype)
 
 
+@keras_op
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below the k-th diagonal.
 
@@ -144,6 +157,7 @@ def tri(N, M=None, k=0, dtype=None):
     return _make(lambda xp, dt: xp.tri(N, M, k, dtype=dt), dtype)
 
 
+@keras_op
 def empty_like(x, dtype=None):
     """An uninitialised tensor with the shape (and dtype) of `x`.
 
@@ -155,6 +169,7 @@ def empty_like(x, dtype=None):
     return Tensor(x._device.xp.empty(x.shape, dt), x._device)
 
 
+@keras_op
 def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
     """`num` values evenly spaced on a log scale from base**start to base**stop.
 
@@ -166,6 +181,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
     return Tensor(values.astype(config.to_numpy_dtype(dtype)), dev)
 
 
+@keras_op
 def array(x, dtype=None):
     """Creates a tensor from data (same as `convert_to_tensor`).
 

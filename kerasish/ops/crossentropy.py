@@ -13,6 +13,7 @@ from kerasish.backend import config
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, float_operand
 from kerasish.ops.softmax import log_softmax, softmax
+from kerasish.ops.symbolic import keras_op
 
 
 def _clip_probs(output):
@@ -27,6 +28,7 @@ def _check_same_shape(name, target, output):
             f"Received: target {core.describe(target)}, output {core.describe(output)}.")
 
 
+@keras_op
 def binary_crossentropy(target, output, from_logits=False):
     """Elementwise binary cross-entropy (no reduction), as Keras ops.
 
@@ -54,6 +56,7 @@ def binary_crossentropy(target, output, from_logits=False):
                               ew.multiply(ew.subtract(1.0, target), ew.log(ew.subtract(1.0, p)))))
 
 
+@keras_op
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Cross-entropy between one-hot/soft targets and predictions, reduced over `axis`.
 
@@ -162,6 +165,7 @@ class SoftmaxXentGrad(Op):
         return gz, gt, gg
 
 
+@keras_op
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Cross-entropy with integer labels.
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, nn, reduction
 from kerasish.ops.indexing import take_along_axis
+from kerasish.ops.symbolic import keras_op
 
 _NEG = -1e30  # log(0) that keeps gradients finite (exp(_NEG - x) == 0)
 
@@ -32,6 +33,7 @@ def _shift(alpha, by):
     return shape_ops.concatenate([pad, alpha[:, :-by]], axis=1)
 
 
+@keras_op
 def ctc_loss(target, output, target_length, output_length, mask_index=0):
     """CTC loss per sample: -log p(target | output), summed over all alignments.
 
@@ -144,6 +146,7 @@ def _beam_search(log_probs, length, beam_width, blank):
             sorted(beams.items(), key=lambda kv: -_log_add(*kv[1]))]
 
 
+@keras_op
 def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1,
                merge_repeated=True, mask_index=0):
     """Decodes CTC outputs into label sequences.

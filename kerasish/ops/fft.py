@@ -16,6 +16,7 @@ import numpy as np
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, creation, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.control_flow import custom_gradient
+from kerasish.ops.symbolic import keras_op
 
 _WINDOWS = ("hann", "hamming")
 
@@ -72,6 +73,7 @@ def _complex_fftn(real, imag, axes, inverse):
     return transform(real, imag)
 
 
+@keras_op
 def fft(x):
     """Fast Fourier transform along the last axis.
 
@@ -88,6 +90,7 @@ def fft(x):
     return _complex_fftn(real, imag, (real.ndim - 1,), inverse=False)
 
 
+@keras_op
 def fft2(x):
     """2-D fast Fourier transform over the last two axes.
 
@@ -104,6 +107,7 @@ def fft2(x):
     return _complex_fftn(real, imag, (real.ndim - 2, real.ndim - 1), inverse=False)
 
 
+@keras_op
 def ifft2(x):
     """Inverse 2-D fast Fourier transform over the last two axes (scaled by 1/n).
 
@@ -137,6 +141,7 @@ def _check_length(name, fft_length):
                          f"Received: fft_length={fft_length!r}")
 
 
+@keras_op
 def rfft(x, fft_length=None):
     """Fourier transform of a real signal along the last axis (the non-negative frequencies).
 
@@ -165,6 +170,7 @@ def rfft(x, fft_length=None):
     return real[..., :bins], imag[..., :bins]
 
 
+@keras_op
 def irfft(x, fft_length=None):
     """Inverse of `rfft`: a real signal from its non-negative-frequency bins.
 
@@ -200,6 +206,7 @@ def irfft(x, fft_length=None):
     return out_re
 
 
+@keras_op
 def extract_sequences(x, sequence_length, sequence_stride):
     """Frames of `sequence_length` samples every `sequence_stride` along the last axis.
 
@@ -266,6 +273,7 @@ def _check_stft_args(name, sequence_length, sequence_stride, fft_length):
             f"Received: sequence_length={sequence_length}, fft_length={fft_length}")
 
 
+@keras_op
 def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
     """Short-time Fourier transform along the last axis.
 
@@ -340,6 +348,7 @@ def _synthesis_window(win, stride):
     return np.where(denom == 0.0, 0.0, win / safe)
 
 
+@keras_op
 def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann",
           center=True):
     """Inverse short-time Fourier transform (overlap-add of windowed `irfft` frames).

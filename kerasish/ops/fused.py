@@ -8,10 +8,12 @@ once.
 """
 from kerasish.autodiff.op import Op
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
+from kerasish.ops.symbolic import keras_op
 
 _FUSED_ACTIVATIONS = ("linear", "relu")
 
 
+@keras_op
 def dense(x, kernel, bias=None, activation=None):
     """`activation(x @ kernel + bias)` in one fused op (relu or linear fused).
 

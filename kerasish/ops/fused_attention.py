@@ -29,6 +29,7 @@ from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, red
 from kerasish.ops.attention import dot_product_attention as _dot_product_attention_by_ops
 from kerasish.ops.linalg import matmul
 from kerasish.ops.nn import softmax
+from kerasish.ops.symbolic import keras_op
 
 _MASKED_ROWS = ("uniform", "zero")
 
@@ -66,6 +67,7 @@ def _check(query, key, value, masked_rows, dropout_rate):
         raise ValueError(f"ops.attention: `dropout_rate` must be in [0, 1); got {dropout_rate}.")
 
 
+@keras_op
 def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=False,
               masked_rows="uniform", dropout_rate=0.0, dropout_keep=None,
               return_scores=False):
@@ -251,6 +253,7 @@ def attention_reference(query, key, value, mask=None, bias=None, scale=None, is_
     return (out, scores) if return_scores else out
 
 
+@keras_op
 def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
                           is_causal=False, flash_attention=None, attn_logits_soft_cap=None):
     """Keras `ops.dot_product_attention` on the fused `attention` op.

@@ -5,12 +5,16 @@ None of them has a gradient (their inputs are integers).
 import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.ops import core, elementwise as ew
 from kerasish.ops.core import convert_to_tensor
+from kerasish.ops.symbolic import keras_op
 
 
 def _raw_int_op(name, fn):
     def op(x, y):
+        if x.__class__ is KerasTensor or y.__class__ is KerasTensor:
+            return core.symbolic_elementwise(op, (x, y), name=name)
         (a, b), _, dev = core.operands(name, x, y)
         a, b = core.promote(a, b)
         for v in (a, b):
@@ -21,7 +25,7 @@ def _raw_int_op(name, fn):
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"Elementwise `{name}` of integer tensors (no gradient).\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([12]), 8)\n")
-    return op
+    return keras_op(op, name=op.__name__)
 
 
 bitwise_and = _raw_int_op("bitwise_and", lambda xp: xp.bitwise_and)
@@ -34,6 +38,7 @@ gcd = _raw_int_op("gcd", lambda xp: xp.gcd)
 lcm = _raw_int_op("lcm", lambda xp: xp.lcm)
 
 
+@keras_op
 def bitwise_invert(x):
     """Bitwise NOT of an integer/bool tensor.
 
@@ -49,6 +54,7 @@ def bitwise_invert(x):
 bitwise_not = bitwise_invert
 
 
+@keras_op
 def digitize(x, bins):
     """Index of the bin each value falls in (numpy.digitize, int32).
 
@@ -60,6 +66,7 @@ def digitize(x, bins):
     return Tensor(x._device.xp.digitize(x._value, edges).astype("int32"), x._device)
 
 
+@keras_op
 def bincount(x, weights=None, minlength=0, sparse=False):
     """Counts of each non-negative integer (weighted sums with `weights`).
 
@@ -82,6 +89,7 @@ def bincount(x, weights=None, minlength=0, sparse=False):
     return Tensor(out.astype(dtype), x._device)
 
 
+@keras_op
 def unravel_index(indices, shape):
     """Coordinates of flat `indices` in an array of `shape` (tuple of int32 tensors).
 
@@ -93,6 +101,7 @@ def unravel_index(indices, shape):
     return tuple(Tensor(c.astype(idx._value.dtype), idx._device) for c in coords)
 
 
+@keras_op
 def unique(x, sorted=True, return_index=False, return_inverse=False, return_counts=False,
            axis=None, size=None, fill_value=None):
     """Unique values (numpy.unique), optionally with inverse indices and counts.
@@ -110,6 +119,7 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
     return tuple(Tensor(r if i == 0 else r.astype("int32"), x._device) for i, r in enumerate(res))
 
 
+@keras_op
 def saturate_cast(x, dtype):
     """Casts with clipping to the target dtype's range (no overflow wrap-around).
 

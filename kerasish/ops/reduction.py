@@ -5,11 +5,13 @@ reached through `builtins.` here.
 """
 import builtins
 
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_float
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
+from kerasish.ops.symbolic import keras_op
 
 
 def _axes(axis, ndim, name="reduce"):
@@ -50,6 +52,7 @@ def _scan_dtype(dtype):
     return "int32" if dtype.kind == "b" else dtype
 
 
+@keras_op
 def sum(x, axis=None, keepdims=False):  # noqa: A001 - Keras exports ops.sum
     """Sum of elements over `axis` (None: all).
 
@@ -87,7 +90,7 @@ class Sum(Op):
         return (_expand_to(g, saved[0], self.axes, self.keepdims),)
 
     def compute_output_spec(self, spec):
-        return _reduced_shape(spec[0], self.axes, self.keepdims), spec[1]
+        return _reduced_shape(spec[0], self.axes, self.keepdims), accumulator_dtype(spec[1])
 
 
 def _reduced_shape(shape, axes, keepdims):
@@ -96,6 +99,7 @@ def _reduced_shape(shape, axes, keepdims):
     return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
+@keras_op
 def mean(x, axis=None, keepdims=False):
     """Mean over `axis`; integer inputs give floatx results as in Keras.
 
@@ -135,13 +139,14 @@ class Mean(Op):
         return (_expand_to(ew.divide(g, float(builtins.max(count, 1))), saved[0], self.axes,
                            self.keepdims),)
 
-    compute_output_spec = Sum.compute_output_spec
+    def compute_output_spec(self, spec):
+        return _reduced_shape(spec[0], self.axes, self.keepdims), spec[1]
 
 
 def _extremum(name, fn):
     def op(x, axis=None, keepdims=False, initial=None):
         x = convert_to_tensor(x)
-        if x.size == 0 and initial is None:
+        if x.__class__ is not KerasTensor and x.size == 0 and initial is None:
             raise ValueError(f"ops.{name}: cannot reduce an empty tensor of shape {x.shape}.")
         return Extremum(name, fn, _axes(axis, x.ndim, name), keepdims, initial)(x)
     op.__name__ = op.__qualname__ = name
@@ -150,7 +155,7 @@ def _extremum(name, fn):
                   "        keepdims: keep reduced axes.\n        initial: optional starting value.\n\n"
                   "    Returns:\n        Tensor of the input dtype.\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([1.0, 3.0]))\n")
-    return op
+    return keras_op(op, name=op.__name__)
 
 
 class Extremum(Op):
@@ -175,7 +180,8 @@ class Extremum(Op):
         count = _expand_to(sum(hits, axis=axes, keepdims=True), shape, axes, True)
         return (ew.divide(ew.multiply(_expand_to(g, shape, axes, self.keepdims), hits), count),)
 
-    compute_output_spec = Sum.compute_output_spec
+    def compute_output_spec(self, spec):
+        return _reduced_shape(spec[0], self.axes, self.keepdims), spec[1]
 
 
 max = _extremum("max", lambda xp: xp.max)  # noqa: A001
@@ -184,6 +190,7 @@ amax = max
 amin = min
 
 
+@keras_op
 def prod(x, axis=None, keepdims=False, dtype=None):
     """Product over `axis` (gradient: product of the others, zero-safe).
 
@@ -241,6 +248,7 @@ def _exclusive_cumprod(x, reverse):
     return shape_ops.flip(out, axis=-1) if reverse else out
 
 
+@keras_op
 def cumsum(x, axis=None, dtype=None):
     """Cumulative sum along `axis` (flattened when None).
 
@@ -250,6 +258,8 @@ def cumsum(x, axis=None, dtype=None):
     x = convert_to_tensor(x, dtype=dtype)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
+    if x.__class__ is KerasTensor:
+        shape_ops._axis("cumsum", axis, x.ndim)
     return Cumsum(axis)(x)
 
 
@@ -269,9 +279,10 @@ class Cumsum(Op):
         return (shape_ops.flip(cumsum(shape_ops.flip(g, axis), axis), axis),)
 
     def compute_output_spec(self, spec):
-        return spec
+        return spec[0], "int32" if spec[1] == "bool" else spec[1]
 
 
+@keras_op
 def cumprod(x, axis=None, dtype=None):
     """Cumulative product along `axis` (flattened when None); gradient needs nonzero x.
 
@@ -281,6 +292,8 @@ def cumprod(x, axis=None, dtype=None):
     x = convert_to_tensor(x, dtype=dtype)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
+    if x.__class__ is KerasTensor:
+        shape_ops._axis("cumprod", axis, x.ndim)
     return Cumprod(axis)(x)
 
 
@@ -306,9 +319,10 @@ class Cumprod(Op):
         return (ew.divide(summed, x),)
 
     def compute_output_spec(self, spec):
-        return spec
+        return spec[0], "int32" if spec[1] == "bool" else spec[1]
 
 
+@keras_op
 def var(x, axis=None, keepdims=False):
     """Biased variance over `axis` (divides by N, like Keras).
 
@@ -320,6 +334,7 @@ def var(x, axis=None, keepdims=False):
     return mean(ew.square(centred), axis=axis, keepdims=keepdims)
 
 
+@keras_op
 def std(x, axis=None, keepdims=False):
     """Standard deviation over `axis` (biased, like Keras).
 
@@ -329,6 +344,7 @@ def std(x, axis=None, keepdims=False):
     return ew.sqrt(var(x, axis=axis, keepdims=keepdims))
 
 
+@keras_op
 def logsumexp(x, axis=None, keepdims=False):
     """log(sum(exp(x))) over `axis`, computed stably (max-shifted).
 
@@ -357,19 +373,23 @@ def logsumexp(x, axis=None, keepdims=False):
 def _index_reduction(name):
     def op(x, axis=None, keepdims=False):
         x = convert_to_tensor(x)
+        if x.__class__ is KerasTensor:
+            return KerasTensor(_reduced_shape(x.shape, _axes(axis, x.ndim, name), keepdims),
+                               "int32")
         xp = x._device.xp
         result = getattr(xp, name)(x._value, axis=axis, keepdims=keepdims)
         return Tensor(xp.asarray(result).astype("int32"), x._device)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"Indices of the {name[3:]}imum along `axis` (int32, no gradient).\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([1.0, 3.0, 2.0]))\n")
-    return op
+    return keras_op(op, name=op.__name__)
 
 
 argmax = _index_reduction("argmax")
 argmin = _index_reduction("argmin")
 
 
+@keras_op
 def any(x, axis=None, keepdims=False):  # noqa: A001
     """True where any element along `axis` is truthy.
 
@@ -377,9 +397,12 @@ def any(x, axis=None, keepdims=False):  # noqa: A001
         >>> ops.any(ops.convert_to_tensor([0, 1]))   # True
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return KerasTensor(_reduced_shape(x.shape, _axes(axis, x.ndim, "any"), keepdims), "bool")
     return Tensor(x._device.xp.any(x._value, axis=axis, keepdims=keepdims), x._device)
 
 
+@keras_op
 def all(x, axis=None, keepdims=False):  # noqa: A001
     """True where every element along `axis` is truthy.
 
@@ -387,9 +410,12 @@ def all(x, axis=None, keepdims=False):  # noqa: A001
         >>> ops.all(ops.convert_to_tensor([0, 1]))   # False
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return KerasTensor(_reduced_shape(x.shape, _axes(axis, x.ndim, "all"), keepdims), "bool")
     return Tensor(x._device.xp.all(x._value, axis=axis, keepdims=keepdims), x._device)
 
 
+@keras_op
 def count_nonzero(x, axis=None):
     """Number of non-zero elements along `axis` (int32).
 
@@ -397,5 +423,8 @@ def count_nonzero(x, axis=None):
         >>> ops.count_nonzero(ops.convert_to_tensor([0, 1, 2]))   # 2
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return KerasTensor(_reduced_shape(x.shape, _axes(axis, x.ndim, "count_nonzero"), False),
+                           "int32")
     xp = x._device.xp
     return Tensor(xp.asarray(xp.count_nonzero(x._value, axis=axis)).astype("int32"), x._device)

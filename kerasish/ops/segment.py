@@ -11,6 +11,7 @@ from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import _index_add, check_indices
+from kerasish.ops.symbolic import keras_op
 
 
 def _prepare(name, data, segment_ids, num_segments):
@@ -32,6 +33,7 @@ def _prepare(name, data, segment_ids, num_segments):
     return data, ids, keep, num_segments
 
 
+@keras_op
 def segment_sum(data, segment_ids, num_segments=None, sorted=False):
     """Sums the rows of `data` that share a segment id.
 
@@ -93,6 +95,7 @@ class SegmentExtreme(Op):
         return (ew.multiply(shape_ops.take(share, safe_ids, axis=0), hits),)
 
 
+@keras_op
 def segment_max(data, segment_ids, num_segments=None, sorted=False):
     """Maximum over the rows of `data` that share a segment id.
 
@@ -111,6 +114,7 @@ def segment_max(data, segment_ids, num_segments=None, sorted=False):
     return _segment_extreme("segment_max", data, segment_ids, num_segments, True)
 
 
+@keras_op
 def segment_min(data, segment_ids, num_segments=None, sorted=False):
     """Minimum over the rows of `data` that share a segment id (empty: +inf).
 

@@ -2,10 +2,13 @@
 from kerasish.autodiff.op import Op
 from kerasish.ops import elementwise as ew, reduction
 from kerasish.ops.core import float_operand
+from kerasish.ops.symbolic import keras_op
 
 
 class Softmax(Op):
     """exp(x) / sum(exp(x)) over `axis`, max-shifted; backward `out * (g - sum(g * out))`."""
+
+    elementwise = True  # shaped like its (broadcast) inputs
 
     name = "softmax"
 
@@ -29,6 +32,8 @@ class Softmax(Op):
 class LogSoftmax(Op):
     """x - logsumexp(x) over `axis`; backward `g - exp(out) * sum(g)`."""
 
+    elementwise = True  # shaped like its (broadcast) inputs
+
     name = "log_softmax"
 
     def __init__(self, axis):
@@ -51,6 +56,7 @@ def _axis(axis):
     return tuple(axis) if isinstance(axis, list) else axis
 
 
+@keras_op
 def softmax(x, axis=-1):
     """exp(x) / sum(exp(x)) along `axis` (an int or tuple), max-shifted for stability.
 
@@ -67,6 +73,7 @@ def softmax(x, axis=-1):
     return Softmax(_axis(axis))(float_operand(x))
 
 
+@keras_op
 def log_softmax(x, axis=-1):
     """x - logsumexp(x) along `axis`.
 

@@ -6,10 +6,12 @@ TensorFlow's and JAX's `top_k` do.
 """
 import numpy as np
 
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import take_along_axis
+from kerasish.ops.symbolic import keras_op
 
 
 def _stable_argsort(xp, a, axis, descending=False):
@@ -20,6 +22,7 @@ def _stable_argsort(xp, a, axis, descending=False):
     return xp.argsort(a, axis=axis, kind="stable")
 
 
+@keras_op
 def argsort(x, axis=-1):
     """Indices that sort `x` ascending along `axis` (stable; int32).
 
@@ -36,10 +39,14 @@ def argsort(x, axis=-1):
     x = convert_to_tensor(x)
     if axis is None:
         x, axis = shape_ops.ravel(x), 0
+    if x.__class__ is KerasTensor:
+        shape_ops._axis("argsort", axis, x.ndim)
+        return KerasTensor(x.shape, "int32")
     xp = x._device.xp
     return Tensor(_stable_argsort(xp, x._value, axis).astype("int32"), x._device)
 
 
+@keras_op
 def sort(x, axis=-1):
     """Sorts ascending along `axis`; the gradient flows to the original positions.
 
@@ -51,9 +58,13 @@ def sort(x, axis=-1):
         x, axis = shape_ops.ravel(x), 0
     if x.ndim == 0:
         return x
+    if x.__class__ is KerasTensor:
+        shape_ops._axis("sort", axis, x.ndim)
+        return KerasTensor(x.shape, x.dtype)
     return take_along_axis(x, argsort(x, axis=axis), axis=axis)
 
 
+@keras_op
 def top_k(x, k, sorted=True):
     """The `k` largest entries along the last axis and their indices.
 
@@ -79,6 +90,7 @@ def top_k(x, k, sorted=True):
     return take_along_axis(x, indices, axis=-1), indices
 
 
+@keras_op
 def in_top_k(targets, predictions, k):
     """True where the target class's score is among the `k` largest (ties count).
 
@@ -103,6 +115,7 @@ def in_top_k(targets, predictions, k):
     return Tensor((picked >= kth)[..., 0], preds._device)
 
 
+@keras_op
 def searchsorted(sorted_sequence, values, side="left"):
     """Insertion indices of `values` into a sorted 1-D sequence (int32).
 
@@ -117,6 +130,7 @@ def searchsorted(sorted_sequence, values, side="left"):
                   seq._device)
 
 
+@keras_op
 def quantile(x, q, axis=None, method="linear", keepdims=False):
     """The q-th quantile(s) along `axis`, by linear interpolation of the sorted values.
 
@@ -163,6 +177,7 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
     return shape_ops.stack(results, axis=0)
 
 
+@keras_op
 def median(x, axis=None, keepdims=False):
     """The median along `axis` (mean of the two middle values for even counts).
 
@@ -172,6 +187,7 @@ def median(x, axis=None, keepdims=False):
     return quantile(x, 0.5, axis=axis, keepdims=keepdims)
 
 
+@keras_op
 def average(x, axis=None, weights=None):
     """Weighted mean along `axis` (plain mean without weights).
 

@@ -5,8 +5,10 @@ All are compositions of differentiable ops (second order works).
 from kerasish.backend import config
 from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops.core import float_operand
+from kerasish.ops.symbolic import keras_op
 
 
+@keras_op
 def moments(x, axes, keepdims=False, synchronized=False):
     """Mean and (biased) variance of `x` over `axes`.
 
@@ -43,6 +45,7 @@ def moments(x, axes, keepdims=False, synchronized=False):
     return mean, variance
 
 
+@keras_op
 def normalize(x, axis=-1, order=2, epsilon=None):
     """x divided by its `order`-norm along `axis` (Keras ops.normalize).
 
@@ -70,6 +73,7 @@ def _along(v, axis, ndim):
     return shape_ops.reshape(v, shape)
 
 
+@keras_op
 def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=1e-3):
     """`(x - mean) / sqrt(variance + epsilon) * scale + offset` with per-`axis` statistics.
 
@@ -98,6 +102,7 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     return ew.add(ew.multiply(x, inv), res)
 
 
+@keras_op
 def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwargs):
     """Normalises over `axis` to zero mean and unit variance, then scales and shifts.
 
@@ -125,6 +130,7 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
     return out
 
 
+@keras_op
 def rms_normalization(x, scale=None, axis=-1, epsilon=None):
     """x / sqrt(mean(x^2) + epsilon) * scale over `axis`.
 

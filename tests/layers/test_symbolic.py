@@ -3,7 +3,7 @@ import numpy as np
 
 import kerasish as keras
 from kerasish import layers, ops
-from kerasish.layers import symbolic_ops
+from kerasish.ops import symbolic as ops_symbolic
 
 
 def test_keras_tensor_names_and_repr_match_keras():
@@ -112,11 +112,11 @@ def test_symbolic_dispatch_leaves_real_tensors_alone():
     def double(x, factor=2):
         return ops.multiply(x, factor)
 
-    wrapped = symbolic_ops.symbolic_dispatch(double)
+    wrapped = ops_symbolic.keras_op(double)
     np.testing.assert_allclose(wrapped(np.ones(2), factor=3).numpy(), [3.0, 3.0])
     out = wrapped(keras.Input((2,)), factor=3)
     assert type(out._keras_history[0]).__name__ == "Double" and out.shape == (None, 2)
-    assert symbolic_ops.op_class_name("not_equal") == "NotEqual"
+    assert ops_symbolic.op_class_name("not_equal") == "NotEqual"
 
 
 def test_ops_on_a_mix_of_constants_and_keras_tensors():

@@ -18,7 +18,7 @@ class TimeDistributed(Layer):
         (32, 10, 8)
     """
 
-    _output_shape_known = True  # Keras implements compute_output_shape; kerasish probes
+    _output_shape_known = True  # Keras implements compute_output_shape; kerasish traces `call`
 
     def __init__(self, layer, **kwargs):
         super().__init__(**kwargs)
