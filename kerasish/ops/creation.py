@@ -1,15 +1,30 @@
 """Tensor constructors: zeros, ones, full, arange, linspace, eye, ..."""
 import numpy as np
 
+from kerasish.autodiff.keras_tensor import KerasTensor, in_trace
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, devices as _dev
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.symbolic import keras_op
 
 
-def _make(fn, dtype):
+def _make(fn, dtype, shape=None):
+    if shape is not None and in_trace() and _unknown(shape):
+        # inside a trace, a size read off a KerasTensor may be unknown: a symbolic result
+        dims = (shape,) if not isinstance(shape, (tuple, list)) else shape
+        return KerasTensor(tuple(None if _is_unknown(n) else int(n) for n in dims),
+                           config.standardize_dtype(dtype or config.floatx()))
     dev = _dev.current_device()
     return Tensor(fn(dev.xp, config.to_numpy_dtype(dtype)), dev)
+
+
+def _is_unknown(n):
+    return n is None or n.__class__ is KerasTensor
+
+
+def _unknown(shape):
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return any(_is_unknown(n) for n in dims)
 
 
 def _shape(shape):
@@ -24,7 +39,7 @@ def zeros(shape, dtype=None):
         >>> ops.zeros((2, 3)).shape
         (2, 3)
     """
-    return _make(lambda xp, dt: xp.zeros(_shape(shape), dt), dtype)
+    return _make(lambda xp, dt: xp.zeros(_shape(shape), dt), dtype, shape)
 
 
 @keras_op
@@ -34,7 +49,7 @@ def ones(shape, dtype=None):
     Example:
         >>> ops.ones((2,))   # [1., 1.]
     """
-    return _make(lambda xp, dt: xp.ones(_shape(shape), dt), dtype)
+    return _make(lambda xp, dt: xp.ones(_shape(shape), dt), dtype, shape)
 
 
 @keras_op
@@ -44,7 +59,7 @@ def full(shape, fill_value, dtype=None):
     Example:
         >>> ops.full((2,), 7.0)   # [7., 7.]
     """
-    return _make(lambda xp, dt: xp.full(_shape(shape), fill_value, dt), dtype)
+    return _make(lambda xp, dt: xp.full(_shape(shape), fill_value, dt), dtype, shape)
 
 
 @keras_op
@@ -55,12 +70,17 @@ def empty(shape, dtype=None):
         >>> ops.empty((2, 3)).shape
         (2, 3)
     """
-    return _make(lambda xp, dt: xp.empty(_shape(shape), dt), dtype)
+    return _make(lambda xp, dt: xp.empty(_shape(shape), dt), dtype, shape)
 
 
 def _like(x, dtype):
     x = convert_to_tensor(x)
     return x, config.to_numpy_dtype(dtype or x.dtype)
+
+
+def _symbolic_like(x, dtype):
+    """The spec of `*_like(x)` for a KerasTensor `x`."""
+    return KerasTensor(x.shape, config.standardize_dtype(dtype or x.dtype))
 
 
 @keras_op
@@ -71,6 +91,8 @@ def zeros_like(x, dtype=None):
         >>> ops.zeros_like(ops.ones((2,), "int32"))   # [0, 0] int32
     """
     x, dt = _like(x, dtype)
+    if x.__class__ is KerasTensor:
+        return _symbolic_like(x, dt)
     return Tensor(x._device.xp.zeros(x.shape, dt), x._device)
 
 
@@ -82,6 +104,8 @@ def ones_like(x, dtype=None):
         >>> ops.ones_like(ops.zeros((2,)))   # [1., 1.]
     """
     x, dt = _like(x, dtype)
+    if x.__class__ is KerasTensor:
+        return _symbolic_like(x, dt)
     return Tensor(x._device.xp.ones(x.shape, dt), x._device)
 
 
@@ -93,6 +117,8 @@ def full_like(x, fill_value, dtype=None):
         >>> ops.full_like(ops.zeros((2,)), 3.0)   # [3., 3.]
     """
     x, dt = _like(x, dtype)
+    if x.__class__ is KerasTensor:
+        return _symbolic_like(x, dt)
     return Tensor(x._device.xp.full(x.shape, fill_value, dt), x._device)
 
 
@@ -166,6 +192,8 @@ def empty_like(x, dtype=None):
         (2, 3)
     """
     x, dt = _like(x, dtype)
+    if x.__class__ is KerasTensor:
+        return _symbolic_like(x, dt)
     return Tensor(x._device.xp.empty(x.shape, dt), x._device)
 
 

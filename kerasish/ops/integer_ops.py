@@ -97,6 +97,8 @@ def unravel_index(indices, shape):
         >>> ops.unravel_index(ops.convert_to_tensor([5]), (2, 3))   # ([1], [2])
     """
     idx = convert_to_tensor(indices)
+    if idx.__class__ is KerasTensor:
+        return tuple(KerasTensor(idx.shape, idx.dtype) for _ in tuple(shape))
     coords = idx._device.xp.unravel_index(idx._value, tuple(shape))
     return tuple(Tensor(c.astype(idx._value.dtype), idx._device) for c in coords)
 
@@ -109,14 +111,35 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
     Example:
         >>> ops.unique(ops.convert_to_tensor([3, 1, 3]))   # [1, 3]
     """
+    x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return _symbolic_unique(x, return_index, return_inverse, return_counts, axis, size)
     if size is not None:
         raise NotImplementedError("ops.unique: `size` padding is not supported.")
-    x = convert_to_tensor(x)
     res = x._device.xp.unique(x._value, return_index=return_index, return_inverse=return_inverse,
                               return_counts=return_counts, axis=axis)
     if not (return_index or return_inverse or return_counts):
         return Tensor(res, x._device)
     return tuple(Tensor(r if i == 0 else r.astype("int32"), x._device) for i, r in enumerate(res))
+
+
+def _symbolic_unique(x, return_index, return_inverse, return_counts, axis, size):
+    """Keras's rule: the number of unique entries is unknown (None) unless `size` is given."""
+    if axis is None:
+        values = KerasTensor((size,), x.dtype)
+        inverse = KerasTensor(x.shape, "int32")
+    else:
+        axis = axis % x.ndim
+        values = KerasTensor(x.shape[:axis] + (size,) + x.shape[axis + 1:], x.dtype)
+        inverse = KerasTensor((x.shape[axis],), "int32")
+    out = [values]
+    if return_index:
+        out.append(KerasTensor((size,), "int32"))
+    if return_inverse:
+        out.append(inverse)
+    if return_counts:
+        out.append(KerasTensor((size,), "int32"))
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 @keras_op
@@ -127,6 +150,8 @@ def saturate_cast(x, dtype):
         >>> ops.saturate_cast(ops.convert_to_tensor([300.0, -5.0]), "uint8")   # [255, 0]
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return KerasTensor(x.shape, core.config.standardize_dtype(dtype))
     target = core.config.to_numpy_dtype(dtype)
     info = np.iinfo(target) if target.kind in "iu" else core.config.finfo(target)
     lo, hi = max(info.min, -np.inf), info.max

@@ -12,6 +12,7 @@ outputs is in processing order (last time step first), as in Keras. Second
 order: `SequenceGrad`'s backward differentiates each cell's reference
 recurrence (`reference`, written with ops) with nested tapes.
 """
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tape import GradientTape
 from kerasish.autodiff.tensor import Tensor
@@ -58,6 +59,11 @@ class Sequence(Op):
         inputs, cache = saved
         grad = SequenceGrad(self.cell, self.mask, self.go_backwards, cache)
         return grad(*inputs, *grads)
+
+    def compute_output_spec(self, x, kernel, rec, bias, *states):
+        (batch, time, _), dtype = x
+        units = rec[0][0]
+        return [((batch, time, units), dtype)] + [((batch, units), dtype)] * (1 + len(states))
 
 
 class SequenceGrad(Op):
@@ -375,6 +381,8 @@ def _run(cell, x, weights, states, mask, go_backwards):
     """Converts the inputs and applies a `Sequence` Op for `cell`."""
     tensors = [core.convert_to_tensor(x)] + [core.convert_to_tensor(w) for w in weights] + \
         [core.convert_to_tensor(st) for st in states]
+    if any(t.__class__ is KerasTensor for t in tensors):
+        return Sequence(cell, None, go_backwards)(*tensors)  # answers with its shape rule
     _, tensors, dev = core.operands(cell.name, *tensors)
     maskv = None if mask is None else core.to_array(mask, dev).astype(bool)
     return Sequence(cell, maskv, go_backwards)(*tensors)
