@@ -615,7 +615,7 @@ def _convert_input(x, layer):
     """
     if isinstance(x, (list, tuple, dict)):
         return tree.map_structure(lambda v: _convert_input(v, layer), x)
-    if x is None or isinstance(x, (str, bool)):
+    if x is None or isinstance(x, (str, bool, slice, type(Ellipsis))):
         return x
     if isinstance(x, KerasTensor):  # being traced (`symbolic.trace_call`): the same autocast
         if layer.autocast and x.dtype != layer.compute_dtype and (

@@ -2,6 +2,7 @@
 import numpy as np
 
 from kerasish.autodiff.keras_tensor import KerasTensor, in_trace
+from kerasish.autodiff.op import broadcast_shapes
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, devices as _dev
 from kerasish.ops.core import convert_to_tensor
@@ -146,11 +147,23 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     Example:
         >>> ops.linspace(0.0, 1.0, 3)   # [0., 0.5, 1.]
     """
+    if start.__class__ is KerasTensor or stop.__class__ is KerasTensor:
+        out = _symbolic_space(start, stop, num, dtype, axis)
+        return (out, KerasTensor((), out.dtype)) if retstep else out
     dev = _dev.current_device()
     dt = config.to_numpy_dtype(dtype)
     values, step = dev.xp.linspace(start, stop, num, endpoint=endpoint, retstep=True, axis=axis)
     out = Tensor(values.astype(dt), dev)
     return (out, step) if retstep else out
+
+
+def _symbolic_space(start, stop, num, dtype, axis):
+    """linspace/logspace on KerasTensors: the broadcast of start and stop, with `num`
+    inserted at `axis`."""
+    shape = list(broadcast_shapes(tuple(getattr(start, "shape", ())),
+                                  tuple(getattr(stop, "shape", ()))))
+    shape.insert(axis if axis >= 0 else len(shape) + axis + 1, int(num))
+    return KerasTensor(tuple(shape), config.standardize_dtype(dtype or config.floatx()))
 
 
 @keras_op
@@ -204,6 +217,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
     Example:
         >>> ops.logspace(0, 2, 3)   # [1., 10., 100.]
     """
+    if start.__class__ is KerasTensor or stop.__class__ is KerasTensor:
+        return _symbolic_space(start, stop, num, dtype, axis)
     dev = _dev.current_device()
     values = dev.xp.logspace(start, stop, num, endpoint=endpoint, base=base, axis=axis)
     return Tensor(values.astype(config.to_numpy_dtype(dtype)), dev)

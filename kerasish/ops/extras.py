@@ -353,6 +353,8 @@ def psnr(x1, x2, max_val):
         >>> ops.psnr(ops.ones((4,)), ops.zeros((4,)), 1.0)   # 0.0
     """
     x1, x2 = float_operand(x1), float_operand(x2)
+    if x1.__class__ is KerasTensor or x2.__class__ is KerasTensor:  # Keras's rule: a scalar
+        return KerasTensor((), x1.dtype)
     if x1.shape != x2.shape:
         raise ValueError(f"ops.psnr: inputs must have the same shape; got {core.describe(x1, x2)}.")
     mse = reduction.mean(ew.square(ew.subtract(x1, x2)))

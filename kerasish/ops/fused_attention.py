@@ -29,6 +29,7 @@ from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, red
 from kerasish.ops.attention import dot_product_attention as _dot_product_attention_by_ops
 from kerasish.ops.linalg import matmul
 from kerasish.ops.nn import softmax
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.ops.symbolic import keras_op
 
 _MASKED_ROWS = ("uniform", "zero")
@@ -283,6 +284,8 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
         return _dot_product_attention_by_ops(query, key, value, bias, mask, scale, is_causal,
                                              flash_attention, attn_logits_soft_cap)
     q, k, v = (core.float_operand(t) for t in (query, key, value))
+    if any(t.__class__ is KerasTensor for t in (q, k, v)):  # Keras's rule: shaped like query
+        return KerasTensor(q.shape, q.dtype)
     batched = q.ndim == 4
     if not batched:
         if q.ndim != 3:

@@ -268,9 +268,11 @@ def basic_index_shape(shape, key):
     items = key if isinstance(key, tuple) else (key,)
     if not _is_basic_index(items):
         raise NoShapeRule("getitem: array indices have no symbolic shape rule.")
+    if sum(1 for k in items if k is Ellipsis) > 1:
+        raise ValueError(f"ops.getitem: an index can only have a single ellipsis; got {key!r}.")
     consumed = sum(1 for k in items if k is not None and k is not Ellipsis)
     if consumed > len(shape):
-        raise IndexError(f"ops.getitem: too many indices ({consumed}) for a tensor of rank "
+        raise ValueError(f"ops.getitem: too many indices ({consumed}) for a tensor of rank "
                          f"{len(shape)}.")
     if Ellipsis in items:
         at = items.index(Ellipsis)
@@ -287,7 +289,7 @@ def basic_index_shape(shape, key):
         if isinstance(k, builtins.slice):
             out.append(None if n is None else len(range(*k.indices(n))))
         elif n is not None and not -n <= int(k) < n:
-            raise IndexError(f"ops.getitem: index {int(k)} is out of bounds for axis "
+            raise ValueError(f"ops.getitem: index {int(k)} is out of bounds for axis "
                              f"{axis - 1} with size {n}.")
     return tuple(out)
 

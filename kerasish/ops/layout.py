@@ -205,6 +205,16 @@ class Flip(Op):
     def backward(self, saved, needs, g):
         return (self(g),)
 
+    def compute_output_spec(self, spec):
+        _check_axes(self.name, self.axis, len(spec[0]))
+        return spec
+
+
+def _check_axes(name, axis, ndim):
+    """Raises Keras's ValueError for an axis out of range (symbolic inputs)."""
+    for a in ((axis,) if isinstance(axis, int) else axis or ()):
+        _axis(name, a, ndim)
+
 
 @keras_op
 def roll(x, shift, axis=None):
@@ -233,6 +243,10 @@ class Roll(Op):
         shift = self.shift
         neg = tuple(-s for s in shift) if isinstance(shift, (tuple, list)) else -shift
         return (Roll(neg, self.axis)(g),)
+
+    def compute_output_spec(self, spec):
+        _check_axes(self.name, self.axis, len(spec[0]))
+        return spec
 
 
 @keras_op

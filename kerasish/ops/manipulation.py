@@ -135,8 +135,8 @@ def moveaxis(x, source, destination):
         (3, 4, 2)
     """
     x = convert_to_tensor(x)
-    src = [int(a) % x.ndim for a in np.atleast_1d(source)]
-    dst = [int(a) % x.ndim for a in np.atleast_1d(destination)]
+    src = [_axis("moveaxis", int(a), x.ndim) for a in np.atleast_1d(source)]
+    dst = [_axis("moveaxis", int(a), x.ndim) for a in np.atleast_1d(destination)]
     order = [n for n in range(x.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -153,6 +153,7 @@ def swapaxes(x, axis1, axis2):
     """
     x = convert_to_tensor(x)
     order = list(range(x.ndim))
+    axis1, axis2 = _axis("swapaxes", axis1, x.ndim), _axis("swapaxes", axis2, x.ndim)
     order[axis1], order[axis2] = order[axis2], order[axis1]
     return transpose(x, order)
 

@@ -282,6 +282,9 @@ def sparsemax(x, axis=-1):
         >>> ops.sparsemax(ops.convert_to_tensor([1.0, 3.0]))   # [0., 1.]
     """
     x = float_operand(x)
+    if x.__class__ is KerasTensor:
+        shape_ops._axis("sparsemax", axis, x.ndim)
+        return KerasTensor(x.shape, x.dtype)
     z = shape_ops.moveaxis(x, axis, -1)
     ordered = ew.negative(sorting.sort(ew.negative(z), axis=-1))
     n = z.shape[-1]

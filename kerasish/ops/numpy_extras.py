@@ -19,6 +19,8 @@ from kerasish.ops.control_flow import custom_gradient
 from kerasish.ops.fft import extract_sequences
 from kerasish.ops.linalg import matmul
 from kerasish.ops.unary import _special, unary
+from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.autodiff.op import broadcast_shapes
 from kerasish.ops.symbolic import keras_op
 
 
@@ -90,6 +92,10 @@ def ldexp(x1, x2):
         >>> ops.ldexp(ops.convert_to_tensor([1.0, 3.0]), ops.convert_to_tensor([2, -1]))  # [4., 1.5]
     """
     x1, x2 = core.convert_to_tensor(x1), core.convert_to_tensor(x2)
+    if x1.__class__ is KerasTensor or x2.__class__ is KerasTensor:
+        return KerasTensor(broadcast_shapes(x1.shape, x2.shape),
+                           x1.dtype if core.config.is_float_dtype(x1.dtype)
+                           else core.config.floatx())
     if not (x2.dtype.startswith(("int", "uint")) or x2.dtype == "bool"):
         raise TypeError(f"ops.ldexp: ldexp exponent must be an integer type. "
                         f"Received: x2 dtype={x2.dtype}")

@@ -5,6 +5,7 @@ All are compositions of differentiable ops (second order works).
 from kerasish.backend import config
 from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops.core import float_operand
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.ops.symbolic import keras_op
 
 
@@ -92,6 +93,14 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     """
     x = float_operand(x)
     axis = axis % x.ndim
+    if any(v.__class__ is KerasTensor for v in (x, mean, variance, offset, scale)):
+        for name, v in (("offset", offset), ("scale", scale)):  # Keras's symbolic checks
+            if v is not None and tuple(v.shape) != (x.shape[axis],) and None not in v.shape \
+                    and x.shape[axis] is not None:
+                raise ValueError(f"ops.batch_normalization: `{name}` must be a vector of "
+                                 f"length {x.shape[axis]} (x.shape[axis]); received "
+                                 f"{name}.shape={tuple(v.shape)}.")
+        return KerasTensor(x.shape, x.dtype)
     mean, variance = _along(mean, axis, x.ndim), _along(variance, axis, x.ndim)
     inv = ew.rsqrt(ew.add(variance, epsilon))
     if scale is not None:
@@ -119,6 +128,8 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
         >>> ops.layer_normalization(ops.convert_to_tensor([[1.0, 3.0]]))   # [[-1., 1.]]
     """
     x = float_operand(x)
+    if x.__class__ is KerasTensor:  # Keras's rule: shaped like `x`
+        return KerasTensor(x.shape, x.dtype)
     eps = config.epsilon() if epsilon is None else epsilon
     axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
     mean, variance = moments(x, axes, keepdims=True)

@@ -128,3 +128,21 @@ def test_ops_on_a_mix_of_constants_and_keras_tensors():
     c_val, w_val = model([np.array([[1.0, -1.0]], "float32"), np.ones((1, 3), "float32")])
     np.testing.assert_allclose(c_val.numpy(), [[1.0, -1.0, 1.0, 1.0, 1.0]])
     np.testing.assert_allclose(w_val.numpy(), [[1.0, 0.0]])
+
+
+def test_layers_without_output_shape_are_traced_not_run_on_zeros():
+    seen = []
+
+    class Head(keras.layers.Layer):
+        def call(self, x):
+            seen.append(type(x).__name__)
+            return x[:, :2] * 2.0
+
+    x = keras.Input((None, 4))
+    y = Head()(x)
+    # a probe with the unknown size set to 2 and 3 would have said 2; Keras says None
+    assert y.shape == (None, None, 4) and seen == ["KerasTensor"]
+    model = keras.Model(x, y)
+    np.testing.assert_allclose(model(np.ones((1, 5, 4), "float32")).numpy(),
+                               np.full((1, 2, 4), 2.0))
+    assert keras.layers.Lambda(lambda t: t[:, :2])(keras.Input((None, 4))).shape == (None, None, 4)

@@ -110,3 +110,36 @@ def test_real_tensors_take_the_eager_path():
     assert ops.convert_to_tensor(KT((2, None))).shape == (2, None)
     with pytest.raises(ValueError, match="symbolic"):
         ops.convert_to_numpy(KT((2,)))
+
+
+def test_conv_and_pool_keep_unknown_sizes():
+    assert ops.conv(KT((None, None, 8, 3)), KT((3, 3, 3, 4)), padding="same").shape == \
+        (None, None, 8, 4)
+    assert ops.conv(KT((None, 10, 8, 3)), np.ones((3, 3, 3, 4), "float32"), strides=2).shape == \
+        (None, 4, 3, 4)
+    assert ops.conv(KT((None, 3, 8, 8)), KT((3, 3, 3, 4)), data_format="channels_first").shape \
+        == (None, 4, 6, 6)
+    assert ops.conv_transpose(KT((None, 4, None, 3)), KT((3, 3, 5, 3)), strides=2).shape == \
+        (None, 9, None, 5)
+    assert ops.max_pool(KT((None, None, 8, 3)), 2).shape == (None, None, 4, 3)
+    assert ops.average_pool(KT((None, 7, 8, 3)), 2, padding="same").shape == (None, 4, 4, 3)
+    with pytest.raises(ValueError, match="larger than the input"):
+        ops.conv(KT((None, 2, 2, 3)), KT((3, 3, 3, 4)))
+
+
+def test_normalization_and_attention_are_shaped_like_their_input():
+    assert ops.layer_normalization(KT((None, 8, 16))).shape == (None, 8, 16)
+    assert ops.batch_normalization(KT((None, 3, 4)), KT((4,)), KT((4,)), axis=-1).shape == \
+        (None, 3, 4)
+    with pytest.raises(ValueError, match="`offset` must be a vector of length"):
+        ops.batch_normalization(KT((None, 3, 5)), KT((5,)), KT((5,)), axis=-1, offset=KT((3,)))
+    assert ops.dot_product_attention(KT((None, None, 8, 16)), KT((None, None, 6, 16)),
+                                     KT((None, None, 6, 16))).shape == (None, None, 8, 16)
+    assert ops.one_hot(KT((None, 3, 1), "int32"), 5, 1).shape == (None, 5, 3, 1)
+
+
+def test_unique_and_creation_specs():
+    v, idx, inv = ops.unique(KT((2, 4)), axis=0, return_index=True, return_inverse=True)
+    assert (v.shape, idx.shape, inv.shape) == ((None, 4), (None,), (2,))
+    assert ops.zeros_like(KT((None, 3), "int32")).dtype == "int32"
+    assert ops.linspace(KT((None, 3, 4)), KT((2, 3, 4)), 10, axis=1).shape == (2, 10, 3, 4)
