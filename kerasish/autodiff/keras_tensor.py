@@ -35,6 +35,9 @@ class KerasTensor:
     """
 
     def __init__(self, shape, dtype=None, sparse=False, ragged=False, name=None):
+        if shape is None or not hasattr(shape, "__iter__"):
+            raise ValueError(f"Cannot convert '{shape}' to a shape (KerasTensor needs a tuple "
+                             "of ints or None).")
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = config.standardize_dtype(dtype)
         self.sparse = bool(sparse)

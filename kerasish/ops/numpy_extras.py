@@ -233,6 +233,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     Example:
         >>> ops.geomspace(1.0, 100.0, 3)   # [1., 10., 100.]
     """
+    if start.__class__ is KerasTensor or stop.__class__ is KerasTensor:
+        return creation._symbolic_space(start, stop, num, dtype, axis)
     lo, hi = core.convert_to_tensor(start), core.convert_to_tensor(stop)
     dtype = dtype or result_type(*[v.dtype if not isinstance(v, (int, float)) else type(v)
                                    for v in (start, stop)], float)
@@ -349,6 +351,10 @@ def correlate(x1, x2, mode="valid"):
     dtype = _float_dtype(a, v)
     a, v = core.cast(a, dtype), core.cast(v, dtype)
     la, lv = a.shape[0], v.shape[0]
+    if a.__class__ is KerasTensor or v.__class__ is KerasTensor:
+        n = None if la is None or lv is None else \
+            {"valid": max(la, lv) - min(la, lv) + 1, "same": max(la, lv), "full": la + lv - 1}[mode]
+        return KerasTensor((n,), a.dtype)
     padded = shape_ops.pad(a, [(lv - 1, lv - 1)])
     full = reduction.sum(ew.multiply(extract_sequences(padded, lv, 1), v), axis=-1)
     if mode == "full":
