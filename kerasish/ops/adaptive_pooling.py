@@ -7,12 +7,13 @@ import math
 
 import numpy as np
 
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops import creation
 from kerasish.ops.conv import standardize_data_format
 from kerasish.ops.indexing import take
-from kerasish.ops.segment import _prepare, segment_sum
+from kerasish.ops.segment import _prepare, _symbolic_segment, segment_sum
 from kerasish.ops.symbolic import keras_op
 
 
@@ -36,6 +37,9 @@ def segment_prod(data, segment_ids, num_segments=None, sorted=False):
     Example:
         >>> ops.segment_prod(ops.convert_to_tensor([1.0, 2.0, 3.0]), [0, 0, 1])   # [2., 3.]
     """
+    if data.__class__ is KerasTensor or segment_ids.__class__ is KerasTensor:
+        return _symbolic_segment("segment_prod", core.convert_to_tensor(data),
+                                 core.convert_to_tensor(segment_ids), num_segments)
     data, ids, keep, n = _prepare("segment_prod", data, segment_ids, num_segments)
     return SegmentProd(ids, n)(data)
 

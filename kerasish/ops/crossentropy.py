@@ -7,6 +7,7 @@ losses and gradients. The fused ops' gradients are Ops of their own (first
 order on raw arrays, second order written with ops).
 """
 from kerasish.backend.config import is_float
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
@@ -22,6 +23,9 @@ def _clip_probs(output):
 
 
 def _check_same_shape(name, target, output):
+    if len(target.shape) == len(output.shape) and all(
+            a is None or b is None or a == b for a, b in zip(target.shape, output.shape)):
+        return  # equal, or unknown (None) where they differ
     if target.shape != output.shape:
         raise ValueError(
             f"ops.{name}: `target` and `output` must have the same shape. "
@@ -100,6 +104,11 @@ class SoftmaxXent(Op):
     def __init__(self, axis):
         self.axis = axis
         self._log_probs = None
+
+    def compute_output_spec(self, logits, target):
+        shape, dtype = logits
+        axis = self.axis % len(shape)
+        return tuple(shape[:axis]) + tuple(shape[axis + 1:]), dtype
 
     def forward(self, device, z, t):
         xp = device.xp
@@ -188,6 +197,9 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     name = "sparse_categorical_crossentropy"
     output = float_operand(output)
     labels = convert_to_tensor(target)
+    if output.__class__ is KerasTensor or labels.__class__ is KerasTensor:
+        axis = axis % max(output.ndim, 1)
+        return KerasTensor(output.shape[:axis] + output.shape[axis + 1:], output.dtype)
     if is_float(labels._value.dtype):
         core.check_finite_input(name, labels._value)
         labels = core.cast(labels, "int64")

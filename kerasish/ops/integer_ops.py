@@ -62,6 +62,8 @@ def digitize(x, bins):
         >>> ops.digitize(ops.convert_to_tensor([0.5, 2.5]), [1.0, 2.0])   # [0, 2]
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor or bins.__class__ is KerasTensor:
+        return KerasTensor(x.shape, "int32")
     edges = core.to_array(bins, x._device)
     return Tensor(x._device.xp.digitize(x._value, edges).astype("int32"), x._device)
 
@@ -76,6 +78,10 @@ def bincount(x, weights=None, minlength=0, sparse=False):
     if sparse:
         raise NotImplementedError("ops.bincount: sparse=True is not supported.")
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor or weights.__class__ is KerasTensor:  # the count is unknown
+        dtype = "int32" if weights is None else core.config.standardize_dtype(
+            core.result_type(x.dtype, weights.dtype))
+        return KerasTensor(x.shape[:-1] + (None,), dtype)
     xp = x._device.xp
     w = None if weights is None else core.to_array(weights, x._device)
     if x.ndim == 2:

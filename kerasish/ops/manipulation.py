@@ -167,6 +167,13 @@ def expand_dims(x, axis):
         (2, 1)
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        out_ndim = x.ndim + len(axes)
+        axes = sorted(_axis("expand_dims", a, out_ndim) for a in axes)
+        dims = iter(x.shape)
+        return KerasTensor(tuple(1 if i in axes else next(dims) for i in range(out_ndim)),
+                           x.dtype)
     return reshape(x, np.expand_dims(np.empty(x.shape, dtype=bool), axis).shape)
 
 
@@ -182,9 +189,15 @@ def squeeze(x, axis=None):
     if axis is not None:
         for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
             a = _axis("squeeze", a, x.ndim)
-            if x.shape[a] != 1:
+            if x.shape[a] != 1 and not (x.shape[a] is None and x.__class__ is KerasTensor):
                 raise ValueError(
                     f"ops.squeeze: cannot squeeze axis {a} of size {x.shape[a]} (shape {x.shape}).")
+    if x.__class__ is KerasTensor:  # unknown sizes are squeezed only when named in `axis`
+        if axis is None:
+            return KerasTensor(tuple(n for n in x.shape if n != 1), x.dtype)
+        axes = {_axis("squeeze", a, x.ndim) for a in (axis if isinstance(axis, (tuple, list))
+                                                      else (axis,))}
+        return KerasTensor(tuple(n for i, n in enumerate(x.shape) if i not in axes), x.dtype)
     return reshape(x, np.squeeze(np.empty(x.shape, dtype=bool), axis=axis).shape)
 
 

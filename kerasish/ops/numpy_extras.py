@@ -126,6 +126,8 @@ def nextafter(x1, x2):
     Example:
         >>> ops.nextafter(ops.convert_to_tensor([1.0]), 2.0)   # [1.0000001]
     """
+    if x1.__class__ is KerasTensor or x2.__class__ is KerasTensor:
+        return core.symbolic_elementwise(nextafter, (x1, x2))
     x1, x2 = core.convert_to_tensor(x1), core.convert_to_tensor(x2)
     dtype = result_type(x1.dtype, x2.dtype, float)
     (a, b), _, dev = core.operands("nextafter", core.cast(x1, dtype), core.cast(x2, dtype))

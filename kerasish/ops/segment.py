@@ -6,12 +6,27 @@ hold 0 (sum) or -inf/+inf (max/min; the dtype's extreme for ints).
 import numpy as np
 
 from kerasish.backend.config import is_float
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import _index_add, check_indices
 from kerasish.ops.symbolic import keras_op
+
+
+def _symbolic_segment(name, data, ids, num_segments):
+    """The spec of a segment reduction on KerasTensors (Keras's checks and rule: the
+    number of segments is unknown unless `num_segments` is given)."""
+    if ids.ndim != 1:
+        raise ValueError(f"ops.{name}: Argument `segment_ids` should be an 1-D vector, got "
+                         f"shape: {ids.shape}.")
+    if data.ndim and None not in (data.shape[0], ids.shape[0]) and \
+            data.shape[0] != ids.shape[0]:
+        raise ValueError(f"ops.{name}: Argument `segment_ids` and `data` should have same "
+                         f"leading dimension. Got {ids.shape} v.s. {data.shape}.")
+    n = None if num_segments is None else int(num_segments)
+    return KerasTensor((n,) + tuple(data.shape[1:]), data.dtype)
 
 
 def _prepare(name, data, segment_ids, num_segments):
@@ -49,12 +64,18 @@ def segment_sum(data, segment_ids, num_segments=None, sorted=False):
     Example:
         >>> ops.segment_sum(ops.convert_to_tensor([1.0, 2.0, 3.0]), [0, 0, 1])   # [3., 3.]
     """
+    if data.__class__ is KerasTensor or segment_ids.__class__ is KerasTensor:
+        return _symbolic_segment("segment_sum", convert_to_tensor(data),
+                                 convert_to_tensor(segment_ids), num_segments)
     data, ids, keep, n = _prepare("segment_sum", data, segment_ids, num_segments)
     rows = shape_ops.take(data, keep, axis=0) if keep.size != ids.size else data
     return _index_add(rows, (ids[keep],), (n,) + data.shape[1:])
 
 
 def _segment_extreme(name, data, segment_ids, num_segments, largest):
+    if data.__class__ is KerasTensor or segment_ids.__class__ is KerasTensor:
+        return _symbolic_segment(name, convert_to_tensor(data), convert_to_tensor(segment_ids),
+                                 num_segments)
     data, ids, keep, n = _prepare(name, data, segment_ids, num_segments)
     dt = data._value.dtype
     if is_float(dt):

@@ -81,9 +81,15 @@ def top_k(x, k, sorted=True):
     """
     x = convert_to_tensor(x)
     k = int(k)
+    if x.__class__ is KerasTensor and x.ndim and x.shape[-1] is None:
+        shape = x.shape[:-1] + (k,)
+        return KerasTensor(shape, x.dtype), KerasTensor(shape, "int32")
     if x.ndim == 0 or not 0 <= k <= x.shape[-1]:
         raise ValueError(f"ops.top_k: k={k} must be in [0, {x.shape[-1] if x.ndim else 0}] "
                          f"for input {core.describe(x)}.")
+    if x.__class__ is KerasTensor:
+        shape = x.shape[:-1] + (k,)
+        return KerasTensor(shape, x.dtype), KerasTensor(shape, "int32")
     xp = x._device.xp
     idx = _stable_argsort(xp, x._value, -1, descending=True)[..., :k].astype("int32")
     indices = Tensor(idx, x._device)
@@ -107,6 +113,8 @@ def in_top_k(targets, predictions, k):
     """
     preds = convert_to_tensor(predictions)
     labels = convert_to_tensor(targets)
+    if preds.__class__ is KerasTensor or labels.__class__ is KerasTensor:
+        return KerasTensor(labels.shape, "bool")
     core.check_finite_input("in_top_k", labels._value)
     xp = preds._device.xp
     lv = core.to_array(labels, preds._device).astype("int64")
@@ -125,6 +133,8 @@ def searchsorted(sorted_sequence, values, side="left"):
     seq = convert_to_tensor(sorted_sequence)
     if seq.ndim != 1:
         raise ValueError(f"ops.searchsorted: sorted_sequence must be 1-D; got shape {seq.shape}.")
+    if seq.__class__ is KerasTensor or values.__class__ is KerasTensor:
+        return KerasTensor(tuple(getattr(values, "shape", np.shape(values))), "int32")
     vals = core.to_array(values, seq._device)
     return Tensor(seq._device.xp.searchsorted(seq._value, vals, side=side).astype("int32"),
                   seq._device)

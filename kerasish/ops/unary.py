@@ -171,6 +171,8 @@ def round(x, decimals=0):  # noqa: A001 - Keras exports ops.round
         >>> ops.round(ops.convert_to_tensor([0.5, 1.5, 2.25]))   # [0., 2., 2.]
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return KerasTensor(x.shape, x.dtype)
     return Tensor(x._device.xp.round(x._value, decimals), x._device)
 
 
