@@ -12,6 +12,8 @@ outputs are shaped like their loop variables. They record no graph node
 """
 import functools
 
+import numpy as np
+
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.keras_tensor import KerasTensor, is_symbolic, tracing
 from kerasish.autodiff.tensor import Tensor
@@ -173,6 +175,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         >>> carry, ys = ops.scan(lambda c, x: (c + x, c + x), 0.0, ops.arange(4.0))
         >>> # carry 6.0, ys [0., 1., 3., 6.]
     """
+    if not callable(f):
+        raise TypeError(f"ops.scan: `f` should be a callable. Received: f={f!r}")
+    if not isinstance(unroll, bool) and not (isinstance(unroll, int) and unroll >= 1):
+        raise ValueError("ops.scan: `unroll` must be an positive integer or boolean. "
+                         f"Received: unroll={unroll!r}")
+    if xs is None and length is None:
+        raise ValueError("ops.scan: got no `xs` to scan over and `length` not provided.")
     if is_symbolic(init) or is_symbolic(xs):
         return _symbolic_scan(f, init, xs, length)
     steps = _slices(xs, length, "scan")
@@ -202,6 +211,10 @@ def associative_scan(f, elems, reverse=False, axis=0):
     Example:
         >>> ops.associative_scan(ops.add, ops.arange(1.0, 5.0))   # [1., 3., 6., 10.]
     """
+    sizes = {tuple(getattr(e, "shape", np.shape(e)))[axis] for e in tree.flatten(elems)}
+    if len(sizes) > 1:
+        raise ValueError("ops.associative_scan: array inputs to associative_scan must have "
+                         f"the same first dimension along `axis` {axis}; got sizes {sizes}.")
     if is_symbolic(elems):
         return tree.map_structure(_spec, elems)
     flat = [shape_ops.moveaxis(core.convert_to_tensor(e), axis, 0) for e in tree.flatten(elems)]
