@@ -143,3 +143,20 @@ def test_unique_and_creation_specs():
     assert (v.shape, idx.shape, inv.shape) == ((None, 4), (None,), (2,))
     assert ops.zeros_like(KT((None, 3), "int32")).dtype == "int32"
     assert ops.linspace(KT((None, 3, 4)), KT((2, 3, 4)), 10, axis=1).shape == (2, 10, 3, 4)
+
+
+def test_fft_specs_need_known_transformed_axes():
+    real, imag = ops.fft((KT((None, 8)), KT((None, 8))))
+    assert real.shape == imag.shape == (None, 8)
+    assert ops.rfft(KT((None, 8)))[0].shape == (None, 5)
+    with pytest.raises(ValueError, match="last dimension fully-defined"):
+        ops.fft((KT((None,)), KT((None,))))
+    with pytest.raises(ValueError, match="last 2 axes fully-defined"):
+        ops.fft2((KT((None, None, 3)), KT((None, None, 3))))
+
+
+def test_segment_reductions_follow_keras():
+    assert ops.segment_sum(KT((None, 4)), KT((None,), "int32")).shape == (None, 4)
+    assert ops.segment_max(KT((10, 4)), KT((10,), "int32"), num_segments=3).shape == (3, 4)
+    with pytest.raises(ValueError, match="same leading dimension"):
+        ops.segment_sum(KT((2, 4)), KT((10,), "int32"))
