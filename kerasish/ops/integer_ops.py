@@ -46,6 +46,8 @@ def bitwise_invert(x):
         >>> ops.bitwise_invert(ops.convert_to_tensor([0], "int8"))   # [-1]
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:  # Keras infers without checking the dtype
+        return KerasTensor(x.shape, x.dtype)
     if x._value.dtype.kind not in "iub":
         raise TypeError(f"ops.bitwise_invert: needs integer or bool input; got {core.describe(x)}.")
     return Tensor(x._device.xp.invert(x._value), x._device)

@@ -300,6 +300,8 @@ def argpartition(x, kth, axis=-1):
         >>> ops.argpartition(ops.convert_to_tensor([3, 1, 2]), 1)   # [1, 2, 0]
     """
     x = core.convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return KerasTensor(x.shape, "int32")
     xp = x._device.xp
     return Tensor(xp.argpartition(x._value, kth, axis=axis).astype("int32"), x._device)
 
