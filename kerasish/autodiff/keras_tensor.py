@@ -79,12 +79,14 @@ class NoShapeRule(TypeError):
 
 
 def is_symbolic(value):
-    """True if `value` is a KerasTensor or a list/tuple/dict holding one."""
+    """True if `value` is a KerasTensor or a list/tuple/dict holding one (at any depth)."""
     cls = value.__class__
     if cls is KerasTensor:
         return True
     if cls in _CONTAINERS:
-        return any(leaf.__class__ is KerasTensor for leaf in tree.flatten(value))
+        for leaf in (value.values() if cls is dict else value):
+            if is_symbolic(leaf):
+                return True
     return False
 
 

@@ -186,18 +186,19 @@ def operands(name, *xs):
     """
     tensors = [x if isinstance(x, Tensor) else
                None if isinstance(x, _PY_SCALARS) else convert_to_tensor(x) for x in xs]
-    if any(t.__class__ is KerasTensor for t in tensors):
-        raise SymbolicOperands(name, tensors)
     present = [t for t in tensors if t is not None]
     if not present:
         tensors[0] = convert_to_tensor(xs[0])
         present = [tensors[0]]
-    dev = present[0]._device
-    if len(present) > 1:
-        for t in present:
-            if t._device is not dev:
-                dev = common_device(name, present)
-                break
+    try:  # a KerasTensor has no `_device`: found here at no cost on tensors
+        dev = present[0]._device
+        if len(present) > 1:
+            for t in present:
+                if t._device is not dev:
+                    dev = common_device(name, present)
+                    break
+    except AttributeError:
+        raise SymbolicOperands(name, tensors) from None
     values = []
     for x, t in zip(xs, tensors):
         if t is None:

@@ -314,7 +314,7 @@ def clip(x, x_min, x_max):
     Example:
         >>> ops.clip(ops.convert_to_tensor([-2.0, 0.5, 3.0]), 0.0, 1.0)  # [0., 0.5, 1.]
     """
-    if any(v.__class__ is KerasTensor for v in (x, x_min, x_max)):
+    if KerasTensor in map(type, (x, x_min, x_max)):
         return core.symbolic_elementwise(clip, (x, x_min, x_max))
     x = convert_to_tensor(x)
     if x._value.dtype.kind == "b":
@@ -384,7 +384,7 @@ def where(condition, x1=None, x2=None):
         return tuple(Tensor(i.astype("int32"), cond._device) for i in xp.nonzero(cond._value))
     if x1 is None or x2 is None:
         raise ValueError("ops.where: give both `x1` and `x2`, or neither.")
-    if any(v.__class__ is KerasTensor for v in (condition, x1, x2)):
+    if KerasTensor in map(type, (condition, x1, x2)):
         return core.symbolic_elementwise(where, (condition, x1, x2))
     (c, a, b), (tc, t1, t2), dev = operands("where", condition, x1, x2)
     if tc is None:

@@ -35,7 +35,7 @@ def dense(x, kernel, bias=None, activation=None):
     """
     relu, after = fused_activation("dense", activation)
     tensors = [x, kernel] + ([bias] if bias is not None else [])
-    if any(t.__class__ is KerasTensor for t in tensors):
+    if KerasTensor in map(type, tensors):
         out = _symbolic_dense(*[core.convert_to_tensor(t) for t in tensors[:2]])
         return out if after is None else after(out)
     values, tensors, dev = core.operands("dense", *tensors)

@@ -284,7 +284,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
         return _dot_product_attention_by_ops(query, key, value, bias, mask, scale, is_causal,
                                              flash_attention, attn_logits_soft_cap)
     q, k, v = (core.float_operand(t) for t in (query, key, value))
-    if any(t.__class__ is KerasTensor for t in (q, k, v)):  # Keras's rule: shaped like query
+    if KerasTensor in map(type, (q, k, v)):  # Keras's rule: shaped like query
         return KerasTensor(q.shape, q.dtype)
     batched = q.ndim == 4
     if not batched:

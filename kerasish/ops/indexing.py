@@ -414,7 +414,7 @@ def slice_update(inputs, start_indices, updates):
         >>> ops.slice_update(ops.zeros((4,)), [1], ops.ones((2,)))   # [0., 1., 1., 0.]
     """
     u = convert_to_tensor(updates)
-    if any(v.__class__ is KerasTensor for v in (inputs, start_indices, updates)):
+    if KerasTensor in map(type, (inputs, start_indices, updates)):
         x = convert_to_tensor(inputs)
         return KerasTensor(x.shape, x.dtype)
     starts = _static_ints("slice_update", start_indices)
@@ -439,7 +439,7 @@ def scatter_update(inputs, indices, updates, reduction=None):
         >>> ops.scatter_update(ops.zeros((2, 2)), [[0, 1]], [5.0])   # [[0., 5.], [0., 0.]]
     """
     x = convert_to_tensor(inputs)
-    if any(v.__class__ is KerasTensor for v in (x, indices, updates)):
+    if KerasTensor in map(type, (x, indices, updates)):
         return KerasTensor(x.shape, x.dtype)
     idx = np.asarray(core.convert_to_numpy(indices))
     check_indices("scatter_update", idx)

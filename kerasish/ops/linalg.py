@@ -280,7 +280,7 @@ def einsum(subscripts, *operands, **kwargs):
         (2, 4)
     """
     tensors = [convert_to_tensor(t) for t in operands]
-    if any(t.__class__ is KerasTensor for t in tensors) and "..." not in subscripts:
+    if KerasTensor in map(type, tensors) and "..." not in subscripts:
         return _symbolic_einsum(subscripts, tensors)
     specs, output_spec, tensors = _expand_ellipsis(subscripts, tensors)
     values, tensors, dev = _operands("einsum", *tensors)

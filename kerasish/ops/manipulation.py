@@ -270,7 +270,7 @@ def concatenate(xs, axis=0):
     if not len(xs):
         raise ValueError("ops.concatenate: needs at least one tensor.")
     tensors = [convert_to_tensor(x) for x in xs]
-    if any(t.__class__ is KerasTensor for t in tensors):
+    if KerasTensor in map(type, tensors):
         if len({t.ndim for t in tensors}) > 1:
             raise ValueError("ops.concatenate: all inputs must have the same rank. "
                              f"Received {core.describe(*tensors)}.")

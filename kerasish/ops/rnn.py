@@ -381,7 +381,7 @@ def _run(cell, x, weights, states, mask, go_backwards):
     """Converts the inputs and applies a `Sequence` Op for `cell`."""
     tensors = [core.convert_to_tensor(x)] + [core.convert_to_tensor(w) for w in weights] + \
         [core.convert_to_tensor(st) for st in states]
-    if any(t.__class__ is KerasTensor for t in tensors):
+    if KerasTensor in map(type, tensors):
         return Sequence(cell, None, go_backwards)(*tensors)  # answers with its shape rule
     _, tensors, dev = core.operands(cell.name, *tensors)
     maskv = None if mask is None else core.to_array(mask, dev).astype(bool)

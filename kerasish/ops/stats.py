@@ -93,7 +93,7 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     """
     x = float_operand(x)
     axis = axis % x.ndim
-    if any(v.__class__ is KerasTensor for v in (x, mean, variance, offset, scale)):
+    if KerasTensor in map(type, (x, mean, variance, offset, scale)):
         for name, v in (("offset", offset), ("scale", scale)):  # Keras's symbolic checks
             if v is not None and tuple(v.shape) != (x.shape[axis],) and None not in v.shape \
                     and x.shape[axis] is not None:

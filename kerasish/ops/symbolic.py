@@ -19,7 +19,8 @@ cross-floor references are in this house (docs/design.md).
 """
 import functools
 
-from kerasish.autodiff.keras_tensor import KerasTensor, NoShapeRule, in_trace, tracing
+from kerasish.autodiff.keras_tensor import (KerasTensor, NoShapeRule, in_trace, is_symbolic,
+                                            tracing)
 from kerasish.utils import tree
 from kerasish.utils.registry import REGISTRY
 
@@ -36,8 +37,7 @@ def op_class_name(function_name):
     return "".join(part[:1].upper() + part[1:] for part in function_name.split("_"))
 
 
-def _nested_symbolic(value):
-    return any(leaf.__class__ is KerasTensor for leaf in tree.flatten(value))
+_nested_symbolic = is_symbolic  # for a list/tuple/dict: a KerasTensor at any depth
 
 
 def has_symbolic(args, kwargs):
@@ -82,8 +82,11 @@ def keras_op(fn=None, *, name=None):
             cls = a.__class__
             if cls is KerasTensor or (cls in _CONTAINERS and _nested_symbolic(a)):
                 return symbolic_call(fn, op_name, args, kwargs)
-        if kwargs and has_symbolic((), kwargs):
-            return symbolic_call(fn, op_name, args, kwargs)
+        if kwargs:
+            for a in kwargs.values():
+                cls = a.__class__
+                if cls is KerasTensor or (cls in _CONTAINERS and _nested_symbolic(a)):
+                    return symbolic_call(fn, op_name, args, kwargs)
         return fn(*args, **kwargs)
     op._kerasish_op_name = op_name
     return op
