@@ -16,7 +16,7 @@ layers.
 import threading
 
 from kerasish.backend import config
-from kerasish.utils import naming, tree
+from kerasish.utils import naming
 
 
 class KerasTensor:
@@ -94,12 +94,12 @@ _CONTAINERS = (list, tuple, dict)
 
 
 def any_symbolic(*args, **kwargs):
-    """True if any leaf of the arguments is a KerasTensor (checked cheaply first)."""
-    for x in args + tuple(kwargs.values()) if kwargs else args:
-        if isinstance(x, KerasTensor):
+    """True if any leaf of the arguments is a KerasTensor."""
+    for x in args:
+        if is_symbolic(x):
             return True
-        if isinstance(x, (list, tuple, dict)) and any(
-                isinstance(leaf, KerasTensor) for leaf in tree.flatten(x)):
+    for x in kwargs.values():
+        if is_symbolic(x):
             return True
     return False
 

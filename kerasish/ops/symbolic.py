@@ -21,7 +21,6 @@ import functools
 
 from kerasish.autodiff.keras_tensor import (KerasTensor, NoShapeRule, in_trace, is_symbolic,
                                             tracing)
-from kerasish.utils import tree
 from kerasish.utils.registry import REGISTRY
 
 _CONTAINERS = (list, tuple, dict)
@@ -38,19 +37,6 @@ def op_class_name(function_name):
 
 
 _nested_symbolic = is_symbolic  # for a list/tuple/dict: a KerasTensor at any depth
-
-
-def has_symbolic(args, kwargs):
-    """True when a KerasTensor is among `args` / `kwargs` (nested lists/dicts included)."""
-    for a in args:
-        cls = a.__class__
-        if cls is KerasTensor or (cls in _CONTAINERS and _nested_symbolic(a)):
-            return True
-    for a in kwargs.values():
-        cls = a.__class__
-        if cls is KerasTensor or (cls in _CONTAINERS and _nested_symbolic(a)):
-            return True
-    return False
 
 
 def keras_op(fn=None, *, name=None):
@@ -106,8 +92,7 @@ def symbolic_call(fn, op_name, args, kwargs):
     if graph_op is None:  # no functional API loaded: infer the outputs only
         with tracing():
             return traced(fn, args, kwargs)
-    names = [k for k, v in kwargs.items() if any(
-        leaf.__class__ is KerasTensor for leaf in tree.flatten(v))]
+    names = [k for k, v in kwargs.items() if is_symbolic(v)]
     fixed = {k: v for k, v in kwargs.items() if k not in names}
     node_op = graph_op.for_op(op_name, fn)(fn, fixed, tensor_kwarg_names=names)
     return node_op(*args, *[kwargs[k] for k in names])
