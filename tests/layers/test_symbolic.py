@@ -75,7 +75,7 @@ def test_custom_layer_receives_the_mask_in_a_functional_model():
     assert y.shape == (1, 3, 1) and y[0, 2, 0] == 0.0
 
 
-def test_probe_runs_add_no_losses():
+def test_traces_add_no_losses():
     class Reg(keras.layers.Layer):
         def call(self, x):
             self.add_loss(ops.mean(x))
