@@ -146,3 +146,11 @@ def test_layers_without_output_shape_are_traced_not_run_on_zeros():
     np.testing.assert_allclose(model(np.ones((1, 5, 4), "float32")).numpy(),
                                np.full((1, 2, 4), 2.0))
     assert keras.layers.Lambda(lambda t: t[:, :2])(keras.Input((None, 4))).shape == (None, None, 4)
+
+
+def test_time_distributed_submodel_is_traced_with_unknown_steps():
+    sub = keras.Sequential([layers.Flatten()])
+    inputs = keras.Input((None, 4))
+    outputs = layers.TimeDistributed(sub)(inputs)
+    assert outputs.shape == (None, None, 4)
+    assert keras.Model(inputs, outputs)(np.ones((2, 3, 4))).shape == (2, 3, 4)
