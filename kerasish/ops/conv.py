@@ -447,9 +447,9 @@ def _symbolic_conv(op, x, w, activation, strides, padding, dilation, data_format
     channels, in_per_group = x.shape[-1], w.shape[-2]
     if None not in (channels, in_per_group) and channels % in_per_group:
         raise ValueError(
-            f"{op}: the input has {channels} channels, which is not a multiple of the "
-            f"kernel's input channels {in_per_group}. Received inputs of shape {in_shape} "
-            f"and a kernel of shape {tuple(w.shape)}.")
+            f"{op}: the input channels must match the kernel: the input has {channels} "
+            f"channels, which is not a multiple of the kernel's input channels {in_per_group}. "
+            f"Received inputs of shape {in_shape} and a kernel of shape {tuple(w.shape)}.")
     spatial = []
     for n, k, st, d in zip(x.shape[1:-1], w.shape[:-2], strides, dilation):
         if n is None or k is None:
@@ -582,7 +582,7 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
         else x.shape[-1]
     if None not in (w.shape[-2], channels) and w.shape[-2] != channels:
         raise ValueError(
-            f"{op}: the kernel's channel axis ({w.shape[-2]}) must equal the input channels "
+            f"{op}: the input channels must match the kernel: the kernel's channel axis ({w.shape[-2]}) must equal the input channels "
             f"({channels}). Received inputs of shape {tuple(x.shape)} and a kernel of shape "
             f"{tuple(w.shape)}.")
     w = shape_ops.reshape(w, tuple(w.shape[:-2]) + (1, w.shape[-2] * w.shape[-1]))
@@ -654,7 +654,7 @@ def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=No
     x = _to_channels_last(x, data_format)
     if None not in (x.shape[-1], w.shape[-1]) and x.shape[-1] != w.shape[-1]:
         raise ValueError(
-            f"{op}: the kernel's last axis ({w.shape[-1]}) must equal the input channels "
+            f"{op}: the input channels must match the kernel: the kernel's last axis ({w.shape[-1]}) must equal the input channels "
             f"({x.shape[-1]}). Received inputs of shape {in_shape} and a kernel "
             f"of shape {tuple(w.shape)}.")
     kernel_size = tuple(w.shape[:-2])

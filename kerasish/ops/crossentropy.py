@@ -198,7 +198,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     output = float_operand(output)
     labels = convert_to_tensor(target)
     if output.__class__ is KerasTensor or labels.__class__ is KerasTensor:
-        axis = axis % max(output.ndim, 1)
+        axis = shape_ops._axis(name, axis, output.ndim)
         return KerasTensor(output.shape[:axis] + output.shape[axis + 1:], output.dtype)
     if is_float(labels._value.dtype):
         core.check_finite_input(name, labels._value)

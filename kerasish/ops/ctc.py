@@ -8,6 +8,7 @@ import numpy as np
 
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, nn, reduction
 from kerasish.ops.indexing import take_along_axis
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.ops.symbolic import keras_op
 
 _NEG = -1e30  # log(0) that keeps gradients finite (exp(_NEG - x) == 0)
@@ -53,6 +54,8 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
     output = core.float_operand(output)
     if output.dtype in ("float16", "bfloat16"):  # Keras computes (and returns) these in float32
         output = core.cast(output, "float32")
+    if KerasTensor in map(type, (output, target, target_length, output_length)):
+        return KerasTensor((output.shape[0],), output.dtype)  # one loss per sample
     labels = np.asarray(core.convert_to_numpy(target)).astype("int32")
     label_len = np.asarray(core.convert_to_numpy(target_length)).astype("int64").reshape(-1)
     time_len = np.asarray(core.convert_to_numpy(output_length)).astype("int64").reshape(-1)
@@ -173,6 +176,10 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
         raise ValueError(f"ops.ctc_decode: Invalid strategy {strategy}. Supported values "
                          "are 'greedy' and 'beam_search'.")
     x = core.float_operand(inputs)
+    if x.__class__ is KerasTensor or sequence_lengths.__class__ is KerasTensor:
+        paths = 1 if strategy == "greedy" else int(top_paths)
+        return (KerasTensor((paths,) + tuple(x.shape[:2]), "int32"),
+                KerasTensor((x.shape[0], paths), x.dtype))
     logits = np.asarray(core.convert_to_numpy(x))
     lengths = np.asarray(core.convert_to_numpy(sequence_lengths)).reshape(-1)
     if logits.ndim != 3 or lengths.shape[0] != logits.shape[0]:

@@ -15,6 +15,10 @@ class Softmax(Op):
     def __init__(self, axis):
         self.axis = axis
 
+    def compute_output_spec(self, spec):
+        _check_axis(self.name, self.axis, len(spec[0]))
+        return spec
+
     def forward(self, device, x):
         xp = device.xp
         e = xp.exp(x - xp.max(x, axis=self.axis, keepdims=True))
@@ -38,6 +42,10 @@ class LogSoftmax(Op):
 
     def __init__(self, axis):
         self.axis = axis
+
+    def compute_output_spec(self, spec):
+        _check_axis(self.name, self.axis, len(spec[0]))
+        return spec
 
     def forward(self, device, x):
         xp = device.xp
@@ -88,3 +96,10 @@ def log_softmax(x, axis=-1):
         >>> ops.log_softmax(ops.convert_to_tensor([0.0, 0.0]))   # [-0.6931, -0.6931]
     """
     return LogSoftmax(_axis(axis))(float_operand(x))
+
+
+def _check_axis(name, axis, ndim):
+    """Keras's symbolic check: an axis out of range is a ValueError."""
+    for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
+        if a is not None and not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"ops.{name}: axis {a} is out of bounds for a tensor of rank {ndim}.")
