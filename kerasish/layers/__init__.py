@@ -94,12 +94,6 @@ from kerasish.layers.rnn.time_distributed import TimeDistributed
 
 from kerasish.layers.core.lambda_layer import SymbolicOp as _SymbolicOp  # noqa: E402
 
-# The graph node of an op called on KerasTensors (`ops.sum(x)`, `x + 1`): found by name
-# from kerasish.ops (a lower floor), see kerasish/ops/symbolic.py.
-from kerasish.utils import registry as _graph_registry  # noqa: E402
-
-_graph_registry.REGISTRY.add_namespace("layers.graph", {"SymbolicOp": _SymbolicOp})
-
 # --- attention layers
 from kerasish.layers.attention.additive_attention import AdditiveAttention  # noqa: E402
 from kerasish.layers.attention.attention import Attention  # noqa: E402
@@ -166,3 +160,6 @@ from kerasish.layers.preprocessing.random_saturation import RandomSaturation  # 
 from kerasish.utils import registry as _registry  # noqa: E402
 
 _registry.REGISTRY.add_namespace("layers", globals())
+# The graph node of an op called on KerasTensors (`ops.sum(x)`, `x + 1`): kerasish.ops,
+# a lower floor, finds it by name (see kerasish/ops/symbolic.py).
+_registry.REGISTRY.add_namespace("layers.graph", {"SymbolicOp": _SymbolicOp})
