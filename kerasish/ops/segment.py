@@ -15,16 +15,21 @@ from kerasish.ops.indexing import _index_add, check_indices
 from kerasish.ops.symbolic import keras_op
 
 
+def _check_shapes(name, data_shape, ids_shape):
+    """Keras's checks (and wording): 1-D ids, one per row of `data` (None: unknown)."""
+    if len(ids_shape) != 1:
+        raise ValueError(f"ops.{name}: Argument `segment_ids` should be an 1-D vector, got "
+                         f"shape: {tuple(ids_shape)}.")
+    if len(data_shape) and None not in (data_shape[0], ids_shape[0]) and \
+            data_shape[0] != ids_shape[0]:
+        raise ValueError(f"ops.{name}: Argument `segment_ids` and `data` should have same "
+                         f"leading dimension. Got {tuple(ids_shape)} v.s. {tuple(data_shape)}.")
+
+
 def _symbolic_segment(name, data, ids, num_segments):
     """The spec of a segment reduction on KerasTensors (Keras's checks and rule: the
     number of segments is unknown unless `num_segments` is given)."""
-    if ids.ndim != 1:
-        raise ValueError(f"ops.{name}: Argument `segment_ids` should be an 1-D vector, got "
-                         f"shape: {ids.shape}.")
-    if data.ndim and None not in (data.shape[0], ids.shape[0]) and \
-            data.shape[0] != ids.shape[0]:
-        raise ValueError(f"ops.{name}: Argument `segment_ids` and `data` should have same "
-                         f"leading dimension. Got {ids.shape} v.s. {data.shape}.")
+    _check_shapes(name, data.shape, ids.shape)
     n = None if num_segments is None else int(num_segments)
     return KerasTensor((n,) + tuple(data.shape[1:]), data.dtype)
 
