@@ -65,6 +65,9 @@ def digitize(x, bins):
     """
     x = convert_to_tensor(x)
     if x.__class__ is KerasTensor or bins.__class__ is KerasTensor:
+        if len(getattr(bins, "shape", np.shape(bins))) != 1:
+            raise ValueError(f"ops.digitize: `bins` must be a 1-D array. Received: bins.shape="
+                             f"{tuple(getattr(bins, 'shape', np.shape(bins)))}")
         return KerasTensor(x.shape, "int32")
     edges = core.to_array(bins, x._device)
     return Tensor(x._device.xp.digitize(x._value, edges).astype("int32"), x._device)

@@ -74,8 +74,8 @@ def repeat(x, repeats, axis=None):
     if x.__class__ is KerasTensor or repeats.__class__ is KerasTensor:
         n = x.shape[axis]
         if n is not None and repeats.__class__ is not KerasTensor:
-            n = n * int(repeats) if isinstance(repeats, (int, np.integer)) \
-                else int(np.sum(core.convert_to_numpy(repeats)))
+            reps = np.asarray(core.convert_to_numpy(repeats)).reshape(-1)
+            n = n * int(reps[0]) if reps.size == 1 else int(reps.sum())  # one count: for all
         elif repeats.__class__ is KerasTensor:
             n = None
         return KerasTensor(x.shape[:axis] + (n,) + x.shape[axis + 1:], x.dtype)

@@ -7,8 +7,8 @@ import builtins
 
 import numpy as np
 
-from kerasish.autodiff.keras_tensor import KerasTensor, is_symbolic
-from kerasish.autodiff.op import Op
+from kerasish.autodiff.keras_tensor import KerasTensor, in_trace, is_symbolic
+from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.primitives import Reshape
 from kerasish.backend import config
 from kerasish.backend.dtypes import result_type
@@ -189,8 +189,8 @@ def squeeze(x, axis=None):
     if axis is not None:
         for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
             a = _axis("squeeze", a, x.ndim)
-            if x.shape[a] != 1 and not (x.shape[a] is None and x.__class__ is KerasTensor):
-                raise ValueError(
+            if x.shape[a] != 1 and not (x.shape[a] is None and in_trace()):  # lenient in a
+                raise ValueError(                                          # layer's trace
                     f"ops.squeeze: cannot squeeze axis {a} of size {x.shape[a]} (shape {x.shape}).")
     if x.__class__ is KerasTensor:  # unknown sizes are squeezed only when named in `axis`
         if axis is None:
@@ -225,6 +225,13 @@ def broadcast_to(x, shape):
     """
     x = convert_to_tensor(x)
     shape = tuple(int(n) for n in shape)
+    if x.__class__ is KerasTensor:
+        try:
+            if broadcast_shapes(x.shape, shape) != shape:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"ops.broadcast_to: cannot broadcast shape {x.shape} to "
+                             f"{shape}.") from None
     try:
         return BroadcastTo(shape)(x)
     except ValueError:
@@ -271,6 +278,8 @@ def concatenate(xs, axis=0):
         raise ValueError("ops.concatenate: needs at least one tensor.")
     tensors = [convert_to_tensor(x) for x in xs]
     if KerasTensor in map(type, tensors):
+        if axis is None:
+            raise ValueError("ops.concatenate: `axis` cannot be None for symbolic inputs.")
         if len({t.ndim for t in tensors}) > 1:
             raise ValueError("ops.concatenate: all inputs must have the same rank. "
                              f"Received {core.describe(*tensors)}.")

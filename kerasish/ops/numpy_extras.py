@@ -301,6 +301,8 @@ def argpartition(x, kth, axis=-1):
     """
     x = core.convert_to_tensor(x)
     if x.__class__ is KerasTensor:
+        if not isinstance(kth, (int, np.integer)):
+            raise ValueError(f"ops.argpartition: `kth` must be an integer. Received: kth={kth!r}")
         return KerasTensor(x.shape, "int32")
     xp = x._device.xp
     return Tensor(xp.argpartition(x._value, kth, axis=axis).astype("int32"), x._device)

@@ -160,3 +160,14 @@ def test_segment_reductions_follow_keras():
     assert ops.segment_max(KT((10, 4)), KT((10,), "int32"), num_segments=3).shape == (3, 4)
     with pytest.raises(ValueError, match="same leading dimension"):
         ops.segment_sum(KT((2, 4)), KT((10,), "int32"))
+
+
+def test_keras_checks_on_symbolic_inputs():
+    assert ops.repeat(KT((2, 3)), [2]).shape == (12,)
+    assert ops.squeeze(KT((None, 1, 1, 1)), (-1, -2)).shape == (None, 1)
+    for fn in (lambda: ops.squeeze(KT((None, 1)), axis=0),
+               lambda: ops.broadcast_to(KT((3, 3)), (2, 2, 3)),
+               lambda: ops.concatenate([KT((2, 3))] * 2, axis=None),
+               lambda: ops.digitize(KT((2, 3)), KT((2, 3, 4)))):
+        with pytest.raises(ValueError):
+            fn()
