@@ -7,7 +7,7 @@ import builtins
 
 import numpy as np
 
-from kerasish.autodiff.keras_tensor import KerasTensor, in_trace, is_symbolic
+from kerasish.autodiff.keras_tensor import KerasTensor, is_symbolic
 from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.primitives import Reshape
 from kerasish.backend import config
@@ -189,8 +189,8 @@ def squeeze(x, axis=None):
     if axis is not None:
         for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
             a = _axis("squeeze", a, x.ndim)
-            if x.shape[a] != 1 and not (x.shape[a] is None and in_trace()):  # lenient in a
-                raise ValueError(                                          # layer's trace
+            if x.shape[a] != 1 and x.shape[a] is not None:  # unknown: squeezed (checked at
+                raise ValueError(                              # run time)
                     f"ops.squeeze: cannot squeeze axis {a} of size {x.shape[a]} (shape {x.shape}).")
     if x.__class__ is KerasTensor:  # unknown sizes are squeezed only when named in `axis`
         if axis is None:
