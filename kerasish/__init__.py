@@ -16,7 +16,7 @@ from kerasish.backend.symbolic_scope import SymbolicScope
 from kerasish.dtype_policies import DTypePolicy, FloatDTypePolicy
 from kerasish.initializers import Initializer
 from kerasish.layers import Input, InputSpec, Layer
-from kerasish.layers import keras_tensor as _keras_tensor, symbolic_ops as _symbolic_ops
+from kerasish.layers import keras_tensor as _keras_tensor
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.name_scope import name_scope
 from kerasish.losses import Loss
@@ -32,10 +32,6 @@ from kerasish.utils import (audio_dataset_utils as _audio, dataset_utils as _dat
                             naming as _naming, progbar as _progbar, registry as _registry,
                             text_dataset_utils as _text_datasets,
                             timeseries_dataset_utils as _timeseries)
-
-# `keras.ops.*` called on KerasTensors (functional API) record graph ops, as in
-# Keras (`ops.sum(x, axis=1)` between layers); on real tensors nothing changes.
-_symbolic_ops.install_symbolic_dispatch(ops)
 
 # `keras.utils` names whose code sits on floors above kerasish.utils (the lowest):
 # the top floor adds them to that namespace.

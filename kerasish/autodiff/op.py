@@ -21,13 +21,16 @@ its own: its `forward` is the fused array code and its `backward` again uses
 ops, so the gradient formula exists once and stays differentiable (Chainer's
 `Convolution2DGradW` does the same).
 
-`Op.compute_output_spec` gives the output shape/dtype for symbolic tensors;
-ops whose output is shaped like their (broadcast) inputs inherit the default.
+`Op.compute_output_spec` gives the output shape/dtype for symbolic tensors
+(KerasTensors): an Op called on one returns KerasTensors from it, computing
+nothing. Ops whose output is shaped like their (broadcast) inputs, with the
+first input's dtype, inherit the default; every other Op defines its rule.
 
 Calling an Op instance runs it: `op(*tensors)` computes, wraps the result in
 Tensors and records one tape node when a tape watches an input.
 """
 from kerasish.autodiff import recording
+from kerasish.autodiff.keras_tensor import KerasTensor, NoShapeRule
 from kerasish.autodiff.tensor import Tensor
 
 
@@ -57,6 +60,7 @@ class Op:
 
     name = "op"
     differentiable = True
+    elementwise = False  # True: the default shape rule (broadcast inputs) is right
 
     def forward(self, device, *arrays):
         """Computes the outputs from raw arrays.
@@ -98,9 +102,9 @@ class Op:
     def compute_output_spec(self, *specs):
         """Output (shape, dtype) from input (shape, dtype) pairs, for symbolic tensors.
 
-        The default broadcasts the input shapes and takes the first input's
-        dtype (right for elementwise ops); other ops override it. Unknown
-        dimensions are None and stay None.
+        The default, for ops marked `elementwise`, broadcasts the input shapes
+        and takes the first input's dtype; other ops override it (without a
+        rule, `NoShapeRule` is raised). Unknown dimensions are None and stay None.
 
         Args:
             *specs: one (shape, dtype) pair per input.
@@ -108,17 +112,24 @@ class Op:
         Returns:
             (shape, dtype), or a list of them for several outputs.
         """
+        if not self.elementwise:
+            raise NoShapeRule(f"Op '{self.name}' has no shape rule for symbolic inputs.")
         return broadcast_shapes(*[s for s, _ in specs]), specs[0][1]
 
     def __call__(self, *inputs):  # `apply`, inlined: this runs once per op
-        dev = inputs[0]._device
-        n = len(inputs)
-        if n == 1:
-            result = self.forward(dev, inputs[0]._value)
-        elif n == 2:
-            result = self.forward(dev, inputs[0]._value, inputs[1]._value)
-        else:
-            result = self.forward(dev, *[x._value for x in inputs])
+        try:
+            dev = inputs[0]._device
+            n = len(inputs)
+            if n == 1:
+                result = self.forward(dev, inputs[0]._value)
+            elif n == 2:
+                result = self.forward(dev, inputs[0]._value, inputs[1]._value)
+            else:
+                result = self.forward(dev, *[x._value for x in inputs])
+        except AttributeError:  # a KerasTensor has no `_device`/`_value`: no cost otherwise
+            if any(x.__class__ is KerasTensor for x in inputs):
+                return self.symbolic_call(*inputs)
+            raise
         if type(result) is tuple:
             outputs = tuple([Tensor(r, dev) for r in result])
             if recording._active and self.differentiable:
@@ -128,6 +139,20 @@ class Op:
         if recording._active and self.differentiable:
             recording.record_op(self, inputs, (out,))
         return out
+
+    def symbolic_call(self, *inputs):
+        """The op on symbolic inputs: KerasTensors described by `compute_output_spec`.
+
+        Args:
+            *inputs: Tensors and KerasTensors.
+
+        Returns:
+            a KerasTensor, or a tuple of them for several outputs.
+        """
+        spec = self.compute_output_spec(*[(tuple(x.shape), x.dtype) for x in inputs])
+        if isinstance(spec, list):
+            return tuple(KerasTensor(shape, dtype) for shape, dtype in spec)
+        return KerasTensor(*spec)
 
     def __repr__(self):
         return f"<Op {self.name}>"

@@ -38,6 +38,8 @@ def ones_like(x):
 class Accumulate(Op):
     """`a + b` for two gradients of one tensor (same shape; recorded for higher order)."""
 
+    elementwise = True  # shaped like its (broadcast) inputs
+
     name = "accumulate"
 
     def forward(self, device, a, b):

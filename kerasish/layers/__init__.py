@@ -92,9 +92,7 @@ from kerasish.layers.rnn.simple_rnn_cell import SimpleRNNCell
 from kerasish.layers.rnn.stacked_rnn_cells import StackedRNNCells
 from kerasish.layers.rnn.time_distributed import TimeDistributed
 
-from kerasish.layers import symbolic_ops  # noqa: E402
-
-symbolic_ops.install_operators()
+from kerasish.layers.core.lambda_layer import SymbolicOp as _SymbolicOp  # noqa: E402
 
 # --- attention layers
 from kerasish.layers.attention.additive_attention import AdditiveAttention  # noqa: E402
@@ -162,3 +160,6 @@ from kerasish.layers.preprocessing.random_saturation import RandomSaturation  # 
 from kerasish.utils import registry as _registry  # noqa: E402
 
 _registry.REGISTRY.add_namespace("layers", globals())
+# The graph node of an op called on KerasTensors (`ops.sum(x)`, `x + 1`): kerasish.ops,
+# a lower floor, finds it by name (see kerasish/ops/symbolic.py).
+_registry.REGISTRY.add_namespace("layers.graph", {"SymbolicOp": _SymbolicOp})

@@ -1,6 +1,7 @@
 """What `Layer.__call__` reads off a call: the `call` signature and the input masks."""
 import inspect
 
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
 
 
@@ -31,7 +32,7 @@ def call_signature(cls):
 
 def get_mask(x):
     """The Keras mask(s) carried by tensor(s) (`_keras_mask`), None when there are none."""
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, KerasTensor)):
         return x._keras_mask
     if isinstance(x, (list, tuple)):
         masks = [get_mask(v) for v in x]

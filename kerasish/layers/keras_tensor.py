@@ -1,64 +1,12 @@
-"""Symbolic tensors and graph nodes for the functional API.
+"""Graph nodes for the functional API.
 
-`keras.Input(shape=(784,))` returns a KerasTensor: a shape (with None for
-unknown sizes) and a dtype, no data. Calling a layer on KerasTensors
-records a `Node` and returns new KerasTensors, so a functional `Model`
-can later replay the graph on real data.
+`keras.Input(shape=(784,))` returns a KerasTensor (defined on the autodiff
+floor, `kerasish.autodiff.keras_tensor`, so that ops recognise it). Calling
+a layer on KerasTensors records a `Node` and returns new KerasTensors, so a
+functional `Model` can later replay the graph on real data.
 """
-from kerasish.backend import config
-from kerasish.utils import naming, tree
-
-
-class KerasTensor:
-    """A symbolic placeholder: shape, dtype and the node that produced it.
-
-    Args:
-        shape: tuple with ints or None.
-        dtype: dtype name.
-        name: optional name.
-
-    Example:
-        >>> x = keras.Input(shape=(3,))
-        >>> x.shape
-        (None, 3)
-    """
-
-    def __init__(self, shape, dtype=None, sparse=False, ragged=False, name=None):
-        self.shape = tuple(None if d is None else int(d) for d in shape)
-        self.dtype = config.standardize_dtype(dtype)
-        self.sparse = bool(sparse)
-        self.ragged = bool(ragged)
-        self.name = name or naming.auto_name("KerasTensor")  # "keras_tensor", "keras_tensor_1", ...
-        self._keras_history = None  # (layer, node_index, tensor_index)
-        self._keras_mask = None  # a bool KerasTensor when the layer producing it masks
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    def __repr__(self):
-        return (f"<KerasTensor shape={self.shape}, dtype={self.dtype}, "
-                f"sparse={self.sparse}, ragged={self.ragged}, name={self.name}>")
-
-    def __array__(self, *args, **kwargs):
-        raise ValueError(
-            "A KerasTensor is symbolic: it is a placeholder for a tensor in a functional "
-            "model and has no value. Call the model on data to get values."
-        )
-
-    def __len__(self):
-        raise TypeError("KerasTensor has no len(); use .shape.")
-
-
-def any_symbolic(*args, **kwargs):
-    """True if any leaf of the arguments is a KerasTensor (checked cheaply first)."""
-    for x in args + tuple(kwargs.values()) if kwargs else args:
-        if isinstance(x, KerasTensor):
-            return True
-        if isinstance(x, (list, tuple, dict)) and any(
-                isinstance(leaf, KerasTensor) for leaf in tree.flatten(x)):
-            return True
-    return False
+from kerasish.autodiff.keras_tensor import KerasTensor, any_symbolic, in_trace, tracing  # noqa: F401
+from kerasish.utils import tree
 
 
 class Node:

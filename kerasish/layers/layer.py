@@ -371,6 +371,13 @@ class Layer:
     def __call__(self, *args, **kwargs):
         if any_symbolic(*args, **kwargs):
             return symbolic.symbolic_call(self, args, kwargs)
+        return self._call_eager(args, kwargs)
+
+    def _call_eager(self, args, kwargs):
+        """`__call__` on tensors: conversion, training flag, masks, build, autocast, `call`.
+
+        Symbolic tracing (`symbolic.trace_call`) runs it on KerasTensors too.
+        """
         sig = call_signature(type(self))
         args = tuple(_convert_input(a, self) for a in args) if args else args
         if not args and sig.first in kwargs:
@@ -481,8 +488,9 @@ class Layer:
         return previous_mask if self.supports_masking else None
 
     def compute_output_shape(self, *args, **kwargs):
-        """Output shape(s) for given input shape(s), found by a probe run by default."""
-        return symbolic.probe_output_shape(self, args, kwargs)
+        """Output shape(s) for given input shape(s); by default found by running `call`
+        on KerasTensors of those shapes (no values are computed)."""
+        return symbolic.traced_output_shape(self, args, kwargs)
 
     compute_output_shape._kerasish_base = True
 
@@ -657,7 +665,15 @@ def _convert_input(x, layer):
     """
     if isinstance(x, (list, tuple, dict)):
         return tree.map_structure(lambda v: _convert_input(v, layer), x)
-    if x is None or isinstance(x, (str, bool, KerasTensor)):
+    if x is None or isinstance(x, (str, bool, slice, type(Ellipsis))):
+        return x
+    if isinstance(x, KerasTensor):  # being traced (`symbolic.trace_call`): the same autocast
+        if layer.autocast and x.dtype != layer.compute_dtype and (
+                config.is_float_dtype(x.dtype) or
+                (config.standardize_dtype(x.dtype)[:1] in "biu" and layer._float_inputs)):
+            mask = x._keras_mask
+            x = core.cast(x, layer.compute_dtype)
+            x._keras_mask = mask
         return x
     if not isinstance(x, Tensor):
         if isinstance(x, (int, float)):

@@ -1,26 +1,29 @@
 """Calling layers on KerasTensors (the functional API).
 
 A layer that defines `compute_output_shape` is asked for its output shape.
-Any other layer is *probed*: it runs on small zero tensors in inference
-mode with every unknown (None) size set to 2, then to 3; output sizes that
-follow the probe size are unknown (None) in the result. This lets any
-custom layer join a functional model without writing shape logic.
+Any other layer is *traced*, as Keras's `compute_output_spec` does: its
+`call` runs on the KerasTensors themselves, in inference mode, inside
+`tracing()`. Every op answers KerasTensors with its shape rule (see
+`kerasish.ops.symbolic`), so nothing is computed, unknown (None) sizes stay
+None, and no graph node is recorded inside the trace. Sublayers met during a
+trace are in turn asked for their output spec, without recording nodes.
+No layer is ever run on made-up values.
 """
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
-from kerasish.layers.call_utils import call_signature, get_mask
+from kerasish.layers.call_utils import call_signature
 from kerasish.layers.input_spec import assert_input_compatibility
-from kerasish.layers.keras_tensor import KerasTensor, Node, any_symbolic
-from kerasish.ops import core
+from kerasish.layers.keras_tensor import KerasTensor, Node, in_trace, tracing
 from kerasish.utils import tree
-
-_PROBE_SIZES = (2, 3)
 
 
 def symbolic_call(layer, args, kwargs):
-    """Builds `layer` from symbolic shapes, infers outputs, records a Node."""
+    """Builds `layer` from symbolic shapes, infers outputs, records a Node.
+
+    Inside a trace (a layer called from a traced `call`), no Node is recorded.
+    """
     first = args[0] if args else next(iter(kwargs.values()))
     if layer.input_spec is not None and isinstance(first, (KerasTensor, list, tuple)):
         assert_input_compatibility(layer.input_spec, first, layer.name)
@@ -31,14 +34,16 @@ def symbolic_call(layer, args, kwargs):
     kwargs = _with_mask_argument(layer, args, kwargs)
     outputs = layer.compute_output_spec(*args, **kwargs)
     _attach_masks(layer, first, outputs)
-    Node(layer, args, kwargs, outputs)
+    if not in_trace():
+        Node(layer, args, kwargs, outputs)
     return outputs
 
 
 def _with_mask_argument(layer, args, kwargs):
     """As Keras: a layer whose `call` takes `mask` gets its only tensor argument's
     symbolic mask, which then is a graph input of the call (`Connected to`).
-    Only masks produced by recorded ops qualify (others flow at run time)."""
+    Outside a trace, only masks produced by recorded ops qualify (others flow
+    at run time)."""
     if not call_signature(type(layer)).has_mask or kwargs.get("mask") is not None:
         return kwargs
     tensor_args = [a for a in args if any(isinstance(t, KerasTensor) for t in tree.flatten(a))]
@@ -48,7 +53,7 @@ def _with_mask_argument(layer, args, kwargs):
         return kwargs
     mask = _mask_of((tensor_args or tensor_kwargs)[0])
     flat = [m for m in tree.flatten(mask) if m is not None]
-    if not flat or not all(m._keras_history is not None for m in flat):
+    if not flat or not (in_trace() or all(m._keras_history is not None for m in flat)):
         return kwargs
     return {**kwargs, "mask": mask}
 
@@ -65,57 +70,21 @@ def _mask_of(x):
 
 def _attach_masks(layer, first, outputs):
     """Gives the symbolic outputs the `_keras_mask` Keras would compute (a bool
-    KerasTensor), found by running `compute_mask` on small concrete inputs."""
+    KerasTensor): `compute_mask` runs on the KerasTensors, so its ops become
+    graph nodes (e.g. `not_equal`), as in Keras."""
     previous = _mask_of(first)
     if not (layer.supports_masking or previous is not None):
         return
     flat_outputs = [o for o in tree.flatten(outputs) if isinstance(o, KerasTensor)]
     if not flat_outputs:
         return
-    try:  # symbolically, as Keras: the mask ops become graph nodes (e.g. `not_equal`)
-        mask = layer.compute_mask(first, previous)
-    except Exception:
-        mask = _NO_MASK
-    if mask is not _NO_MASK and all(isinstance(m, KerasTensor) or m is None
-                                    for m in tree.flatten(mask)):
-        for out, m in zip(flat_outputs, tree.flatten(mask)):
-            if m is not None and out._keras_mask is None:
-                out._keras_mask = m
-        return
-    runs = []
-    saved = _tape._active[:]
-    _tape._active.clear()
     try:
-        for size in _PROBE_SIZES:
-            concrete_first = _concrete(first, size)
-            concrete_previous = _get_concrete_mask(concrete_first)
-            with np.errstate(all="ignore"):
-                mask = layer.compute_mask(concrete_first, concrete_previous)
-            if mask is None:
-                return
-            runs.append((tree.flatten(mask), tree.flatten(concrete_previous)))
-    except Exception:  # a compute_mask that needs real values: no symbolic mask
+        mask = layer.compute_mask(first, previous)
+    except (TypeError, ValueError, NotImplementedError):  # a mask that needs values: none
         return
-    finally:
-        _tape._active[:] = saved
-    (masks_a, previous_a), (masks_b, _) = runs
-    previous_flat = tree.flatten(previous)
-    for out, ma, mb in zip(flat_outputs, masks_a, masks_b):
-        if ma is None or out._keras_mask is not None:
-            continue
-        passed = [kt for kt, concrete in zip(previous_flat, previous_a) if concrete is ma]
-        if passed:  # the input mask passed through unchanged: the same symbolic tensor
-            out._keras_mask = passed[0]
-        else:
-            shape = tuple(None if da != db else da for da, db in zip(ma.shape, mb.shape))
-            out._keras_mask = KerasTensor(shape, "bool")
-
-
-_NO_MASK = object()
-
-
-def _get_concrete_mask(x):
-    return get_mask(x)
+    for out, m in zip(flat_outputs, tree.flatten(mask)):
+        if isinstance(m, KerasTensor) and out._keras_mask is None:
+            out._keras_mask = m
 
 
 def _shape_of(x):
@@ -130,9 +99,7 @@ def output_spec(layer, args, kwargs):
         out_shapes = layer.compute_output_shape(shapes)
         dtype = layer.compute_dtype
         return _shapes_to_tensors(out_shapes, dtype)
-    shapes, dtypes = _probe(layer, args, kwargs)
-    tensors = [KerasTensor(s, d) for s, d in zip(shapes, tree.flatten(dtypes))]
-    return tree.pack_sequence_as(dtypes, tensors)
+    return trace_call(layer, args, kwargs)
 
 
 def _shapes_to_tensors(out_shapes, dtype):
@@ -156,50 +123,42 @@ def _tensor_kwargs(kwargs):
     return any(isinstance(v, KerasTensor) for v in tree.flatten(list(kwargs.values())))
 
 
-def _concrete(structure, size):
-    """Replaces KerasTensors by zero tensors with None sizes set to `size`."""
-    def make(x):
-        if not isinstance(x, KerasTensor):
-            return x
-        shape = tuple(size if d is None else d for d in x.shape)
-        tensor = core.convert_to_tensor(np.zeros(shape, dtype=x.dtype))
-        if isinstance(x._keras_mask, KerasTensor):  # an all-True mask of the mask's shape
-            mask_shape = tuple(size if d is None else d for d in x._keras_mask.shape)
-            tensor._keras_mask = core.convert_to_tensor(np.ones(mask_shape, dtype=bool))
-        return tensor
-    return tree.map_structure(make, structure)
+def trace_call(layer, args, kwargs):
+    """Runs `layer`'s call on KerasTensors (inference mode) and returns fresh output specs.
 
-
-def _probe(layer, args, kwargs):
-    """Runs the layer twice on zeros and returns (shapes, dtypes) of the outputs."""
-    runs = []
+    Nothing is computed or recorded on a tape, and losses added during the
+    trace are dropped (Keras records none for a symbolic call).
+    """
+    call_kwargs = dict(kwargs)
+    call_kwargs.setdefault("training", False)
     saved = _tape._active[:]
-    _tape._active.clear()  # probes are never recorded
+    _tape._active.clear()
     try:
-        with np.errstate(all="ignore"):  # probing with zeros may divide by zero: no warnings
-            for size in _PROBE_SIZES:
-                call_kwargs = _concrete(kwargs, size)
-                call_kwargs.setdefault("training", False)
-                outputs = layer(*_concrete(list(args), size), **call_kwargs)
-                runs.append(tree.flatten(outputs))
+        with tracing():
+            outputs = layer._call_eager(tuple(args), call_kwargs)
     finally:
         _tape._active[:] = saved
-        layer._clear_losses()  # `add_loss` in a probe is not a real loss (Keras records none)
-    shapes = []
-    for a, b in zip(*runs):
-        shapes.append(tuple(None if da != db else da for da, db in zip(a.shape, b.shape)))
-    dtypes = tree.pack_sequence_as(outputs, [t.dtype if isinstance(t, Tensor) else None
-                                             for t in runs[0]])
-    return shapes, dtypes
+        layer._clear_losses()
+    return tree.map_structure(_fresh_spec, outputs)
 
 
-def probe_output_shape(layer, args, kwargs):
-    """Output shape(s) of `layer` for input shape(s), by running a probe."""
+def _fresh_spec(x):
+    """A new KerasTensor like `x` (outputs must never be the inputs' own tensors)."""
+    if isinstance(x, (KerasTensor, Tensor)):
+        return KerasTensor(tuple(x.shape), x.dtype)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return KerasTensor(x.shape, x.dtype)
+    return x
+
+
+def traced_output_shape(layer, args, kwargs):
+    """Output shape(s) of `layer` for input shape(s), by tracing its call."""
     def placeholder(shape):
-        return KerasTensor(shape, layer.compute_dtype, name="shape_probe")
+        return KerasTensor(shape, layer.compute_dtype, name="shape_placeholder")
     shape_args = [_to_placeholders(a, placeholder) for a in args]
-    shapes, _ = _probe(layer, shape_args, kwargs)
-    return tuple(shapes[0]) if len(shapes) == 1 else [tuple(s) for s in shapes]
+    outputs = tree.flatten(trace_call(layer, shape_args, kwargs))
+    shapes = [tuple(o.shape) for o in outputs]
+    return shapes[0] if len(shapes) == 1 else shapes
 
 
 def _to_placeholders(value, make):

@@ -5,6 +5,7 @@ and returns Tensors on the inputs' device. Dtypes follow Keras's promotion
 rules (`kerasish.backend.result_type`).
 """
 from kerasish.ops import _operators
+from kerasish.autodiff.keras_tensor import KerasTensor as _KerasTensor
 from kerasish.ops.attention import dot_product_attention
 from kerasish.ops.control_flow import (associative_scan, cond, custom_gradient,
                                        fori_loop, map, scan, switch,
@@ -78,14 +79,18 @@ from kerasish.ops.reduction import (all, amax, amin, any, argmax, argmin,
 from kerasish.ops.segment import segment_max, segment_min, segment_sum
 from kerasish.ops.sorting import (argsort, average, in_top_k, median,
                                   quantile, searchsorted, sort, top_k)
+from kerasish.ops.symbolic import keras_op
 
 
+@keras_op
 def nonzero(x):
     """Indices of the non-zero elements, one int32 tensor per axis.
 
     Example:
         >>> ops.nonzero(ops.convert_to_tensor([0, 3, 0, 4]))   # (array([1, 3]),)
     """
+    if x.__class__ is _KerasTensor:  # one index vector per axis, of unknown length
+        return tuple(_KerasTensor((None,), "int32") for _ in range(x.ndim))
     return where(x)
 
 
@@ -93,6 +98,7 @@ from kerasish.ops.conv import fused_conv  # noqa: E402
 from kerasish.ops.normalization import normalize_moments  # noqa: E402
 
 _operators.install()
+_operators.install_symbolic()
 from kerasish.autodiff.op import Op  # noqa: E402 - the contract every op follows (docs/autodiff.md)
 from kerasish.ops.fft import (extract_sequences, fft, fft2, ifft2, irfft,  # noqa: E402
                               istft, rfft, stft)

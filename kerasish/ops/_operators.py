@@ -1,9 +1,12 @@
-"""Attaches Python operators to Tensor so `a + b`, `a @ b`, `a[i]` are ops.
+"""Attaches Python operators to Tensor and KerasTensor so `a + b`, `a @ b`, `a[i]` are ops.
 
-Done here, not in tensor.py, because the ops depend on Tensor.
+Done here, not in tensor.py / keras_tensor.py, because the ops depend on them.
+On KerasTensors the operators take the ops' symbolic path and record the
+graph node Keras records (`x / 2` is `TrueDivide`, `x[:, 0]` is `GetItem`).
 """
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import core, elementwise as ew, linalg, manipulation as shape
+from kerasish.ops import core, elementwise as ew, linalg, manipulation as shape, symbolic
 
 
 def _swap(fn):
@@ -36,3 +39,38 @@ def install():
     Tensor.__getitem__ = shape.getitem
     Tensor.T = property(lambda self: shape.transpose(self))
     Tensor.reshape = lambda self, *s: shape.reshape(self, s[0] if len(s) == 1 else s)
+
+
+_SYMBOLIC_BINARY = {
+    "add": (ew.add, "Add"), "sub": (ew.subtract, "Subtract"),
+    "mul": (ew.multiply, "Multiply"), "truediv": (ew.true_divide, "TrueDivide"),
+    "pow": (ew.power, "Power"), "matmul": (linalg.matmul, "Matmul"),
+    "floordiv": (ew.floor_divide, "FloorDivide"), "mod": (ew.mod, "Mod"),
+}
+_SYMBOLIC_COMPARISONS = {"lt": (ew.less, "Less"), "le": (ew.less_equal, "LessEqual"),
+                         "gt": (ew.greater, "Greater"), "ge": (ew.greater_equal, "GreaterEqual")}
+
+
+def _get_item(key):
+    def get_item(x):
+        return shape.getitem(x, key)
+    return get_item
+
+
+def install_symbolic():
+    """Defines KerasTensor's arithmetic, comparison and indexing operators."""
+    def binary(fn, op_name):
+        return lambda self, other: symbolic.symbolic_call(fn, op_name, (self, other), {})
+
+    def rbinary(fn, op_name):
+        return lambda self, other: symbolic.symbolic_call(fn, op_name, (other, self), {})
+
+    for name, (fn, op_name) in _SYMBOLIC_BINARY.items():
+        setattr(KerasTensor, f"__{name}__", binary(fn, op_name))
+        setattr(KerasTensor, f"__r{name}__", rbinary(fn, op_name))
+    for name, (fn, op_name) in _SYMBOLIC_COMPARISONS.items():
+        setattr(KerasTensor, f"__{name}__", binary(fn, op_name))
+    KerasTensor.__neg__ = lambda self: symbolic.symbolic_call(ew.negative, "Negative", (self,), {})
+    KerasTensor.__abs__ = lambda self: symbolic.symbolic_call(ew.absolute, "Absolute", (self,), {})
+    KerasTensor.__getitem__ = lambda self, key: symbolic.symbolic_call(
+        _get_item(key), "GetItem", (self,), {})

@@ -7,16 +7,19 @@ import math
 
 import numpy as np
 
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops import creation
 from kerasish.ops.conv import standardize_data_format
 from kerasish.ops.indexing import take
-from kerasish.ops.segment import _prepare, segment_sum
+from kerasish.ops.segment import _prepare, _symbolic_segment, segment_sum
+from kerasish.ops.symbolic import keras_op
 
 
 # ----------------------------------------------------------------------------- segment_prod
 
+@keras_op
 def segment_prod(data, segment_ids, num_segments=None, sorted=False):
     """Multiplies the rows of `data` that share a segment id (empty segments hold 1).
 
@@ -34,6 +37,9 @@ def segment_prod(data, segment_ids, num_segments=None, sorted=False):
     Example:
         >>> ops.segment_prod(ops.convert_to_tensor([1.0, 2.0, 3.0]), [0, 0, 1])   # [2., 3.]
     """
+    if data.__class__ is KerasTensor or segment_ids.__class__ is KerasTensor:
+        return _symbolic_segment("segment_prod", core.convert_to_tensor(data),
+                                 core.convert_to_tensor(segment_ids), num_segments)
     data, ids, keep, n = _prepare("segment_prod", data, segment_ids, num_segments)
     return SegmentProd(ids, n)(data)
 
@@ -164,6 +170,7 @@ def _adaptive_pool(name, along, inputs, output_size, data_format):
     return x
 
 
+@keras_op
 def adaptive_average_pool(inputs, output_size, data_format=None):
     """Average pooling to a fixed spatial `output_size` (Keras 3.15's TF windows).
 
@@ -183,6 +190,7 @@ def adaptive_average_pool(inputs, output_size, data_format=None):
                           data_format)
 
 
+@keras_op
 def adaptive_max_pool(inputs, output_size, data_format=None):
     """Max pooling to a fixed spatial `output_size` (Keras 3.15's TF windows).
 

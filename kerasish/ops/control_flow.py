@@ -4,10 +4,18 @@
 `vectorized_map` and `associative_scan` call their functions directly, so
 everything inside is recorded by an active GradientTape and differentiates
 like ordinary code. `custom_gradient` replaces the recorded derivative.
+
+On KerasTensors they give the output specs Keras gives: the functions are
+traced once on KerasTensors (one slice for `map`/`scan`), and the loops'
+outputs are shaped like their loop variables. They record no graph node
+(their arguments are Python functions, which a functional config cannot hold).
 """
 import functools
 
+import numpy as np
+
 from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.keras_tensor import KerasTensor, is_symbolic, tracing
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, manipulation as shape_ops
 from kerasish.utils import tree
@@ -27,7 +35,45 @@ def cond(pred, true_fn, false_fn):
         >>> ops.cond(ops.convert_to_tensor(True), lambda: 1.0, lambda: 0.0)
         1.0
     """
+    if is_symbolic(pred):
+        with tracing():
+            a, b = true_fn(), false_fn()
+        _check_same_structure("cond", a, b)
+        return tree.map_structure(_merged_spec, a, b)
     return true_fn() if bool(pred) else false_fn()
+
+
+def _spec(x):
+    """A fresh KerasTensor like `x` (a KerasTensor or a tensor-like)."""
+    x = x if hasattr(x, "shape") and hasattr(x, "dtype") else core.convert_to_tensor(x)
+    return KerasTensor(tuple(x.shape), x.dtype)
+
+
+def _merged_spec(a, b):
+    """`true_fn`'s spec, once checked against `false_fn`'s (Keras's rule: same dtype and
+    rank, and sizes that agree where both are known)."""
+    a, b = _spec(a), _spec(b)
+    if a.ndim != b.ndim or a.dtype != b.dtype or any(
+            da is not None and db is not None and da != db for da, db in zip(a.shape, b.shape)):
+        raise ValueError("ops.cond: `true_fn` and `false_fn` should return outputs of the same "
+                         f"kind; got {a.shape} {a.dtype} and {b.shape} {b.dtype}.")
+    return a
+
+
+def _check_same_structure(name, a, b):
+    if len(tree.flatten(a)) != len(tree.flatten(b)):
+        raise ValueError(f"ops.{name}: the branches must return the same structure; got "
+                         f"{a} and {b}.")
+
+
+def _slice_spec(x):
+    """The spec of one step of `x` along axis 0."""
+    return KerasTensor(tuple(x.shape[1:]), x.dtype)
+
+
+def _stacked_spec(y, n):
+    y = _spec(y)
+    return KerasTensor((n,) + tuple(y.shape), y.dtype)
 
 
 def switch(index, branches, *operands):
@@ -39,6 +85,10 @@ def switch(index, branches, *operands):
     """
     if not branches:
         raise ValueError("ops.switch: `branches` must not be empty.")
+    if is_symbolic(index) or is_symbolic(operands):
+        with tracing():
+            out = branches[0](*operands)
+        return tree.map_structure(_spec, out)
     i = min(max(int(index), 0), len(branches) - 1)
     return branches[i](*operands)
 
@@ -58,6 +108,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     Example:
         >>> ops.while_loop(lambda i: i < 10, lambda i: i + 1, 0)   # 10
     """
+    if is_symbolic(loop_vars):
+        return tree.map_structure(_spec, loop_vars)
     is_seq = isinstance(loop_vars, (tuple, list))
     values = tuple(loop_vars) if is_seq else (loop_vars,)
     values = tree.map_structure(core.convert_to_tensor, values)
@@ -123,6 +175,15 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         >>> carry, ys = ops.scan(lambda c, x: (c + x, c + x), 0.0, ops.arange(4.0))
         >>> # carry 6.0, ys [0., 1., 3., 6.]
     """
+    if not callable(f):
+        raise TypeError(f"ops.scan: `f` should be a callable. Received: f={f!r}")
+    if not isinstance(unroll, bool) and not (isinstance(unroll, int) and unroll >= 1):
+        raise ValueError("ops.scan: `unroll` must be an positive integer or boolean. "
+                         f"Received: unroll={unroll!r}")
+    if xs is None and length is None:
+        raise ValueError("ops.scan: got no `xs` to scan over and `length` not provided.")
+    if is_symbolic(init) or is_symbolic(xs):
+        return _symbolic_scan(f, init, xs, length)
     steps = _slices(xs, length, "scan")
     order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
     carry, ys = init, [None] * len(steps)
@@ -131,12 +192,31 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     return carry, _stack_leaves(ys)
 
 
+def _symbolic_scan(f, init, xs, length):
+    if xs is None:
+        n, step = length, None
+    else:
+        leaves = tree.flatten(xs)
+        n = leaves[0].shape[0] if length is None else length
+        step = tree.map_structure(_slice_spec, xs)
+    with tracing():
+        carry, y = f(tree.map_structure(_spec, init), step)
+    return tree.map_structure(_spec, carry), tree.map_structure(
+        lambda leaf: _stacked_spec(leaf, n), y)
+
+
 def associative_scan(f, elems, reverse=False, axis=0):
     """Inclusive scan with an associative `f` (evaluated sequentially here).
 
     Example:
         >>> ops.associative_scan(ops.add, ops.arange(1.0, 5.0))   # [1., 3., 6., 10.]
     """
+    sizes = {tuple(getattr(e, "shape", np.shape(e)))[axis] for e in tree.flatten(elems)}
+    if len(sizes) > 1:
+        raise ValueError("ops.associative_scan: array inputs to associative_scan must have "
+                         f"the same first dimension along `axis` {axis}; got sizes {sizes}.")
+    if is_symbolic(elems):
+        return tree.map_structure(_spec, elems)
     flat = [shape_ops.moveaxis(core.convert_to_tensor(e), axis, 0) for e in tree.flatten(elems)]
     n = flat[0].shape[0]
     order = list(range(n - 1, -1, -1)) if reverse else list(range(n))
@@ -156,7 +236,16 @@ def map(f, xs):  # noqa: A001 - Keras exports ops.map
     Example:
         >>> ops.map(lambda x: x * 2, ops.arange(3))   # [0, 2, 4]
     """
+    if is_symbolic(xs):
+        return _symbolic_map(f, xs)
     return _stack_leaves([f(x) for x in _slices(xs, None, "map")])
+
+
+def _symbolic_map(f, xs):
+    n = tree.flatten(xs)[0].shape[0]
+    with tracing():
+        y = f(tree.map_structure(_slice_spec, xs))
+    return tree.map_structure(lambda leaf: _stacked_spec(leaf, n), y)
 
 
 def vectorized_map(function, elements):
@@ -165,6 +254,8 @@ def vectorized_map(function, elements):
     Example:
         >>> ops.vectorized_map(lambda ab: ab[0] * ab[1], (ops.ones((2, 3)), ops.ones((2, 3))))
     """
+    if is_symbolic(elements):
+        return _symbolic_map(function, elements)
     if isinstance(elements, (tuple, list)):
         items = [core.convert_to_tensor(e) for e in elements]
         n = items[0].shape[0]

@@ -37,10 +37,12 @@ import math
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.backend import config
 from kerasish.ops import core, manipulation as shape_ops
 from kerasish.ops.fused import fused_activation
+from kerasish.ops.symbolic import keras_op
 
 _CHUNK_BYTES = 256 * 2 ** 20  # column buffers above this are built per batch chunk
 
@@ -361,6 +363,8 @@ class ConvFilterGrad(Op):
 class ReluMask(Op):
     """`g * (out > 0)`: the gradient through a fused relu. Inputs (g, out)."""
 
+    elementwise = True  # shaped like its (broadcast) inputs
+
     name = "relu_mask"
 
     def forward(self, device, g, out):
@@ -410,7 +414,8 @@ def _float_pair(name, x, w):
     """Tensors `x`, `w` cast to one float dtype (ints become floatx)."""
     x, w = core.float_operand(x), core.float_operand(w)
     if x.dtype != w.dtype:
-        target = config.standardize_dtype(np.result_type(x._value.dtype, w._value.dtype))
+        target = config.standardize_dtype(np.result_type(config.to_numpy_dtype(x.dtype),
+                                                         config.to_numpy_dtype(w.dtype)))
         x, w = core.cast(x, target), core.cast(w, target)
     return x, w
 
@@ -435,6 +440,34 @@ def _check_ranks(op, x, w, kernel_name="kernel"):
             f"a {kernel_name} of shape {tuple(w.shape)}.")
 
 
+def _symbolic_conv(op, x, w, activation, strides, padding, dilation, data_format, in_shape,
+                   name):
+    """The output spec of a convolution on KerasTensors (channels-last `x`): sizes
+    unknown in the input stay None."""
+    channels, in_per_group = x.shape[-1], w.shape[-2]
+    if None not in (channels, in_per_group) and channels % in_per_group:
+        raise ValueError(
+            f"{op}: the input channels must match the kernel: the input has {channels} "
+            f"channels, which is not a multiple of the kernel's input channels {in_per_group}. "
+            f"Received inputs of shape {in_shape} and a kernel of shape {tuple(w.shape)}.")
+    spatial = []
+    for n, k, st, d in zip(x.shape[1:-1], w.shape[:-2], strides, dilation):
+        if n is None or k is None:
+            spatial.append(None)
+            continue
+        size = -(-n // st) if padding == "same" else (n - (d * (k - 1) + 1)) // st + 1
+        if size <= 0:
+            raise ValueError(f"{op}: the kernel (size {tuple(w.shape[:-2])} with dilation "
+                             f"{dilation}) is larger than the input (shape {in_shape}).")
+        spatial.append(size)
+    y = KerasTensor((x.shape[0],) + tuple(spatial) + (w.shape[-1],), x.dtype)
+    _, after = fused_activation(name, activation)
+    if after is not None:
+        y = after(y)
+    return _from_channels_last(y, data_format)
+
+
+@keras_op
 def fused_conv(inputs, kernel, bias=None, activation=None, strides=1, padding="valid",
                data_format=None, dilation_rate=1, name="conv"):
     """`activation(conv(inputs, kernel) + bias)` as one op (relu/linear fused).
@@ -467,6 +500,9 @@ def fused_conv(inputs, kernel, bias=None, activation=None, strides=1, padding="v
     in_shape = tuple(x.shape)
     x = _to_channels_last(x, data_format)
     channels, in_per_group, filters = x.shape[-1], w.shape[-2], w.shape[-1]
+    if x.__class__ is KerasTensor or w.__class__ is KerasTensor:
+        return _symbolic_conv(op, x, w, activation, strides, padding, dilation, data_format,
+                              in_shape, name)
     if channels % in_per_group:
         raise ValueError(
             f"{op}: the input has {channels} channels, which is not a multiple of the "
@@ -490,6 +526,7 @@ def fused_conv(inputs, kernel, bias=None, activation=None, strides=1, padding="v
     return _from_channels_last(y, data_format)
 
 
+@keras_op
 def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
     """N-D convolution (cross-correlation), as Keras `ops.conv`.
 
@@ -517,6 +554,7 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
                       dilation_rate, name="conv")
 
 
+@keras_op
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
                    dilation_rate=1):
     """Depthwise convolution: each channel convolved with its own filters.
@@ -542,9 +580,9 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
     _check_ranks(op, x, w)
     channels = x.shape[1] if standardize_data_format(data_format, op) == "channels_first" \
         else x.shape[-1]
-    if w.shape[-2] != channels:
+    if None not in (w.shape[-2], channels) and w.shape[-2] != channels:
         raise ValueError(
-            f"{op}: the kernel's channel axis ({w.shape[-2]}) must equal the input channels "
+            f"{op}: the input channels must match the kernel: the kernel's channel axis ({w.shape[-2]}) must equal the input channels "
             f"({channels}). Received inputs of shape {tuple(x.shape)} and a kernel of shape "
             f"{tuple(w.shape)}.")
     w = shape_ops.reshape(w, tuple(w.shape[:-2]) + (1, w.shape[-2] * w.shape[-1]))
@@ -552,6 +590,7 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
                       name="depthwise_conv")
 
 
+@keras_op
 def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, padding="valid",
                    data_format=None, dilation_rate=1):
     """Depthwise convolution followed by a 1x1 (pointwise) convolution.
@@ -574,6 +613,7 @@ def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, paddin
     return conv(y, pointwise_kernel, 1, "valid", data_format, 1)
 
 
+@keras_op
 def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=None,
                    data_format=None, dilation_rate=1):
     """Transposed convolution (the gradient of `conv` w.r.t. its input), as Keras.
@@ -612,16 +652,24 @@ def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=No
             raise ValueError(f"{op}: `output_padding` must be None or {rank} non-negative "
                              f"ints. Received: output_padding={output_padding}")
     x = _to_channels_last(x, data_format)
-    if x.shape[-1] != w.shape[-1]:
+    if None not in (x.shape[-1], w.shape[-1]) and x.shape[-1] != w.shape[-1]:
         raise ValueError(
-            f"{op}: the kernel's last axis ({w.shape[-1]}) must equal the input channels "
+            f"{op}: the input channels must match the kernel: the kernel's last axis ({w.shape[-1]}) must equal the input channels "
             f"({x.shape[-1]}). Received inputs of shape {in_shape} and a kernel "
             f"of shape {tuple(w.shape)}.")
     kernel_size = tuple(w.shape[:-2])
     out_spatial = tuple(
         conv_transpose_output_length(s, k, st, padding, None if output_padding is None
                                      else output_padding[i], d)
+        if s is not None else None
         for i, (s, k, st, d) in enumerate(zip(x.shape[1:-1], kernel_size, strides, dilation)))
+    if x.__class__ is KerasTensor or w.__class__ is KerasTensor:
+        if any(o is not None and o <= 0 for o in out_spatial):
+            raise ValueError(f"{op}: the output would have size {out_spatial}. Received "
+                             f"inputs of shape {in_shape} and a kernel of shape "
+                             f"{tuple(w.shape)}.")
+        return _from_channels_last(
+            KerasTensor((x.shape[0],) + out_spatial + (w.shape[-2],), x.dtype), data_format)
     if any(o <= 0 for o in out_spatial):
         raise ValueError(f"{op}: the output would have size {out_spatial}. Received inputs "
                          f"of shape {in_shape} and a kernel of shape "

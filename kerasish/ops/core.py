@@ -7,11 +7,15 @@ explicit saved values, backward written with ops.
 import numpy as np
 
 from kerasish.autodiff import capture as _capture
-from kerasish.autodiff.op import Op
+from kerasish.autodiff.keras_tensor import KerasTensor, NoShapeRule, in_trace
+from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices as _dev
 from kerasish.backend.config import is_float, is_inexact
 from kerasish.backend.dtypes import result_type
+from kerasish.ops import symbolic
+from kerasish.utils import tree
+from kerasish.ops.symbolic import keras_op
 
 _PY_SCALARS = (int, float, bool, np.number, np.bool_)
 
@@ -104,6 +108,13 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
         if dtype is not None and config.standardize_dtype(dtype) != x.dtype:
             return cast(x, dtype)
         return x
+    if x.__class__ is KerasTensor:
+        if not in_trace():  # a graph node, as Keras's ConvertToTensor
+            return symbolic.symbolic_call(convert_to_tensor, "ConvertToTensor", (x,),
+                                          {"dtype": dtype} if dtype is not None else {})
+        if dtype is not None and config.standardize_dtype(dtype) != x.dtype:
+            return cast(x, dtype)
+        return x
     if sparse or ragged:
         raise NotImplementedError(
             "convert_to_tensor: kerasish has no sparse or ragged tensors "
@@ -127,6 +138,10 @@ def convert_to_numpy(x):
     """
     if isinstance(x, Tensor):
         return x.numpy()
+    if x.__class__ is KerasTensor:
+        raise ValueError(
+            "convert_to_numpy: a KerasTensor is symbolic (shape "
+            f"{x.shape}, dtype {x.dtype}) and has no value to convert.")
     return _dev.to_host(x) if _dev.is_array(x) else np.asarray(x)
 
 
@@ -177,12 +192,15 @@ def operands(name, *xs):
     if not present:
         tensors[0] = convert_to_tensor(xs[0])
         present = [tensors[0]]
-    dev = present[0]._device
-    if len(present) > 1:
-        for t in present:
-            if t._device is not dev:
-                dev = common_device(name, present)
-                break
+    try:  # a KerasTensor has no `_device`: found here at no cost on tensors
+        dev = present[0]._device
+        if len(present) > 1:
+            for t in present:
+                if t._device is not dev:
+                    dev = common_device(name, present)
+                    break
+    except AttributeError:
+        raise SymbolicOperands(name, tensors) from None
     values = []
     for x, t in zip(xs, tensors):
         if t is None:
@@ -192,6 +210,20 @@ def operands(name, *xs):
         else:
             values.append(dev.send(t._value))
     return values, tensors, dev
+
+
+class SymbolicOperands(NoShapeRule):
+    """Raised by `operands` when an input is a KerasTensor and the op has no symbolic rule.
+
+    Attributes:
+        tensors: the converted inputs (KerasTensors, Tensors, None for Python scalars).
+    """
+
+    def __init__(self, name, tensors):
+        super().__init__(
+            f"ops.{name} cannot take symbolic inputs (KerasTensors) here; got "
+            f"{describe(*[t for t in tensors if t is not None])}.")
+        self.tensors = tensors
 
 
 def promote(a, b):
@@ -230,6 +262,7 @@ def promote(a, b):
     return a, b
 
 
+@keras_op
 def cast(x, dtype):
     """Casts a tensor to `dtype`; differentiable between float types.
 
@@ -246,6 +279,8 @@ def cast(x, dtype):
     """
     x = convert_to_tensor(x)
     target = config.to_numpy_dtype(dtype)
+    if x.__class__ is KerasTensor:
+        return x if x.dtype == config.standardize_dtype(target) else Cast(target)(x)
     if x._value.dtype == target:
         return x
     return Cast(target)(x)
@@ -273,6 +308,7 @@ class Cast(Op):
         return spec[0], config.standardize_dtype(self.dtype)
 
 
+@keras_op
 def stop_gradient(variable):
     """Returns the value unchanged but cut from gradient computation.
 
@@ -286,6 +322,8 @@ def stop_gradient(variable):
         >>> y = ops.stop_gradient(x) * 2   # d y / d x == None
     """
     x = convert_to_tensor(variable)
+    if x.__class__ is KerasTensor:
+        return x
     value = x._value.copy() if isinstance(x, Variable) else x._value
     out = Tensor(value, x._device)
     if _capture.tracer is not None and value is not x._value:
@@ -306,6 +344,8 @@ def dtype(x):
         >>> ops.dtype([1.0])
         'float32'
     """
+    if x.__class__ is KerasTensor:
+        return x.dtype
     return convert_to_tensor(x).dtype
 
 
@@ -338,7 +378,7 @@ def ndim(x):
         >>> ops.ndim(ops.zeros((2, 3)))
         2
     """
-    return len(shape(x))
+    return len(shape(x))  # a KerasTensor's static rank
 
 
 def result_dtype(*values):
@@ -348,10 +388,74 @@ def result_dtype(*values):
                          for v in values])
 
 
+def symbolic_elementwise(fn, args, kwargs=None, name=None):
+    """The KerasTensor result of an elementwise op function `fn` on symbolic `args`.
+
+    Outside a trace this records the op's graph node (`symbolic.symbolic_call`).
+    Inside, the shape is the broadcast of the inputs' shapes (unknown sizes
+    stay None) and the dtype is the one `fn` itself gives on one-element
+    inputs of the same dtypes, so it follows the eager promotion rules exactly.
+
+    Args:
+        fn: the op function (broadcasting, elementwise).
+        args: its positional arguments (KerasTensors, tensors, numbers).
+        kwargs: its non-tensor keyword arguments.
+        name: the op's public name (default `fn.__name__`).
+
+    Returns:
+        KerasTensor.
+    """
+    kwargs = kwargs or {}
+    name = name or fn.__name__
+    if not in_trace():
+        return symbolic.symbolic_call(fn, symbolic.op_class_name(name), args, kwargs)
+    shapes = [tuple(a.shape) for a in args if hasattr(a, "shape") and hasattr(a, "dtype")]
+    try:
+        shape = broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"ops.{name}: cannot broadcast inputs with "
+                         f"{describe(*[a for a in args if hasattr(a, 'shape')])}.") from None
+    dummies = [Tensor(np.ones((), config.to_numpy_dtype(a.dtype)), _dev.current_device())
+               if a.__class__ is KerasTensor else a for a in args]
+    try:
+        with np.errstate(all="ignore"):
+            dtype = fn(*dummies, **kwargs).dtype
+    except (TypeError, ValueError):  # e.g. a bitwise op on floats: Keras infers, not checks
+        dtype = result_type(*[a.dtype for a in args if hasattr(a, "dtype")])
+    return KerasTensor(shape, dtype)
+
+
+def evaluate_spec(fn, args, kwargs):
+    """KerasTensor outputs of an op function without shape rules, by evaluation.
+
+    Runs `fn` outside the trace on zeros, with every unknown (None) size
+    set to 2 and then 3; output sizes that follow are None. Used only for
+    op functions listed in `symbolic.EVALUATED` (see docs/design.md).
+    """
+    runs = []
+    for size in (2, 3):
+        def make(x):
+            if x.__class__ is not KerasTensor:
+                return x
+            shape = tuple(size if d is None else d for d in x.shape)
+            return Tensor(np.zeros(shape, config.to_numpy_dtype(x.dtype)), _dev.current_device())
+        concrete_args = tree.map_structure(make, args)
+        concrete_kwargs = tree.map_structure(make, kwargs)
+        with np.errstate(all="ignore"):
+            runs.append(fn(*concrete_args, **concrete_kwargs))
+    def spec(a, b):
+        if not hasattr(a, "shape"):
+            return a
+        shape = tuple(None if da != db else da for da, db in zip(a.shape, b.shape))
+        return KerasTensor(shape, a.dtype)
+    return tree.map_structure(spec, runs[0], runs[1])
+
+
 def float_operand(x):
     """Casts int/bool tensors to floatx (for ops that only make sense on floats)."""
     x = convert_to_tensor(x)
-    if not is_inexact(x._value.dtype):
+    if not is_inexact(config.to_numpy_dtype(x.dtype) if x.__class__ is KerasTensor
+                      else x._value.dtype):
         return cast(x, config.floatx())
     return x
 
@@ -376,6 +480,8 @@ def check_finite_input(name, array, xp=None):
             f"ops.{name}: received {bad} NaN/infinite value(s) in an input that must "
             f"be finite (shape {tuple(array.shape)}, dtype {array.dtype.name}).")
 
+
+symbolic.set_fallback(evaluate_spec)
 
 __all__ = ["Tensor", "Variable", "cast", "convert_to_numpy", "convert_to_tensor",
            "dtype", "is_tensor", "ndim", "shape", "stop_gradient"]

@@ -2,21 +2,39 @@
 import numpy as np
 
 from kerasish.autodiff.capture import constant_creator
+from kerasish.autodiff.keras_tensor import KerasTensor, in_trace
+from kerasish.autodiff.op import broadcast_shapes
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, devices as _dev
 from kerasish.ops.core import convert_to_tensor
+from kerasish.ops.symbolic import keras_op
 
 
 @constant_creator
-def _make(fn, dtype):
+def _make(fn, dtype, shape=None):
+    if shape is not None and in_trace() and _unknown(shape):
+        # inside a trace, a size read off a KerasTensor may be unknown: a symbolic result
+        dims = (shape,) if not isinstance(shape, (tuple, list)) else shape
+        return KerasTensor(tuple(None if _is_unknown(n) else int(n) for n in dims),
+                           config.standardize_dtype(dtype or config.floatx()))
     dev = _dev.current_device()
     return Tensor(fn(dev.xp, config.to_numpy_dtype(dtype)), dev)
+
+
+def _is_unknown(n):
+    return n is None or n.__class__ is KerasTensor
+
+
+def _unknown(shape):
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return any(_is_unknown(n) for n in dims)
 
 
 def _shape(shape):
     return (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
 
 
+@keras_op
 def zeros(shape, dtype=None):
     """A tensor of zeros (dtype defaults to floatx).
 
@@ -24,27 +42,30 @@ def zeros(shape, dtype=None):
         >>> ops.zeros((2, 3)).shape
         (2, 3)
     """
-    return _make(lambda xp, dt: xp.zeros(_shape(shape), dt), dtype)
+    return _make(lambda xp, dt: xp.zeros(_shape(shape), dt), dtype, shape)
 
 
+@keras_op
 def ones(shape, dtype=None):
     """A tensor of ones (dtype defaults to floatx).
 
     Example:
         >>> ops.ones((2,))   # [1., 1.]
     """
-    return _make(lambda xp, dt: xp.ones(_shape(shape), dt), dtype)
+    return _make(lambda xp, dt: xp.ones(_shape(shape), dt), dtype, shape)
 
 
+@keras_op
 def full(shape, fill_value, dtype=None):
     """A tensor filled with `fill_value` (dtype defaults to floatx).
 
     Example:
         >>> ops.full((2,), 7.0)   # [7., 7.]
     """
-    return _make(lambda xp, dt: xp.full(_shape(shape), fill_value, dt), dtype)
+    return _make(lambda xp, dt: xp.full(_shape(shape), fill_value, dt), dtype, shape)
 
 
+@keras_op
 def empty(shape, dtype=None):
     """An uninitialised tensor (dtype defaults to floatx).
 
@@ -52,7 +73,7 @@ def empty(shape, dtype=None):
         >>> ops.empty((2, 3)).shape
         (2, 3)
     """
-    return _make(lambda xp, dt: xp.empty(_shape(shape), dt), dtype)
+    return _make(lambda xp, dt: xp.empty(_shape(shape), dt), dtype, shape)
 
 
 def _like(x, dtype):
@@ -60,6 +81,12 @@ def _like(x, dtype):
     return x, config.to_numpy_dtype(dtype or x.dtype)
 
 
+def _symbolic_like(x, dtype):
+    """The spec of `*_like(x)` for a KerasTensor `x`."""
+    return KerasTensor(x.shape, config.standardize_dtype(dtype or x.dtype))
+
+
+@keras_op
 @constant_creator
 def zeros_like(x, dtype=None):
     """Zeros with the shape (and dtype) of `x`, on `x`'s device.
@@ -68,9 +95,12 @@ def zeros_like(x, dtype=None):
         >>> ops.zeros_like(ops.ones((2,), "int32"))   # [0, 0] int32
     """
     x, dt = _like(x, dtype)
+    if x.__class__ is KerasTensor:
+        return _symbolic_like(x, dt)
     return Tensor(x._device.xp.zeros(x.shape, dt), x._device)
 
 
+@keras_op
 @constant_creator
 def ones_like(x, dtype=None):
     """Ones with the shape (and dtype) of `x`, on `x`'s device.
@@ -79,9 +109,12 @@ def ones_like(x, dtype=None):
         >>> ops.ones_like(ops.zeros((2,)))   # [1., 1.]
     """
     x, dt = _like(x, dtype)
+    if x.__class__ is KerasTensor:
+        return _symbolic_like(x, dt)
     return Tensor(x._device.xp.ones(x.shape, dt), x._device)
 
 
+@keras_op
 @constant_creator
 def full_like(x, fill_value, dtype=None):
     """`fill_value` with the shape (and dtype) of `x`.
@@ -90,9 +123,12 @@ def full_like(x, fill_value, dtype=None):
         >>> ops.full_like(ops.zeros((2,)), 3.0)   # [3., 3.]
     """
     x, dt = _like(x, dtype)
+    if x.__class__ is KerasTensor:
+        return _symbolic_like(x, dt)
     return Tensor(x._device.xp.full(x.shape, fill_value, dt), x._device)
 
 
+@keras_op
 @constant_creator
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values in [start, stop); int32 for int arguments, else floatx.
@@ -110,6 +146,7 @@ def arange(start, stop=None, step=None, dtype=None):
     return _make(lambda xp, dt: xp.arange(start, stop, step, dtype=dt), dtype)
 
 
+@keras_op
 @constant_creator
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """`num` evenly spaced values from `start` to `stop` (floatx by default).
@@ -117,6 +154,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     Example:
         >>> ops.linspace(0.0, 1.0, 3)   # [0., 0.5, 1.]
     """
+    if start.__class__ is KerasTensor or stop.__class__ is KerasTensor:
+        out = _symbolic_space(start, stop, num, dtype, axis)
+        return (out, KerasTensor((), out.dtype)) if retstep else out
     dev = _dev.current_device()
     dt = config.to_numpy_dtype(dtype)
     values, step = dev.xp.linspace(start, stop, num, endpoint=endpoint, retstep=True, axis=axis)
@@ -124,6 +164,16 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (out, step) if retstep else out
 
 
+def _symbolic_space(start, stop, num, dtype, axis):
+    """linspace/logspace on KerasTensors: the broadcast of start and stop, with `num`
+    inserted at `axis`."""
+    shape = list(broadcast_shapes(tuple(getattr(start, "shape", ())),
+                                  tuple(getattr(stop, "shape", ()))))
+    shape.insert(axis if axis >= 0 else len(shape) + axis + 1, int(num))
+    return KerasTensor(tuple(shape), config.standardize_dtype(dtype or config.floatx()))
+
+
+@keras_op
 @constant_creator
 def eye(N, M=None, k=0, dtype=None):
     """A 2-D tensor with ones on the k-th diagonal.
@@ -134,6 +184,7 @@ def eye(N, M=None, k=0, dtype=None):
     return _make(lambda xp, dt: xp.eye(N, M, k, dtype=dt), dtype)
 
 
+@keras_op
 def identity(n, dtype=None):
     """The n x n identity matrix.
 
@@ -143,6 +194,7 @@ def identity(n, dtype=None):
     return eye(n, dtype=dtype)
 
 
+@keras_op
 @constant_creator
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below the k-th diagonal.
@@ -153,6 +205,7 @@ def tri(N, M=None, k=0, dtype=None):
     return _make(lambda xp, dt: xp.tri(N, M, k, dtype=dt), dtype)
 
 
+@keras_op
 def empty_like(x, dtype=None):
     """An uninitialised tensor with the shape (and dtype) of `x`.
 
@@ -161,20 +214,26 @@ def empty_like(x, dtype=None):
         (2, 3)
     """
     x, dt = _like(x, dtype)
+    if x.__class__ is KerasTensor:
+        return _symbolic_like(x, dt)
     return Tensor(x._device.xp.empty(x.shape, dt), x._device)
 
 
+@keras_op
 def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
     """`num` values evenly spaced on a log scale from base**start to base**stop.
 
     Example:
         >>> ops.logspace(0, 2, 3)   # [1., 10., 100.]
     """
+    if start.__class__ is KerasTensor or stop.__class__ is KerasTensor:
+        return _symbolic_space(start, stop, num, dtype, axis)
     dev = _dev.current_device()
     values = dev.xp.logspace(start, stop, num, endpoint=endpoint, base=base, axis=axis)
     return Tensor(values.astype(config.to_numpy_dtype(dtype)), dev)
 
 
+@keras_op
 def array(x, dtype=None):
     """Creates a tensor from data (same as `convert_to_tensor`).
 

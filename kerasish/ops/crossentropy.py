@@ -8,12 +8,14 @@ order on raw arrays, second order written with ops).
 """
 from kerasish.backend.config import is_float
 from kerasish.autodiff.capture import host_check
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, float_operand
 from kerasish.ops.softmax import log_softmax, softmax
+from kerasish.ops.symbolic import keras_op
 
 
 def _clip_probs(output):
@@ -22,12 +24,16 @@ def _clip_probs(output):
 
 
 def _check_same_shape(name, target, output):
+    if len(target.shape) == len(output.shape) and all(
+            a is None or b is None or a == b for a, b in zip(target.shape, output.shape)):
+        return  # equal, or unknown (None) where they differ
     if target.shape != output.shape:
         raise ValueError(
             f"ops.{name}: `target` and `output` must have the same shape. "
             f"Received: target {core.describe(target)}, output {core.describe(output)}.")
 
 
+@keras_op
 def binary_crossentropy(target, output, from_logits=False):
     """Elementwise binary cross-entropy (no reduction), as Keras ops.
 
@@ -55,6 +61,7 @@ def binary_crossentropy(target, output, from_logits=False):
                               ew.multiply(ew.subtract(1.0, target), ew.log(ew.subtract(1.0, p)))))
 
 
+@keras_op
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Cross-entropy between one-hot/soft targets and predictions, reduced over `axis`.
 
@@ -98,6 +105,11 @@ class SoftmaxXent(Op):
     def __init__(self, axis):
         self.axis = axis
         self._log_probs = None
+
+    def compute_output_spec(self, logits, target):
+        shape, dtype = logits
+        axis = self.axis % len(shape)
+        return tuple(shape[:axis]) + tuple(shape[axis + 1:]), dtype
 
     def forward(self, device, z, t):
         xp = device.xp
@@ -163,6 +175,7 @@ class SoftmaxXentGrad(Op):
         return gz, gt, gg
 
 
+@keras_op
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Cross-entropy with integer labels.
 
@@ -185,6 +198,9 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     name = "sparse_categorical_crossentropy"
     output = float_operand(output)
     labels = convert_to_tensor(target)
+    if output.__class__ is KerasTensor or labels.__class__ is KerasTensor:
+        axis = shape_ops._axis(name, axis, output.ndim)
+        return KerasTensor(output.shape[:axis] + output.shape[axis + 1:], output.dtype)
     if is_float(labels._value.dtype):
         host_check(lambda a: core.check_finite_input(name, a), labels)
         labels = core.cast(labels, "int64")

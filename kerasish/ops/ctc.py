@@ -9,6 +9,8 @@ import numpy as np
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, nn, reduction
 from kerasish.ops.indexing import take_along_axis
+from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.ops.symbolic import keras_op
 
 _NEG = -1e30  # log(0) that keeps gradients finite (exp(_NEG - x) == 0)
 
@@ -33,6 +35,7 @@ def _shift(alpha, by):
     return shape_ops.concatenate([pad, alpha[:, :-by]], axis=1)
 
 
+@keras_op
 def ctc_loss(target, output, target_length, output_length, mask_index=0):
     """CTC loss per sample: -log p(target | output), summed over all alignments.
 
@@ -52,6 +55,8 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
     output = core.float_operand(output)
     if output.dtype in ("float16", "bfloat16"):  # Keras computes (and returns) these in float32
         output = core.cast(output, "float32")
+    if KerasTensor in map(type, (output, target, target_length, output_length)):
+        return KerasTensor((output.shape[0],), output.dtype)  # one loss per sample
     labels = np.asarray(core.convert_to_numpy(target)).astype("int32")
     label_len = np.asarray(core.convert_to_numpy(target_length)).astype("int64").reshape(-1)
     time_len = np.asarray(core.convert_to_numpy(output_length)).astype("int64").reshape(-1)
@@ -145,6 +150,7 @@ def _beam_search(log_probs, length, beam_width, blank):
             sorted(beams.items(), key=lambda kv: -_log_add(*kv[1]))]
 
 
+@keras_op
 def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1,
                merge_repeated=True, mask_index=0):
     """Decodes CTC outputs into label sequences.
@@ -171,6 +177,10 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
         raise ValueError(f"ops.ctc_decode: Invalid strategy {strategy}. Supported values "
                          "are 'greedy' and 'beam_search'.")
     x = core.float_operand(inputs)
+    if x.__class__ is KerasTensor or sequence_lengths.__class__ is KerasTensor:
+        paths = 1 if strategy == "greedy" else int(top_paths)
+        return (KerasTensor((paths,) + tuple(x.shape[:2]), "int32"),
+                KerasTensor((x.shape[0], paths), result_type(x.dtype, "float32")))
     # computed in result_type(inputs, float32): float16/bfloat16 give float32 (Keras)
     score_dtype = result_type(x.dtype, "float32")
     logits = np.asarray(core.convert_to_numpy(x)).astype(score_dtype)

@@ -18,6 +18,7 @@ from kerasish.backend.devices import to_host
 from kerasish.ops import core, creation, elementwise as ew, linalg, matrix
 from kerasish.ops import manipulation as shape_ops
 from kerasish.ops.core import float_operand
+from kerasish.ops.symbolic import keras_op
 
 
 def _mT(x):
@@ -60,6 +61,7 @@ def _any_nonzero(g):
 
 # ----------------------------------------------------------------------------- cholesky
 
+@keras_op
 def cholesky(x, upper=False):
     """Cholesky factor of symmetric positive-definite matrices.
 
@@ -89,6 +91,8 @@ def cholesky(x, upper=False):
 class Cholesky(Op):
     """Lower Cholesky factor; gradient `sym(L^-T Phi(L^T g) L^-1)` (TensorFlow's)."""
 
+    elementwise = True  # shaped like its (broadcast) inputs
+
     name = "cholesky"
 
     def forward(self, device, x):
@@ -112,6 +116,7 @@ class Cholesky(Op):
 _CHOLESKY = Cholesky()
 
 
+@keras_op
 def cholesky_inverse(x, upper=False):
     """Inverse of a matrix from its Cholesky factor.
 
@@ -133,6 +138,7 @@ def cholesky_inverse(x, upper=False):
 
 # ----------------------------------------------------------------------------- triangular
 
+@keras_op
 def solve_triangular(a, b, lower=False):
     """Solves `a @ x = b` for triangular `a` (only its `lower`/upper triangle is read).
 
@@ -192,6 +198,7 @@ class SolveTriangular(Op):
 
 # ----------------------------------------------------------------------------- eigen
 
+@keras_op
 def eigh(x):
     """Eigenvalues (ascending) and eigenvectors of symmetric matrices.
 
@@ -243,6 +250,7 @@ class Eigh(Op):
 _EIGH = Eigh()
 
 
+@keras_op
 def eig(x):
     """Eigenvalues and eigenvectors of general square matrices (complex results).
 
@@ -287,6 +295,7 @@ _EIG = Eig()
 
 # ----------------------------------------------------------------------------- svd
 
+@keras_op
 def svd(x, full_matrices=True, compute_uv=True):
     """Singular value decomposition `x = u @ diag(s) @ vh`.
 
@@ -381,6 +390,7 @@ def _default_rcond(x):
     return 10.0 * max(x.shape[-2:]) * float(np.finfo(x.dtype).eps)
 
 
+@keras_op
 def pinv(x, rcond=None):
     """Moore-Penrose pseudo-inverse via the SVD (TensorFlow's cutoff).
 
@@ -436,6 +446,7 @@ class Pinv(Op):
         return (tuple(shape[:-2]) + (shape[-1], shape[-2]), dtype)
 
 
+@keras_op
 def matrix_rank(x, tol=None):
     """Number of singular values above `tol` (int32; not differentiable).
 
@@ -476,6 +487,7 @@ class MatrixRank(Op):
 
 # ----------------------------------------------------------------------------- qr
 
+@keras_op
 def qr(x, mode="reduced"):
     """QR decomposition `x = q @ r` (Householder; same signs as TensorFlow).
 
@@ -544,6 +556,7 @@ class Qr(Op):
 
 # ----------------------------------------------------------------------------- lstsq
 
+@keras_op
 def lstsq(a, b, rcond=None):
     """Least-squares solution of `a @ x = b` (numpy's `lstsq`, `rcond` as numpy's).
 
@@ -613,6 +626,7 @@ class Lstsq(Op):
 
 # ----------------------------------------------------------------------------- lu
 
+@keras_op
 def lu_factor(x):
     """LU factorisation with partial pivoting, as Keras on TensorFlow returns it.
 

@@ -10,11 +10,13 @@ import numpy as np
 
 from kerasish.backend.config import is_inexact
 from kerasish.autodiff import capture as _capture, tape as _tape
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
 from kerasish.ops import core
 from kerasish.ops.core import convert_to_tensor, operands, promote
+from kerasish.ops.symbolic import keras_op
 
 
 def unbroadcast(g, shape):
@@ -73,6 +75,8 @@ class Binary(Op):
     `needs` has one entry per operand, a Python scalar's being False.
     """
 
+    elementwise = True  # shaped like its (broadcast) inputs
+
     def __init__(self, name, compute, grad_x1=None, grad_x2=None):
         self.name, self.compute = name, compute
         self.grad_x1, self.grad_x2 = grad_x1, grad_x2
@@ -126,6 +130,8 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
             if promote_inputs and a.dtype is not b.dtype:
                 a, b = promote(a, b)
         else:
+            if x1.__class__ is KerasTensor or x2.__class__ is KerasTensor:
+                return core.symbolic_elementwise(op, (x1, x2), name=name)
             (a, b), (t1, t2), dev = operands(name, x1, x2)
             if promote_inputs:
                 a, b = promote(a, b)
@@ -257,6 +263,7 @@ logical_or = binary("logical_or", "logical_or", promote_inputs=False)
 logical_xor = binary("logical_xor", "logical_xor", promote_inputs=False)
 
 
+@keras_op
 def divide_no_nan(x1, x2):
     """`x1 / x2`, but 0 where `x2 == 0` (and a zero gradient there).
 
@@ -274,6 +281,7 @@ def divide_no_nan(x1, x2):
     return where(zero, 0, divide(x1, safe))
 
 
+@keras_op
 def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     """True where `|x1 - x2| <= atol + rtol * |x2|` (numpy semantics).
 
@@ -288,10 +296,14 @@ def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     Example:
         >>> ops.isclose(ops.ones(2), 1.0 + 1e-9)   # [True, True]
     """
+    if x1.__class__ is KerasTensor or x2.__class__ is KerasTensor:
+        return core.symbolic_elementwise(isclose, (x1, x2),
+                                         dict(rtol=rtol, atol=atol, equal_nan=equal_nan))
     (a, b), _, dev = operands("isclose", x1, x2)
     return Tensor(dev.xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan), dev)
 
 
+@keras_op
 def clip(x, x_min, x_max):
     """Clips values to [x_min, x_max]; the gradient passes where not clipped.
 
@@ -305,6 +317,8 @@ def clip(x, x_min, x_max):
     Example:
         >>> ops.clip(ops.convert_to_tensor([-2.0, 0.5, 3.0]), 0.0, 1.0)  # [0., 0.5, 1.]
     """
+    if KerasTensor in map(type, (x, x_min, x_max)):
+        return core.symbolic_elementwise(clip, (x, x_min, x_max))
     x = convert_to_tensor(x)
     if x._value.dtype.kind == "b":
         x = core.cast(x, "int32")
@@ -317,6 +331,8 @@ def clip(x, x_min, x_max):
 class Clip(Op):
     """Clips to [lo, hi] (each a tensor input, or a Python scalar in `bounds`); the
     gradient goes to `x` where not clipped and to a tensor bound where it clips."""
+
+    elementwise = True  # shaped like its (broadcast) inputs
 
     name = "clip"
 
@@ -346,6 +362,7 @@ class Clip(Op):
         return grads
 
 
+@keras_op
 def where(condition, x1=None, x2=None):
     """Picks from `x1` where `condition` is true, else from `x2` (broadcasting).
 
@@ -364,11 +381,15 @@ def where(condition, x1=None, x2=None):
     """
     if x1 is None and x2 is None:
         cond = convert_to_tensor(condition)
+        if cond.__class__ is KerasTensor:  # Keras's symbolic rule: shaped like `condition`
+            return KerasTensor(cond.shape, "int32")
         xp = cond._device.xp
         return tuple(Tensor(i.astype("int32"), cond._device) for i in xp.nonzero(cond._value))
     if x1 is None or x2 is None:
         raise ValueError("ops.where: `x1` and `x2` either both should be `None` or both "
                          "should have non-None value.")
+    if KerasTensor in map(type, (condition, x1, x2)):
+        return core.symbolic_elementwise(where, (condition, x1, x2))
     (c, a, b), (tc, t1, t2), dev = operands("where", condition, x1, x2)
     if tc is None:
         tc = convert_to_tensor(condition)

@@ -12,8 +12,11 @@ from kerasish.ops import (core, elementwise as ew, layout, manipulation as shape
                           sorting)
 from kerasish.ops.core import convert_to_tensor, float_operand
 from kerasish.ops import matrix
+from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.ops.symbolic import keras_op
 
 
+@keras_op
 def allclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     """True when every element is close (numpy.allclose), as a bool tensor.
 
@@ -23,6 +26,7 @@ def allclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
     return reduction.all(ew.isclose(x1, x2, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+@keras_op
 def array_split(x, indices_or_sections, axis=0):
     """Like `split`, but sections may differ by one element (numpy.array_split).
 
@@ -31,6 +35,8 @@ def array_split(x, indices_or_sections, axis=0):
         [(3,), (2,)]
     """
     x = convert_to_tensor(x)
+    if isinstance(indices_or_sections, (int, np.integer)) and x.shape[axis] is None:
+        return shape_ops.split(x, indices_or_sections, axis=axis)  # unknown size: all None
     if isinstance(indices_or_sections, (int, np.integer)):
         n, k = x.shape[axis], int(indices_or_sections)
         sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
@@ -38,6 +44,7 @@ def array_split(x, indices_or_sections, axis=0):
     return shape_ops.split(x, indices_or_sections, axis=axis)
 
 
+@keras_op
 def hsplit(x, indices_or_sections):
     """Splits along axis 1 (axis 0 for 1-D tensors).
 
@@ -49,6 +56,7 @@ def hsplit(x, indices_or_sections):
     return shape_ops.split(x, indices_or_sections, axis=0 if x.ndim == 1 else 1)
 
 
+@keras_op
 def vsplit(x, indices_or_sections):
     """Splits along axis 0.
 
@@ -59,6 +67,7 @@ def vsplit(x, indices_or_sections):
     return shape_ops.split(x, indices_or_sections, axis=0)
 
 
+@keras_op
 def dsplit(x, indices_or_sections):
     """Splits along axis 2.
 
@@ -69,6 +78,7 @@ def dsplit(x, indices_or_sections):
     return shape_ops.split(x, indices_or_sections, axis=2)
 
 
+@keras_op
 def dstack(xs):
     """Stacks along a third axis (numpy.dstack).
 
@@ -87,16 +97,19 @@ def dstack(xs):
     return shape_ops.concatenate(parts, axis=2)
 
 
+@keras_op
 def fliplr(x):
     """Reverses axis 1. Example: `ops.fliplr(ops.eye(2))`."""
     return layout.flip(x, 1)
 
 
+@keras_op
 def flipud(x):
     """Reverses axis 0. Example: `ops.flipud(ops.eye(2))`."""
     return layout.flip(x, 0)
 
 
+@keras_op
 def diagflat(x, k=0):
     """A 2-D matrix with the flattened `x` on the k-th diagonal.
 
@@ -106,16 +119,20 @@ def diagflat(x, k=0):
     return matrix.diag(shape_ops.ravel(x), k)
 
 
+@keras_op
 def isin(x1, x2, assume_unique=False, invert=False):
     """True where elements of `x1` occur in `x2`.
 
     Example:
         >>> ops.isin(ops.convert_to_tensor([1, 2, 3]), [2])   # [False, True, False]
     """
+    if x1.__class__ is KerasTensor or x2.__class__ is KerasTensor:
+        return KerasTensor(tuple(np.shape(x1) if not hasattr(x1, "shape") else x1.shape), "bool")
     (a, b), _, dev = core.operands("isin", x1, x2)
     return Tensor(dev.xp.isin(a, b, assume_unique=assume_unique, invert=invert), dev)
 
 
+@keras_op
 def select(condlist, choicelist, default=0):
     """Picks from `choicelist[i]` where `condlist[i]` first holds (numpy.select).
 
@@ -129,6 +146,7 @@ def select(condlist, choicelist, default=0):
     return convert_to_tensor(out)
 
 
+@keras_op
 def ptp(x, axis=None, keepdims=False):
     """max - min along `axis`.
 
@@ -139,6 +157,7 @@ def ptp(x, axis=None, keepdims=False):
                        reduction.min(x, axis=axis, keepdims=keepdims))
 
 
+@keras_op
 def percentile(x, q, axis=None, method="linear", keepdims=False):
     """The q-th percentile(s), q in [0, 100].
 
@@ -168,7 +187,7 @@ def _nan_reduce(name, fn, fill):
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"`{name[3:]}` ignoring NaNs (numpy.{name}).\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([1.0, float('nan'), 3.0]))\n")
-    return op
+    return keras_op(op, name=op.__name__)
 
 
 def _count(nan, axis, keepdims):
@@ -188,6 +207,7 @@ nanmean = _nan_reduce("nanmean", lambda x, a, k, n: ew.divide(
     core.cast(reduction.sum(x, a, k), x.dtype), core.cast(_count(n, a, k), x.dtype)), 0.0)
 
 
+@keras_op
 def nanvar(x, axis=None, keepdims=False):
     """Variance ignoring NaNs. Example: `ops.nanvar(ops.convert_to_tensor([1.0, 3.0]))`."""
     x = float_operand(x)
@@ -198,16 +218,19 @@ def nanvar(x, axis=None, keepdims=False):
     return ew.divide(reduction.sum(sq, axis=axis, keepdims=keepdims), count)
 
 
+@keras_op
 def nanstd(x, axis=None, keepdims=False):
     """Standard deviation ignoring NaNs. Example: `ops.nanstd(ops.ones(2))`."""
     return ew.sqrt(nanvar(x, axis=axis, keepdims=keepdims))
 
 
+@keras_op
 def erfc(x):
     """1 - erf(x). Example: `ops.erfc(ops.zeros(1))   # [1.]`."""
     return ew.subtract(1.0, ew.erf(x))
 
 
+@keras_op
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0 (numpy.sinc).
 
@@ -234,6 +257,7 @@ def _as_dtype(x, dtype):
     return core.cast(convert_to_tensor(x), dtype)
 
 
+@keras_op
 def logaddexp2(x1, x2):
     """log2(2**x1 + 2**x2), in the inputs' float result dtype (ints and bools
     give floatx, as Keras).
@@ -247,6 +271,7 @@ def logaddexp2(x1, x2):
     return ew.divide(ew.logaddexp(ew.multiply(x1, ln2), ew.multiply(x2, ln2)), ln2)
 
 
+@keras_op
 def fmod(x1, x2):
     """Remainder with the sign of the dividend (C fmod), in the inputs' result
     dtype (integers stay integers, bool gives int32, as Keras).
@@ -265,6 +290,7 @@ def fmod(x1, x2):
     return ew.subtract(x1, ew.multiply(ew.trunc(core.stop_gradient(q)), x2))
 
 
+@keras_op
 def heaviside(x1, x2):
     """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0, in the inputs' float
     result dtype (integers and bools give floatx; int64 gives float64).
@@ -279,6 +305,7 @@ def heaviside(x1, x2):
     return ew.where(ew.greater(x1, 0), 1.0, ew.where(ew.less(x1, 0), 0.0, x2))
 
 
+@keras_op
 def kron(x1, x2):
     """Kronecker product of two tensors of equal rank.
 
@@ -295,6 +322,7 @@ def kron(x1, x2):
     return shape_ops.reshape(ew.multiply(a_exp, b_exp), tuple(a.shape[i] * b.shape[i] for i in range(n)))
 
 
+@keras_op
 def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Cross product of 2- or 3-vectors along an axis (numpy.cross: a 2-vector has
     z = 0; two 2-vectors give the z component only).
@@ -319,6 +347,7 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return shape_ops.moveaxis(out, -1, axisc)
 
 
+@keras_op
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """Integral of `y` by the trapezoidal rule (numpy.trapezoid).
 
@@ -339,6 +368,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return reduction.sum(ew.multiply(mids, widths), axis=axis)
 
 
+@keras_op
 def vander(x, N=None, increasing=False):
     """Vandermonde matrix of a 1-D tensor.
 
@@ -351,6 +381,7 @@ def vander(x, N=None, increasing=False):
     return ew.power(shape_ops.expand_dims(x, -1), core.convert_to_tensor(powers.copy(), dtype=x.dtype))
 
 
+@keras_op
 def get_item(x, key):
     """`x[key]` as a function (Keras `ops.get_item`).
 
@@ -360,6 +391,7 @@ def get_item(x, key):
     return convert_to_tensor(x)[key]
 
 
+@keras_op
 def sparse_sigmoid(x):
     """0 below -1, 1 above 1, (x + 1) / 2 between.
 
@@ -370,6 +402,7 @@ def sparse_sigmoid(x):
     return ew.clip(ew.multiply(ew.add(x, 1.0), 0.5), 0.0, 1.0)
 
 
+@keras_op
 def psnr(x1, x2, max_val):
     """Peak signal-to-noise ratio in dB: 20 log10(max_val) - 10 log10(mse).
 
@@ -377,6 +410,8 @@ def psnr(x1, x2, max_val):
         >>> ops.psnr(ops.ones((4,)), ops.zeros((4,)), 1.0)   # 0.0
     """
     x1, x2 = float_operand(x1), float_operand(x2)
+    if x1.__class__ is KerasTensor or x2.__class__ is KerasTensor:  # Keras's rule: a scalar
+        return KerasTensor((), x1.dtype)
     if x1.shape != x2.shape:
         raise ValueError(f"ops.psnr: inputs must have the same shape; got {core.describe(x1, x2)}.")
     mse = reduction.mean(ew.square(ew.subtract(x1, x2)))

@@ -16,13 +16,15 @@ import numpy as np
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, creation, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.control_flow import custom_gradient
+from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.ops.symbolic import keras_op
 
 _WINDOWS = ("hann", "hamming")
 
 
 def _fft_dtype(name, x):
     """The float dtype an FFT computes and returns in (float32 or float64)."""
-    kind = np.dtype(x._value.dtype).kind if x.dtype != "bfloat16" else "f"
+    kind = core.config.to_numpy_dtype(x.dtype).kind if x.dtype != "bfloat16" else "f"
     if kind != "f":
         raise ValueError(
             f"ops.{name}: At least one tensor in input `x` is not of type float. "
@@ -52,6 +54,18 @@ def _complex_parts(name, x, min_rank):
     return core.cast(real, dtype), core.cast(imag, dtype)
 
 
+def _symbolic_pair(name, real, imag, n_axes):
+    """True for KerasTensor inputs, once the transformed axes are checked to be known
+    (Keras's rule: their sizes must be fully defined)."""
+    if real.__class__ is not KerasTensor and imag.__class__ is not KerasTensor:
+        return False
+    if None in real.shape[-n_axes:]:
+        what = "last dimension" if n_axes == 1 else f"last {n_axes} axes"
+        raise ValueError(f"ops.{name}: Input should have its {what} fully-defined. "
+                         f"Received: input.shape = {tuple(real.shape)}")
+    return True
+
+
 def _complex_fftn(real, imag, axes, inverse):
     """(real, imag) of `fftn` (or `ifftn` if `inverse`) over `axes`, differentiable."""
     @custom_gradient
@@ -72,6 +86,7 @@ def _complex_fftn(real, imag, axes, inverse):
     return transform(real, imag)
 
 
+@keras_op
 def fft(x):
     """Fast Fourier transform along the last axis.
 
@@ -85,9 +100,12 @@ def fft(x):
         >>> re, im = ops.fft((ops.convert_to_tensor([1.0, 0.0]), ops.zeros(2)))   # [1, 1], [0, 0]
     """
     real, imag = _complex_parts("fft", x, 1)
+    if _symbolic_pair("fft", real, imag, 1):
+        return KerasTensor(real.shape, real.dtype), KerasTensor(imag.shape, imag.dtype)
     return _complex_fftn(real, imag, (real.ndim - 1,), inverse=False)
 
 
+@keras_op
 def fft2(x):
     """2-D fast Fourier transform over the last two axes.
 
@@ -101,9 +119,12 @@ def fft2(x):
         >>> re, im = ops.fft2((ops.ones((2, 2)), ops.zeros((2, 2))))   # re = [[4, 0], [0, 0]]
     """
     real, imag = _complex_parts("fft2", x, 2)
+    if _symbolic_pair("fft2", real, imag, 2):
+        return KerasTensor(real.shape, real.dtype), KerasTensor(imag.shape, imag.dtype)
     return _complex_fftn(real, imag, (real.ndim - 2, real.ndim - 1), inverse=False)
 
 
+@keras_op
 def ifft2(x):
     """Inverse 2-D fast Fourier transform over the last two axes (scaled by 1/n).
 
@@ -117,6 +138,8 @@ def ifft2(x):
         >>> re, im = ops.ifft2((ops.ones((2, 2)), ops.zeros((2, 2))))   # re = [[1, 0], [0, 0]]
     """
     real, imag = _complex_parts("ifft2", x, 2)
+    if _symbolic_pair("ifft2", real, imag, 2):
+        return KerasTensor(real.shape, real.dtype), KerasTensor(imag.shape, imag.dtype)
     return _complex_fftn(real, imag, (real.ndim - 2, real.ndim - 1), inverse=True)
 
 
@@ -137,6 +160,7 @@ def _check_length(name, fft_length):
                          f"Received: fft_length={fft_length!r}")
 
 
+@keras_op
 def rfft(x, fft_length=None):
     """Fourier transform of a real signal along the last axis (the non-negative frequencies).
 
@@ -159,12 +183,17 @@ def rfft(x, fft_length=None):
     _fft_dtype("rfft", x)
     x = core.cast(x, "float32")
     n = x.shape[-1] if fft_length is None else int(fft_length)
+    if x.__class__ is KerasTensor:
+        bins = None if n is None else n // 2 + 1
+        shape = x.shape[:-1] + (bins,)
+        return KerasTensor(shape, "float32"), KerasTensor(shape, "float32")
     x = _fit_last_axis(x, n)
     real, imag = _complex_fftn(x, creation.zeros_like(x), (x.ndim - 1,), inverse=False)
     bins = n // 2 + 1
     return real[..., :bins], imag[..., :bins]
 
 
+@keras_op
 def irfft(x, fft_length=None):
     """Inverse of `rfft`: a real signal from its non-negative-frequency bins.
 
@@ -185,6 +214,10 @@ def irfft(x, fft_length=None):
     """
     real, imag = _complex_parts("irfft", x, 1)
     _check_length("irfft", fft_length)
+    if real.__class__ is KerasTensor or imag.__class__ is KerasTensor:
+        n = fft_length if fft_length is not None else \
+            None if real.shape[-1] is None else 2 * (real.shape[-1] - 1)
+        return KerasTensor(real.shape[:-1] + (n,), real.dtype)
     n = 2 * (real.shape[-1] - 1) if fft_length is None else int(fft_length)
     if n < 1:
         raise ValueError(f"ops.irfft: needs at least 2 frequency bins when `fft_length` is "
@@ -200,6 +233,7 @@ def irfft(x, fft_length=None):
     return out_re
 
 
+@keras_op
 def extract_sequences(x, sequence_length, sequence_stride):
     """Frames of `sequence_length` samples every `sequence_stride` along the last axis.
 
@@ -266,6 +300,7 @@ def _check_stft_args(name, sequence_length, sequence_stride, fft_length):
             f"Received: sequence_length={sequence_length}, fft_length={fft_length}")
 
 
+@keras_op
 def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
     """Short-time Fourier transform along the last axis.
 
@@ -340,6 +375,7 @@ def _synthesis_window(win, stride):
     return np.where(denom == 0.0, 0.0, win / safe)
 
 
+@keras_op
 def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann",
           center=True):
     """Inverse short-time Fourier transform (overlap-add of windowed `irfft` frames).

@@ -6,12 +6,16 @@ all three gradients at once and whose own backward is written with ops, so
 second-order gradients through a Dense layer work and each formula exists
 once.
 """
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
+from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
+from kerasish.ops.symbolic import keras_op
 
 _FUSED_ACTIVATIONS = ("linear", "relu")
 
 
+@keras_op
 def dense(x, kernel, bias=None, activation=None):
     """`activation(x @ kernel + bias)` in one fused op (relu or linear fused).
 
@@ -31,6 +35,9 @@ def dense(x, kernel, bias=None, activation=None):
     """
     relu, after = fused_activation("dense", activation)
     tensors = [x, kernel] + ([bias] if bias is not None else [])
+    if KerasTensor in map(type, tensors):
+        out = _symbolic_dense(*[core.convert_to_tensor(t) for t in tensors[:2]])
+        return out if after is None else after(out)
     values, tensors, dev = core.operands("dense", *tensors)
     a, w = values[0], values[1]
     if w.ndim != 2 or a.ndim < 1 or a.shape[-1] != w.shape[0]:
@@ -45,6 +52,15 @@ def dense(x, kernel, bias=None, activation=None):
         tensors[0], tensors[1] = core.cast(tensors[0], target), core.cast(tensors[1], target)
     out = (_DENSE_RELU if relu else _DENSE)(*tensors)
     return out if after is None else after(out)
+
+
+def _symbolic_dense(x, w):
+    if w.ndim != 2 or x.ndim < 1 or None not in (x.shape[-1], w.shape[0]) and \
+            x.shape[-1] != w.shape[0]:
+        raise ValueError(
+            f"ops.dense: input {core.describe(x)} does not fit kernel {core.describe(w)} "
+            "(the input's last dimension must equal the kernel's first).")
+    return KerasTensor(tuple(x.shape[:-1]) + (w.shape[1],), result_type(x.dtype, w.dtype))
 
 
 def fused_activation(op_name, activation):

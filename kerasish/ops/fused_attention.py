@@ -31,6 +31,8 @@ from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, red
 from kerasish.ops.attention import dot_product_attention as _dot_product_attention_by_ops
 from kerasish.ops.linalg import matmul
 from kerasish.ops.nn import softmax
+from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.ops.symbolic import keras_op
 
 _MASKED_ROWS = ("uniform", "zero")
 
@@ -68,6 +70,7 @@ def _check(query, key, value, masked_rows, dropout_rate):
         raise ValueError(f"ops.attention: `dropout_rate` must be in [0, 1); got {dropout_rate}.")
 
 
+@keras_op
 def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=False,
               masked_rows="uniform", dropout_rate=0.0, dropout_keep=None,
               return_scores=False):
@@ -270,6 +273,7 @@ def attention_reference(query, key, value, mask=None, bias=None, scale=None, is_
     return (out, scores) if return_scores else out
 
 
+@keras_op
 def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
                           is_causal=False, flash_attention=None, attn_logits_soft_cap=None):
     """Keras `ops.dot_product_attention` on the fused `attention` op.
@@ -299,6 +303,8 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
         return _dot_product_attention_by_ops(query, key, value, bias, mask, scale, is_causal,
                                              flash_attention, attn_logits_soft_cap)
     q, k, v = (core.float_operand(t) for t in (query, key, value))
+    if KerasTensor in map(type, (q, k, v)):  # Keras's rule: shaped like query
+        return KerasTensor(q.shape, q.dtype)
     batched = q.ndim == 4
     if not batched:
         if q.ndim != 3:

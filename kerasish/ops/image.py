@@ -16,6 +16,7 @@ from kerasish import ops
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
 from kerasish.ops import core
+from kerasish.ops.symbolic import keras_op
 
 RESIZE_INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
 AFFINE_INTERPOLATIONS = ("nearest", "bilinear")
@@ -62,6 +63,7 @@ def _result(array, like):
 
 
 # resize --------------------------------------------------------------------------------
+@keras_op
 def resize(images, size, interpolation="bilinear", antialias=False,
            crop_to_aspect_ratio=False, pad_to_aspect_ratio=False, fill_mode="constant",
            fill_value=0.0, data_format=None):
@@ -282,6 +284,7 @@ def _scale_and_translate_weights(kernel, radius, in_size, out_size, antialias):
 
 
 # affine_transform ---------------------------------------------------------------------
+@keras_op
 def affine_transform(images, transform, interpolation="bilinear", fill_mode="constant",
                      fill_value=0, data_format=None):
     """Warps images by projective transforms `[a0, a1, a2, b0, b1, b2, c0, c1]`.
@@ -394,6 +397,7 @@ def _read(xp, array, y, x, fill):
 
 
 # map_coordinates -------------------------------------------------------------------------
+@keras_op
 def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0):
     """Samples `inputs` at `coordinates` (one array of positions per input axis).
 
@@ -483,6 +487,7 @@ def _map_index(xp, index, size, fill_mode):
 
 
 # patches, crops and pads ------------------------------------------------------------------
+@keras_op
 def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid",
                     data_format=None):
     """Extracts patches as the channel axis: output (..., rows, cols, ph * pw * C).
@@ -550,6 +555,7 @@ def _crop_box(first, second, target, total, names):
     return int(first), int(target)
 
 
+@keras_op
 def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=None,
                 right_cropping=None, target_height=None, target_width=None, data_format=None):
     """Crops images to a box given by offsets and a target size (or both margins).
@@ -575,6 +581,7 @@ def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=N
     return _result(_from_channels_last(out, data_format), images)
 
 
+@keras_op
 def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
                right_padding=None, target_height=None, target_width=None, data_format=None):
     """Zero-pads images to a target size (or by the given margins).
@@ -617,6 +624,7 @@ def _channel_axis(images, data_format):
     return -1 if data_format == "channels_last" else -3
 
 
+@keras_op
 def rgb_to_grayscale(images, data_format=None):
     """Luma `0.2989 R + 0.5870 G + 0.1140 B`, keeping a channel axis of size 1."""
     data_format = _data_format(data_format)
@@ -643,11 +651,13 @@ def rgb_to_grayscale(images, data_format=None):
     return _result(gray.astype(array.dtype if array.dtype.kind != "f" else array.dtype), images)
 
 
+@keras_op
 def rgb_to_hsv(images, data_format=None):
     """RGB in [0, 1] to HSV in [0, 1] (TensorFlow's formulas). Float inputs only."""
     return _convert_colour(images, data_format, _rgb_to_hsv, "rgb_to_hsv")
 
 
+@keras_op
 def hsv_to_rgb(images, data_format=None):
     """HSV in [0, 1] to RGB in [0, 1] (TensorFlow's formulas). Float inputs only."""
     return _convert_colour(images, data_format, _hsv_to_rgb, "hsv_to_rgb")
@@ -702,6 +712,7 @@ def _hsv_to_rgb(xp, h, s, v):
 
 
 # blur -----------------------------------------------------------------------------------------
+@keras_op
 def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None):
     """Blurs each channel with a Gaussian kernel ("same" zero padding), as Keras.
 

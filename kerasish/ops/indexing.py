@@ -8,12 +8,14 @@ import builtins
 import numpy as np
 
 from kerasish.autodiff.capture import derive
-from kerasish.autodiff.op import Op
+from kerasish.autodiff.keras_tensor import KerasTensor, NoShapeRule
+from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_float
 from kerasish.backend import config
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
+from kerasish.ops.symbolic import keras_op
 
 
 def check_indices(name, idx):
@@ -30,6 +32,7 @@ def _index_array(name, indices, device):
     return idx
 
 
+@keras_op
 def take(x, indices, axis=None):
     """Gathers entries along `axis` (numpy's take; negative indices count from the end).
 
@@ -47,6 +50,12 @@ def take(x, indices, axis=None):
         >>> ops.take(ops.convert_to_tensor([[1, 2], [3, 4]]), [1, 0], axis=0)  # [[3, 4], [1, 2]]
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor or indices.__class__ is KerasTensor:
+        if axis is None:
+            x, axis = shape_ops.reshape(x, (-1,)), 0
+        axis = shape_ops._axis("take", axis, x.ndim)
+        index_shape = tuple(indices.shape) if hasattr(indices, "shape") else np.shape(indices)
+        return KerasTensor(x.shape[:axis] + index_shape + x.shape[axis + 1:], x.dtype)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
     if x.ndim and not -x.ndim <= axis < x.ndim:  # it wrapped around silently
@@ -99,6 +108,7 @@ class ScatterAdd(Op):
         return (Take(self.idx, self.axis)(gg),)
 
 
+@keras_op
 def take_along_axis(x, indices, axis=None):
     """Gathers with an index array shaped like `x` (numpy semantics).
 
@@ -115,6 +125,8 @@ def take_along_axis(x, indices, axis=None):
         >>> ops.take_along_axis(x, ops.argsort(x), axis=-1)   # [[10., 20., 30.]]
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor or indices.__class__ is KerasTensor:
+        return _symbolic_take_along_axis(x, indices, axis)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
     if not -x.ndim <= axis < x.ndim:  # it wrapped around silently
@@ -123,6 +135,26 @@ def take_along_axis(x, indices, axis=None):
     axis = axis % x.ndim
     idx = _index_array("take_along_axis", indices, x._device)
     return TakeAlongAxis(idx, axis)(x)
+
+
+def _symbolic_take_along_axis(x, indices, axis):
+    """Keras's shape rule: `x` and `indices` broadcast except along `axis`, where
+    the output takes the indices' size."""
+    x_shape = list(x.shape)
+    index_shape = list(indices.shape if hasattr(indices, "shape") else np.shape(indices))
+    if axis is None:
+        x_shape = [None if None in x_shape else int(np.prod(x_shape))]
+        axis = 0
+    if len(x_shape) != len(index_shape):
+        raise ValueError("ops.take_along_axis: `x` and `indices` must have the same number of "
+                         f"dimensions; got x.shape={tuple(x_shape)}, "
+                         f"indices.shape={tuple(index_shape)}.")
+    axis = shape_ops._axis("take_along_axis", axis, len(x_shape))
+    size = index_shape[axis]
+    del x_shape[axis], index_shape[axis]
+    shape = list(broadcast_shapes(tuple(x_shape), tuple(index_shape)))
+    shape.insert(axis, size)
+    return KerasTensor(tuple(shape), x.dtype)
 
 
 class TakeAlongAxis(Op):
@@ -186,6 +218,7 @@ def _is_basic_index(index):
                for k in items)
 
 
+@keras_op
 def getitem(x, key):
     """`x[key]` with numpy indexing; the gradient scatters into zeros.
 
@@ -226,6 +259,46 @@ class GetItem(Op):
     def backward(self, saved, needs, g):
         return (IndexAdd(self.key, saved[0])(g),)
 
+    def compute_output_spec(self, spec):
+        return basic_index_shape(spec[0], self.key), spec[1]
+
+
+def basic_index_shape(shape, key):
+    """The shape of `x[key]` for ints, slices, None and Ellipsis (Keras's rule: a
+    slice of an unknown (None) size stays None).
+
+    Raises:
+        NoShapeRule: for advanced (array) indices.
+        IndexError: for an int out of range of a known size.
+    """
+    items = key if isinstance(key, tuple) else (key,)
+    if not _is_basic_index(items):
+        raise NoShapeRule("getitem: array indices have no symbolic shape rule.")
+    if sum(1 for k in items if k is Ellipsis) > 1:
+        raise ValueError(f"ops.getitem: an index can only have a single ellipsis; got {key!r}.")
+    consumed = sum(1 for k in items if k is not None and k is not Ellipsis)
+    if consumed > len(shape):
+        raise ValueError(f"ops.getitem: too many indices ({consumed}) for a tensor of rank "
+                         f"{len(shape)}.")
+    if Ellipsis in items:
+        at = items.index(Ellipsis)
+        items = items[:at] + (builtins.slice(None),) * (len(shape) - consumed) + items[at + 1:]
+    else:
+        items = items + (builtins.slice(None),) * (len(shape) - consumed)
+    out, axis = [], 0
+    for k in items:
+        if k is None:
+            out.append(1)
+            continue
+        n = shape[axis]
+        axis += 1
+        if isinstance(k, builtins.slice):
+            out.append(None if n is None else len(range(*k.indices(n))))
+        elif n is not None and not -n <= int(k) < n:
+            raise ValueError(f"ops.getitem: index {int(k)} is out of bounds for axis "
+                             f"{axis - 1} with size {n}.")
+    return tuple(out)
+
 
 def _unwrap_key(key):
     """Converts Tensor indices inside an index expression to raw arrays."""
@@ -260,6 +333,7 @@ def _static_ints(name, values):
     return out
 
 
+@keras_op
 def slice(inputs, start_indices, shape):  # noqa: A001 - Keras exports ops.slice
     """Static slice: `shape[i]` elements from `start_indices[i]` on each axis.
 
@@ -274,9 +348,25 @@ def slice(inputs, start_indices, shape):  # noqa: A001 - Keras exports ops.slice
     Example:
         >>> ops.slice(ops.arange(10), [2], [3])   # [2, 3, 4]
     """
-    starts = _static_ints("slice", start_indices)
-    index = tuple(builtins.slice(s, s + int(n)) for s, n in zip(starts, shape))
-    return getitem(inputs, index)
+    x = convert_to_tensor(inputs)
+    shape = tuple(int(n) for n in shape)
+    if len(shape) != x.ndim:
+        raise ValueError(
+            "ops.slice: the number of dimensions in `inputs` must match the number of "
+            f"dimensions in `shape`. Received: inputs.shape={x.shape}, shape={shape}.")
+    symbolic_starts = start_indices.__class__ is KerasTensor
+    starts = None if symbolic_starts else _static_ints("slice", start_indices)
+    if starts is not None and len(starts) != x.ndim:
+        raise ValueError(
+            "ops.slice: the number of dimensions in `start_indices` must match the number of "
+            f"dimensions in `inputs`. Received: start_indices={tuple(starts)}, "
+            f"inputs.shape={x.shape}.")
+    if symbolic_starts or x.__class__ is KerasTensor:  # size -1: to the end, as tf.slice
+        return KerasTensor(tuple(
+            n if n != -1 else None if symbolic_starts or x.shape[i] is None
+            else x.shape[i] - starts[i] for i, n in enumerate(shape)), x.dtype)
+    index = tuple(builtins.slice(s, None if n == -1 else s + n) for s, n in zip(starts, shape))
+    return getitem(x, index)
 
 
 def _update(name, inputs, index, updates):
@@ -314,6 +404,7 @@ class Update(Op):
         return (ew.multiply(g, Tensor(keep, g._device)), getitem(g, self.index).reshape(u_shape))
 
 
+@keras_op
 def slice_update(inputs, start_indices, updates):
     """Returns `inputs` with a block starting at `start_indices` replaced by `updates`.
 
@@ -329,11 +420,15 @@ def slice_update(inputs, start_indices, updates):
         >>> ops.slice_update(ops.zeros((4,)), [1], ops.ones((2,)))   # [0., 1., 1., 0.]
     """
     u = convert_to_tensor(updates)
+    if KerasTensor in map(type, (inputs, start_indices, updates)):
+        x = convert_to_tensor(inputs)
+        return KerasTensor(x.shape, x.dtype)
     starts = _static_ints("slice_update", start_indices)
     index = tuple(builtins.slice(s, s + n) for s, n in zip(starts, u.shape))
     return _update("slice_update", inputs, index, u)
 
 
+@keras_op
 def scatter_update(inputs, indices, updates, reduction=None):
     """Returns `inputs` with the entries at `indices` set to (or combined with) `updates`.
 
@@ -350,6 +445,8 @@ def scatter_update(inputs, indices, updates, reduction=None):
         >>> ops.scatter_update(ops.zeros((2, 2)), [[0, 1]], [5.0])   # [[0., 5.], [0., 0.]]
     """
     x = convert_to_tensor(inputs)
+    if KerasTensor in map(type, (x, indices, updates)):
+        return KerasTensor(x.shape, x.dtype)
     idx = np.asarray(core.convert_to_numpy(indices))
     check_indices("scatter_update", idx)
     if reduction == "add":
@@ -362,6 +459,7 @@ def scatter_update(inputs, indices, updates, reduction=None):
     return _update("scatter_update", x, index, updates)
 
 
+@keras_op
 def scatter(indices, values, shape):
     """A zeros tensor of `shape` with `values` added at `indices` (Keras ops.scatter).
 
@@ -377,11 +475,14 @@ def scatter(indices, values, shape):
         >>> ops.scatter([[0], [2], [0]], [1.0, 2.0, 3.0], (3,))   # [4., 0., 2.]
     """
     values = convert_to_tensor(values)
+    if values.__class__ is KerasTensor or indices.__class__ is KerasTensor:
+        return KerasTensor(tuple(shape), values.dtype)
     idx = _index_array("scatter", indices, values._device)
     index = tuple(idx[..., i] for i in range(idx.shape[-1]))
     return _index_add(values, index, tuple(int(n) for n in shape))
 
 
+@keras_op
 def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     """One-hot encodes integer labels; labels outside [0, num_classes) give all zeros.
 
@@ -401,6 +502,10 @@ def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     if sparse:
         raise NotImplementedError("ops.one_hot: sparse=True is not supported (no sparse tensors).")
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        shape = list(x.shape)
+        shape.insert(len(shape) if axis == -1 else axis % (x.ndim + 1), int(num_classes))
+        return KerasTensor(tuple(shape), config.standardize_dtype(dtype or config.floatx()))
     check_indices("one_hot", x._value)
     xp = x._device.xp
     classes = xp.arange(int(num_classes))
@@ -410,6 +515,7 @@ def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     return Tensor(out, x._device)
 
 
+@keras_op
 def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs):
     """Multi-hot encodes integer labels: 1 for every class present in a row.
 
@@ -432,4 +538,7 @@ def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwa
     x = convert_to_tensor(inputs)
     encoded = one_hot(x, num_classes, axis=axis, dtype=dtype, sparse=sparse)
     reduce_axis = 1 if x.ndim > 1 else 0
+    if x.__class__ is KerasTensor:
+        return KerasTensor(encoded.shape[:reduce_axis] + encoded.shape[reduce_axis + 1:],
+                           encoded.dtype)
     return Tensor(encoded._value.max(axis=reduce_axis), x._device)

@@ -5,12 +5,16 @@ None of them has a gradient (their inputs are integers).
 import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.ops import core, elementwise as ew
 from kerasish.ops.core import convert_to_tensor
+from kerasish.ops.symbolic import keras_op
 
 
 def _raw_int_op(name, fn):
     def op(x, y):
+        if x.__class__ is KerasTensor or y.__class__ is KerasTensor:
+            return core.symbolic_elementwise(op, (x, y), name=name)
         (a, b), _, dev = core.operands(name, x, y)
         a, b = core.promote(a, b)
         for v in (a, b):
@@ -21,7 +25,7 @@ def _raw_int_op(name, fn):
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"Elementwise `{name}` of integer tensors (no gradient).\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([12]), 8)\n")
-    return op
+    return keras_op(op, name=op.__name__)
 
 
 bitwise_and = _raw_int_op("bitwise_and", lambda xp: xp.bitwise_and)
@@ -34,6 +38,7 @@ gcd = _raw_int_op("gcd", lambda xp: xp.gcd)
 lcm = _raw_int_op("lcm", lambda xp: xp.lcm)
 
 
+@keras_op
 def bitwise_invert(x):
     """Bitwise NOT of an integer/bool tensor.
 
@@ -41,6 +46,8 @@ def bitwise_invert(x):
         >>> ops.bitwise_invert(ops.convert_to_tensor([0], "int8"))   # [-1]
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:  # Keras infers without checking the dtype
+        return KerasTensor(x.shape, x.dtype)
     if x._value.dtype.kind not in "iub":
         raise TypeError(f"ops.bitwise_invert: needs integer or bool input; got {core.describe(x)}.")
     return Tensor(x._device.xp.invert(x._value), x._device)
@@ -49,6 +56,7 @@ def bitwise_invert(x):
 bitwise_not = bitwise_invert
 
 
+@keras_op
 def digitize(x, bins):
     """Index of the bin each value falls in (numpy.digitize, int32).
 
@@ -56,10 +64,16 @@ def digitize(x, bins):
         >>> ops.digitize(ops.convert_to_tensor([0.5, 2.5]), [1.0, 2.0])   # [0, 2]
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor or bins.__class__ is KerasTensor:
+        if len(getattr(bins, "shape", np.shape(bins))) != 1:
+            raise ValueError(f"ops.digitize: `bins` must be a 1-D array. Received: bins.shape="
+                             f"{tuple(getattr(bins, 'shape', np.shape(bins)))}")
+        return KerasTensor(x.shape, "int32")
     edges = core.to_array(bins, x._device)
     return Tensor(x._device.xp.digitize(x._value, edges).astype("int32"), x._device)
 
 
+@keras_op
 def bincount(x, weights=None, minlength=0, sparse=False):
     """Counts of each non-negative integer (weighted sums with `weights`).
 
@@ -69,6 +83,10 @@ def bincount(x, weights=None, minlength=0, sparse=False):
     if sparse:
         raise NotImplementedError("ops.bincount: sparse=True is not supported.")
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor or weights.__class__ is KerasTensor:  # the count is unknown
+        dtype = "int32" if weights is None else core.config.standardize_dtype(
+            core.result_type(x.dtype, weights.dtype))
+        return KerasTensor(x.shape[:-1] + (None,), dtype)
     xp = x._device.xp
     w = None if weights is None else core.to_array(weights, x._device)
     if x.ndim == 2:
@@ -82,6 +100,7 @@ def bincount(x, weights=None, minlength=0, sparse=False):
     return Tensor(out.astype(dtype), x._device)
 
 
+@keras_op
 def unravel_index(indices, shape):
     """Coordinates of flat `indices` in an array of `shape` (tuple of int32 tensors).
 
@@ -89,10 +108,13 @@ def unravel_index(indices, shape):
         >>> ops.unravel_index(ops.convert_to_tensor([5]), (2, 3))   # ([1], [2])
     """
     idx = convert_to_tensor(indices)
+    if idx.__class__ is KerasTensor:
+        return tuple(KerasTensor(idx.shape, idx.dtype) for _ in tuple(shape))
     coords = idx._device.xp.unravel_index(idx._value, tuple(shape))
     return tuple(Tensor(c.astype(idx._value.dtype), idx._device) for c in coords)
 
 
+@keras_op
 def unique(x, sorted=True, return_index=False, return_inverse=False, return_counts=False,
            axis=None, size=None, fill_value=None):
     """Unique values (numpy.unique), optionally with inverse indices and counts.
@@ -100,9 +122,11 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
     Example:
         >>> ops.unique(ops.convert_to_tensor([3, 1, 3]))   # [1, 3]
     """
+    x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return _symbolic_unique(x, return_index, return_inverse, return_counts, axis, size)
     if size is not None:
         raise NotImplementedError("ops.unique: `size` padding is not supported.")
-    x = convert_to_tensor(x)
     res = x._device.xp.unique(x._value, return_index=return_index, return_inverse=return_inverse,
                               return_counts=return_counts, axis=axis)
     if not (return_index or return_inverse or return_counts):
@@ -110,6 +134,26 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
     return tuple(Tensor(r if i == 0 else r.astype("int32"), x._device) for i, r in enumerate(res))
 
 
+def _symbolic_unique(x, return_index, return_inverse, return_counts, axis, size):
+    """Keras's rule: the number of unique entries is unknown (None) unless `size` is given."""
+    if axis is None:
+        values = KerasTensor((size,), x.dtype)
+        inverse = KerasTensor(x.shape, "int32")
+    else:
+        axis = axis % x.ndim
+        values = KerasTensor(x.shape[:axis] + (size,) + x.shape[axis + 1:], x.dtype)
+        inverse = KerasTensor((x.shape[axis],), "int32")
+    out = [values]
+    if return_index:
+        out.append(KerasTensor((size,), "int32"))
+    if return_inverse:
+        out.append(inverse)
+    if return_counts:
+        out.append(KerasTensor((size,), "int32"))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@keras_op
 def saturate_cast(x, dtype):
     """Casts with clipping to the target dtype's range (no overflow wrap-around).
 
@@ -117,6 +161,8 @@ def saturate_cast(x, dtype):
         >>> ops.saturate_cast(ops.convert_to_tensor([300.0, -5.0]), "uint8")   # [255, 0]
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return KerasTensor(x.shape, core.config.standardize_dtype(dtype))
     target = core.config.to_numpy_dtype(dtype)
     info = np.iinfo(target) if target.kind in "iu" else core.config.finfo(target)
     lo, hi = max(info.min, -np.inf), info.max

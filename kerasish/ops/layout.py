@@ -6,13 +6,16 @@ import builtins
 
 import numpy as np
 
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.ops import core, elementwise as ew, reduction
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import getitem, take
 from kerasish.ops.manipulation import _axis, broadcast_to, ravel, reshape, transpose
+from kerasish.ops.symbolic import keras_op
 
 
+@keras_op
 def tile(x, repeats):
     """Repeats the whole tensor `repeats` times per axis.
 
@@ -49,7 +52,15 @@ class Tile(Op):
         summed = reduction.sum(reshape(g, split_shape), axis=tuple(range(0, 2 * ndim, 2)))
         return (reshape(summed, shape),)
 
+    def compute_output_spec(self, spec):
+        shape, reps = tuple(spec[0]), self.repeats
+        ndim = max(len(shape), len(reps))
+        shape = (1,) * (ndim - len(shape)) + shape
+        reps = (1,) * (ndim - len(reps)) + tuple(reps)
+        return tuple(None if n is None else n * r for n, r in zip(shape, reps)), spec[1]
 
+
+@keras_op
 def repeat(x, repeats, axis=None):
     """Repeats each element `repeats` times along `axis` (flattened if None).
 
@@ -60,6 +71,14 @@ def repeat(x, repeats, axis=None):
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = _axis("repeat", axis, x.ndim)
+    if x.__class__ is KerasTensor or repeats.__class__ is KerasTensor:
+        n = x.shape[axis]
+        if n is not None and repeats.__class__ is not KerasTensor:
+            reps = np.asarray(core.convert_to_numpy(repeats)).reshape(-1)
+            n = n * int(reps[0]) if reps.size == 1 else int(reps.sum())  # one count: for all
+        elif repeats.__class__ is KerasTensor:
+            n = None
+        return KerasTensor(x.shape[:axis] + (n,) + x.shape[axis + 1:], x.dtype)
     if not isinstance(repeats, (int, np.integer)):
         reps = np.asarray(core.convert_to_numpy(repeats)).astype(np.int64)
         idx = np.repeat(np.arange(x.shape[axis]), reps)
@@ -90,6 +109,7 @@ class Repeat(Op):
 _GATHER_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
 
 
+@keras_op
 def pad(x, pad_width, mode="constant", constant_values=None):
     """Pads a tensor (numpy.pad semantics).
 
@@ -117,6 +137,8 @@ def pad(x, pad_width, mode="constant", constant_values=None):
     except ValueError:
         raise ValueError(f"ops.pad: pad_width {pad_width!r} does not fit a tensor of shape "
                          f"{x.shape}.") from None
+    if mode in _GATHER_PAD_MODES and x.__class__ is KerasTensor:
+        return KerasTensor(_padded_shape(x.shape, width.tolist()), x.dtype)
     if mode in _GATHER_PAD_MODES:  # a gather per axis: differentiable through take
         for axis, (lo, hi) in enumerate(width.tolist()):
             if lo or hi:
@@ -149,7 +171,15 @@ class ConstantPad(Op):
                       for (lo, _), n in zip(self.width, saved[0]))
         return (g[index],)
 
+    def compute_output_spec(self, spec):
+        return _padded_shape(spec[0], self.width), spec[1]
 
+
+def _padded_shape(shape, width):
+    return tuple(None if n is None else n + int(lo) + int(hi) for n, (lo, hi) in zip(shape, width))
+
+
+@keras_op
 def flip(x, axis=None):
     """Reverses the order of elements along `axis` (all axes if None).
 
@@ -162,6 +192,8 @@ def flip(x, axis=None):
 class Flip(Op):
     """Reverses `axis` (all when None); its own adjoint."""
 
+    elementwise = True  # shaped like its (broadcast) inputs
+
     name = "flip"
 
     def __init__(self, axis):
@@ -173,7 +205,18 @@ class Flip(Op):
     def backward(self, saved, needs, g):
         return (self(g),)
 
+    def compute_output_spec(self, spec):
+        _check_axes(self.name, self.axis, len(spec[0]))
+        return spec
 
+
+def _check_axes(name, axis, ndim):
+    """Raises Keras's ValueError for an axis out of range (symbolic inputs)."""
+    for a in ((axis,) if isinstance(axis, int) else axis or ()):
+        _axis(name, a, ndim)
+
+
+@keras_op
 def roll(x, shift, axis=None):
     """Rolls elements along `axis` (numpy semantics).
 
@@ -185,6 +228,8 @@ def roll(x, shift, axis=None):
 
 class Roll(Op):
     """numpy.roll; the gradient rolls back."""
+
+    elementwise = True  # shaped like its (broadcast) inputs
 
     name = "roll"
 
@@ -199,7 +244,12 @@ class Roll(Op):
         neg = tuple(-s for s in shift) if isinstance(shift, (tuple, list)) else -shift
         return (Roll(neg, self.axis)(g),)
 
+    def compute_output_spec(self, spec):
+        _check_axes(self.name, self.axis, len(spec[0]))
+        return spec
 
+
+@keras_op
 def rot90(array, k=1, axes=(0, 1)):
     """Rotates by 90 degrees `k` times in the plane of `axes` (numpy.rot90).
 
@@ -221,6 +271,7 @@ def rot90(array, k=1, axes=(0, 1)):
     return transpose(flip(x, a1), order) if k == 1 else flip(transpose(x, order), a1)
 
 
+@keras_op
 def meshgrid(*x, indexing="xy"):
     """Coordinate grids from 1-D tensors (numpy.meshgrid; differentiable).
 
@@ -252,6 +303,7 @@ def meshgrid(*x, indexing="xy"):
     return grids
 
 
+@keras_op
 def diff(a, n=1, axis=-1):
     """n-th discrete difference along `axis` (numpy.diff).
 

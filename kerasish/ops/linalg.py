@@ -5,6 +5,7 @@ import string
 import numpy as np
 
 from kerasish.autodiff import capture as _capture, tape as _tape
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
@@ -12,6 +13,7 @@ from kerasish.backend.config import is_float_array
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, operands as _operands
+from kerasish.ops.symbolic import keras_op
 
 
 def _product_dtype(*arrays):
@@ -33,6 +35,7 @@ def _matmul_shapes_ok(a, b):
     return a.shape[-1] == k_b
 
 
+@keras_op
 def matmul(x1, x2):
     """Matrix product with numpy's matmul semantics (batched, 1-D promotion).
 
@@ -47,7 +50,10 @@ def matmul(x1, x2):
         >>> ops.matmul(ops.ones((2, 3)), ops.ones((3, 4))).shape
         (2, 4)
     """
-    (a, b), (t1, t2), dev = _operands("matmul", convert_to_tensor(x1), convert_to_tensor(x2))
+    t1, t2 = convert_to_tensor(x1), convert_to_tensor(x2)
+    if t1.__class__ is KerasTensor or t2.__class__ is KerasTensor:
+        return _symbolic_matmul(t1, t2)
+    (a, b), (t1, t2), dev = _operands("matmul", t1, t2)
     if not _matmul_shapes_ok(a, b):
         raise ValueError(
             f"ops.matmul: incompatible inputs {core.describe(a, b)} (the last axis of x1 "
@@ -73,6 +79,24 @@ def matmul(x1, x2):
 
 def _matmul_raw(xp, a, b):
     return xp.matmul(a, b)
+def _symbolic_matmul(a, b):
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"ops.matmul: inputs must be at least 1-D; got {core.describe(a, b)}.")
+    ka, kb = a.shape[-1], b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if ka is not None and kb is not None and ka != kb:
+        raise ValueError(
+            f"ops.matmul: incompatible inputs {core.describe(a, b)} (the last axis of x1 "
+            "must equal the second-to-last axis of x2).")
+    shape, _ = _MATMUL.compute_output_spec((a.shape, a.dtype), (b.shape, b.dtype))
+    return KerasTensor(shape, _product_dtype_name(a.dtype, b.dtype))
+
+
+def _product_dtype_name(*names):
+    """`_product_dtype` on dtype names."""
+    names = {config.standardize_dtype(n) for n in names}
+    if names == {"int8"}:
+        return "int32"
+    return result_type(*names) if len(names) > 1 else names.pop()
 
 
 class MatMul(Op):
@@ -120,6 +144,7 @@ def _matmul_grads(g, a, b, need_a=True, need_b=True):
     return ga, gb
 
 
+@keras_op
 def dot(x1, x2):
     """numpy.dot: matmul for >=1-D inputs, multiply for scalars.
 
@@ -134,6 +159,7 @@ def dot(x1, x2):
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
 
 
+@keras_op
 def vdot(x1, x2):
     """Dot product of the flattened inputs.
 
@@ -143,6 +169,7 @@ def vdot(x1, x2):
     return matmul(shape_ops.ravel(x1), shape_ops.ravel(x2))
 
 
+@keras_op
 def inner(x1, x2):
     """Sum product over the last axes (numpy.inner).
 
@@ -155,6 +182,7 @@ def inner(x1, x2):
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
 
 
+@keras_op
 def tensordot(x1, x2, axes=2):
     """Sums products over the given axes (numpy.tensordot), via transpose + matmul.
 
@@ -174,6 +202,14 @@ def tensordot(x1, x2, axes=2):
         axes_b = [i % b.ndim for i in axes_b]
     sizes_a = [a.shape[i] for i in axes_a]
     sizes_b = [b.shape[i] for i in axes_b]
+    if a.__class__ is KerasTensor or b.__class__ is KerasTensor:
+        if len(sizes_a) != len(sizes_b) or any(
+                m is not None and n is not None and m != n for m, n in zip(sizes_a, sizes_b)):
+            raise ValueError(f"ops.tensordot: contracted axes differ in size ({sizes_a} vs "
+                             f"{sizes_b}) for inputs {core.describe(a, b)}.")
+        shape = tuple(a.shape[i] for i in range(a.ndim) if i not in axes_a) + \
+            tuple(b.shape[i] for i in range(b.ndim) if i not in axes_b)
+        return KerasTensor(shape, _product_dtype_name(a.dtype, b.dtype))
     if sizes_a != sizes_b:
         raise ValueError(f"ops.tensordot: contracted axes differ in size ({sizes_a} vs "
                          f"{sizes_b}) for inputs {core.describe(a, b)}.")
@@ -186,6 +222,7 @@ def tensordot(x1, x2, axes=2):
     return shape_ops.reshape(matmul(a2, b2), out_shape)
 
 
+@keras_op
 def outer(x1, x2):
     """Outer product of two flattened tensors.
 
@@ -237,6 +274,7 @@ def _expand_ellipsis(subscripts, tensors):
     return new_specs, output_spec.replace("...", letters), new_tensors
 
 
+@keras_op
 def einsum(subscripts, *operands, **kwargs):
     """Einstein summation (numpy.einsum, '...' allowed); each gradient is an einsum too.
 
@@ -253,6 +291,8 @@ def einsum(subscripts, *operands, **kwargs):
         (2, 4)
     """
     tensors = [convert_to_tensor(t) for t in operands]
+    if KerasTensor in map(type, tensors) and "..." not in subscripts:
+        return _symbolic_einsum(subscripts, tensors)
     specs, output_spec, tensors = _expand_ellipsis(subscripts, tensors)
     values, tensors, dev = _operands("einsum", *tensors)
     try:
@@ -260,6 +300,34 @@ def einsum(subscripts, *operands, **kwargs):
     except ValueError as err:
         raise ValueError(f"ops.einsum: {subscripts!r} does not fit operands "
                          f"{core.describe(*values)} ({err}).") from None
+
+
+def _symbolic_einsum(subscripts, tensors):
+    """einsum's output spec (no '...'): each letter's size is the known size any
+    operand gives it, None when none does."""
+    inputs_spec, arrow, output_spec = subscripts.replace(" ", "").partition("->")
+    specs = inputs_spec.split(",")
+    if len(specs) != len(tensors):
+        raise ValueError(f"ops.einsum: {subscripts!r} names {len(specs)} operands but "
+                         f"{len(tensors)} were given.")
+    if not arrow:
+        letters = [c for c in inputs_spec if c.isalpha()]
+        output_spec = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    sizes = {}
+    for spec, t in zip(specs, tensors):
+        if len(spec) != t.ndim:
+            raise ValueError(f"ops.einsum: {subscripts!r} gives operand spec {spec!r} to an "
+                             f"operand of shape {t.shape}.")
+        for c, n in zip(spec, t.shape):
+            if n is not None:
+                if sizes.get(c) not in (None, n):
+                    raise ValueError(f"ops.einsum: index {c!r} has sizes {sizes[c]} and {n} "
+                                     f"in {subscripts!r}.")
+                sizes[c] = n
+            else:
+                sizes.setdefault(c, None)
+    shape = tuple(sizes[c] for c in output_spec)
+    return KerasTensor(shape, _product_dtype_name(*[t.dtype for t in tensors]))
 
 
 class Einsum(Op):
@@ -310,6 +378,7 @@ def _einsum_grads(g, specs, output_spec, tensors, needs):
     return grads
 
 
+@keras_op
 def norm(x, ord=None, axis=None, keepdims=False):
     """Vector 2-norm (default), 1-norm or max-norm along `axis`; Frobenius for matrices.
 

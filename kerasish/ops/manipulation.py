@@ -7,7 +7,8 @@ import builtins
 
 import numpy as np
 
-from kerasish.autodiff.op import Op
+from kerasish.autodiff.keras_tensor import KerasTensor, is_symbolic
+from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.primitives import Reshape
 from kerasish.backend import config
 from kerasish.backend.dtypes import result_type
@@ -17,6 +18,7 @@ from kerasish.ops.indexing import (_index_add, _unwrap_key,  # noqa: F401
                                    getitem, multi_hot, one_hot, scatter,
                                    scatter_update, slice, slice_update, take,
                                    take_along_axis)
+from kerasish.ops.symbolic import keras_op
 
 
 def _axis(name, axis, ndim):
@@ -25,6 +27,7 @@ def _axis(name, axis, ndim):
     return axis % builtins.max(ndim, 1)
 
 
+@keras_op
 def reshape(x, newshape):
     """Reshapes `x`; one entry of `newshape` may be -1.
 
@@ -40,6 +43,8 @@ def reshape(x, newshape):
         (2, 3)
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor or is_symbolic(newshape):
+        return KerasTensor(reshaped_shape(x.shape, newshape), x.dtype)
     newshape = tuple(int(n) for n in (newshape if isinstance(newshape, (tuple, list)) else (newshape,)))
     if any(n < -1 for n in newshape):  # numpy would accept any negative entry as -1
         raise ValueError("ops.reshape: Each dimension of `newshape` must be a non-negative "
@@ -55,6 +60,39 @@ def reshape(x, newshape):
             f"{x.dtype}) into shape {newshape}.") from None
 
 
+def reshaped_shape(shape, newshape):
+    """The shape `reshape` gives, Keras's symbolic rule: sizes that are None or
+    KerasTensors are unknown (None); -1 is inferred when every other size is known.
+
+    Raises:
+        ValueError: when known sizes cannot hold the input's elements.
+    """
+    if newshape.__class__ is KerasTensor:  # a shape tensor: only its length is known
+        if newshape.ndim != 1 or newshape.shape[0] is None:
+            raise ValueError(f"ops.reshape: a symbolic `newshape` must be 1-D with a known "
+                             f"length; got shape {newshape.shape}.")
+        return (None,) * newshape.shape[0]
+    dims = newshape if isinstance(newshape, (tuple, list)) else (newshape,)
+    dims = [None if d is None or d.__class__ is KerasTensor else int(d) for d in dims]
+    known_in = None not in shape
+    total = int(np.prod(shape)) if known_in else None
+    known_out = [d for d in dims if d is not None and d != -1]
+    product = int(np.prod(known_out)) if known_out else 1
+    if -1 in dims:
+        missing = None
+        if known_in and None not in dims:
+            if product == 0 or total % product:
+                raise ValueError(f"ops.reshape: cannot reshape a tensor of shape {shape} "
+                                 f"into shape {tuple(dims)}.")
+            missing = total // product
+        return tuple(missing if d == -1 else d for d in dims)
+    if known_in and None not in dims and total != product:
+        raise ValueError(f"ops.reshape: cannot reshape a tensor of shape {shape} "
+                         f"({total} elements) into shape {tuple(dims)}.")
+    return tuple(dims)
+
+
+@keras_op
 def transpose(x, axes=None):
     """Permutes the axes (reverses them when `axes` is None).
 
@@ -110,6 +148,7 @@ class Transpose(Op):
         return tuple(spec[0][a] for a in self.axes), spec[1]
 
 
+@keras_op
 def moveaxis(x, source, destination):
     """Moves axes to new positions (numpy semantics).
 
@@ -142,6 +181,7 @@ def _moveaxis_axes(name, axes, ndim):
     return positive
 
 
+@keras_op
 def swapaxes(x, axis1, axis2):
     """Swaps two axes.
 
@@ -155,10 +195,12 @@ def swapaxes(x, axis1, axis2):
             raise ValueError(f"ops.swapaxes: `{name}` axis {axis} is out of bounds for a "
                              f"tensor of rank {x.ndim}.")
     order = list(range(x.ndim))
+    axis1, axis2 = _axis("swapaxes", axis1, x.ndim), _axis("swapaxes", axis2, x.ndim)
     order[axis1], order[axis2] = order[axis2], order[axis1]
     return transpose(x, order)
 
 
+@keras_op
 def expand_dims(x, axis):
     """Inserts length-1 axes at `axis` (an int or a tuple).
 
@@ -167,9 +209,17 @@ def expand_dims(x, axis):
         (2, 1)
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        out_ndim = x.ndim + len(axes)
+        axes = sorted(_axis("expand_dims", a, out_ndim) for a in axes)
+        dims = iter(x.shape)
+        return KerasTensor(tuple(1 if i in axes else next(dims) for i in range(out_ndim)),
+                           x.dtype)
     return reshape(x, np.expand_dims(np.empty(x.shape, dtype=bool), axis).shape)
 
 
+@keras_op
 def squeeze(x, axis=None):
     """Removes length-1 axes (all of them when `axis` is None).
 
@@ -181,12 +231,19 @@ def squeeze(x, axis=None):
     if axis is not None:
         for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
             a = _axis("squeeze", a, x.ndim)
-            if x.shape[a] != 1:
-                raise ValueError(
+            if x.shape[a] != 1 and x.shape[a] is not None:  # unknown: squeezed (checked at
+                raise ValueError(                              # run time)
                     f"ops.squeeze: cannot squeeze axis {a} of size {x.shape[a]} (shape {x.shape}).")
+    if x.__class__ is KerasTensor:  # unknown sizes are squeezed only when named in `axis`
+        if axis is None:
+            return KerasTensor(tuple(n for n in x.shape if n != 1), x.dtype)
+        axes = {_axis("squeeze", a, x.ndim) for a in (axis if isinstance(axis, (tuple, list))
+                                                      else (axis,))}
+        return KerasTensor(tuple(n for i, n in enumerate(x.shape) if i not in axes), x.dtype)
     return reshape(x, np.squeeze(np.empty(x.shape, dtype=bool), axis=axis).shape)
 
 
+@keras_op
 def ravel(x):
     """Flattens to one dimension.
 
@@ -200,6 +257,7 @@ def ravel(x):
 flatten = ravel
 
 
+@keras_op
 def broadcast_to(x, shape):
     """Broadcasts `x` to `shape`; the gradient sums over broadcast axes.
 
@@ -209,6 +267,13 @@ def broadcast_to(x, shape):
     """
     x = convert_to_tensor(x)
     shape = tuple(int(n) for n in shape)
+    if x.__class__ is KerasTensor:
+        try:
+            if broadcast_shapes(x.shape, shape) != shape:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"ops.broadcast_to: cannot broadcast shape {x.shape} to "
+                             f"{shape}.") from None
     try:
         return BroadcastTo(shape)(x)
     except ValueError:
@@ -236,6 +301,7 @@ class BroadcastTo(Op):
         return self.shape, spec[1]
 
 
+@keras_op
 def concatenate(xs, axis=0):
     """Joins tensors along an existing axis (dtypes promoted as in Keras).
 
@@ -252,7 +318,15 @@ def concatenate(xs, axis=0):
     """
     if not len(xs):
         raise ValueError("ops.concatenate: needs at least one tensor.")
-    values, tensors, dev = core.operands("concatenate", *[convert_to_tensor(x) for x in xs])
+    tensors = [convert_to_tensor(x) for x in xs]
+    if KerasTensor in map(type, tensors):
+        if axis is None:
+            raise ValueError("ops.concatenate: `axis` cannot be None for symbolic inputs.")
+        if len({t.ndim for t in tensors}) > 1:
+            raise ValueError("ops.concatenate: all inputs must have the same rank. "
+                             f"Received {core.describe(*tensors)}.")
+        return Concatenate(_axis("concatenate", axis, tensors[0].ndim))(*tensors)
+    values, tensors, dev = core.operands("concatenate", *tensors)
     ndim = values[0].ndim
     axis = _axis("concatenate", axis, ndim)
     for v in values[1:]:
@@ -286,12 +360,22 @@ class Concatenate(Op):
         return [ew.fit_gradient(p, t) for p, t in zip(split(g, bounds, axis=self.axis), saved)]
 
     def compute_output_spec(self, *specs):
-        shape = list(specs[0][0])
-        sizes = [s[0][self.axis] for s in specs]
-        shape[self.axis] = None if None in sizes else sum(sizes)
+        shape = []
+        for i in range(len(specs[0][0])):
+            sizes = [s[0][i] for s in specs]
+            if i == self.axis:
+                shape.append(None if None in sizes else sum(sizes))
+                continue
+            known = {n for n in sizes if n is not None}
+            if len(known) > 1:
+                raise ValueError(
+                    "ops.concatenate: all inputs must have the same shape except along axis "
+                    f"{self.axis}. Received shapes {[s[0] for s in specs]}.")
+            shape.append(known.pop() if known else None)
         return tuple(shape), result_type(*[s[1] for s in specs])
 
 
+@keras_op
 def append(x1, x2, axis=None):
     """Appends `x2` to `x1` along `axis` (both flattened when None).
 
@@ -304,6 +388,7 @@ def append(x1, x2, axis=None):
     return concatenate([x1, x2], axis=axis)
 
 
+@keras_op
 def stack(x, axis=0):
     """Stacks tensors of equal shape along a new axis.
 
@@ -321,6 +406,7 @@ def stack(x, axis=0):
     return concatenate([expand_dims(t, axis) for t in xs], axis=axis)
 
 
+@keras_op
 def hstack(xs):
     """Concatenates along axis 1 (axis 0 for 1-D inputs), like numpy.hstack.
 
@@ -332,6 +418,7 @@ def hstack(xs):
     return concatenate(xs, axis=0 if xs[0].ndim == 1 else 1)
 
 
+@keras_op
 def vstack(xs):
     """Stacks rows: 1-D inputs become rows, then concatenates along axis 0.
 
@@ -343,6 +430,7 @@ def vstack(xs):
     return concatenate([reshape(x, (1, -1)) if x.ndim < 2 else x for x in xs], axis=0)
 
 
+@keras_op
 def split(x, indices_or_sections, axis=0):
     """Splits along `axis` into equal sections or at the given indices.
 
@@ -360,6 +448,8 @@ def split(x, indices_or_sections, axis=0):
     """
     x = convert_to_tensor(x)
     axis = _axis("split", axis, x.ndim)
+    if x.__class__ is KerasTensor and x.shape[axis] is None:
+        return _split_unknown(x, indices_or_sections, axis)
     if isinstance(indices_or_sections, (int, np.integer)):
         sections = int(indices_or_sections)
         if sections <= 0 or x.shape[axis] % sections:
@@ -379,6 +469,18 @@ def split(x, indices_or_sections, axis=0):
     return pieces
 
 
+def _split_unknown(x, indices_or_sections, axis):
+    """`split` of an axis of unknown size: equal sections stay unknown; between
+    split points the sizes are known, the last piece's is not (Keras's rule)."""
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sizes = [None] * int(indices_or_sections)
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections]
+        sizes = [hi - lo for lo, hi in zip(bounds[:-1], bounds[1:])] + [None]
+    return [KerasTensor(x.shape[:axis] + (n,) + x.shape[axis + 1:], x.dtype) for n in sizes]
+
+
+@keras_op
 def unstack(x, num=None, axis=0):
     """Splits along `axis` into tensors with that axis removed.
 
@@ -388,6 +490,15 @@ def unstack(x, num=None, axis=0):
     """
     x = convert_to_tensor(x)
     axis = _axis("unstack", axis, x.ndim)
+    if x.__class__ is KerasTensor:
+        n = x.shape[axis] if x.shape[axis] is not None else num
+        if n is None:
+            raise ValueError(
+                f"ops.unstack: Cannot infer argument `num` from shape {x.shape}. Either provide "
+                "a tensor with a concrete shape in the `axis` dimension or explicitly pass the "
+                "`num` argument.")
+        rest = x.shape[:axis] + x.shape[axis + 1:]
+        return [KerasTensor(rest, x.dtype) for _ in range(n)]
     if num is not None and num != x.shape[axis]:
         raise ValueError(f"ops.unstack: num={num} but axis {axis} of shape {x.shape} has "
                          f"{x.shape[axis]} entries.")
@@ -399,6 +510,7 @@ def unstack(x, num=None, axis=0):
     return pieces
 
 
+@keras_op
 def size(x):
     """Number of elements.
 
@@ -406,7 +518,10 @@ def size(x):
         >>> ops.size(ops.zeros((2, 3)))
         6
     """
-    return convert_to_tensor(x).size
+    x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:  # as Keras: a scalar int tensor
+        return KerasTensor((), "int32")
+    return x.size
 
 
 # Layout ops (tile, repeat, pad, flip, roll, rot90, meshgrid, diff), re-exported.

@@ -4,12 +4,14 @@ Every gradient is written with ops (second order works).
 """
 import numpy as np
 
-from kerasish.autodiff.op import Op
+from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_float
 from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, float_operand
 from kerasish.ops.indexing import _index_add
+from kerasish.ops.symbolic import keras_op
 
 
 def _triangle(name, fn):
@@ -25,11 +27,13 @@ def _triangle(name, fn):
         "    Args:\n        x: tensor of rank >= 2.\n        k: diagonal offset.\n\n"
         "    Returns:\n        Tensor.\n\n"
         f"    Example:\n        >>> ops.{name}(ops.ones((3, 3)))\n")
-    return op
+    return keras_op(op, name=op.__name__)
 
 
 class Triangle(Op):
     """tril/triu of the last two axes; the gradient is the same mask applied to `g`."""
+
+    elementwise = True  # shaped like its (broadcast) inputs
 
     def __init__(self, name, fn, k):
         self.name, self.fn, self.k = name, fn, k
@@ -51,6 +55,7 @@ def _diag_positions(n, k):
     return rows, cols
 
 
+@keras_op
 def diag(x, k=0):
     """Builds a diagonal matrix from a 1-D tensor, or extracts a diagonal of a 2-D one.
 
@@ -65,6 +70,9 @@ def diag(x, k=0):
         >>> ops.diag(ops.convert_to_tensor([1, 2]))   # [[1, 0], [0, 2]]
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor and x.ndim == 1:
+        size = None if x.shape[0] is None else x.shape[0] + abs(k)
+        return KerasTensor((size, size), x.dtype)
     if x.ndim == 1:
         n = x.shape[0]
         size = n + abs(k)
@@ -77,6 +85,7 @@ def diag(x, k=0):
     raise ValueError(f"ops.diag: needs a 1-D or 2-D tensor; got shape {x.shape}.")
 
 
+@keras_op
 def diagonal(x, offset=0, axis1=0, axis2=1):
     """The diagonal over `axis1`/`axis2`, as the last axis of the result (numpy.diagonal).
 
@@ -88,11 +97,16 @@ def diagonal(x, offset=0, axis1=0, axis2=1):
         raise ValueError(f"ops.diagonal: needs a tensor of rank >= 2; got shape {x.shape}.")
     moved = shape_ops.moveaxis(x, (axis1, axis2), (-2, -1))
     n_rows, n_cols = moved.shape[-2:]
+    if x.__class__ is KerasTensor:
+        n = None if n_rows is None or n_cols is None else \
+            max(0, min(n_rows - max(-offset, 0), n_cols - max(offset, 0)))
+        return KerasTensor(moved.shape[:-2] + (n,), x.dtype)
     n = max(0, min(n_rows - max(-offset, 0), n_cols - max(offset, 0)))
     rows, cols = _diag_positions(n, offset)
     return moved[..., rows, cols]
 
 
+@keras_op
 def trace(x, offset=0, axis1=0, axis2=1):
     """Sum of the diagonal (small int dtypes accumulate in int32).
 
@@ -104,7 +118,7 @@ def trace(x, offset=0, axis1=0, axis2=1):
 
 def _square_matrix(name, x):
     x = float_operand(x)
-    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+    if x.ndim < 2 or None not in x.shape[-2:] and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"ops.{name}: needs square matrices (..., n, n); got {core.describe(x)}.")
     return x
 
@@ -113,6 +127,7 @@ def _mT(x):
     return shape_ops.swapaxes(x, -1, -2)
 
 
+@keras_op
 def inv(x):
     """Matrix inverse over the last two axes; gradient -inv^T g inv^T.
 
@@ -128,6 +143,8 @@ def inv(x):
 
 class Inv(Op):
     """Matrix inverse; gradient `-inv^T g inv^T`."""
+
+    elementwise = True  # shaped like its (broadcast) inputs
 
     name = "inv"
 
@@ -145,6 +162,7 @@ class Inv(Op):
 _INV = Inv()
 
 
+@keras_op
 def solve(a, b):
     """Solves `a @ x = b` for x (a: (..., n, n), b: (..., n, m) or (..., n)).
 
@@ -155,7 +173,7 @@ def solve(a, b):
     b = float_operand(b)
     vector = b.ndim == a.ndim - 1
     b2 = shape_ops.expand_dims(b, -1) if vector else b
-    if b2.shape[-2] != a.shape[-1]:
+    if None not in (b2.shape[-2], a.shape[-1]) and b2.shape[-2] != a.shape[-1]:
         raise ValueError(f"ops.solve: a and b do not fit ({core.describe(a, b)}).")
     out = _SOLVE(a, b2)
     return shape_ops.squeeze(out, -1) if vector else out
@@ -177,10 +195,14 @@ class Solve(Op):
         gb = solve(_mT(a), g)
         return ew.negative(linalg.matmul(gb, _mT(out))), gb
 
+    def compute_output_spec(self, a, b):
+        return broadcast_shapes(a[0][:-2], b[0][:-2]) + tuple(b[0][-2:]), a[1]
+
 
 _SOLVE = Solve()
 
 
+@keras_op
 def slogdet(x):
     """(sign, log|det|) of square matrices; log|det| is differentiable.
 
@@ -206,10 +228,14 @@ class SlogDet(Op):
     def backward(self, saved, needs, grads):
         return (ew.multiply(grads[1][..., None, None], _mT(inv(saved[0]))),)
 
+    def compute_output_spec(self, spec):
+        return [(tuple(spec[0][:-2]), spec[1])] * 2
+
 
 _SLOGDET = SlogDet()
 
 
+@keras_op
 def logdet(x):
     """log(det(x)) of positive-determinant matrices (via slogdet).
 
@@ -220,6 +246,7 @@ def logdet(x):
     return ew.where(ew.greater(sign, 0), logabs, float("nan"))
 
 
+@keras_op
 def det(x):
     """Determinant of square matrices; gradient det * inv^T.
 
@@ -243,6 +270,9 @@ class Det(Op):
     def backward(self, saved, needs, g):
         x, out = saved
         return (ew.multiply(ew.multiply(g, out)[..., None, None], _mT(inv(x))),)
+
+    def compute_output_spec(self, spec):
+        return tuple(spec[0][:-2]), spec[1]
 
 
 _DET = Det()

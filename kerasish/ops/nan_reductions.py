@@ -11,6 +11,7 @@ import numpy as np
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
 from kerasish.ops.indexing import take_along_axis
 from kerasish.ops.sorting import sort
+from kerasish.ops.symbolic import keras_op
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -32,7 +33,7 @@ def _nan_arg(name, fill):
         "        keepdims: keep the reduced axis with size 1.\n\n"
         "    Returns:\n        int32 Tensor.\n\n"
         f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([1.0, float('nan'), 3.0]))\n")
-    return op
+    return keras_op(op, name=op.__name__)
 
 
 nanargmax = _nan_arg("nanargmax", -np.inf)
@@ -59,7 +60,7 @@ def _nan_scan(name, scan, neutral):
         "        dtype: optional dtype to compute in.\n\n"
         "    Returns:\n        Tensor (bool and small ints accumulate in int32, as Keras).\n\n"
         f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([1.0, float('nan'), 3.0]))\n")
-    return op
+    return keras_op(op, name=op.__name__)
 
 
 nancumsum = _nan_scan("nancumsum", reduction.cumsum, 0)
@@ -113,6 +114,7 @@ def _quantile_one(ordered, count, q, method):
     return ew.where(empty, core.cast(np.nan, value.dtype), value)
 
 
+@keras_op
 def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     """The q-th quantile(s) along `axis`, ignoring NaNs (NaN for an all-NaN slice).
 
@@ -149,6 +151,7 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     return results[0] if qs.ndim == 0 else shape_ops.stack(results, axis=0)
 
 
+@keras_op
 def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
     """The q-th percentile(s) along `axis`, ignoring NaNs; q in [0, 100].
 
@@ -166,6 +169,7 @@ def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
     return nanquantile(x, qs, axis=axis, method=method, keepdims=keepdims)
 
 
+@keras_op
 def nanmedian(x, axis=None, keepdims=False):
     """The median along `axis`, ignoring NaNs.
 

@@ -7,11 +7,13 @@ import math
 import sys
 
 from kerasish.autodiff import capture as _capture, tape as _tape
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops, sorting
 from kerasish.ops.core import float_operand
 from kerasish.ops.softmax import log_softmax, softmax  # noqa: F401 - re-exported
 from kerasish.ops.unary import Unary
+from kerasish.ops.symbolic import keras_op
 
 
 class Activation(Unary):
@@ -26,6 +28,8 @@ def _activation(name, compute, grad, doc):
     vjp = the_op.backward
 
     def op(x):
+        if x.__class__ is KerasTensor:
+            return core.symbolic_elementwise(op, (x,), name=name)
         x = float_operand(x)
         out = Tensor(compute(x._device.xp, x._value, x), x._device)
         if _tape._active:
@@ -71,6 +75,7 @@ softplus = _activation(
 tanh = ew.tanh
 
 
+@keras_op
 def log_sigmoid(x):
     """log(sigmoid(x)) = -softplus(-x), stable for large |x|.
 
@@ -80,6 +85,7 @@ def log_sigmoid(x):
     return ew.negative(softplus(ew.negative(float_operand(x))))
 
 
+@keras_op
 def silu(x):
     """x * sigmoid(x) (also called swish).
 
@@ -93,6 +99,7 @@ def silu(x):
 swish = silu
 
 
+@keras_op
 def hard_silu(x):
     """x * hard_sigmoid(x) (also called hard_swish).
 
@@ -106,6 +113,7 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
+@keras_op
 def leaky_relu(x, negative_slope=0.2):
     """x if x > 0 else negative_slope * x (Keras default slope 0.2).
 
@@ -116,6 +124,7 @@ def leaky_relu(x, negative_slope=0.2):
     return ew.where(ew.greater(x, 0), x, ew.multiply(x, negative_slope))
 
 
+@keras_op
 def elu(x, alpha=1.0):
     """x if x > 0 else alpha * (exp(x) - 1).
 
@@ -127,6 +136,7 @@ def elu(x, alpha=1.0):
     return ew.where(ew.greater(x, 0), x, negative_part)
 
 
+@keras_op
 def selu(x):
     """Scaled ELU with the self-normalising constants.
 
@@ -136,6 +146,7 @@ def selu(x):
     return ew.multiply(elu(x, alpha=1.6732632423543772), 1.0507009873554805)
 
 
+@keras_op
 def celu(x, alpha=1.0):
     """max(x, 0) + min(0, alpha * (exp(x / alpha) - 1)).
 
@@ -147,6 +158,7 @@ def celu(x, alpha=1.0):
     return ew.add(relu(x), negative_part)
 
 
+@keras_op
 def gelu(x, approximate=True):
     """Gaussian error linear unit; `approximate=True` (Keras ops default) uses tanh.
 
@@ -160,6 +172,7 @@ def gelu(x, approximate=True):
     return ew.multiply(ew.multiply(x, 0.5), ew.add(ew.erf(ew.divide(x, math.sqrt(2.0))), 1.0))
 
 
+@keras_op
 def glu(x, axis=-1):
     """Gated linear unit: a * sigmoid(b) where a, b are the halves of `x` along `axis`.
 
@@ -174,6 +187,7 @@ def glu(x, axis=-1):
     return ew.multiply(a, sigmoid(b))
 
 
+@keras_op
 def mish(x):
     """x * tanh(softplus(x)).
 
@@ -184,6 +198,7 @@ def mish(x):
     return ew.multiply(x, ew.tanh(softplus(x)))
 
 
+@keras_op
 def hard_tanh(x):
     """clip(x, -1, 1).
 
@@ -193,6 +208,7 @@ def hard_tanh(x):
     return ew.clip(float_operand(x), -1.0, 1.0)
 
 
+@keras_op
 def tanh_shrink(x):
     """x - tanh(x).
 
@@ -203,6 +219,7 @@ def tanh_shrink(x):
     return ew.subtract(x, ew.tanh(x))
 
 
+@keras_op
 def hard_shrink(x, threshold=0.5):
     """x where |x| > threshold, else 0.
 
@@ -213,6 +230,7 @@ def hard_shrink(x, threshold=0.5):
     return ew.where(ew.greater(ew.absolute(x), threshold), x, 0.0)
 
 
+@keras_op
 def soft_shrink(x, threshold=0.5):
     """x - threshold above it, x + threshold below -threshold, 0 between.
 
@@ -224,6 +242,7 @@ def soft_shrink(x, threshold=0.5):
                     ew.where(ew.less(x, -threshold), ew.add(x, threshold), 0.0))
 
 
+@keras_op
 def squareplus(x, b=4):
     """(x + sqrt(x^2 + b)) / 2, a smooth relu.
 
@@ -234,6 +253,7 @@ def squareplus(x, b=4):
     return ew.multiply(ew.add(x, ew.sqrt(ew.add(ew.square(x), float(b)))), 0.5)
 
 
+@keras_op
 def sparse_plus(x):
     """0 for x <= -1, x for x >= 1, (x + 1)^2 / 4 between.
 
@@ -245,6 +265,7 @@ def sparse_plus(x):
     return ew.where(ew.less_equal(x, -1.0), 0.0, ew.where(ew.greater_equal(x, 1.0), x, middle))
 
 
+@keras_op
 def threshold(x, threshold, default_value):
     """x where x > threshold, else `default_value`.
 
@@ -255,6 +276,7 @@ def threshold(x, threshold, default_value):
     return ew.where(ew.greater(x, threshold), x, default_value)
 
 
+@keras_op
 def sparsemax(x, axis=-1):
     """Euclidean projection of `x` onto the probability simplex along `axis`.
 
@@ -262,6 +284,9 @@ def sparsemax(x, axis=-1):
         >>> ops.sparsemax(ops.convert_to_tensor([1.0, 3.0]))   # [0., 1.]
     """
     x = float_operand(x)
+    if x.__class__ is KerasTensor:
+        shape_ops._axis("sparsemax", axis, x.ndim)
+        return KerasTensor(x.shape, x.dtype)
     z = shape_ops.moveaxis(x, axis, -1)
     ordered = ew.negative(sorting.sort(ew.negative(z), axis=-1))
     n = z.shape[-1]

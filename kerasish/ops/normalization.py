@@ -19,6 +19,7 @@ import numpy as np
 
 from kerasish.autodiff.op import Op
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
+from kerasish.ops.symbolic import keras_op
 
 
 def _axes(op, axes, ndim):
@@ -50,6 +51,7 @@ def _unbroadcast_raw(g, shape):
     return g.reshape(shape)
 
 
+@keras_op
 def normalize_moments(x, axes, scale=None, offset=None, epsilon=1e-3):
     """Normalizes `x` with its own mean and variance over `axes`, fused.
 

@@ -19,6 +19,9 @@ from kerasish.ops.control_flow import custom_gradient
 from kerasish.ops.fft import extract_sequences
 from kerasish.ops.linalg import matmul
 from kerasish.ops.unary import _special, unary
+from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.autodiff.op import broadcast_shapes
+from kerasish.ops.symbolic import keras_op
 
 
 def _float_dtype(*tensors):
@@ -42,6 +45,7 @@ def _nan_aware_extremum(pick):
     return op
 
 
+@keras_op
 def fmax(x1, x2):
     """Elementwise maximum that ignores NaN (NaN only where both are NaN).
 
@@ -57,6 +61,7 @@ def fmax(x1, x2):
     return _nan_aware_extremum(ew.maximum)(x1, x2)
 
 
+@keras_op
 def fmin(x1, x2):
     """Elementwise minimum that ignores NaN (NaN only where both are NaN).
 
@@ -72,6 +77,7 @@ def fmin(x1, x2):
     return _nan_aware_extremum(ew.minimum)(x1, x2)
 
 
+@keras_op
 def ldexp(x1, x2):
     """x1 * 2**x2 with an integer exponent `x2`.
 
@@ -86,6 +92,10 @@ def ldexp(x1, x2):
         >>> ops.ldexp(ops.convert_to_tensor([1.0, 3.0]), ops.convert_to_tensor([2, -1]))  # [4., 1.5]
     """
     x1, x2 = core.convert_to_tensor(x1), core.convert_to_tensor(x2)
+    if x1.__class__ is KerasTensor or x2.__class__ is KerasTensor:
+        return KerasTensor(broadcast_shapes(x1.shape, x2.shape),
+                           x1.dtype if core.config.is_float_dtype(x1.dtype)
+                           else core.config.floatx())
     if not (x2.dtype.startswith(("int", "uint")) or x2.dtype == "bool"):
         raise TypeError(f"ops.ldexp: ldexp exponent must be an integer type. "
                         f"Received: x2 dtype={x2.dtype}")
@@ -103,6 +113,7 @@ def ldexp(x1, x2):
     return scaled(x1)
 
 
+@keras_op
 def nextafter(x1, x2):
     """The next float after x1 towards x2 (no gradient).
 
@@ -115,6 +126,8 @@ def nextafter(x1, x2):
     Example:
         >>> ops.nextafter(ops.convert_to_tensor([1.0]), 2.0)   # [1.0000001]
     """
+    if x1.__class__ is KerasTensor or x2.__class__ is KerasTensor:
+        return core.symbolic_elementwise(nextafter, (x1, x2))
     x1, x2 = core.convert_to_tensor(x1), core.convert_to_tensor(x2)
     dtype = result_type(x1.dtype, x2.dtype, float)
     (a, b), _, dev = core.operands("nextafter", core.cast(x1, dtype), core.cast(x2, dtype))
@@ -136,6 +149,7 @@ def _nextafter_bfloat16(xp, a, b):
     return xp.where(xp.isnan(fa) | xp.isnan(fb), xp.asarray(np.nan, dtype=a.dtype), out)
 
 
+@keras_op
 def angle(x):
     """Argument of each (complex) element in radians; pi for negative reals.
 
@@ -157,6 +171,7 @@ def angle(x):
     return ew.where(ew.isnan(x), x, out)
 
 
+@keras_op
 def fabs(x):
     """Absolute value as a float tensor (ints and bools become floatx).
 
@@ -166,6 +181,7 @@ def fabs(x):
     return ew.absolute(_as_float(x))
 
 
+@keras_op
 def isreal(x):
     """True where the imaginary part is zero (everywhere for real dtypes).
 
@@ -202,6 +218,7 @@ i0.__doc__ = """Modified Bessel function of the first kind, order 0 (differentia
     """
 
 
+@keras_op
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """Numbers spaced evenly on a log scale between `start` and `stop`.
 
@@ -218,6 +235,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     Example:
         >>> ops.geomspace(1.0, 100.0, 3)   # [1., 10., 100.]
     """
+    if start.__class__ is KerasTensor or stop.__class__ is KerasTensor:
+        return creation._symbolic_space(start, stop, num, dtype, axis)
     lo, hi = core.convert_to_tensor(start), core.convert_to_tensor(stop)
     dtype = dtype or result_type(*[v.dtype if not isinstance(v, (int, float)) else type(v)
                                    for v in (start, stop)], float)
@@ -237,7 +256,7 @@ def _window(name, numpy_fn):
                   "    Args:\n        x: the number of points (int or scalar tensor).\n\n"
                   "    Returns:\n        1-D float32 Tensor.\n\n"
                   f"    Example:\n        >>> ops.{name}(5)\n")
-    return op
+    return keras_op(op, name=op.__name__)
 
 
 bartlett = _window("bartlett", np.bartlett)
@@ -246,6 +265,7 @@ hamming = _window("hamming", np.hamming)
 hanning = _window("hanning", np.hanning)
 
 
+@keras_op
 def kaiser(x, beta):
     """The Kaiser window of `x` points with shape parameter `beta` (numpy.kaiser).
 
@@ -264,6 +284,7 @@ def kaiser(x, beta):
                                   dtype="float32")
 
 
+@keras_op
 def argpartition(x, kth, axis=-1):
     """Indices that partition `x` around its `kth` smallest element along `axis`.
 
@@ -279,10 +300,15 @@ def argpartition(x, kth, axis=-1):
         >>> ops.argpartition(ops.convert_to_tensor([3, 1, 2]), 1)   # [1, 2, 0]
     """
     x = core.convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        if not isinstance(kth, (int, np.integer)):
+            raise ValueError(f"ops.argpartition: `kth` must be an integer. Received: kth={kth!r}")
+        return KerasTensor(x.shape, "int32")
     xp = x._device.xp
     return Tensor(xp.argpartition(x._value, kth, axis=axis).astype("int32"), x._device)
 
 
+@keras_op
 def corrcoef(x):
     """Pearson correlation coefficients of the rows of `x` (numpy.corrcoef).
 
@@ -307,6 +333,7 @@ def corrcoef(x):
     return out if x.ndim == 2 else shape_ops.reshape(out, ())
 
 
+@keras_op
 def correlate(x1, x2, mode="valid"):
     """Cross-correlation of two 1-D tensors: c[k] = sum_n x1[n + k] * x2[n] (numpy.correlate).
 
@@ -330,6 +357,10 @@ def correlate(x1, x2, mode="valid"):
     dtype = _float_dtype(a, v)
     a, v = core.cast(a, dtype), core.cast(v, dtype)
     la, lv = a.shape[0], v.shape[0]
+    if a.__class__ is KerasTensor or v.__class__ is KerasTensor:
+        n = None if la is None or lv is None else \
+            {"valid": max(la, lv) - min(la, lv) + 1, "same": max(la, lv), "full": la + lv - 1}[mode]
+        return KerasTensor((n,), a.dtype)
     padded = shape_ops.pad(a, [(lv - 1, lv - 1)])
     full = reduction.sum(ew.multiply(extract_sequences(padded, lv, 1), v), axis=-1)
     if mode == "full":
@@ -342,6 +373,7 @@ def correlate(x1, x2, mode="valid"):
     return full[min(la, lv) - 1:min(la, lv) - 1 + size]
 
 
+@keras_op
 def view(x, dtype=None):
     """The same bytes reinterpreted as another dtype (numpy `ndarray.view`); no gradient.
 
@@ -362,6 +394,7 @@ def view(x, dtype=None):
     return Tensor(x._value.view(target), x._device)
 
 
+@keras_op
 def histogram(x, bins=10, range=None):  # noqa: A002 - Keras's argument name
     """Counts of `x`'s values in `bins` equal-width bins, and the bin edges.
 
@@ -396,6 +429,7 @@ def histogram(x, bins=10, range=None):  # noqa: A002 - Keras's argument name
             core.convert_to_tensor(edges, dtype=dtype))
 
 
+@keras_op
 def cdist(x, y):
     """Euclidean distances between every row of `x` and every row of `y`.
 
@@ -419,6 +453,7 @@ def cdist(x, y):
     return ew.sqrt(reduction.sum(ew.square(diff), axis=-1))
 
 
+@keras_op
 def polar(abs_, angle):  # noqa: F811 - Keras's argument name shadows the op
     """The complex numbers `abs_ * (cos(angle) + i sin(angle))` (complex64; no gradient).
 
@@ -430,6 +465,7 @@ def polar(abs_, angle):  # noqa: F811 - Keras's argument name shadows the op
     return Tensor((a * dev.xp.cos(t) + 1j * (a * dev.xp.sin(t))).astype("complex64"), dev)
 
 
+@keras_op
 def view_as_complex(x):
     """Pairs along a last axis of size 2 as complex64 numbers (no gradient).
 
@@ -444,6 +480,7 @@ def view_as_complex(x):
     return Tensor((value[..., 0] + 1j * value[..., 1]).astype("complex64"), x._device)
 
 
+@keras_op
 def view_as_real(x):
     """Complex numbers as float32 pairs along a new last axis (no gradient).
 
@@ -469,6 +506,7 @@ def _core_dims(signature):
     return dims[0], dims[1]
 
 
+@keras_op
 def vectorize(pyfunc, *, excluded=None, signature=None):
     """Makes `pyfunc` loop over the leading (broadcast) axes of its tensor arguments,
     as numpy.vectorize; with a gufunc `signature` ("(d,d)->()") the named trailing

@@ -7,6 +7,7 @@ import numpy as np
 
 from kerasish.ops import core, layout, manipulation as shape_ops
 from kerasish.ops.segment import segment_sum
+from kerasish.ops.symbolic import keras_op
 
 
 def _pair(name, arg, value):
@@ -30,6 +31,7 @@ def _geometry(name, spatial, kernel_size, dilation, padding, stride):
     return k, d, p, s, out
 
 
+@keras_op
 def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     """Sliding patches of a `(N, C, H, W)` tensor as columns (im2col, torch's `unfold`).
 
@@ -62,6 +64,7 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     return shape_ops.reshape(cols, (x.shape[0], x.shape[1] * kh * kw, oh * ow))
 
 
+@keras_op
 def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sums columns of patches back into an image (col2im, torch's `fold`; adjoint of `unfold`).
 
@@ -106,6 +109,7 @@ def _check_block(name, block_size, data_format):
                          f"'channels_first'. Received: data_format={data_format!r}")
 
 
+@keras_op
 def depth_to_space(x, block_size, data_format="channels_last"):
     """Moves channel blocks into `block_size x block_size` spatial tiles (TF's DCR order).
 
@@ -139,6 +143,7 @@ def depth_to_space(x, block_size, data_format="channels_last"):
     return shape_ops.reshape(x, (n, c // (b * b), h * b, w * b))
 
 
+@keras_op
 def space_to_depth(x, block_size, data_format="channels_last"):
     """Moves `block_size x block_size` spatial tiles into channels (inverse of `depth_to_space`).
 

@@ -25,6 +25,7 @@ from kerasish.ops import core
 from kerasish.ops.conv import (_from_channels_last, _to_channels_last, same_padding,
                                standardize_data_format, standardize_padding,
                                standardize_tuple)
+from kerasish.ops.symbolic import keras_op
 
 
 class _PoolGeometry:
@@ -70,6 +71,13 @@ def _geometry(op, x_shape, pool_size, strides, padding):
     pool = standardize_tuple(pool_size, rank, "pool_size", op)
     strides = pool if strides is None else standardize_tuple(strides, rank, "strides", op)
     in_spatial = tuple(x_shape[1:-1])
+    if None in in_spatial:  # symbolic: unknown sizes stay unknown (never computed on)
+        out = tuple(None if n is None else -(-n // st) if padding == "same" else
+                    (n - k) // st + 1 for n, k, st in zip(in_spatial, pool, strides))
+        if any(o is not None and o <= 0 for o in out):
+            raise ValueError(f"{op}: the pool size {pool} is larger than the input (shape "
+                             f"{tuple(x_shape)}, channels_last).")
+        return _PoolGeometry(pool, strides, tuple((0, 0) for _ in in_spatial), in_spatial, out)
     if padding == "same":
         pads = tuple(same_padding(s, k, st) for s, k, st in zip(in_spatial, pool, strides))
     else:
@@ -169,6 +177,10 @@ class MaxPool(Op):
         masks = derive(lambda xpad, out: _max_routes(xp, xpad, out, geom), xpad, out)
         return (MaxPoolRoute(masks, self.geom, x_shape)(g),)
 
+    def compute_output_spec(self, spec):
+        shape, dtype = spec
+        return (shape[0],) + self.geom.out_spatial + (shape[-1],), dtype
+
 
 class MaxPoolRoute(Op):
     """Sends each window's gradient to its maximum (the max-pool backward); its
@@ -207,6 +219,7 @@ class MaxPoolGather(Op):
         return (MaxPoolRoute(self.masks, self.geom, saved[0])(gg),)
 
 
+@keras_op
 def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
     """Max pooling over 1, 2 or 3 spatial axes, as Keras `ops.max_pool`.
 
@@ -282,6 +295,10 @@ class AveragePool(Op):
     def backward(self, saved, needs, g):
         return (AveragePoolSpread(self.geom, saved[0])(g),)
 
+    def compute_output_spec(self, spec):
+        shape, dtype = spec
+        return (shape[0],) + self.geom.out_spatial + (shape[-1],), dtype
+
 
 class AveragePoolSpread(Op):
     """Each window's gradient shared by its elements (the adjoint of `AveragePool`)."""
@@ -298,6 +315,7 @@ class AveragePoolSpread(Op):
         return (AveragePool(self.geom)(gg),)
 
 
+@keras_op
 def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
     """Average pooling over 1, 2 or 3 spatial axes, as Keras `ops.average_pool`.
 

@@ -6,11 +6,13 @@ reached through `builtins.` here.
 import builtins
 
 from kerasish.autodiff.capture import apply_raw
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_float
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
+from kerasish.ops.symbolic import keras_op
 
 
 def _axes(axis, ndim, name="reduce"):
@@ -51,6 +53,7 @@ def _scan_dtype(dtype):
     return "int32" if dtype.kind == "b" else dtype
 
 
+@keras_op
 def sum(x, axis=None, keepdims=False):  # noqa: A001 - Keras exports ops.sum
     """Sum of elements over `axis` (None: all).
 
@@ -88,7 +91,7 @@ class Sum(Op):
         return (_expand_to(g, saved[0], self.axes, self.keepdims),)
 
     def compute_output_spec(self, spec):
-        return _reduced_shape(spec[0], self.axes, self.keepdims), spec[1]
+        return _reduced_shape(spec[0], self.axes, self.keepdims), accumulator_dtype(spec[1])
 
 
 def _reduced_shape(shape, axes, keepdims):
@@ -97,6 +100,7 @@ def _reduced_shape(shape, axes, keepdims):
     return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
+@keras_op
 def mean(x, axis=None, keepdims=False):
     """Mean over `axis`; integer inputs give floatx results as in Keras.
 
@@ -136,13 +140,14 @@ class Mean(Op):
         return (_expand_to(ew.divide(g, float(builtins.max(count, 1))), saved[0], self.axes,
                            self.keepdims),)
 
-    compute_output_spec = Sum.compute_output_spec
+    def compute_output_spec(self, spec):
+        return _reduced_shape(spec[0], self.axes, self.keepdims), spec[1]
 
 
 def _extremum(name, fn):
     def op(x, axis=None, keepdims=False, initial=None):
         x = convert_to_tensor(x)
-        if x.size == 0 and initial is None:
+        if x.__class__ is not KerasTensor and x.size == 0 and initial is None:
             raise ValueError(f"ops.{name}: cannot reduce an empty tensor of shape {x.shape}.")
         return Extremum(name, fn, _axes(axis, x.ndim, name), keepdims, initial)(x)
     op.__name__ = op.__qualname__ = name
@@ -151,7 +156,7 @@ def _extremum(name, fn):
                   "        keepdims: keep reduced axes.\n        initial: optional starting value.\n\n"
                   "    Returns:\n        Tensor of the input dtype.\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([1.0, 3.0]))\n")
-    return op
+    return keras_op(op, name=op.__name__)
 
 
 class Extremum(Op):
@@ -176,7 +181,8 @@ class Extremum(Op):
         count = _expand_to(sum(hits, axis=axes, keepdims=True), shape, axes, True)
         return (ew.divide(ew.multiply(_expand_to(g, shape, axes, self.keepdims), hits), count),)
 
-    compute_output_spec = Sum.compute_output_spec
+    def compute_output_spec(self, spec):
+        return _reduced_shape(spec[0], self.axes, self.keepdims), spec[1]
 
 
 max = _extremum("max", lambda xp: xp.max)  # noqa: A001
@@ -185,6 +191,7 @@ amax = max
 amin = min
 
 
+@keras_op
 def prod(x, axis=None, keepdims=False, dtype=None):
     """Product over `axis` (gradient: product of the others, zero-safe).
 
@@ -242,6 +249,7 @@ def _exclusive_cumprod(x, reverse):
     return shape_ops.flip(out, axis=-1) if reverse else out
 
 
+@keras_op
 def cumsum(x, axis=None, dtype=None):
     """Cumulative sum along `axis` (flattened when None).
 
@@ -251,6 +259,8 @@ def cumsum(x, axis=None, dtype=None):
     x = convert_to_tensor(x, dtype=dtype)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
+    if x.__class__ is KerasTensor:
+        shape_ops._axis("cumsum", axis, x.ndim)
     return Cumsum(axis)(x)
 
 
@@ -270,9 +280,10 @@ class Cumsum(Op):
         return (shape_ops.flip(cumsum(shape_ops.flip(g, axis), axis), axis),)
 
     def compute_output_spec(self, spec):
-        return spec
+        return spec[0], "int32" if spec[1] == "bool" else spec[1]
 
 
+@keras_op
 def cumprod(x, axis=None, dtype=None):
     """Cumulative product along `axis` (flattened when None); gradient needs nonzero x.
 
@@ -282,6 +293,8 @@ def cumprod(x, axis=None, dtype=None):
     x = convert_to_tensor(x, dtype=dtype)
     if axis is None:
         x, axis = shape_ops.reshape(x, (-1,)), 0
+    if x.__class__ is KerasTensor:
+        shape_ops._axis("cumprod", axis, x.ndim)
     return Cumprod(axis)(x)
 
 
@@ -307,9 +320,10 @@ class Cumprod(Op):
         return (ew.divide(summed, x),)
 
     def compute_output_spec(self, spec):
-        return spec
+        return spec[0], "int32" if spec[1] == "bool" else spec[1]
 
 
+@keras_op
 def var(x, axis=None, keepdims=False):
     """Biased variance over `axis` (divides by N, like Keras).
 
@@ -321,6 +335,7 @@ def var(x, axis=None, keepdims=False):
     return mean(ew.square(centred), axis=axis, keepdims=keepdims)
 
 
+@keras_op
 def std(x, axis=None, keepdims=False):
     """Standard deviation over `axis` (biased, like Keras).
 
@@ -330,6 +345,7 @@ def std(x, axis=None, keepdims=False):
     return ew.sqrt(var(x, axis=axis, keepdims=keepdims))
 
 
+@keras_op
 def logsumexp(x, axis=None, keepdims=False):
     """log(sum(exp(x))) over `axis`, computed stably (max-shifted).
 
@@ -357,43 +373,60 @@ def logsumexp(x, axis=None, keepdims=False):
 
 def _index_reduction(name):
     def op(x, axis=None, keepdims=False):
+        x = convert_to_tensor(x)
+        if x.__class__ is KerasTensor:
+            return KerasTensor(_reduced_shape(x.shape, _axes(axis, x.ndim, name), keepdims),
+                               "int32")
         return apply_raw(lambda xp, a: xp.asarray(getattr(xp, name)(
-            a, axis=axis, keepdims=keepdims)).astype("int32"), convert_to_tensor(x))
+            a, axis=axis, keepdims=keepdims)).astype("int32"), x)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"Indices of the {name[3:]}imum along `axis` (int32, no gradient).\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([1.0, 3.0, 2.0]))\n")
-    return op
+    return keras_op(op, name=op.__name__)
 
 
 argmax = _index_reduction("argmax")
 argmin = _index_reduction("argmin")
 
 
+@keras_op
 def any(x, axis=None, keepdims=False):  # noqa: A001
     """True where any element along `axis` is truthy.
 
     Example:
         >>> ops.any(ops.convert_to_tensor([0, 1]))   # True
     """
+    x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return KerasTensor(_reduced_shape(x.shape, _axes(axis, x.ndim, "any"), keepdims), "bool")
     return apply_raw(lambda xp, a: xp.any(a, axis=axis, keepdims=keepdims),
-                     convert_to_tensor(x))
+                     x)
 
 
+@keras_op
 def all(x, axis=None, keepdims=False):  # noqa: A001
     """True where every element along `axis` is truthy.
 
     Example:
         >>> ops.all(ops.convert_to_tensor([0, 1]))   # False
     """
+    x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return KerasTensor(_reduced_shape(x.shape, _axes(axis, x.ndim, "all"), keepdims), "bool")
     return apply_raw(lambda xp, a: xp.all(a, axis=axis, keepdims=keepdims),
-                     convert_to_tensor(x))
+                     x)
 
 
+@keras_op
 def count_nonzero(x, axis=None):
     """Number of non-zero elements along `axis` (int32).
 
     Example:
         >>> ops.count_nonzero(ops.convert_to_tensor([0, 1, 2]))   # 2
     """
+    x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return KerasTensor(_reduced_shape(x.shape, _axes(axis, x.ndim, "count_nonzero"), False),
+                           "int32")
     return apply_raw(lambda xp, a: xp.asarray(xp.count_nonzero(a, axis=axis)).astype("int32"),
-                     convert_to_tensor(x))
+                     x)

@@ -23,6 +23,7 @@ recurrence (`reference`, written with ops) with nested tapes.
 import functools
 
 from kerasish.autodiff.capture import derive
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tape import GradientTape
 from kerasish.autodiff.tensor import Tensor
@@ -124,6 +125,11 @@ class Sequence(Op):
         inputs, cache = saved
         grad = SequenceGrad(self.cell, self.mask, self.go_backwards, cache, self.drop)
         return grad(*inputs, *grads)
+
+    def compute_output_spec(self, x, kernel, rec, bias, *states):
+        (batch, time, _), dtype = x
+        units = rec[0][0]
+        return [((batch, time, units), dtype)] + [((batch, units), dtype)] * (1 + len(states))
 
 
 class SequenceGrad(Op):
@@ -517,6 +523,8 @@ def _run(cell, x, weights, states, mask, go_backwards, dropout=None):
     """Converts the inputs and applies a `Sequence` Op for `cell`."""
     tensors = [core.convert_to_tensor(x)] + [core.convert_to_tensor(w) for w in weights] + \
         [core.convert_to_tensor(st) for st in states]
+    if KerasTensor in map(type, tensors):
+        return Sequence(cell, None, go_backwards)(*tensors)  # answers with its shape rule
     _, tensors, dev = core.operands(cell.name, *tensors)
     maskv = None if mask is None else derive(_as_bool, core.to_array(mask, dev))
     drop = _dropout_arrays(cell, dropout, dev, tensors[0], tensors[4].shape[-1])

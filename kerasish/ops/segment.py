@@ -6,11 +6,32 @@ hold 0 (sum) or -inf/+inf (max/min; the dtype's extreme for ints).
 import numpy as np
 
 from kerasish.backend.config import is_float
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import _index_add, check_indices
+from kerasish.ops.symbolic import keras_op
+
+
+def _check_shapes(name, data_shape, ids_shape):
+    """Keras's checks (and wording): 1-D ids, one per row of `data` (None: unknown)."""
+    if len(ids_shape) != 1:
+        raise ValueError(f"ops.{name}: Argument `segment_ids` should be an 1-D vector, got "
+                         f"shape: {tuple(ids_shape)}.")
+    if len(data_shape) and None not in (data_shape[0], ids_shape[0]) and \
+            data_shape[0] != ids_shape[0]:
+        raise ValueError(f"ops.{name}: Argument `segment_ids` and `data` should have same "
+                         f"leading dimension. Got {tuple(ids_shape)} v.s. {tuple(data_shape)}.")
+
+
+def _symbolic_segment(name, data, ids, num_segments):
+    """The spec of a segment reduction on KerasTensors (Keras's checks and rule: the
+    number of segments is unknown unless `num_segments` is given)."""
+    _check_shapes(name, data.shape, ids.shape)
+    n = None if num_segments is None else int(num_segments)
+    return KerasTensor((n,) + tuple(data.shape[1:]), data.dtype)
 
 
 def _prepare(name, data, segment_ids, num_segments):
@@ -37,6 +58,7 @@ def _prepare(name, data, segment_ids, num_segments):
     return data, ids, keep, num_segments
 
 
+@keras_op
 def segment_sum(data, segment_ids, num_segments=None, sorted=False):
     """Sums the rows of `data` that share a segment id.
 
@@ -52,12 +74,18 @@ def segment_sum(data, segment_ids, num_segments=None, sorted=False):
     Example:
         >>> ops.segment_sum(ops.convert_to_tensor([1.0, 2.0, 3.0]), [0, 0, 1])   # [3., 3.]
     """
+    if data.__class__ is KerasTensor or segment_ids.__class__ is KerasTensor:
+        return _symbolic_segment("segment_sum", convert_to_tensor(data),
+                                 convert_to_tensor(segment_ids), num_segments)
     data, ids, keep, n = _prepare("segment_sum", data, segment_ids, num_segments)
     rows = shape_ops.take(data, keep, axis=0) if keep.size != ids.size else data
     return _index_add(rows, (ids[keep],), (n,) + data.shape[1:])
 
 
 def _segment_extreme(name, data, segment_ids, num_segments, largest):
+    if data.__class__ is KerasTensor or segment_ids.__class__ is KerasTensor:
+        return _symbolic_segment(name, convert_to_tensor(data), convert_to_tensor(segment_ids),
+                                 num_segments)
     data, ids, keep, n = _prepare(name, data, segment_ids, num_segments)
     dt = data._value.dtype
     if is_float(dt):
@@ -98,6 +126,7 @@ class SegmentExtreme(Op):
         return (ew.multiply(shape_ops.take(share, safe_ids, axis=0), hits),)
 
 
+@keras_op
 def segment_max(data, segment_ids, num_segments=None, sorted=False):
     """Maximum over the rows of `data` that share a segment id.
 
@@ -116,6 +145,7 @@ def segment_max(data, segment_ids, num_segments=None, sorted=False):
     return _segment_extreme("segment_max", data, segment_ids, num_segments, True)
 
 
+@keras_op
 def segment_min(data, segment_ids, num_segments=None, sorted=False):
     """Minimum over the rows of `data` that share a segment id (empty: +inf).
 

@@ -4,15 +4,22 @@ import warnings
 from kerasish.autodiff.op import Op
 from kerasish.ops import elementwise as ew, reduction
 from kerasish.ops.core import float_operand
+from kerasish.ops.symbolic import keras_op
 
 
 class Softmax(Op):
     """exp(x) / sum(exp(x)) over `axis`, max-shifted; backward `out * (g - sum(g * out))`."""
 
+    elementwise = True  # shaped like its (broadcast) inputs
+
     name = "softmax"
 
     def __init__(self, axis):
         self.axis = axis
+
+    def compute_output_spec(self, spec):
+        _check_axis(self.name, self.axis, len(spec[0]))
+        return spec
 
     def forward(self, device, x):
         xp = device.xp
@@ -31,10 +38,16 @@ class Softmax(Op):
 class LogSoftmax(Op):
     """x - logsumexp(x) over `axis`; backward `g - exp(out) * sum(g)`."""
 
+    elementwise = True  # shaped like its (broadcast) inputs
+
     name = "log_softmax"
 
     def __init__(self, axis):
         self.axis = axis
+
+    def compute_output_spec(self, spec):
+        _check_axis(self.name, self.axis, len(spec[0]))
+        return spec
 
     def forward(self, device, x):
         xp = device.xp
@@ -53,6 +66,7 @@ def _axis(axis):
     return tuple(axis) if isinstance(axis, list) else axis
 
 
+@keras_op
 def softmax(x, axis=-1):
     """exp(x) / sum(exp(x)) along `axis` (an int or tuple), max-shifted for stability.
 
@@ -75,6 +89,7 @@ def softmax(x, axis=-1):
     return Softmax(_axis(axis))(x)
 
 
+@keras_op
 def log_softmax(x, axis=-1):
     """x - logsumexp(x) along `axis`.
 
@@ -89,3 +104,10 @@ def log_softmax(x, axis=-1):
         >>> ops.log_softmax(ops.convert_to_tensor([0.0, 0.0]))   # [-0.6931, -0.6931]
     """
     return LogSoftmax(_axis(axis))(float_operand(x))
+
+
+def _check_axis(name, axis, ndim):
+    """Keras's symbolic check: an axis out of range is a ValueError."""
+    for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
+        if a is not None and not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"ops.{name}: axis {a} is out of bounds for a tensor of rank {ndim}.")

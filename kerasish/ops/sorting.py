@@ -6,11 +6,13 @@ TensorFlow's and JAX's `top_k` do.
 """
 import numpy as np
 
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.indexing import take_along_axis
+from kerasish.ops.symbolic import keras_op
 
 
 def _stable_argsort(xp, a, axis, descending=False):
@@ -21,6 +23,7 @@ def _stable_argsort(xp, a, axis, descending=False):
     return xp.argsort(a, axis=axis, kind="stable")
 
 
+@keras_op
 def argsort(x, axis=-1):
     """Indices that sort `x` ascending along `axis` (stable; int32).
 
@@ -37,10 +40,14 @@ def argsort(x, axis=-1):
     x = convert_to_tensor(x)
     if axis is None:
         x, axis = shape_ops.ravel(x), 0
+    if x.__class__ is KerasTensor:
+        shape_ops._axis("argsort", axis, x.ndim)
+        return KerasTensor(x.shape, "int32")
     xp = x._device.xp
     return Tensor(_stable_argsort(xp, x._value, axis).astype("int32"), x._device)
 
 
+@keras_op
 def sort(x, axis=-1):
     """Sorts ascending along `axis`; the gradient flows to the original positions.
 
@@ -52,9 +59,13 @@ def sort(x, axis=-1):
         x, axis = shape_ops.ravel(x), 0
     if x.ndim == 0:
         return x
+    if x.__class__ is KerasTensor:
+        shape_ops._axis("sort", axis, x.ndim)
+        return KerasTensor(x.shape, x.dtype)
     return take_along_axis(x, argsort(x, axis=axis), axis=axis)
 
 
+@keras_op
 def top_k(x, k, sorted=True):
     """The `k` largest entries along the last axis and their indices.
 
@@ -71,15 +82,22 @@ def top_k(x, k, sorted=True):
     """
     x = convert_to_tensor(x)
     k = int(k)
+    if x.__class__ is KerasTensor and x.ndim and x.shape[-1] is None:
+        shape = x.shape[:-1] + (k,)
+        return KerasTensor(shape, x.dtype), KerasTensor(shape, "int32")
     if x.ndim == 0 or not 0 <= k <= x.shape[-1]:
         raise ValueError(f"ops.top_k: k={k} must be in [0, {x.shape[-1] if x.ndim else 0}] "
                          f"for input {core.describe(x)}.")
+    if x.__class__ is KerasTensor:
+        shape = x.shape[:-1] + (k,)
+        return KerasTensor(shape, x.dtype), KerasTensor(shape, "int32")
     xp = x._device.xp
     idx = _stable_argsort(xp, x._value, -1, descending=True)[..., :k].astype("int32")
     indices = Tensor(idx, x._device)
     return take_along_axis(x, indices, axis=-1), indices
 
 
+@keras_op
 def in_top_k(targets, predictions, k):
     """True where the target class's score is among the `k` largest (ties count).
 
@@ -96,6 +114,8 @@ def in_top_k(targets, predictions, k):
     """
     preds = convert_to_tensor(predictions)
     labels = convert_to_tensor(targets)
+    if preds.__class__ is KerasTensor or labels.__class__ is KerasTensor:
+        return KerasTensor(labels.shape, "bool")
     core.check_finite_input("in_top_k", labels._value)
     xp = preds._device.xp
     lv = core.to_array(labels, preds._device).astype("int64")
@@ -104,6 +124,7 @@ def in_top_k(targets, predictions, k):
     return Tensor((picked >= kth)[..., 0], preds._device)
 
 
+@keras_op
 def searchsorted(sorted_sequence, values, side="left"):
     """Insertion indices of `values` into a sorted 1-D sequence (int32).
 
@@ -113,11 +134,14 @@ def searchsorted(sorted_sequence, values, side="left"):
     seq = convert_to_tensor(sorted_sequence)
     if seq.ndim != 1:
         raise ValueError(f"ops.searchsorted: sorted_sequence must be 1-D; got shape {seq.shape}.")
+    if seq.__class__ is KerasTensor or values.__class__ is KerasTensor:
+        return KerasTensor(tuple(getattr(values, "shape", np.shape(values))), "int32")
     vals = core.to_array(values, seq._device)
     return Tensor(seq._device.xp.searchsorted(seq._value, vals, side=side).astype("int32"),
                   seq._device)
 
 
+@keras_op
 def quantile(x, q, axis=None, method="linear", keepdims=False):
     """The q-th quantile(s) along `axis`, by linear interpolation of the sorted values.
 
@@ -171,6 +195,7 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
     return shape_ops.stack(results, axis=0)
 
 
+@keras_op
 def median(x, axis=None, keepdims=False):
     """The median along `axis` (mean of the two middle values for even counts).
 
@@ -180,6 +205,7 @@ def median(x, axis=None, keepdims=False):
     return quantile(x, 0.5, axis=axis, keepdims=keepdims)
 
 
+@keras_op
 def average(x, axis=None, weights=None):
     """Weighted mean along `axis` (plain mean without weights).
 

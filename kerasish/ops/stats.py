@@ -9,8 +9,11 @@ import numpy as np
 from kerasish.backend import config
 from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops.core import float_operand
+from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.ops.symbolic import keras_op
 
 
+@keras_op
 def moments(x, axes, keepdims=False, synchronized=False):
     """Mean and (biased) variance of `x` over `axes`.
 
@@ -50,6 +53,7 @@ def moments(x, axes, keepdims=False, synchronized=False):
     return mean, variance
 
 
+@keras_op
 def normalize(x, axis=-1, order=2, epsilon=None):
     """x divided by its `order`-norm along `axis` (Keras ops.normalize).
 
@@ -91,6 +95,7 @@ def _along_axes(v, axes, shape):
     return shape_ops.reshape(v, tuple(target))
 
 
+@keras_op
 def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=1e-3):
     """`(x - mean) / sqrt(variance + epsilon) * scale + offset` with per-`axis` statistics.
 
@@ -109,6 +114,14 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     """
     x = float_operand(x)
     axis = axis % x.ndim
+    if KerasTensor in map(type, (x, mean, variance, offset, scale)):
+        for name, v in (("offset", offset), ("scale", scale)):  # Keras's symbolic checks
+            if v is not None and tuple(v.shape) != (x.shape[axis],) and None not in v.shape \
+                    and x.shape[axis] is not None:
+                raise ValueError(f"ops.batch_normalization: `{name}` must be a vector of "
+                                 f"length {x.shape[axis]} (x.shape[axis]); received "
+                                 f"{name}.shape={tuple(v.shape)}.")
+        return KerasTensor(x.shape, x.dtype)
     for name, vector in (("offset", offset), ("scale", scale)):
         shape = None if vector is None else tuple(core.convert_to_tensor(vector).shape)
         if shape is not None and len(shape) == 1 and shape[0] != x.shape[axis]:
@@ -124,6 +137,7 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     return ew.add(ew.multiply(x, inv), res)
 
 
+@keras_op
 def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwargs):
     """Normalises over `axis` to zero mean and unit variance, then scales and shifts.
 
@@ -154,6 +168,8 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
             "RMS Normalization, please use `keras.ops.rms_normalization` / "
             "`keras.ops.nn.rms_normalization` instead.")
     x = float_operand(x)
+    if x.__class__ is KerasTensor:  # Keras's rule: shaped like `x`
+        return KerasTensor(x.shape, x.dtype)
     dtype = x.dtype
     if dtype == "float16":
         x = core.cast(x, "float32")
@@ -176,6 +192,7 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
     return core.cast(out, dtype)
 
 
+@keras_op
 def rms_normalization(x, scale=None, axis=-1, epsilon=None):
     """x / sqrt(mean(x^2) + epsilon) * scale over `axis`.
 

@@ -8,10 +8,13 @@ re-exports these names), which keeps the two modules importable in any order.
 import math
 
 from kerasish.autodiff import capture as _capture, tape as _tape
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_inexact
+from kerasish.ops import core
 from kerasish.ops.core import convert_to_tensor, float_operand
+from kerasish.ops.symbolic import keras_op
 
 
 class Unary(Op):
@@ -19,6 +22,8 @@ class Unary(Op):
 
     Saves `(None, None, x, None, out)` (the pair layout of `record_pair`).
     """
+
+    elementwise = True  # shaped like its (broadcast) inputs
 
     def __init__(self, name, compute, grad=None):
         self.name, self.compute, self.grad = name, compute, grad
@@ -52,6 +57,8 @@ def unary(name, compute, grad=None, float_only=True, doc=None):
 
     def op(x):
         if not isinstance(x, Tensor) or (float_only and not is_inexact(x._value.dtype)):
+            if x.__class__ is KerasTensor:
+                return core.symbolic_elementwise(op, (x,), name=name)
             x = float_operand(x) if float_only else convert_to_tensor(x)
         out = Tensor(compute(x._device.xp, x._value), x._device)
         if _tape._active and differentiable:
@@ -151,6 +158,7 @@ erfinv = unary("erfinv", _special("erfinv"),
                _times(lambda x, o: ew.multiply(exp(square(o)), math.sqrt(math.pi) / 2.0)))
 
 
+@keras_op
 def round(x, decimals=0):  # noqa: A001 - Keras exports ops.round
     """Rounds half to even (like numpy and Keras); no gradient.
 
@@ -165,9 +173,12 @@ def round(x, decimals=0):  # noqa: A001 - Keras exports ops.round
         >>> ops.round(ops.convert_to_tensor([0.5, 1.5, 2.25]))   # [0., 2., 2.]
     """
     x = convert_to_tensor(x)
+    if x.__class__ is KerasTensor:
+        return KerasTensor(x.shape, x.dtype)
     return Tensor(x._device.xp.round(x._value, decimals), x._device)
 
 
+@keras_op
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     """Replaces NaN and infinities with finite numbers (gradient passes where finite).
 
@@ -187,6 +198,8 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
 
 class NanToNum(Op):
     """numpy.nan_to_num; the gradient passes where the input is finite."""
+
+    elementwise = True  # shaped like its (broadcast) inputs
 
     name = "nan_to_num"
 

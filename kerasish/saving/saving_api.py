@@ -336,7 +336,7 @@ def _build_for_loading(model, build_config):
     """Builds every layer from the saved input shape (subclassed models included).
 
     As Keras 3 does for a model without its own `build()`, a subclassed
-    model is run once on zeros of the saved input shape, in inference mode.
+    model is traced once on KerasTensors of the saved input shape (inference mode).
     """
     shape = (build_config or {}).get("input_shape")
     if shape is None:
@@ -344,7 +344,7 @@ def _build_for_loading(model, build_config):
     if not model.built and _overrides(model, "build"):
         model.build_from_config(build_config)
     if saving_lib.unbuilt_layers(model):
-        symbolic._probe(model, [_placeholders(shape, KerasTensor, model.compute_dtype)], {})
+        symbolic.trace_call(model, [_placeholders(shape, KerasTensor, model.compute_dtype)], {})
 
 
 def _placeholders(shape, make, dtype):

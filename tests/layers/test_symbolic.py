@@ -3,7 +3,7 @@ import numpy as np
 
 import kerasish as keras
 from kerasish import layers, ops
-from kerasish.layers import symbolic_ops
+from kerasish.ops import symbolic as ops_symbolic
 
 
 def test_keras_tensor_names_and_repr_match_keras():
@@ -75,7 +75,7 @@ def test_custom_layer_receives_the_mask_in_a_functional_model():
     assert y.shape == (1, 3, 1) and y[0, 2, 0] == 0.0
 
 
-def test_probe_runs_add_no_losses():
+def test_traces_add_no_losses():
     class Reg(keras.layers.Layer):
         def call(self, x):
             self.add_loss(ops.mean(x))
@@ -112,11 +112,11 @@ def test_symbolic_dispatch_leaves_real_tensors_alone():
     def double(x, factor=2):
         return ops.multiply(x, factor)
 
-    wrapped = symbolic_ops.symbolic_dispatch(double)
+    wrapped = ops_symbolic.keras_op(double)
     np.testing.assert_allclose(wrapped(np.ones(2), factor=3).numpy(), [3.0, 3.0])
     out = wrapped(keras.Input((2,)), factor=3)
     assert type(out._keras_history[0]).__name__ == "Double" and out.shape == (None, 2)
-    assert symbolic_ops.op_class_name("not_equal") == "NotEqual"
+    assert ops_symbolic.op_class_name("not_equal") == "NotEqual"
 
 
 def test_ops_on_a_mix_of_constants_and_keras_tensors():
@@ -128,3 +128,29 @@ def test_ops_on_a_mix_of_constants_and_keras_tensors():
     c_val, w_val = model([np.array([[1.0, -1.0]], "float32"), np.ones((1, 3), "float32")])
     np.testing.assert_allclose(c_val.numpy(), [[1.0, -1.0, 1.0, 1.0, 1.0]])
     np.testing.assert_allclose(w_val.numpy(), [[1.0, 0.0]])
+
+
+def test_layers_without_output_shape_are_traced_not_run_on_zeros():
+    seen = []
+
+    class Head(keras.layers.Layer):
+        def call(self, x):
+            seen.append(type(x).__name__)
+            return x[:, :2] * 2.0
+
+    x = keras.Input((None, 4))
+    y = Head()(x)
+    # a probe with the unknown size set to 2 and 3 would have said 2; Keras says None
+    assert y.shape == (None, None, 4) and seen == ["KerasTensor"]
+    model = keras.Model(x, y)
+    np.testing.assert_allclose(model(np.ones((1, 5, 4), "float32")).numpy(),
+                               np.full((1, 2, 4), 2.0))
+    assert keras.layers.Lambda(lambda t: t[:, :2])(keras.Input((None, 4))).shape == (None, None, 4)
+
+
+def test_time_distributed_submodel_is_traced_with_unknown_steps():
+    sub = keras.Sequential([layers.Flatten()])
+    inputs = keras.Input((None, 4))
+    outputs = layers.TimeDistributed(sub)(inputs)
+    assert outputs.shape == (None, None, 4)
+    assert keras.Model(inputs, outputs)(np.ones((2, 3, 4))).shape == (2, 3, 4)

@@ -69,7 +69,7 @@ def test_symbolic_arithmetic_and_slicing_on_keras_tensors():
     np.testing.assert_allclose(model(np.ones((3, 4))).numpy(), np.full((3, 2), 3.0))
 
 
-def test_custom_layer_without_compute_output_shape_is_probed():
+def test_custom_layer_without_compute_output_shape_is_traced():
     class Doubler(layers.Layer):
         def call(self, x):
             return ops.concatenate([x, x], axis=1)

@@ -2,6 +2,8 @@
 import inspect
 
 from kerasish import ops
+from kerasish.autodiff.keras_tensor import in_trace
+from kerasish.ops import symbolic
 from kerasish.layers.layer import Layer
 from kerasish.utils import registry
 
@@ -19,7 +21,7 @@ class Lambda(Layer):
         >>> keras.layers.Lambda(lambda x: x * 2)(np.ones(3))   # [2., 2., 2.]
     """
 
-    _output_shape_known = True  # Keras implements compute_output_shape; kerasish probes
+    _output_shape_known = True  # Keras implements compute_output_shape; kerasish traces `call`
 
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super().__init__(**kwargs)
@@ -179,10 +181,13 @@ class SymbolicOp(Layer):
 
     def call(self, *args):
         n = len(self.tensor_kwarg_names)
+        kwargs = self.fn_kwargs
         if n:
             args, extra = args[:-n], dict(zip(self.tensor_kwarg_names, args[-n:]))
-            return self.fn(*args, **self.fn_kwargs, **extra)
-        return self.fn(*args, **self.fn_kwargs)
+            kwargs = {**kwargs, **extra}
+        if in_trace():  # traced for its output spec (kerasish.ops.symbolic)
+            return symbolic.traced(self.fn, args, kwargs)
+        return self.fn(*args, **kwargs)
 
 
 def _op_function(op_name):

@@ -15,7 +15,7 @@ class Dot(Layer):
         (2, 1)
     """
 
-    _output_shape_known = True  # Keras implements compute_output_shape; kerasish probes
+    _output_shape_known = True  # Keras implements compute_output_shape; kerasish traces `call`
 
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)

@@ -34,7 +34,7 @@ class Bidirectional(Layer):
 
     _float_inputs = True  # bool/int inputs are cast to the compute dtype
 
-    _output_shape_known = True  # Keras implements compute_output_shape; kerasish probes
+    _output_shape_known = True  # Keras implements compute_output_shape; kerasish traces `call`
 
     def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
         super().__init__(**kwargs)

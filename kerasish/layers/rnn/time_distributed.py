@@ -18,7 +18,7 @@ class TimeDistributed(Layer):
         (32, 10, 8)
     """
 
-    _output_shape_known = True  # Keras implements compute_output_shape; kerasish probes
+    _output_shape_known = True  # Keras implements compute_output_shape; kerasish traces `call`
 
     def __init__(self, layer, **kwargs):
         super().__init__(**kwargs)
@@ -39,7 +39,8 @@ class TimeDistributed(Layer):
     def call(self, inputs, training=None, mask=None):
         inputs = ops.convert_to_tensor(inputs)
         batch, steps = inputs.shape[0], inputs.shape[1]
-        folded = ops.reshape(inputs, (batch * steps,) + inputs.shape[2:])
+        merged = -1 if batch is None or steps is None else batch * steps  # unknown when traced
+        folded = ops.reshape(inputs, (merged,) + inputs.shape[2:])
         outputs = self.layer(folded, training=training)
         return ops.reshape(outputs, (batch, steps) + outputs.shape[1:])
 
