@@ -235,21 +235,28 @@ def outer(x1, x2):
     return ew.multiply(a, b)
 
 
+def _einsum_specs(subscripts, count):
+    """(the operands' specs, the output spec) of `subscripts` for `count` operands; an
+    implicit output is the letters used once, in order (after '...' if any is used)."""
+    inputs_spec, arrow, output_spec = subscripts.replace(" ", "").partition("->")
+    specs = inputs_spec.split(",")
+    if len(specs) != count:
+        raise ValueError(f"ops.einsum: {subscripts!r} names {len(specs)} operands but "
+                         f"{count} were given.")
+    if not arrow:
+        letters = [c for c in inputs_spec if c.isalpha()]
+        output_spec = ("..." if "..." in inputs_spec else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    return specs, output_spec
+
+
 def _expand_ellipsis(subscripts, tensors):
     """Rewrites '...' as explicit letters, broadcasting operands' ellipsis dims.
 
     Returns:
         (input specs, output spec, tensors broadcast where their ellipsis dims differ).
     """
-    inputs_spec, arrow, output_spec = subscripts.replace(" ", "").partition("->")
-    specs = inputs_spec.split(",")
-    if len(specs) != len(tensors):
-        raise ValueError(f"ops.einsum: {subscripts!r} names {len(specs)} operands but "
-                         f"{len(tensors)} were given.")
-    if not arrow:
-        letters = [c for c in inputs_spec if c.isalpha()]
-        output_spec = ("..." if "..." in inputs_spec else "") + "".join(
-            sorted(c for c in set(letters) if letters.count(c) == 1))
+    specs, output_spec = _einsum_specs(subscripts, len(tensors))
     if "..." not in subscripts:
         return specs, output_spec, list(tensors)
     free = [c for c in string.ascii_letters if c not in subscripts]
@@ -305,14 +312,7 @@ def einsum(subscripts, *operands, **kwargs):
 def _symbolic_einsum(subscripts, tensors):
     """einsum's output spec (no '...'): each letter's size is the known size any
     operand gives it, None when none does."""
-    inputs_spec, arrow, output_spec = subscripts.replace(" ", "").partition("->")
-    specs = inputs_spec.split(",")
-    if len(specs) != len(tensors):
-        raise ValueError(f"ops.einsum: {subscripts!r} names {len(specs)} operands but "
-                         f"{len(tensors)} were given.")
-    if not arrow:
-        letters = [c for c in inputs_spec if c.isalpha()]
-        output_spec = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    specs, output_spec = _einsum_specs(subscripts, len(tensors))
     sizes = {}
     for spec, t in zip(specs, tensors):
         if len(spec) != t.ndim:
