@@ -1,4 +1,5 @@
-"""ResNet50/101/152 (He et al., 2015), as `keras.applications` builds them."""
+"""ResNet50/101/152 (He et al., 2015) and the pre-activation V2 (He et al., 2016), as
+`keras.applications` builds them."""
 from kerasish import layers, models
 from kerasish.applications import common, imagenet_utils
 
@@ -31,11 +32,41 @@ def _stack(x, filters, blocks, stride1=2, name=None):
     return x
 
 
+def _block_v2(x, filters, stride=1, conv_shortcut=False, name=None):
+    """Pre-activation bottleneck: BN-ReLU first; the stride sits on the 3x3 convolution."""
+    preact = layers.BatchNormalization(**_BN, name=f"{name}_preact_bn")(x)
+    preact = layers.Activation("relu", name=f"{name}_preact_relu")(preact)
+    if conv_shortcut:
+        shortcut = layers.Conv2D(4 * filters, 1, strides=stride, name=f"{name}_0_conv")(preact)
+    else:
+        shortcut = layers.MaxPooling2D(1, strides=stride)(x) if stride > 1 else x
+    x = layers.Conv2D(filters, 1, strides=1, use_bias=False, name=f"{name}_1_conv")(preact)
+    x = layers.BatchNormalization(**_BN, name=f"{name}_1_bn")(x)
+    x = layers.Activation("relu", name=f"{name}_1_relu")(x)
+    x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)), name=f"{name}_2_pad")(x)
+    x = layers.Conv2D(filters, 3, strides=stride, use_bias=False, name=f"{name}_2_conv")(x)
+    x = layers.BatchNormalization(**_BN, name=f"{name}_2_bn")(x)
+    x = layers.Activation("relu", name=f"{name}_2_relu")(x)
+    x = layers.Conv2D(4 * filters, 1, name=f"{name}_3_conv")(x)
+    return layers.Add(name=f"{name}_out")([shortcut, x])
+
+
+def _stack_v2(x, filters, blocks, stride1=2, name=None):
+    """V2 stacks downsample in their last block (stride1), not their first."""
+    x = _block_v2(x, filters, conv_shortcut=True, name=f"{name}_block1")
+    for i in range(2, blocks):
+        x = _block_v2(x, filters, name=f"{name}_block{i}")
+    return _block_v2(x, filters, stride=stride1, name=f"{name}_block{blocks}")
+
+
 # md5 of Keras's ImageNet files, with and without the top
 _IMAGENET_HASHES = {
     "resnet50": ("2cb95161c43110f7111970584f804107", "4d473c1dd8becc155b73f8504c6f6626"),
     "resnet101": ("f1aeb4b969a6efcfb50fad2f0c20cfc5", "88cf7a10940856eca736dc7b7e228a21"),
     "resnet152": ("100835be76be38e30d865e96f2aaae62", "ee4c566cf9a93f14d82f913c2dc6dd0c"),
+    "resnet50v2": ("3ef43a0b657b3be2300d5770ece849e0", "fac2f116257151a9d068a22e544a4917"),
+    "resnet101v2": ("6343647c601c52e1368623803854d971", "c0ed64b8031c3730f411d2eb4eea35b5"),
+    "resnet152v2": ("a49b44d1979771252814e80f8ec446f9", "ed17cf2e0169df9d443503ef94b23b33"),
 }
 
 
@@ -46,21 +77,30 @@ def imagenet_file(weights_name, include_top):
             _IMAGENET_HASHES[weights_name][0 if include_top else 1])
 
 
-def _resnet(stack_blocks, include_top, weights, input_tensor, input_shape, pooling, classes,
-            classifier_activation, name, weights_name):
+def build(stack_blocks, include_top, weights, input_tensor, input_shape, pooling, classes,
+          classifier_activation, name, weights_name, preact=False):
+    """A ResNet (V2 with `preact`) of four stages of `stack_blocks` bottleneck blocks."""
     common.check_weights(weights)
     common.check_top(include_top, weights, classes)
     inputs = common.image_input(input_shape, input_tensor, 224, 32, include_top, weights)
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(inputs)
     x = layers.Conv2D(64, 7, strides=2, name="conv1_conv")(x)
-    x = layers.BatchNormalization(**_BN, name="conv1_bn")(x)
-    x = layers.Activation("relu", name="conv1_relu")(x)
+    if not preact:
+        x = layers.BatchNormalization(**_BN, name="conv1_bn")(x)
+        x = layers.Activation("relu", name="conv1_relu")(x)
     x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)), name="pool1_pad")(x)
     x = layers.MaxPooling2D(3, strides=2, name="pool1_pool")(x)
     for stage, (filters, blocks) in enumerate(zip((64, 128, 256, 512), stack_blocks), start=2):
-        x = _stack(x, filters, blocks, stride1=1 if stage == 2 else 2, name=f"conv{stage}")
+        if preact:
+            x = _stack_v2(x, filters, blocks, stride1=1 if stage == 5 else 2, name=f"conv{stage}")
+        else:
+            x = _stack(x, filters, blocks, stride1=1 if stage == 2 else 2, name=f"conv{stage}")
+    if preact:
+        x = layers.BatchNormalization(**_BN, name="post_bn")(x)
+        x = layers.Activation("relu", name="post_relu")(x)
     if include_top:
         x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+        common.validate_activation(classifier_activation, weights)
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
     else:
         x = common.pooled(x, pooling, avg_name="avg_pool", max_name="max_pool")
@@ -92,7 +132,7 @@ def ResNet50(include_top=True, weights="imagenet", input_tensor=None, input_shap
         >>> keras.applications.ResNet50(weights=None).count_params()
         25636712
     """
-    return _resnet((3, 4, 6, 3), include_top, weights, input_tensor, input_shape, pooling,
+    return build((3, 4, 6, 3), include_top, weights, input_tensor, input_shape, pooling,
                    classes, classifier_activation, name, "resnet50")
 
 
@@ -104,7 +144,7 @@ def ResNet101(include_top=True, weights="imagenet", input_tensor=None, input_sha
         >>> keras.applications.ResNet101(weights=None).count_params()
         44707176
     """
-    return _resnet((3, 4, 23, 3), include_top, weights, input_tensor, input_shape, pooling,
+    return build((3, 4, 23, 3), include_top, weights, input_tensor, input_shape, pooling,
                    classes, classifier_activation, name, "resnet101")
 
 
@@ -116,7 +156,7 @@ def ResNet152(include_top=True, weights="imagenet", input_tensor=None, input_sha
         >>> keras.applications.ResNet152(weights=None).count_params()
         60419944
     """
-    return _resnet((3, 8, 36, 3), include_top, weights, input_tensor, input_shape, pooling,
+    return build((3, 8, 36, 3), include_top, weights, input_tensor, input_shape, pooling,
                    classes, classifier_activation, name, "resnet152")
 
 

@@ -1,0 +1,69 @@
+"""ResNet50V2/101V2/152V2 (He et al., 2016: pre-activation residual units), as
+`keras.applications.ResNet*V2` builds them."""
+from kerasish.applications import imagenet_utils, resnet
+
+
+def ResNet50V2(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+               pooling=None, classes=1000, classifier_activation="softmax", name="resnet50v2"):
+    """ResNet50V2 with Keras's layer names (conv2_block1_preact_bn ... post_bn, predictions).
+
+    Args:
+        include_top: add global average pooling ("avg_pool") and the classifier.
+        weights: "imagenet" (Keras's ImageNet weights, downloaded once into
+            `~/.keras/models`), None (random initialization) or the path of a
+            weights file saved by Keras or kerasish.
+        input_tensor: optional input tensor.
+        input_shape: (height, width, 3); 224x224 with the top.
+        pooling: None, "avg" or "max" (without the top).
+        classes: classifier outputs.
+        classifier_activation: the classifier's activation.
+        name: the model's name.
+
+    Returns:
+        a functional Model (25,613,800 parameters with the top).
+
+    Example:
+        >>> keras.applications.ResNet50V2(weights=None).count_params()
+        25613800
+    """
+    return resnet.build(
+        (3, 4, 6, 3), include_top, weights, input_tensor, input_shape, pooling, classes,
+        classifier_activation, name, "resnet50v2", preact=True)
+
+
+def ResNet101V2(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+                pooling=None, classes=1000, classifier_activation="softmax",
+                name="resnet101v2"):
+    """ResNet101V2 (stages of 3, 4, 23, 3 blocks); arguments as ResNet50V2.
+
+    Example:
+        >>> keras.applications.ResNet101V2(weights=None).count_params()
+        44675560
+    """
+    return resnet.build(
+        (3, 4, 23, 3), include_top, weights, input_tensor, input_shape, pooling, classes,
+        classifier_activation, name, "resnet101v2", preact=True)
+
+
+def ResNet152V2(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+                pooling=None, classes=1000, classifier_activation="softmax",
+                name="resnet152v2"):
+    """ResNet152V2 (stages of 3, 8, 36, 3 blocks); arguments as ResNet50V2.
+
+    Example:
+        >>> keras.applications.ResNet152V2(weights=None).count_params()
+        60380648
+    """
+    return resnet.build(
+        (3, 8, 36, 3), include_top, weights, input_tensor, input_shape, pooling, classes,
+        classifier_activation, name, "resnet152v2", preact=True)
+
+
+def preprocess_input(x, data_format=None):
+    """Keras's ResNetV2 preprocessing ('tf'): pixels scaled to [-1, 1]."""
+    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
+
+
+def decode_predictions(preds, top=5):
+    """The `top` ImageNet classes of each prediction (see `imagenet_utils.decode_predictions`)."""
+    return imagenet_utils.decode_predictions(preds, top=top)
