@@ -127,3 +127,20 @@ class tracing:  # noqa: N801 - used as `with tracing():`
     def __exit__(self, *exc):
         _state.depth -= 1
         return False
+
+
+class not_tracing:  # noqa: N801 - used as `with not_tracing():`
+    """Suspends a running trace: layers called on KerasTensors record graph nodes again.
+
+    For graphs built while a trace runs (a Sequential built lazily inside a
+    traced layer's `call` makes its inner Functional from real nodes).
+    """
+
+    def __enter__(self):
+        self._depth = getattr(_state, "depth", 0)
+        _state.depth = 0
+        return self
+
+    def __exit__(self, *exc):
+        _state.depth = self._depth
+        return False

@@ -117,6 +117,8 @@ def reduce_values(values, sample_weight=None, reduction_name="sum_over_batch_siz
         return loss
     if reduction_name == "mean_with_sample_weight" and sample_weight is not None:
         return divide_no_nan(loss, core.cast(reduction.sum(sample_weight), loss.dtype))
+    if None in values.shape:  # symbolic (a loss inside a traced call): only the spec matters
+        return ew.divide(loss, core.cast(shape_ops.size(values), loss.dtype))
     count = math.prod(values.shape)
     return ew.divide(loss, float(count)) if count > 0 else loss
 

@@ -7,6 +7,7 @@ then runs every call. A stack called on a dict or a list of arrays, or whose
 layers cannot be traced symbolically, stays untraced: its layers are then
 applied one after the other.
 """
+from kerasish.autodiff.keras_tensor import not_tracing
 from kerasish.layers import symbolic
 from kerasish.layers.core.input_layer import InputLayer
 from kerasish.layers.keras_tensor import KerasTensor
@@ -147,19 +148,26 @@ class Sequential(Model):
             self._stack.insert(0, input_layer)
         for layer in self.layers:
             _check_single_positional(layer)
-        x = input_layer.output
+        with not_tracing():  # the inner graph needs real nodes, even inside a parent's trace
+            outputs = self._trace_stack(input_layer.output)
+            if outputs is None:
+                return  # a layer without symbolic shape inference: run the layers one by one
+            self._functional = Functional(inputs=input_layer.output, outputs=outputs)
+        self._build_shapes = tuple(input_layer.batch_shape)
+        self.built = True
+
+    def _trace_stack(self, x):
+        """The stack's output KerasTensor from `x`, or None when a layer cannot say."""
         ctx = _context()
         ctx.scopes.append(self.name)
         try:
             for layer in self.layers:
                 x = layer(x)
         except NotImplementedError:
-            return  # a layer without symbolic shape inference: run the layers one by one
+            return None
         finally:
             ctx.scopes.pop()
-        self._functional = Functional(inputs=input_layer.output, outputs=x)
-        self._build_shapes = tuple(input_layer.batch_shape)
-        self.built = True
+        return x
 
     def call(self, inputs, training=None, mask=None):
         if self._functional is not None:

@@ -113,12 +113,26 @@ class _CountsCalls(L.Layer):
         return x * float(self.calls)
 
 
+class _Stack(keras.Model):
+    """A subclassed model calling `layers` in turn (a layer that branches on a value
+    cannot be traced on KerasTensors, as in Keras, so no Sequential/Functional here)."""
+
+    def __init__(self, layers, **kwargs):
+        super().__init__(**kwargs)
+        self.stack = layers
+
+    def call(self, x):
+        for layer in self.stack:
+            x = layer(x)
+        return x
+
+
 @pytest.mark.parametrize("layer, reason", [(_BranchOnValue, "host read"),
                                            (_CountsCalls, "differed from the eager step")])
 def test_uncapturable_step_runs_eagerly_after_one_warning(layer, reason):
     def train(jit_compile):
         keras.utils.set_random_seed(2)
-        model = keras.Sequential([keras.Input((3,)), layer(), L.Dense(2)])
+        model = _Stack([layer(), L.Dense(2)])  # subclassed: built eagerly, never traced
         model.compile(optimizer="sgd", loss="mse", jit_compile=jit_compile)
         x = np.linspace(-1, 1, 8 * 6 * 3).reshape(48, 3).astype("float32")
         history = model.fit(x, x[:, :2], batch_size=8, epochs=2, verbose=0)
