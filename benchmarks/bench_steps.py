@@ -50,7 +50,7 @@ class Peer:
 
     def __init__(self, name, python, workload, runner=None, path=None):
         runner = runner or name
-        path = path or (ROOT if runner == "kerasish" else "")
+        path = path or (ROOT if runner.startswith("kerasish") else "")
         env = dict(os.environ, PYTHONPATH=path)
         self.name = name
         self.proc = subprocess.Popen([python, os.path.join(HERE, "step_worker.py"), runner,
@@ -115,7 +115,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=1.0,
                         help="about how long each peer's timing run takes, per round")
     parser.add_argument("--only", default=",".join(WORKLOADS))
-    parser.add_argument("--peers", default="kerasish,torch,numpy,kerasjax")
+    parser.add_argument("--peers", default="kerasish,kerasish_jit,torch,numpy,kerasjax")
     parser.add_argument("--kerasish-python", default=sys.executable)
     parser.add_argument("--torch-python", default="/work/venvs/bench/bin/python")
     parser.add_argument("--kerasjax-python", default="/work/venvs/kerasjax/bin/python")
@@ -131,7 +131,8 @@ def main():
     os.environ["BENCH_THREADS"] = str(args.threads)
     Peer.clock = 1 if args.clock == "cpu" else 0
     wanted = args.peers.split(",")
-    pythons = {"kerasish": args.kerasish_python, "torch": args.torch_python,
+    pythons = {"kerasish": args.kerasish_python, "kerasish_jit": args.kerasish_python,
+               "torch": args.torch_python,
                "numpy": args.kerasish_python, "kerasjax": args.kerasjax_python}
     pythons = {k: v for k, v in pythons.items() if k in wanted}
     for name in ("torch", "kerasjax"):

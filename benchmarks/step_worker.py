@@ -63,7 +63,7 @@ def make_data(workload):
 
 
 # kerasish and Keras share one model definition (same API) -----------------------------
-def keras_model(keras, workload):
+def keras_model(keras, workload, jit_compile="auto"):
     """The workload as a compiled Keras-3-API model (kerasish or real Keras)."""
     kind, _, extra = WORKLOADS[workload]
     layers = keras.layers
@@ -92,7 +92,7 @@ def keras_model(keras, workload):
             layers.LSTM(extra["units"], dropout=extra["dropout"]),
             layers.Dense(1, activation="sigmoid")])
         loss = "binary_crossentropy"
-    model.compile(optimizer=keras.optimizers.Adam(1e-3), loss=loss)
+    model.compile(optimizer=keras.optimizers.Adam(1e-3), loss=loss, jit_compile=jit_compile)
     return model
 
 
@@ -106,6 +106,21 @@ def kerasish_runner(workload):
     def run(n):
         for _ in range(n):
             model.train_step(data)
+    return run
+
+
+def kerasish_jit_runner(workload):
+    """kerasish's captured step (`compile(jit_compile=True)`), the step `fit` runs."""
+    import kerasish as keras
+    model = keras_model(keras, workload, jit_compile=True)
+    x, y = make_data(workload)
+    data = (keras.ops.convert_to_tensor(x), keras.ops.convert_to_tensor(y))
+    for _ in range(3):  # eager build, traced step, verified replay
+        model._captured_train_step(data)
+
+    def run(n):
+        for _ in range(n):
+            model._captured_train_step(data)
     return run
 
 
@@ -262,7 +277,8 @@ def numpy_runner(workload):
     return run
 
 
-RUNNERS = {"kerasish": kerasish_runner, "kerasjax": kerasjax_runner,
+RUNNERS = {"kerasish": kerasish_runner, "kerasish_jit": kerasish_jit_runner,
+           "kerasjax": kerasjax_runner,
            "torch": torch_runner, "numpy": numpy_runner}
 
 
