@@ -123,7 +123,7 @@ class Sequence(Op):
 
     def backward(self, saved, needs, grads):
         inputs, cache = saved
-        grad = SequenceGrad(self.cell, self.mask, self.go_backwards, cache, self.drop)
+        grad = SequenceGrad(self.cell, self.mask, self.go_backwards, cache, self.drop, source=self)
         return grad(*inputs, *grads)
 
     def compute_output_spec(self, x, kernel, rec, bias, *states):
@@ -143,15 +143,18 @@ class SequenceGrad(Op):
     with nested tapes, so it is differentiable again.
     """
 
-    def __init__(self, cell, mask, go_backwards, cache=None, drop=(None, None)):
+    def __init__(self, cell, mask, go_backwards, cache=None, drop=(None, None), source=None):
         self.cell, self.name = cell, cell.name + "_grad"
         self.mask, self.go_backwards, self.cache, self.drop = mask, go_backwards, cache, drop
+        self.source = source  # the forward `Sequence`: a captured step's replay leaves its cache
 
     def forward(self, device, *arrays):
         n = 4 + self.cell.num_states
         x, kernel, rec, bias = arrays[:4]
         states, grads = list(arrays[4:n]), arrays[n:]
         cache, self.cache = self.cache, None
+        if cache is None and self.source is not None:  # a replay: the forward just ran
+            cache, self.source._cache = self.source._cache, None
         xp, w = device.xp, [kernel, rec, bias]
         if cache is None:
             cache = self.cell.forward(xp, x, w, states, self.mask, self.go_backwards, self.drop)[2]
