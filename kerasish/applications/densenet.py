@@ -70,17 +70,8 @@ def DenseNet121(include_top=True, weights="imagenet", input_tensor=None, input_s
                 name="densenet121"):
     """DenseNet121 (dense blocks of 6, 12, 24, 16 layers) with Keras's layer names.
 
-    Args:
-        include_top: add global average pooling ("avg_pool") and the classifier.
-        weights: "imagenet" (Keras's ImageNet weights, downloaded once into
-            `~/.keras/models`), None (random initialization) or the path of a
-            weights file saved by Keras or kerasish.
-        input_tensor: optional input tensor.
-        input_shape: (height, width, 3); 224x224 with the top.
-        pooling: None, "avg" or "max" (without the top).
-        classes: classifier outputs.
-        classifier_activation: the classifier's activation.
-        name: the model's name.
+    Arguments as `keras.applications.ResNet50` (include_top, weights: "imagenet" by
+    default, input_tensor, input_shape, pooling, classes, classifier_activation, name).
 
     Returns:
         a functional Model (8,062,504 parameters with the top).

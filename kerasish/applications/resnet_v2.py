@@ -7,17 +7,8 @@ def ResNet50V2(include_top=True, weights="imagenet", input_tensor=None, input_sh
                pooling=None, classes=1000, classifier_activation="softmax", name="resnet50v2"):
     """ResNet50V2 with Keras's layer names (conv2_block1_preact_bn ... post_bn, predictions).
 
-    Args:
-        include_top: add global average pooling ("avg_pool") and the classifier.
-        weights: "imagenet" (Keras's ImageNet weights, downloaded once into
-            `~/.keras/models`), None (random initialization) or the path of a
-            weights file saved by Keras or kerasish.
-        input_tensor: optional input tensor.
-        input_shape: (height, width, 3); 224x224 with the top.
-        pooling: None, "avg" or "max" (without the top).
-        classes: classifier outputs.
-        classifier_activation: the classifier's activation.
-        name: the model's name.
+    Arguments as `keras.applications.ResNet50` (include_top, weights: "imagenet" by
+    default, input_tensor, input_shape, pooling, classes, classifier_activation, name).
 
     Returns:
         a functional Model (25,613,800 parameters with the top).

@@ -136,7 +136,7 @@ class ClusterCoordinator:
         return coordinator
 
     def __init__(self, strategy):
-        pass
+        """Everything is set in `__new__` (one coordinator per strategy)."""
 
     @property
     def strategy(self):
