@@ -222,6 +222,38 @@ _col2im_2d = cupy.ElementwiseKernel(
     """, "kerasish_col2im_2d")
 
 
+# A GPU convolution wants its GEMMs as large as memory allows: the batch is only
+# split when one column buffer would pass this size, and chunks run in order.
+CONV_CHUNK_BYTES = 256 * 2 ** 20
+
+
+def conv_batch_chunks(n, per_item_bytes):
+    """The batch ranges a convolution is computed in on this device.
+
+    Args:
+        n: batch size.
+        per_item_bytes: bytes of one batch item's column buffer.
+
+    Returns:
+        list of (start, stop) ranges covering range(n).
+    """
+    step = max(1, CONV_CHUNK_BYTES // max(per_item_bytes, 1))
+    return [(i, min(i + step, n)) for i in range(0, n, step)]
+
+
+def run_batch_chunks(run, chunks):
+    """`[run(start, stop) for (start, stop) in chunks]` (one stream: in order).
+
+    Args:
+        run: callable computing one chunk.
+        chunks: list of (start, stop) ranges.
+
+    Returns:
+        list: the results in chunk order.
+    """
+    return [run(start, stop) for start, stop in chunks]
+
+
 def _as_2d(kernel_spatial, strides, dilation):
     if len(kernel_spatial) == 1:
         return (1,) + tuple(kernel_spatial), (1,) + tuple(strides), (1,) + tuple(dilation)
