@@ -137,10 +137,17 @@ class IndexLookup(Layer):
             include_special_tokens: keep the mask and OOV tokens.
         """
         start = self._token_start_index()
-        vocab = [self.oov_token] * start + list(self._tokens)
+        vocab = [self.oov_token] * start + self._token_scalars()
         if self.mask_token is not None and self.output_mode == "int":
             vocab[0] = self.mask_token
         return vocab if include_special_tokens else vocab[start:]
+
+    def _token_scalars(self):
+        """The tokens as numpy scalars (`np.str_`, `np.int64`), as Keras lists them."""
+        if not self._tokens:
+            return []
+        dtype = str if self.vocabulary_dtype == "string" else self.vocabulary_dtype
+        return list(np.asarray(self._tokens, dtype=dtype))
 
     # Vocabulary ---------------------------------------------------------------
     def _convert_tokens(self, values):

@@ -118,3 +118,18 @@ def test_num_oov_zero_rejects_unknown_tokens():
 def test_bag_of_words_needs_a_vocabulary():
     with pytest.raises(RuntimeError, match="vocabulary before calling"):
         keras.layers.StringLookup(output_mode="count")(np.array([["a"]]))
+
+
+def test_get_vocabulary_lists_tokens_as_numpy_scalars_like_keras():
+    layers = keras.layers
+    # Keras 3.15.1 prints: ['[UNK]', np.str_('y'), np.str_('x')] and
+    # [0, -1, np.int64(4), np.int64(2)]: special tokens stay Python objects.
+    strings = layers.StringLookup()
+    strings.adapt(np.array(["x", "y", "y"]))
+    assert repr(strings.get_vocabulary()) == "['[UNK]', np.str_('y'), np.str_('x')]"
+    ints = layers.IntegerLookup(mask_token=0)
+    ints.adapt(np.array([4, 4, 2]))
+    assert repr(ints.get_vocabulary()) == "[0, -1, np.int64(4), np.int64(2)]"
+    given = layers.StringLookup(vocabulary=["a", "b"])
+    assert repr(given.get_vocabulary(include_special_tokens=False)) == \
+        "[np.str_('a'), np.str_('b')]"
