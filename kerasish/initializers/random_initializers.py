@@ -134,15 +134,18 @@ class RandomUniform(RandomInitializer):
         return {**super().get_config(), "minval": self.minval, "maxval": self.maxval}
 
 
-def compute_fans(shape):
+def compute_fans(shape, input_axes=None, output_axes=None):
     """Keras's (fan_in, fan_out) of a weight shape.
 
     Scalars give (1, 1), vectors (n, n), matrices (rows, cols); for conv
     kernels `(..., in, out)` both are multiplied by the receptive field
-    `prod(shape[:-2])`.
+    `prod(shape[:-2])`. With both `input_axes` and `output_axes` given, the
+    fans are the products of the sizes along those axes.
 
     Args:
         shape: tuple of ints.
+        input_axes: axes whose sizes make fan_in (used with `output_axes`).
+        output_axes: axes whose sizes make fan_out (used with `input_axes`).
 
     Returns:
         (fan_in, fan_out) as ints.
@@ -152,6 +155,9 @@ def compute_fans(shape):
         (144, 288)
     """
     shape = tuple(shape)
+    if input_axes is not None and output_axes is not None:
+        return (int(math.prod(shape[a] for a in input_axes)),
+                int(math.prod(shape[a] for a in output_axes)))
     if len(shape) < 1:
         return 1, 1
     if len(shape) == 1:
@@ -179,6 +185,9 @@ class VarianceScaling(RandomInitializer):
         distribution: "truncated_normal" (default; "normal" is an alias),
             "untruncated_normal" or "uniform".
         seed: None, int or SeedGenerator.
+        input_axes: axes of the weight that make its fan-in (used only
+            together with `output_axes`; None: the usual rule).
+        output_axes: axes of the weight that make its fan-out.
 
     Example:
         >>> keras.initializers.VarianceScaling(2.0, "fan_in", "uniform")((64, 32))
@@ -186,10 +195,6 @@ class VarianceScaling(RandomInitializer):
 
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
                  input_axes=None, output_axes=None):
-        if input_axes is not None or output_axes is not None:
-            raise NotImplementedError(
-                "VarianceScaling: custom `input_axes`/`output_axes` fans (Keras 3.15's EinsumDense "
-                "option) are not supported by kerasish; leave them None.")
         if not scale > 0.0:
             raise ValueError(f"VarianceScaling: `scale` must be a positive float. Received: scale={scale}")
         if mode not in _MODES:
@@ -204,10 +209,11 @@ class VarianceScaling(RandomInitializer):
         self.scale = scale
         self.mode = mode
         self.distribution = distribution
+        self.input_axes, self.output_axes = input_axes, output_axes
         super().__init__(seed=seed)
 
     def _variance(self, shape):
-        fan_in, fan_out = compute_fans(shape)
+        fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         return self.scale / max(1.0, n)
 
@@ -224,20 +230,23 @@ class VarianceScaling(RandomInitializer):
 
     def get_config(self):
         return {**super().get_config(), "scale": self.scale, "mode": self.mode,
-                "distribution": self.distribution}
+                "distribution": self.distribution, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class _FixedVarianceScaling(VarianceScaling):
-    """A VarianceScaling preset whose only argument is `seed`."""
+    """A VarianceScaling preset whose arguments are `seed` and the fan axes."""
 
     _preset = (1.0, "fan_in", "truncated_normal")
 
-    def __init__(self, seed=None):
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
         scale, mode, distribution = self._preset
-        super().__init__(scale=scale, mode=mode, distribution=distribution, seed=seed)
+        super().__init__(scale=scale, mode=mode, distribution=distribution, seed=seed,
+                         input_axes=input_axes, output_axes=output_axes)
 
     def get_config(self):
-        return {"seed": registry.serialize_keras_object(self._init_seed)}
+        return {"seed": registry.serialize_keras_object(self._init_seed),
+                "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class GlorotUniform(_FixedVarianceScaling):

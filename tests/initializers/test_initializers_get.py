@@ -60,7 +60,8 @@ def test_get_rejects_unknown_names_and_non_callables():
 def test_serialize_matches_keras3_dict():
     assert I.serialize(I.GlorotUniform()) == {
         "module": "keras.initializers", "class_name": "GlorotUniform",
-        "config": {"seed": None}, "registered_name": None}
+        "config": {"seed": None, "input_axes": None, "output_axes": None},
+        "registered_name": None}
     assert I.serialize(I.Orthogonal(gain=2.0, seed=3)) == {
         "module": "keras.initializers", "class_name": "Orthogonal",
         "config": {"seed": 3, "gain": 2.0}, "registered_name": None}

@@ -97,7 +97,8 @@ def test_defaults_match_keras():
     assert initializers.RandomUniform().get_config() == {"seed": None, "minval": -0.05, "maxval": 0.05}
     assert initializers.TruncatedNormal().get_config() == {"seed": None, "mean": 0.0, "stddev": 0.05}
     assert initializers.VarianceScaling().get_config() == {
-        "seed": None, "scale": 1.0, "mode": "fan_in", "distribution": "truncated_normal"}
+        "seed": None, "scale": 1.0, "mode": "fan_in", "distribution": "truncated_normal",
+        "input_axes": None, "output_axes": None}   # Keras 3.15.1's keys and order
     w = _draw(initializers.get("uniform"), (50, 50))
     assert np.abs(w).max() <= 0.05
 
@@ -119,7 +120,7 @@ def test_unseeded_instance_repeats_like_keras3_and_instances_differ():
     init = initializers.HeNormal()
     np.testing.assert_array_equal(_draw(init, (6, 2)), _draw(init, (6, 2)))
     assert not np.array_equal(_draw(init, (6, 2)), _draw(initializers.HeNormal(), (6, 2)))
-    assert init.get_config() == {"seed": None}
+    assert init.get_config() == {"seed": None, "input_axes": None, "output_axes": None}
 
 
 def test_unseeded_initializers_follow_set_random_seed():
@@ -156,3 +157,18 @@ def test_variables_and_layers_use_initializers():
     layer.build((None, 2))
     np.testing.assert_array_equal(layer.kernel.numpy(), np.full((2, 5), 0.5, np.float32))
     np.testing.assert_array_equal(layer.bias.numpy(), np.ones(5, np.float32))
+
+
+def test_fan_axes_pick_the_fans():
+    # Keras 3.15.1: fans are products over the given axes, e.g. an EinsumDense
+    # kernel (in=8, heads=2, key_dim=4): fan_in 8, fan_out 2 * 4 = 8.
+    from kerasish.initializers.random_initializers import compute_fans
+    assert compute_fans((8, 2, 4), input_axes=[0], output_axes=[1, 2]) == (8, 8)
+    assert compute_fans((8, 2, 4)) == (16, 32)
+    init = initializers.VarianceScaling(scale=3.0, mode="fan_in", distribution="uniform", seed=1,
+                                        input_axes=[0], output_axes=[1, 2])
+    w = _draw(init, (8, 2, 4))
+    assert np.abs(w).max() <= np.sqrt(3.0 * 3.0 / 8) and np.abs(w).max() > np.sqrt(9.0 / 16)
+    config = initializers.GlorotUniform(input_axes=[0], output_axes=[1, 2]).get_config()
+    assert config == {"seed": None, "input_axes": [0], "output_axes": [1, 2]}
+    assert initializers.GlorotUniform.from_config(config).get_config() == config
