@@ -90,3 +90,34 @@ def test_bad_arguments_are_refused(kwargs, error, match):
 def test_integer_signals_are_refused():
     with pytest.raises(TypeError, match="float32"):
         keras.layers.STFTSpectrogram(frame_length=8)(np.zeros((1, 16, 1), "int32"))
+
+
+AUDIO = F["audio"]
+MEL_CASES = {
+    "default_db": dict(fft_length=256, sequence_stride=128, num_mel_bins=40),
+    "power_hamming": dict(fft_length=128, sequence_stride=50, sequence_length=100,
+                          window="hamming", num_mel_bins=16, min_freq=100.0,
+                          max_freq=6000.0, power_to_db=False),
+    "magnitude_db_ref": dict(fft_length=64, sequence_stride=32, num_mel_bins=10,
+                             sampling_rate=8000, mag_exp=1.0, ref_power=-2.0, top_db=30.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MEL_CASES))
+def test_mel_spectrogram_matches_keras(name):
+    out = keras.layers.MelSpectrogram(**MEL_CASES[name])(AUDIO).numpy()
+    expected = F["mel_" + name]
+    assert out.shape == expected.shape
+    if MEL_CASES[name].get("power_to_db", True):
+        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-4)  # decibels
+    else:
+        np.testing.assert_allclose(out, expected, rtol=2e-5, atol=1e-5)
+
+
+def test_mel_spectrogram_single_signal_and_keras_output_shape_formula():
+    layer = keras.layers.MelSpectrogram(fft_length=64, sequence_stride=32, num_mel_bins=10)
+    np.testing.assert_allclose(layer(AUDIO[0]).numpy(), F["mel_single"], rtol=1e-5, atol=1e-4)
+    assert list(layer.compute_output_shape((2, 1000))) == F["mel_symbolic_shape"].tolist()
+    assert layer.compute_output_shape((None, None)) == (None, 10, None)
+    with pytest.raises(ValueError, match="fft_length"):
+        keras.layers.MelSpectrogram(fft_length=64, sequence_length=128)
