@@ -160,6 +160,7 @@ from kerasish.layers.preprocessing.random_invert import RandomInvert  # noqa: E4
 from kerasish.layers.preprocessing.random_posterization import RandomPosterization  # noqa: E402
 from kerasish.layers.preprocessing.equalization import Equalization  # noqa: E402
 from kerasish.layers.preprocessing.random_sharpness import RandomSharpness  # noqa: E402
+from kerasish.layers.preprocessing.pipeline import Pipeline  # noqa: E402
 from kerasish.layers.preprocessing.stft_spectrogram import STFTSpectrogram  # noqa: E402
 from kerasish.layers.preprocessing.mel_spectrogram import MelSpectrogram  # noqa: E402
 
