@@ -161,6 +161,7 @@ from kerasish.layers.preprocessing.random_posterization import RandomPosterizati
 from kerasish.layers.preprocessing.equalization import Equalization  # noqa: E402
 from kerasish.layers.preprocessing.random_sharpness import RandomSharpness  # noqa: E402
 from kerasish.layers.preprocessing.pipeline import Pipeline  # noqa: E402
+from kerasish.layers.preprocessing.random_gaussian_blur import RandomGaussianBlur  # noqa: E402
 from kerasish.layers.preprocessing.stft_spectrogram import STFTSpectrogram  # noqa: E402
 from kerasish.layers.preprocessing.mel_spectrogram import MelSpectrogram  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Equalization, RandomPosterization, RandomInvert and RandomSharpness against Keras 3.15.1
+"""Equalization, RandomPosterization, RandomInvert, RandomSharpness and RandomGaussianBlur against Keras 3.15.1
 (fixtures/preprocessing/color_fixtures.npz, make_color_fixtures.py)."""
 import os
 
@@ -36,6 +36,12 @@ L = keras.layers
      np.transpose(PIXELS, (0, 3, 1, 2)), {}),
     ("sharp_inference", lambda: L.RandomSharpness(factor=(0.9, 0.9)), PIXELS,
      {"training": False}),
+    ("blur_half", lambda: L.RandomGaussianBlur(factor=(1, 1), sigma=(0.5, 0.5)), PIXELS, {}),
+    ("blur_5_first", lambda: L.RandomGaussianBlur(
+        factor=(1, 1), kernel_size=5, sigma=(0.9, 0.9), value_range=(0, 1),
+        data_format="channels_first"), np.transpose(UNIT, (0, 3, 1, 2)), {}),
+    ("blur_never", lambda: L.RandomGaussianBlur(factor=(0, 0), value_range=(10, 200)),
+     PIXELS, {}),
 ])
 def test_matches_keras(key, layer, images, kwargs):
     out = layer()(images, **kwargs).numpy()
@@ -68,6 +74,8 @@ def test_model_round_trip_and_config():
     (lambda: L.RandomInvert(factor=1.5), "range \\[0, 1\\]"),
     (lambda: L.Equalization(value_range=(0,)), "value_range"),
     (lambda: L.Equalization(bins=0), "bins"),
+    (lambda: L.RandomGaussianBlur(kernel_size=4), "odd"),
+    (lambda: L.RandomGaussianBlur(sigma=2.0), "sigma"),
 ])
 def test_bad_arguments_name_the_layer_and_argument(make, match):
     with pytest.raises(ValueError, match=match):
