@@ -71,3 +71,45 @@ def test_every_keras_namespace_exists(namespace):
 
 def test_reasons_are_not_empty():
     assert all(len(reason.strip()) > 10 for reason in _listed().values())
+
+
+USAGE = json.loads((ROOT / "tests" / "fixtures" / "api" / "keras_io_usage.json").read_text())
+
+
+def test_usage_counts_cover_every_public_name_and_stay_within_the_files_counted():
+    every = {f"{ns}.{n}" for ns, names in NAMES.items() for n in names}
+    assert set(USAGE["counts"]) == every
+    assert all(0 <= c <= len(USAGE["files"]) for c in USAGE["counts"].values())
+    assert set(USAGE["source"]["commits"]) == set(USAGE["files"])
+
+
+def test_usage_weighted_figure_in_the_doc_matches_the_json():
+    present, _ = _status()
+    present = set(present)
+    weights = USAGE["counts"]
+    expected = 100 * sum(c for n, c in weights.items() if n in present) / sum(weights.values())
+    text = (ROOT / "docs" / "api_coverage.md").read_text()
+    found = re.search(r"Usage-weighted coverage: ([\d.]+)% over (\d+) keras-io files", text)
+    assert found, "docs/api_coverage.md has no usage-weighted figure"
+    assert found.group(1) == f"{expected:.1f}"
+    assert int(found.group(2)) == len(USAGE["files"])
+
+
+def test_usage_extractor_resolves_imports_and_attribute_chains():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "usage_counts", ROOT / "tests" / "fixtures" / "api" / "usage_counts.py")
+    usage_counts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(usage_counts)
+    source = "\n".join([
+        "import tensorflow as tf", "from tensorflow import keras",
+        "from keras import layers, ops", "from keras.layers import Dense as D",
+        "x = layers.Conv2D(3)(tf.keras.utils.to_categorical(y))",
+        "ops.image.resize(x); keras.Model; layers.experimental.preprocessing.Rescaling",
+        "model.fit(x)"])
+    names = usage_counts.names_in_source(source, usage_counts.Resolver(NAMES))
+    assert names == {"keras.layers.Conv2D", "keras.utils.to_categorical",
+                     "keras.ops.image.resize", "keras.Model", "keras.layers.Dense"}
+    broken = "import keras\n%matplotlib inline\nkeras.ops.rearrange(x)\n"
+    assert usage_counts.names_in_source(broken, usage_counts.Resolver(NAMES)) == {
+        "keras.ops.rearrange"}

@@ -14,6 +14,7 @@ from kerasish.initializers.constant_initializers import (Constant, Identity,
                                                          Ones, Zeros)
 from kerasish.initializers.initializer import Initializer
 from kerasish.initializers.orthogonal import Orthogonal, OrthogonalInitializer
+from kerasish.initializers.stft_initializer import STFT
 from kerasish.initializers.random_initializers import (GlorotNormal,
                                                        GlorotUniform, HeNormal,
                                                        HeUniform, LecunNormal,
@@ -42,6 +43,8 @@ random_normal = RandomNormal
 random_uniform = RandomUniform
 truncated_normal = TruncatedNormal
 variance_scaling = VarianceScaling
+stft = STFT
+STFTInitializer = STFT
 
 _SNAKE = {
     "Initializer": "initializer", "Constant": "constant", "Identity": "identity",
@@ -50,7 +53,7 @@ _SNAKE = {
     "LecunNormal": "lecun_normal", "LecunUniform": "lecun_uniform",
     "RandomNormal": "random_normal", "RandomUniform": "random_uniform",
     "TruncatedNormal": "truncated_normal", "VarianceScaling": "variance_scaling",
-    "Orthogonal": "orthogonal",
+    "Orthogonal": "orthogonal", "STFT": "stft",
 }
 ALL_OBJECTS_DICT = {name: globals()[name] for name in _SNAKE}
 ALL_OBJECTS_DICT.update({snake: globals()[name] for name, snake in _SNAKE.items()})
@@ -58,6 +61,7 @@ ALL_OBJECTS_DICT.update({
     "uniform": RandomUniform, "normal": RandomNormal, "one": Ones, "zero": Zeros,
     "OrthogonalInitializer": Orthogonal, "orthogonal_initializer": Orthogonal,
     "IdentityInitializer": Identity, "identity_initializer": Identity,
+    "STFTInitializer": STFT,
 })
 
 _CATALOG = registry.InstanceCatalog("initializer", ALL_OBJECTS_DICT)
@@ -125,7 +129,7 @@ __all__ = [
     "constant", "deserialize", "get", "glorot_normal", "glorot_uniform", "he_normal",
     "he_uniform", "identity", "lecun_normal", "lecun_uniform", "ones", "orthogonal",
     "random_normal", "random_uniform", "serialize", "truncated_normal",
-    "variance_scaling", "zeros",
+    "variance_scaling", "zeros", "STFT", "STFTInitializer", "stft",
 ]
 
 

@@ -156,6 +156,14 @@ from kerasish.layers.preprocessing.solarization import Solarization  # noqa: E40
 from kerasish.layers.preprocessing.mix_up import MixUp  # noqa: E402
 from kerasish.layers.preprocessing.random_hue import RandomHue  # noqa: E402
 from kerasish.layers.preprocessing.random_saturation import RandomSaturation  # noqa: E402
+from kerasish.layers.preprocessing.random_invert import RandomInvert  # noqa: E402
+from kerasish.layers.preprocessing.random_posterization import RandomPosterization  # noqa: E402
+from kerasish.layers.preprocessing.equalization import Equalization  # noqa: E402
+from kerasish.layers.preprocessing.random_sharpness import RandomSharpness  # noqa: E402
+from kerasish.layers.preprocessing.pipeline import Pipeline  # noqa: E402
+from kerasish.layers.preprocessing.random_gaussian_blur import RandomGaussianBlur  # noqa: E402
+from kerasish.layers.preprocessing.stft_spectrogram import STFTSpectrogram  # noqa: E402
+from kerasish.layers.preprocessing.mel_spectrogram import MelSpectrogram  # noqa: E402
 
 from kerasish.utils import registry as _registry  # noqa: E402
 

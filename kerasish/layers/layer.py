@@ -8,6 +8,7 @@ instead (functional API). Sublayers and variables assigned as attributes
 """
 import functools
 import inspect
+import math
 import threading
 import warnings
 
@@ -22,6 +23,7 @@ from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, any_symbolic
 from kerasish.metrics.metric import Metric
 from kerasish.ops import core
+from kerasish.ops import remat as _remat
 from kerasish.utils import naming, tree
 
 _BASE_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights",
@@ -88,6 +90,7 @@ class Layer:
                 f"{ {k: kwargs[k] for k in sorted(unknown)} }"
             )
         self._input_shape_arg = _input_shape_from_kwargs(kwargs)
+        self._remat_mode = _remat.get_current_remat_mode()  # the RematScope at creation
         self.name = name or naming.auto_name(type(self).__name__)
         self._dtype_policy = dtype_policies.get(dtype)
         self._trainable = bool(trainable)
@@ -411,7 +414,7 @@ class Layer:
         ctx.autocast.append(cast_to)
         swapped = _cast_own_variables(self, cast_to) if cast_to is not None else None
         try:
-            outputs = self.call(*args, **kwargs)
+            outputs = self._rematerialized_call(self.call, args, kwargs)(*args, **kwargs)
         finally:
             if swapped:
                 self.__dict__.update(swapped)
@@ -482,6 +485,46 @@ class Layer:
                 if isinstance(out, Tensor) and m is not None and out._keras_mask is None \
                         and out is not inputs:
                     out._keras_mask = m
+
+    def _rematerialized_call(self, call, args, kwargs):
+        """`call`, or `keras.remat(call)` as the layer's `RematScope` mode asks (Keras's
+        `Layer.rematerialized_call` / `Operation.rematerialized_call`)."""
+        mode = getattr(self, "_remat_mode", None)
+        if not mode or not mode.mode or any(
+                isinstance(a, KerasTensor) for a in tree.flatten([list(args), kwargs])):
+            return call  # a symbolic trace (output specs) has nothing to rematerialize
+        if mode.mode == "full":
+            return _remat.remat(call)
+        if mode.mode == "list_of_layers":
+            return _remat.remat(call) if self.name in mode.layer_names else call
+        if mode.mode == "activations":
+            return self._remat_activation_call(call)
+        if self._output_size(args, kwargs) > mode.output_size_threshold:  # "larger_than"
+            return _remat.remat(call)
+        return call
+
+    def _remat_activation_call(self, call):
+        if getattr(self, "activation", None) is None:
+            return call
+
+        @functools.wraps(call)
+        def with_remat_activation(*args, **kwargs):
+            original = self.activation
+            self.activation = _remat.remat(original)
+            try:
+                return call(*args, **kwargs)
+            finally:
+                self.activation = original
+        return with_remat_activation
+
+    def _output_size(self, args, kwargs):
+        """Number of output values (unknown sizes count 1), from the output spec."""
+        def spec(x):
+            return KerasTensor(tuple(x.shape), x.dtype) if isinstance(x, Tensor) else x
+        outputs = self.compute_output_spec(*tree.map_structure(spec, list(args)),
+                                           **tree.map_structure(spec, dict(kwargs)))
+        return sum(math.prod(d or 1 for d in o.shape) for o in tree.flatten(outputs)
+                   if isinstance(o, KerasTensor))
 
     def compute_mask(self, inputs, previous_mask=None):
         """The output mask; by default the input mask if masking is supported."""

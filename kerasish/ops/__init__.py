@@ -115,6 +115,7 @@ from kerasish.ops.numpy_extras import (angle, argpartition, bartlett,  # noqa: E
 from kerasish.ops.patches import (depth_to_space, fold,  # noqa: E402
                                   space_to_depth, unfold)
 from kerasish.ops.ctc import ctc_decode, ctc_loss  # noqa: E402
+from kerasish.ops.einops import rearrange  # noqa: E402
 
 # Fused attention (replaces the per-op `dot_product_attention` of ops/attention.py).
 from kerasish.ops.fused_attention import dot_product_attention, fused_attention  # noqa: E402,F811

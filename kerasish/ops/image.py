@@ -759,3 +759,92 @@ def _gaussian_kernel(kernel_size, sigma):
     k_x = one_d(kernel_size[0], sigma[0])
     k_y = one_d(kernel_size[1], sigma[1])
     return np.outer(k_y, k_x).reshape(kernel_size[0], kernel_size[1])
+
+
+@keras_op
+def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding="valid",
+                       data_format=None):
+    """Extracts 3-D patches as the channel axis: output (..., d, h, w, pd * ph * pw * C).
+
+    As Keras 3.15.1: a 3-D convolution with an identity kernel, so the patch
+    values come out in (depth, height, width, channel) order.
+
+    Args:
+        volumes: rank 4 (one volume) or 5 tensor.
+        size: int or (depth, height, width) of the patches.
+        strides: step between patches (default: `size`).
+        dilation_rate: spacing of the voxels inside a patch.
+        padding: "valid" or "same".
+        data_format: "channels_last" or "channels_first".
+
+    Example:
+        >>> ops.image.extract_patches_3d(ops.ones((1, 4, 4, 4, 2)), 2).shape
+        (1, 2, 2, 2, 16)
+    """
+    size = (size,) * 3 if isinstance(size, int) else tuple(size)
+    if len(size) != 3:
+        raise TypeError("ops.image.extract_patches_3d: invalid `size` argument. Expected an "
+                        f"int or a tuple of length 3. Received: size={size}")
+    strides = size if strides is None else strides
+    strides = (strides,) * 3 if isinstance(strides, int) else tuple(strides)
+    if len(strides) != 3:
+        raise ValueError(f"ops.image.extract_patches_3d: invalid `strides` argument. "
+                         f"Got: {strides}")
+    volumes = _tensor(volumes)
+    if len(volumes.shape) not in (4, 5):
+        raise ValueError("ops.image.extract_patches_3d: expected a volume of rank 4 or a "
+                         f"batch of rank 5. Received volumes.shape={tuple(volumes.shape)}")
+    data_format = _data_format(data_format)
+    channels = volumes.shape[-1 if data_format == "channels_last" else -4]
+    out_dim = size[0] * size[1] * size[2] * channels
+    kernel = ops.reshape(ops.eye(out_dim, dtype=volumes.dtype), size + (channels, out_dim))
+    single = len(volumes.shape) == 4
+    batch = ops.expand_dims(volumes, 0) if single else volumes
+    patches = ops.conv(batch, kernel, strides=strides, padding=padding,
+                       data_format=data_format, dilation_rate=dilation_rate)
+    return ops.squeeze(patches, 0) if single else patches
+
+
+_SOBEL = np.array([[[-1, -2, -1], [0, 0, 0], [1, 2, 1]],
+                   [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]], dtype="float64")
+
+
+@keras_op
+def sobel_edges(images, data_format=None):
+    """Sobel gradients `[dy, dx]` of every channel: output `(..., channels, 2)`.
+
+    As TensorFlow's `tf.image.sobel_edges` (Keras 3.15.1's TensorFlow backend):
+    the images are reflect-padded by one pixel and correlated with the 3x3 Sobel
+    kernels; channels_first gives `(batch, channels, height, width, 2)`.
+
+    Args:
+        images: rank 4 tensor.
+        data_format: "channels_last" or "channels_first".
+
+    Example:
+        >>> image = np.zeros((1, 4, 4, 1), "float32"); image[0, :, 2:] = 1.0
+        >>> ops.image.sobel_edges(image)[0, 1, :, 0, 1]   # dx across the edge
+        ... # [0., 4., 4., 0.]
+    """
+    data_format = _data_format(data_format)
+    images = _tensor(images)
+    if len(images.shape) != 4:
+        raise ValueError("ops.image.sobel_edges: expected a batch of images of rank 4. "
+                         f"Received images.shape={tuple(images.shape)}")
+    xp = images._device.xp
+    array = _to_channels_last(images._value, data_format)
+    dtype = array.dtype if array.dtype.kind == "f" else np.dtype("float32")
+    padded = xp.pad(array.astype(dtype), ((0, 0), (1, 1), (1, 1), (0, 0)), mode="reflect")
+    height, width = array.shape[1], array.shape[2]
+    edges = []
+    for kernel in _SOBEL.astype(dtype):
+        out = xp.zeros(array.shape, dtype=dtype)
+        for i in range(3):
+            for j in range(3):
+                if kernel[i, j]:
+                    out += kernel[i, j] * padded[:, i:i + height, j:j + width, :]
+        edges.append(out)
+    out = xp.stack(edges, axis=-1)
+    if data_format == "channels_first":
+        out = xp.transpose(out, (0, 3, 1, 2, 4))
+    return _result(out, images)

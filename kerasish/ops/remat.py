@@ -1,6 +1,8 @@
 """`keras.remat`: gradient checkpointing. The wrapped function's intermediate results are
 not kept for the backward pass; it runs again when its gradient is needed."""
+import collections
 import functools
+import threading
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tape import GradientTape
@@ -62,3 +64,68 @@ def remat(f):
         _tape.record(f"remat({getattr(f, '__name__', 'f')})", inputs, tuple(flat), backward)
         return tree.pack_sequence_as(outputs, flat)
     return wrapped
+
+
+_MODES = ("full", "activations", "larger_than", "list_of_layers", None)
+_scopes = threading.local()
+
+RematMode = collections.namedtuple("RematMode", ["mode", "output_size_threshold",
+                                                 "layer_names"])
+
+
+class RematScope:
+    """Makes the layers created inside it rematerialize their `call` (`keras.remat`).
+
+    As in Keras 3.15.1, a layer takes the innermost scope active when it is
+    constructed, and its calls then run through `keras.remat` according to
+    `mode`: "full" (every call), "activations" (only the layer's `activation`),
+    "larger_than" (calls whose outputs hold more than `output_size_threshold`
+    values, unknown sizes counting 1), "list_of_layers" (layers named in
+    `layer_names`) or None (no rematerialization). Results and gradients are
+    unchanged; the forward pass runs again during the backward pass instead of
+    keeping its intermediates.
+
+    Args:
+        mode: one of the modes above.
+        output_size_threshold: size threshold of "larger_than".
+        layer_names: names of the layers of "list_of_layers".
+
+    Example:
+        >>> with keras.RematScope(mode="full"):
+        ...     dense = keras.layers.Dense(8)
+        >>> dense._remat_mode.mode
+        'full'
+    """
+
+    def __init__(self, mode="full", output_size_threshold=1024, layer_names=None):
+        if mode not in _MODES:
+            raise ValueError(f"Invalid mode '{mode}'. Supported modes are: 'full', "
+                             "'activations', 'larger_than', 'list_of_layers', or  None.")
+        self.mode = mode
+        self.output_size_threshold = output_size_threshold
+        self.layer_names = layer_names or []
+        self._pop_on_exit = False
+
+    def __enter__(self):
+        _stack().append(self)
+        self._pop_on_exit = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._pop_on_exit:
+            _stack().pop()
+
+
+def _stack():
+    if not hasattr(_scopes, "stack"):
+        _scopes.stack = []
+    return _scopes.stack
+
+
+def get_current_remat_mode():
+    """The innermost active `RematScope` as a `RematMode`, or None outside any scope."""
+    stack = _stack()
+    if not stack:
+        return None
+    scope = stack[-1]
+    return RematMode(scope.mode, scope.output_size_threshold, scope.layer_names)

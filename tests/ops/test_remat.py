@@ -3,6 +3,7 @@ block's intermediates not kept alive, so the peak memory of a deep MLP step is l
 import tracemalloc
 
 import numpy as np
+import pytest
 
 import kerasish as keras
 from kerasish import ops
@@ -71,3 +72,87 @@ def test_peak_memory_is_lower_on_a_deep_mlp():
     for a, b in zip(plain_grads, remat_grads):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
     assert remat_peak < 0.8 * plain_peak, (remat_peak, plain_peak)
+
+
+# --- keras.RematScope: layers created inside a scope rematerialize their calls ---------------
+
+
+
+class _Counting(keras.layers.Layer):
+    """A layer that counts how often its call runs (twice when rematerialized)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.calls = 0
+
+    def build(self, shape):
+        self.w = self.add_weight(shape=(shape[-1], 3), initializer="glorot_uniform")
+
+    def call(self, x):
+        self.calls += 1
+        return keras.ops.tanh(keras.ops.matmul(x, self.w))
+
+
+def _calls_and_gradient(layer, x):
+    layer.build(x.shape)
+    layer.w.assign(np.linspace(-1, 1, layer.w.shape[0] * 3).reshape(layer.w.shape))
+    layer.calls = 0
+    with keras.GradientTape() as tape:
+        loss = keras.ops.sum(layer(x) ** 2)
+    gradient = tape.gradient(loss, layer.w)
+    return layer.calls, gradient.numpy()
+
+
+@pytest.mark.parametrize("mode, kwargs, name, calls", [
+    ("full", {}, "a", 2),
+    ("list_of_layers", {"layer_names": ["a"]}, "a", 2),
+    ("list_of_layers", {"layer_names": ["a"]}, "b", 1),
+    ("larger_than", {"output_size_threshold": 5}, "a", 3),   # + the output-spec trace
+    ("larger_than", {"output_size_threshold": 100}, "a", 2),  # trace only, no remat
+    (None, {}, "a", 1),
+])
+def test_remat_scope_modes_recompute_only_what_they_select(mode, kwargs, name, calls):
+    x = np.random.default_rng(0).random((2, 4)).astype("float32")
+    reference = _calls_and_gradient(_Counting(name="plain"), x)
+    with keras.RematScope(mode=mode, **kwargs):
+        layer = _Counting(name=name)
+    got_calls, gradient = _calls_and_gradient(layer, x)
+    assert got_calls == calls
+    np.testing.assert_allclose(gradient, reference[1], rtol=1e-6)
+
+
+def test_remat_scope_activations_mode_recomputes_the_activation_only():
+    activations = []
+
+    def activation(t):
+        activations.append(1)
+        return keras.ops.relu(t)
+
+    with keras.RematScope(mode="activations"):
+        dense = keras.layers.Dense(3, activation=activation)
+    x = np.random.default_rng(1).random((2, 4)).astype("float32")
+    dense.build(x.shape)
+    with keras.GradientTape() as tape:
+        loss = keras.ops.sum(dense(x))
+    tape.gradient(loss, dense.kernel)
+    assert len(activations) == 2 and dense.activation is activation
+
+
+def test_the_scope_at_creation_counts_not_at_call_and_scopes_nest():
+    outside = _Counting()
+    with keras.RematScope(mode="full") as scope:
+        assert _remat_mode_name() == "full"
+        with keras.RematScope(mode="larger_than", output_size_threshold=7):
+            assert _remat_mode_name() == "larger_than"
+        assert _remat_mode_name() == "full" and scope.layer_names == []
+        x = np.ones((1, 4), "float32")
+        assert _calls_and_gradient(outside, x)[0] == 1
+    assert _remat_mode_name() is None
+    with pytest.raises(ValueError, match="Invalid mode 'sometimes'"):
+        keras.RematScope(mode="sometimes")
+
+
+def _remat_mode_name():
+    from kerasish.ops.remat import get_current_remat_mode
+    mode = get_current_remat_mode()
+    return None if mode is None else mode.mode
