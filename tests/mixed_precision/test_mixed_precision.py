@@ -77,6 +77,9 @@ def test_compile_wraps_the_optimizer_and_skips_overflowing_steps(mixed_float16):
         "loss_scale_optimizer/iteration", "loss_scale_optimizer/learning_rate",
         "loss_scale_optimizer/step_counter", "loss_scale_optimizer/dynamic_scale",
         "sgd/iteration", "sgd/learning_rate"]
+    # Keras 3.15.1 (TF) makes the counters dtype "int", i.e. int64 (summary bytes).
+    assert [v.dtype for v in model.optimizer.variables] == [
+        "int64", "float32", "int64", "float32", "int64", "float32"]
 
 
 def test_auto_scale_loss_false_keeps_the_optimizer(mixed_float16):
