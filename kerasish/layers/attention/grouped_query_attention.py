@@ -9,6 +9,7 @@ from kerasish.layers.attention.multi_head_attention import (build_from_shapes_co
                                                            shapes_build_config,
                                                            unpack_shapes)
 from kerasish.layers.core.einsum_dense import EinsumDense
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.regularization.dropout import Dropout
 from kerasish.ops.fused_attention import attention as fused_attention
@@ -166,6 +167,17 @@ class GroupedQueryAttention(Layer):
             output = ops.multiply(output, gate)
         output = self._output_dense(output)
         return (output, scores) if return_attention_scores else output
+
+    def compute_output_spec(self, *args, **kwargs):
+        """As Keras: from `compute_output_shape` (no trace); scores (B, heads, Tq, Tkv)."""
+        query_shape, value_shape, key_shape = call_shapes(args, kwargs)
+        output = KerasTensor(self.compute_output_shape(query_shape, value_shape, key_shape),
+                             self.compute_dtype)
+        if not kwargs.get("return_attention_scores", False):
+            return output
+        kv_len = (value_shape if key_shape is None else key_shape)[1]
+        return output, KerasTensor((query_shape[0], self.num_query_heads, query_shape[1], kv_len),
+                                   self.compute_dtype)
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
         query_shape, value_shape, key_shape = unpack_shapes(query_shape, value_shape, key_shape)

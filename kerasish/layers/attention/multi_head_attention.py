@@ -5,6 +5,7 @@ from kerasish import constraints, initializers, ops, random, regularizers
 from kerasish.layers.activations.softmax import Softmax
 from kerasish.layers.attention import masking
 from kerasish.layers.core.einsum_dense import EinsumDense
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.regularization.dropout import Dropout
 from kerasish.ops.fused_attention import attention as fused_attention
@@ -281,6 +282,18 @@ class MultiHeadAttention(Layer):
         scores = self._softmax(scores, mask=attention_mask)
         dropped = self._dropout_layer(scores, training=training) if self._dropout > 0 else scores
         return ops.einsum(self._combine_equation, dropped, value), scores
+
+    def compute_output_spec(self, *args, **kwargs):
+        """As Keras: from `compute_output_shape` (no trace), so a symbolic call
+        keeps the query's known sizes; scores are (B, heads, Tq, Tq) as Keras says."""
+        query_shape, value_shape, key_shape = call_shapes(args, kwargs)
+        output = KerasTensor(self.compute_output_shape(query_shape, value_shape, key_shape),
+                             self.compute_dtype)
+        if not kwargs.get("return_attention_scores", False):
+            return output
+        length = query_shape[1]
+        return output, KerasTensor((query_shape[0], self._num_heads, length, length),
+                                   self.compute_dtype)
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
         query_shape, value_shape, key_shape = unpack_shapes(query_shape, value_shape, key_shape)

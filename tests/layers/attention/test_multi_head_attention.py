@@ -132,3 +132,23 @@ def test_bad_arguments_name_layer_and_argument():
         layers.Attention()(np.ones((1, 2, 3)))
     with pytest.raises(ValueError, match="score_mode"):
         layers.Attention(score_mode="bilinear")
+
+
+def test_symbolic_calls_keep_known_lengths_and_accept_masks_as_keras():
+    # Keras 3.15.1 printed these shapes (its compute_output_spec does not trace;
+    # tracing lost the length 10 and then broke on the padding mask's 10).
+    tokens = keras.Input((10,), dtype="int32")
+    embedded = keras.layers.Embedding(50, 8, mask_zero=True)(tokens)
+    out = keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)(embedded, embedded)
+    assert out.shape == (None, 10, 8)
+    q, v = keras.Input((5, 8)), keras.Input((7, 6))
+    out, scores = keras.layers.MultiHeadAttention(num_heads=3, key_dim=4, output_shape=(11,))(
+        q, v, return_attention_scores=True)
+    assert out.shape == (None, 5, 11) and scores.shape == (None, 3, 5, 5)
+    out, scores = keras.layers.GroupQueryAttention(
+        head_dim=4, num_query_heads=4, num_key_value_heads=2)(
+        q, keras.Input((7, 8)), return_attention_scores=True)
+    assert out.shape == (None, 5, 8) and scores.shape == (None, 4, 5, 7)
+    mask = keras.Input((5, 5), dtype="bool")
+    assert keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)(
+        q, q, attention_mask=mask).shape == (None, 5, 8)
