@@ -30,8 +30,10 @@ class InputSpec:
         self.optional = optional
 
     def __repr__(self):
-        return (f"InputSpec(dtype={self.dtype}, shape={self.shape}, ndim={self.ndim}, "
-                f"max_ndim={self.max_ndim}, min_ndim={self.min_ndim}, axes={self.axes})")
+        # As Keras: only the fields that are set (truthy).
+        fields = [(name, getattr(self, name))
+                  for name in ("dtype", "shape", "ndim", "max_ndim", "min_ndim", "axes")]
+        return f"InputSpec({', '.join(f'{name}={value}' for name, value in fields if value)})"
 
 
 def assert_input_compatibility(input_spec, inputs, layer_name):
