@@ -56,12 +56,15 @@ class CompileLoss:
             self.weights = list(loss_weights) if isinstance(loss_weights, (list, tuple)) \
                 else [loss_weights]
         self.output_trackers = []  # one Mean per loss term, made on the first call if > 1
+        self._tracker_order = list(range(len(output_names)))
         self._resolved = False
 
     @property
     def metrics(self):
         """The per-output loss trackers (`<output>_loss`), once built, when several losses."""
-        return list(t for t in self.output_trackers if t is not None)
+        trackers = [self.output_trackers[i] for i in self._tracker_order] \
+            if self.output_trackers else []
+        return [t for t in trackers if t is not None]
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         if not self._resolved and isinstance(self._user_loss, dict) and \
@@ -71,6 +74,7 @@ class CompileLoss:
                 f"Expected keys {self.output_names} in loss dict, but found "
                 f"loss.keys()={list(self._user_loss.keys())}"
             )
+        y_pred_arg = y_pred
         y_true = self._partial_targets(y_true)
         y_true = _match(y_true, self.output_names, "y")
         y_pred = _match(y_pred, self.output_names, "y_pred")
@@ -82,6 +86,10 @@ class CompileLoss:
             if sum(fn is not None for fn in self.losses) > 1:
                 self.output_trackers = [metrics_module.Mean(name=f"{n}_loss") if fn is not None
                                         else None for n, fn in zip(self.output_names, self.losses)]
+                if isinstance(self._user_loss, dict) and isinstance(y_pred_arg, dict):
+                    # Keras walks a loss dict in its own key order when the model's
+                    # outputs are a dict: `metrics_names`/evaluate list follow it.
+                    self._tracker_order = [self.output_names.index(k) for k in self._user_loss]
             self._resolved = True
         total = None
         for i, (fn, yt, yp, sw, w) in enumerate(zip(self.losses, y_true, y_pred, weights, self.weights)):
@@ -89,7 +97,10 @@ class CompileLoss:
                 continue
             value = _call_loss(fn, yt, yp, sw)
             if self.output_trackers:
-                self.output_trackers[i].update_state(value, sample_weight=_batch_size(yp))
+                # Keras (TensorFlow) weights these by the *static* batch size, which
+                # is unknown (None) in fit/evaluate's traced step: every batch counts
+                # once, so an uneven last batch weighs as much as a full one.
+                self.output_trackers[i].update_state(value)
             value = ew.multiply(value, w) if w != 1.0 else value
             total = value if total is None else ew.add(total, value)
         return total
@@ -146,10 +157,6 @@ def _crossentropy_name(y_true, y_pred, suffix):
     kind = {"BinaryAccuracy": "binary", "SparseCategoricalAccuracy": "sparse_categorical",
             "CategoricalAccuracy": "categorical"}[cls.__name__]
     return kind + suffix
-
-
-def _batch_size(y):
-    return y.shape[0] if getattr(y, "ndim", 0) else 1
 
 
 def _match(values, output_names, what):

@@ -168,3 +168,37 @@ def test_targets_for_only_the_outputs_with_a_loss():
     full_loss = full.evaluate(x_data, [y_data] * 3, verbose=0, return_dict=True)["loss"]
     np.testing.assert_allclose(partial_loss, 2.25)           # (2 - 0.5) ** 2, one output
     np.testing.assert_allclose(3 * partial_loss, full_loss)
+
+
+def test_per_output_losses_count_each_batch_once_as_keras():
+    # Keras 3.15.1 (TF) printed these with batches of 24, 24 and 16: its per-output
+    # trackers weigh every batch equally (the total `loss` weighs by batch size),
+    # so reg_loss + cls_loss != loss here.
+    x, y1, y2 = _data()
+    model = _two_output_model()
+    model.compile(keras.optimizers.SGD(0.1), loss=["mse", "categorical_crossentropy"])
+    history = model.fit(x, [y1, y2], batch_size=24, epochs=2, shuffle=False, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], [1.3424, 1.2079], atol=1e-4)
+    np.testing.assert_allclose(history.history["reg_loss"], [0.2451, 0.1119], atol=1e-4)
+    np.testing.assert_allclose(history.history["cls_loss"], [1.0968, 1.0962], atol=1e-4)
+    logs = model.evaluate(x, [y1, y2], batch_size=24, verbose=0, return_dict=True)
+    np.testing.assert_allclose([logs["loss"], logs["reg_loss"], logs["cls_loss"]],
+                               [1.1786, 0.0841, 1.0932], atol=1e-4)
+
+
+@pytest.mark.parametrize("loss, order", [
+    ({"r": "mse", "c": "categorical_crossentropy"}, ["r_loss", "c_loss"]),
+    ({"c": "categorical_crossentropy", "r": "mse"}, ["c_loss", "r_loss"])])
+def test_dict_outputs_list_their_losses_in_the_loss_dict_order(loss, order):
+    # Keras 3.15.1: [1.4759, 0.3775 (r), 1.0983 (c), 0.3594] for the first order.
+    x, y1, y2 = _data()
+    inputs = keras.Input((5,), name="inp")
+    h = layers.Dense(8, activation="relu")(inputs)
+    model = _fixed(keras.Model(inputs, {"r": layers.Dense(1, name="reg")(h),
+                                        "c": layers.Dense(3, activation="softmax", name="cls")(h)}))
+    model.compile("sgd", loss=loss, metrics={"c": "accuracy"})
+    results = model.evaluate(x, {"r": y1, "c": y2}, verbose=0)
+    assert model.metrics_names == ["loss", "compile_metrics"] + order
+    by_name = {"r_loss": 0.3775, "c_loss": 1.0983}
+    np.testing.assert_allclose(results, [1.4759] + [by_name[n] for n in order] + [0.3594],
+                               atol=1e-4)
