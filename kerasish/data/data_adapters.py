@@ -175,6 +175,13 @@ class SequenceAdapter:
                 else range(self.num_batches)
         for i in order:
             yield self.sequence[int(i)]
+
+    # Called by the epoch iterator when Keras's PyDatasetAdapter calls them.
+    def on_epoch_begin(self):
+        if hasattr(self.sequence, "on_epoch_begin"):
+            self.sequence.on_epoch_begin()
+
+    def on_epoch_end(self):
         if hasattr(self.sequence, "on_epoch_end"):
             self.sequence.on_epoch_end()
 

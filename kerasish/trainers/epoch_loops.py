@@ -133,8 +133,24 @@ class EpochIterator:
         self._iterator = None
         self._steps_seen = 0
 
+    def reset(self):
+        """Keras's `EpochIterator.reset()` (fit and evaluate call it first): runs the
+        data's `on_epoch_end` hook (a PyDataset's), before any epoch."""
+        self._data_hook("on_epoch_end")
+
+    def _data_hook(self, name):
+        hook = getattr(self.adapter, name, None)
+        if hook is not None:
+            hook()
+
     def executions(self):
-        """Yields (begin, end) for each execution of one epoch."""
+        """Yields (begin, end) for each execution of one epoch.
+
+        As Keras, the data's `on_epoch_begin` hook runs first and its
+        `on_epoch_end` once the epoch's steps are all drawn (or the data runs
+        out); an epoch left early (`stop_training`) does not end it.
+        """
+        self._data_hook("on_epoch_begin")
         size = self.steps_per_execution
         steps = self.steps_per_epoch or self.num_batches
         if not steps:  # data of unknown size: until an execution finds no batch at all
@@ -153,8 +169,9 @@ class EpochIterator:
             self._steps_seen += size
             yield begin, begin + size - 1
         if self.num_batches and self._steps_seen >= self.num_batches:
-            next(self._iterator, None)  # lets the source finish its pass (on_epoch_end hooks)
+            next(self._iterator, None)  # lets the source finish its pass
             self._restart()
+        self._data_hook("on_epoch_end")
 
     def take(self):
         """The batches of the current execution ([] when the data ran out)."""
@@ -172,6 +189,7 @@ class EpochIterator:
         self._steps_seen = 0
 
     def _on_ran_out(self):
+        self._data_hook("on_epoch_end")
         if self.steps_per_epoch is None:
             return  # one pass over data of unknown size: the epoch ends here
         warnings.warn(_RAN_OUT, stacklevel=5)
@@ -228,6 +246,7 @@ class FitLoop:
             model, adapter, _verbose(verbose), "train")
         self.on_device = getattr(model, "_distribute_strategy", None) is None
         self.iterator = EpochIterator(adapter, steps_per_epoch, _steps_per_execution(model))
+        self.iterator.reset()
         self.callbacks = _callbacks(model, callbacks, verbose, epochs,
                                     self.iterator.steps_per_epoch or adapter.num_batches,
                                     history=True)
@@ -364,6 +383,7 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
     model.stop_evaluating = False
     cbs.on_test_begin()
     iterator = EpochIterator(adapter, steps, _steps_per_execution(model))
+    iterator.reset()
     logs = {}
     for begin, end in iterator.executions():
         cbs.on_test_batch_begin(begin)

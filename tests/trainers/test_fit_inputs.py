@@ -63,7 +63,48 @@ def test_py_dataset_batches_and_epoch_end():
             ends.append(1)
 
     history = model().fit(Batches(), epochs=2, verbose=0)
-    assert history.params["steps"] == 4 and len(ends) == 2
+    # Keras 3.15.1 also calls it once before the first epoch (EpochIterator.reset).
+    assert history.params["steps"] == 4 and len(ends) == 3
+
+
+def test_py_dataset_epoch_hooks_in_keras_order():
+    # The begin/end sequence Keras 3.15.1 printed (leaving out the batches it
+    # peeks at for TensorFlow specs): fit and evaluate first end an epoch.
+    log = []
+    x, y = data(12)
+
+    class Tagged(keras.utils.PyDataset):
+        def __init__(self, tag, n=3):
+            super().__init__()
+            self.tag, self.n = tag, n
+
+        def __len__(self):
+            return self.n
+
+        def __getitem__(self, i):
+            return x[i * 4:(i + 1) * 4], y[i * 4:(i + 1) * 4]
+
+        def on_epoch_begin(self):
+            log.append(self.tag + ".begin")
+
+        def on_epoch_end(self):
+            log.append(self.tag + ".end")
+
+    m = model()
+    m.fit(Tagged("t"), validation_data=Tagged("v"), epochs=2, verbose=0)
+    assert log == ["t.end"] + ["t.begin", "t.end", "v.end", "v.begin", "v.end"] * 2
+    log.clear()
+    m.predict(Tagged("p"), verbose=0)
+    assert log == ["p.begin", "p.end"]
+    log.clear()
+
+    class Stop(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if batch == 1:
+                self.model.stop_training = True
+
+    m.fit(Tagged("x"), epochs=3, verbose=0, callbacks=[Stop()])
+    assert log == ["x.end", "x.begin"]  # an epoch left early is not ended
 
 
 def test_fit_from_tfrecord_files(tmp_path):
