@@ -263,7 +263,8 @@ class CosineSimilarity(LossFunctionWrapper):
         self.axis = axis
 
     def get_config(self):
-        return {"name": self.name, "reduction": self.reduction, "axis": self.axis}
+        # Keras 3.15.1 leaves `axis` out (a reloaded loss uses axis=-1).
+        return {"name": self.name, "reduction": self.reduction}
 
 
 class Huber(LossFunctionWrapper):
@@ -285,7 +286,8 @@ class Huber(LossFunctionWrapper):
         self.delta = delta
 
     def get_config(self):
-        return {"name": self.name, "reduction": self.reduction, "delta": self.delta}
+        # Keras 3.15.1 leaves `delta` out (a reloaded loss uses delta=1.0).
+        return {"name": self.name, "reduction": self.reduction}
 
 
 class LogCosh(LossFunctionWrapper):

@@ -223,4 +223,5 @@ from kerasish.metrics.iou_metrics import (BinaryIoU, IoU, MeanIoU,  # noqa: E402
 ALL_OBJECTS += (IoU, BinaryIoU, MeanIoU, OneHotIoU, OneHotMeanIoU)
 for _cls in (IoU, BinaryIoU, MeanIoU, OneHotIoU, OneHotMeanIoU):
     ALL_OBJECTS_DICT[_cls.__name__] = ALL_OBJECTS_DICT[to_snake_case(_cls.__name__)] = _cls
+del _cls  # not a public name (it showed up in dir(keras.metrics))
 __all__ += ["BinaryIoU", "IoU", "MeanIoU", "OneHotIoU", "OneHotMeanIoU"]

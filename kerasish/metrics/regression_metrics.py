@@ -204,7 +204,8 @@ class CosineSimilarity(MeanMetricWrapper):
         self._direction = "up"
 
     def get_config(self):
-        return {"name": self.name, "dtype": self.dtype, "axis": self.axis}
+        # Keras 3.15.1 leaves `axis` out (a reloaded metric uses axis=-1).
+        return {"name": self.name, "dtype": self.dtype}
 
 
 def _nan_divide(x, y):

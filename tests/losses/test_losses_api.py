@@ -183,3 +183,14 @@ def test_mismatched_target_and_output_shapes_name_the_loss_and_both_shapes():
                                          r"targets `y` of shape \(4, 3\) do not match the model "
                                          r"output of shape \(4, 2\)"):
         kerasish.losses.MeanSquaredError()(np.ones((4, 3)), np.ones((4, 2)))
+
+
+def test_configs_that_keras_leaves_parameters_out_of():
+    # Keras 3.15.1 printed exactly these configs (delta/axis left out).
+    assert keras.losses.Huber(delta=2.0).get_config() == {
+        "name": "huber_loss", "reduction": "sum_over_batch_size"}
+    assert keras.losses.CosineSimilarity(axis=0).get_config() == {
+        "name": "cosine_similarity", "reduction": "sum_over_batch_size"}
+    assert keras.metrics.CosineSimilarity(axis=0).get_config() == {
+        "name": "cosine_similarity", "dtype": "float32"}
+    assert keras.losses.deserialize(keras.losses.serialize(keras.losses.Huber(delta=2.0))).delta == 1.0
