@@ -90,7 +90,9 @@ class Identity(Initializer):
         return ops.cast(ops.multiply(ops.eye(shape[0], shape[1], dtype=dtype), self.gain), dtype)
 
     def get_config(self):
-        return {"gain": self.gain}
+        # Keras 3.15.1's Identity has no get_config of its own: its config is {}
+        # (a rebuilt one has gain 1.0).
+        return {}
 
 
 IdentityInitializer = Identity

@@ -71,3 +71,9 @@ def test_orthogonal_is_reproducible_and_needs_rank_two():
     np.testing.assert_array_equal(init((4, 4)).numpy(), init((4, 4)).numpy())
     with pytest.raises(ValueError, match="rank >= 2.*Received: shape=\\(4,\\)"):
         init((4,))
+
+
+def test_identity_config_is_empty_as_keras():
+    # Keras 3.15.1 printed {} for Identity(gain=...).get_config() (no get_config of its own).
+    assert initializers.Identity(gain=2.0).get_config() == {}
+    assert initializers.IdentityInitializer().get_config() == {}

@@ -200,6 +200,7 @@ class EinsumDense(Layer):
 
     def get_config(self):
         config = super().get_config()
+        config.pop("activity_regularizer", None)  # placed where Keras puts it, below
         config.update({
             "output_shape": self.partial_output_shape,
             "equation": self.equation,
@@ -209,13 +210,11 @@ class EinsumDense(Layer):
             "bias_initializer": registry.serialize_keras_object(self.bias_initializer),
             "kernel_regularizer": registry.serialize_keras_object(self.kernel_regularizer),
             "bias_regularizer": registry.serialize_keras_object(self.bias_regularizer),
+            "activity_regularizer": registry.serialize_keras_object(self.activity_regularizer),
             "kernel_constraint": registry.serialize_keras_object(self.kernel_constraint),
             "bias_constraint": registry.serialize_keras_object(self.bias_constraint),
-            "lora_rank": None,
-            "lora_alpha": None,
-            "gptq_unpacked_column_size": None,
             "quantization_config": None,
-        })
+        })  # Keras 3.15.1 adds lora_rank/lora_alpha/gptq keys only when they are set
         return config
 
 

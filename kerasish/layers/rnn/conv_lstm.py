@@ -1,5 +1,5 @@
 """ConvLSTM: the recurrent layer shared by ConvLSTM1D/2D/3D (Keras 3 semantics and weights)."""
-from kerasish import activations, ops
+from kerasish import ops
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.layers.rnn.conv_lstm_cell import ConvLSTMCell
@@ -36,7 +36,8 @@ class ConvLSTM(Layer):
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  recurrent_constraint=None, bias_constraint=None, dropout=0.0,
                  recurrent_dropout=0.0, seed=None, return_sequences=False, return_state=False,
-                 go_backwards=False, stateful=False, **kwargs):
+                 go_backwards=False, stateful=False, unroll=False, zero_output_for_mask=False,
+                 **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.cell = ConvLSTMCell(
             self.rank, filters, kernel_size, strides=strides, padding=padding,
@@ -53,6 +54,8 @@ class ConvLSTM(Layer):
         self.return_state = return_state
         self.go_backwards = go_backwards
         self.stateful = stateful
+        self.unroll = unroll  # Keras's RNN argument: no effect on the results
+        self.zero_output_for_mask = zero_output_for_mask
         self.states = None
         self.supports_masking = True
         self.input_spec = InputSpec(ndim=self.rank + 3)
@@ -90,7 +93,8 @@ class ConvLSTM(Layer):
             h_new, c_new = cell.step(z_all[:, t], h, c, training, rec_masks)
             if mask is not None:
                 m = ops.reshape(mask[:, t], (batch,) + (1,) * (h.ndim - 1))
-                previous = ops.zeros_like(h_new) if previous is None else previous
+                if previous is None or self.zero_output_for_mask:
+                    previous = ops.zeros_like(h_new)
                 out = ops.where(m, h_new, previous)
                 h, c = ops.where(m, h_new, h), ops.where(m, c_new, c)
             else:
@@ -151,14 +155,17 @@ class ConvLSTM(Layer):
         return (output, state, state) if self.return_state else output
 
     def get_config(self):
+        """Keras 3.15.1's keys and order: the RNN's, then the cell's."""
         config = super().get_config()
+        config.pop("activity_regularizer", None)
+        config.update({"return_sequences": self.return_sequences,
+                       "return_state": self.return_state, "go_backwards": self.go_backwards,
+                       "stateful": self.stateful, "unroll": self.unroll,
+                       "zero_output_for_mask": self.zero_output_for_mask})
         cell_config = self.cell.get_config()
         for key in _CELL_ARGS + ("seed",):
             config[key] = cell_config[key]
-        config.update({"return_sequences": self.return_sequences,
-                       "return_state": self.return_state, "go_backwards": self.go_backwards,
-                       "stateful": self.stateful,
-                       "activation": activations.serialize(self.cell.activation),
-                       "activity_regularizer": registry.serialize_keras_object(
-                           self._activity_regularizer)})
+            if key == "bias_regularizer":
+                config["activity_regularizer"] = registry.serialize_keras_object(
+                    self._activity_regularizer)
         return config

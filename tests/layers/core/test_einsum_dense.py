@@ -67,3 +67,14 @@ def test_config_round_trip():
     clone = layers.EinsumDense.from_config(layer.get_config())
     assert clone.equation == "abc,cde->abde" and clone.partial_output_shape == (None, 2, 3)
     assert clone.compute_output_shape((7, 4, 5)) == (7, None, 2, 3)  # as Keras
+
+
+def test_config_keys_in_keras_order():
+    # The keys Keras 3.15.1 printed for EinsumDense("ab,bc->ac", (3,)).get_config().
+    config = layers.EinsumDense("ab,bc->ac", (3,)).get_config()
+    assert list(config) == [
+        "name", "trainable", "dtype", "output_shape", "equation", "activation", "bias_axes",
+        "kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer",
+        "activity_regularizer", "kernel_constraint", "bias_constraint", "quantization_config"]
+    config = layers.EinsumDense("ab,bc->ac", (3,), activity_regularizer="l2").get_config()
+    assert config["activity_regularizer"]["class_name"] == "L2"

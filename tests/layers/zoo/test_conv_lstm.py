@@ -67,3 +67,27 @@ def test_bad_input_is_explained():
     with pytest.raises(ValueError, match="initial_state"):
         layer = layers.ConvLSTM1D(2, 3)
         layer(np.ones((1, 2, 5, 1)), initial_state=[np.zeros((1, 5, 2))] * 2)
+
+
+def test_keras_rnn_config_keys_and_zero_output_for_mask():
+    # Keras 3.15.1 configs carry `unroll` and `zero_output_for_mask` (loading one
+    # failed before); with zero_output_for_mask=True masked steps output 0
+    # (Keras printed [0.1516, 0.2728, 0.0, 0.0] / [0.2049, 0.0, 0.0652, 0.2152]).
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 4, 5, 3)).astype("float32")
+    mask = np.array([[1, 1, 0, 0], [1, 0, 1, 1]], bool)
+    layer = keras.layers.ConvLSTM1D(2, 2, padding="same", return_sequences=True,
+                                    zero_output_for_mask=True)
+    layer.build(x.shape)
+    layer.set_weights([np.random.default_rng(i).normal(0, 0.4, w.shape).astype("float32")
+                       for i, w in enumerate(layer.get_weights())])
+    out = keras.ops.convert_to_numpy(layer(x, mask=mask))[:, :, 0, 0]
+    np.testing.assert_allclose(out, [[0.1516, 0.2728, 0.0, 0.0], [0.2049, 0.0, 0.0652, 0.2152]],
+                               atol=1e-4)
+    config = layer.get_config()
+    assert list(config)[3:9] == ["return_sequences", "return_state", "go_backwards", "stateful",
+                                 "unroll", "zero_output_for_mask"]
+    assert list(config)[-8:] == ["bias_regularizer", "activity_regularizer", "kernel_constraint",
+                                 "recurrent_constraint", "bias_constraint", "dropout",
+                                 "recurrent_dropout", "seed"]
+    assert type(layer).from_config(config).zero_output_for_mask is True
