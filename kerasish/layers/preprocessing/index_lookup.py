@@ -43,7 +43,7 @@ class IndexLookup(Layer):
                  vocabulary=None, idf_weights=None, invert=False, output_mode="int",
                  sparse=False, pad_to_max_tokens=False, oov_method="floormod", salt=None,
                  name=None, **kwargs):
-        kwargs.pop("vocabulary_size", None)
+        frozen_vocab_size = kwargs.pop("vocabulary_size", None)
         has_input_vocabulary = kwargs.pop("has_input_vocabulary", vocabulary is not None)
         kwargs.pop("dtype", None)
         super().__init__(name=name, **kwargs)
@@ -71,7 +71,9 @@ class IndexLookup(Layer):
         self.input_idf_weights = idf_weights
         self._has_input_vocabulary = has_input_vocabulary
         self.idf_weights = None
-        self._frozen_vocab_size = None
+        # Keras's config value: the size recorded when a vocabulary was set or
+        # adapted (None before).
+        self._frozen_vocab_size = frozen_vocab_size
         self._reset_counts()
         self._set_tokens([])
         if self.max_tokens is not None and self.max_tokens <= self._token_start_index():
@@ -199,6 +201,7 @@ class IndexLookup(Layer):
         self._set_tokens(tokens)
         if self.output_mode == "tf_idf":
             self._set_idf_weights(cls, vocabulary, idf_weights)
+        self._frozen_vocab_size = self.vocabulary_size()
 
     def _python_token(self, value):
         return str(value) if self.vocabulary_dtype == "string" else int(value)
@@ -316,6 +319,7 @@ class IndexLookup(Layer):
         """Turns the counts into the vocabulary (and idf weights)."""
         counts = self._token_counts
         if not counts:
+            self._frozen_vocab_size = self.vocabulary_size()
             return
         for special in (self.mask_token, self.oov_token):
             counts.pop(special, None)
@@ -332,6 +336,7 @@ class IndexLookup(Layer):
                 padded = np.concatenate([padded, np.zeros(self.max_tokens - len(padded))])
             self.idf_weights = padded.astype("float32")
         self._reset_counts()
+        self._frozen_vocab_size = self.vocabulary_size()
 
     # Call -----------------------------------------------------------------------
     def __call__(self, inputs, *args, **kwargs):
@@ -446,9 +451,10 @@ class IndexLookup(Layer):
                            "string" if dtype == "string" else dtype)
 
     def get_config(self):
-        config = {
-            "name": self.name,
-            "trainable": self.trainable,
+        """Keras 3.15.1's keys, in its order (`vocabulary_size` is None until a
+        vocabulary is set or adapted)."""
+        config = super().get_config()
+        config.update({
             "invert": self.invert,
             "max_tokens": self.max_tokens,
             "num_oov_indices": self.num_oov_indices,
@@ -457,12 +463,13 @@ class IndexLookup(Layer):
             "output_mode": self.output_mode,
             "sparse": self.sparse,
             "pad_to_max_tokens": self.pad_to_max_tokens,
+            "vocabulary_dtype": self.vocabulary_dtype,
             "idf_weights": utils.listify(self.input_idf_weights),
             "vocabulary": utils.listify(self.input_vocabulary),
-            "vocabulary_size": self.vocabulary_size(),
+            "vocabulary_size": self._frozen_vocab_size,
             "oov_method": self.oov_method,
             "salt": self.salt,
-        }
+        })
         return config
 
     # Saving (Keras's `.keras` layout: assets/<path>/vocabulary.txt, vars idf_weights)

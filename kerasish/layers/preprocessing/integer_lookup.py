@@ -36,7 +36,3 @@ class IntegerLookup(IndexLookup):
                          pad_to_max_tokens=pad_to_max_tokens, oov_method=oov_method,
                          salt=salt, name=name, **kwargs)
 
-    def get_config(self):
-        config = super().get_config()
-        config["vocabulary_dtype"] = self.vocabulary_dtype
-        return config

@@ -43,5 +43,6 @@ class StringLookup(IndexLookup):
 
     def get_config(self):
         config = super().get_config()
+        del config["vocabulary_dtype"]  # as Keras: strings are the only choice
         config["encoding"] = self.encoding
         return config

@@ -251,7 +251,7 @@ class TextVectorization(Layer):
     def get_config(self):
         lookup = self._lookup_layer
         return {
-            "name": self.name, "trainable": self.trainable,
+            **Layer.get_config(self),  # name, trainable, dtype as Keras
             "max_tokens": lookup.max_tokens,
             "standardize": self._callable_config(self._standardize),
             "split": self._callable_config(self._split),

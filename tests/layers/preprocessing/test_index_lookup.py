@@ -133,3 +133,23 @@ def test_get_vocabulary_lists_tokens_as_numpy_scalars_like_keras():
     given = layers.StringLookup(vocabulary=["a", "b"])
     assert repr(given.get_vocabulary(include_special_tokens=False)) == \
         "[np.str_('a'), np.str_('b')]"
+
+
+def test_configs_as_keras_prints_them():
+    # Keras 3.15.1: name/trainable/dtype first, vocabulary_dtype only for IntegerLookup
+    # (before idf_weights), and vocabulary_size None until a vocabulary is set or adapted.
+    config = keras.layers.StringLookup().get_config()
+    assert list(config) == [
+        "name", "trainable", "dtype", "invert", "max_tokens", "num_oov_indices", "oov_token",
+        "mask_token", "output_mode", "sparse", "pad_to_max_tokens", "idf_weights", "vocabulary",
+        "vocabulary_size", "oov_method", "salt", "encoding"]
+    assert config["vocabulary_size"] is None and config["dtype"]["config"]["name"] == "float32"
+    config = keras.layers.IntegerLookup(vocabulary=[1, 2]).get_config()
+    assert list(config)[11:13] == ["vocabulary_dtype", "idf_weights"]
+    assert config["vocabulary_size"] == 3
+    layer = keras.layers.StringLookup()
+    layer.adapt(["a", "b", "a"])
+    assert layer.get_config()["vocabulary_size"] == 3
+    text = keras.layers.TextVectorization(output_mode="tf_idf", max_tokens=5).get_config()
+    assert list(text)[:4] == ["name", "trainable", "dtype", "max_tokens"]
+    assert text["vocabulary_size"] == 1
