@@ -18,10 +18,11 @@ import warnings
 
 import numpy as np
 
-from kerasish.backend import switches
+from kerasish.backend import config as backend_config, switches
 from kerasish.callbacks import CallbackList
 from kerasish.data import data_adapters
 from kerasish.distribute import distribute_lib
+from kerasish.layers.keras_tensor import KerasTensor, tracing
 from kerasish.ops import core
 from kerasish.utils import tree
 
@@ -334,10 +335,40 @@ class FitLoop:
     def _run_execution(self, batches, logs):
         """Runs `train_step` on each batch of one execution; stops at a non-finite loss."""
         for batch in batches:
+            if self.on_device:
+                build_with_unknown_batch(self.model, batch)
             logs = self.train_step(to_device(batch) if self.on_device else batch)
             if self.model._nan_batch:
                 break
         return logs
+
+
+def build_with_unknown_batch(model, batch):
+    """Builds the model's unbuilt layers as Keras on TensorFlow does in fit/evaluate.
+
+    There the first step is traced with an unknown batch size, so the layers
+    that step builds record `(None, ...)` input shapes (the summary's output
+    shapes after `fit`). Here the model is called once on KerasTensors of
+    that shape, in a trace (no graph node, nothing computed). A model whose
+    call cannot be traced is left to build on the real batch.
+    """
+    if all(getattr(layer, "built", True) for layer in model._flatten_layers()):
+        return
+    x = data_adapters.unpack_x_y_sample_weight(batch)[0]
+    if x is None:
+        return
+
+    def spec(value):
+        shape = getattr(value, "shape", None)
+        if shape is None or len(shape) == 0:
+            return value
+        return KerasTensor((None,) + tuple(shape[1:]), backend_config.standardize_dtype(value.dtype))
+
+    try:
+        with tracing():
+            model(tree.map_structure(spec, x), training=False)
+    except Exception:  # noqa: BLE001 - untraceable user code: build on the real batch
+        pass
 
 
 def _metrics_result_or_logs(model, logs):
@@ -391,6 +422,8 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
         if not batches:
             break
         for batch in batches:
+            if on_device:
+                build_with_unknown_batch(model, batch)
             logs = test_step(to_device(batch) if on_device else batch)
         cbs.on_test_batch_end(end, logs)
         if model.stop_evaluating:

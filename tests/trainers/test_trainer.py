@@ -181,3 +181,52 @@ def test_single_epoch_prints_no_epoch_header(capsys):
     x, y = regression_data(8)
     small_model().fit(x, y, epochs=1, verbose=2)
     assert "Epoch" not in capsys.readouterr().out
+
+
+class _SubclassedNet(keras.Model):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.hidden = keras.layers.Dense(3)
+        self.norm = keras.layers.BatchNormalization()
+        self.head = keras.layers.Dense(1)
+
+    def call(self, x, training=False):
+        return self.head(self.norm(self.hidden(x), training=training))
+
+
+def _summary_shapes(model):
+    lines = []
+    model.summary(print_fn=lambda s, **k: lines.append(s))
+    return [row.split("│")[2].strip() for row in "".join(lines).splitlines()
+            if row.startswith("│") and "(" in row.split("│")[1]]
+
+
+@pytest.mark.parametrize("how, expected", [
+    ("fit", "(None, 3)"), ("evaluate", "(None, 3)"), ("predict", "(6, 3)"), ("call", "(6, 3)")])
+def test_layers_built_by_fit_record_an_unknown_batch_as_keras(how, expected):
+    # Keras 3.15.1 (TF) printed these summary shapes: fit/evaluate build the model
+    # in a step traced with an unknown batch size; predict and eager calls do not.
+    x, y = np.ones((6, 4), "float32"), np.zeros((6, 1), "float32")
+    model = _SubclassedNet()
+    model.compile("sgd", "mse")
+    {"fit": lambda: model.fit(x, y, batch_size=4, verbose=0),
+     "evaluate": lambda: model.evaluate(x, y, verbose=0),
+     "predict": lambda: model.predict(x, verbose=0),
+     "call": lambda: model(x)}[how]()
+    assert _summary_shapes(model)[0] == expected
+
+
+def test_untraceable_subclassed_model_still_builds_on_the_real_batch():
+    class HostMath(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(1)
+
+        def call(self, x):
+            scale = float(np.asarray(keras.ops.convert_to_numpy(x)).std() + 1.0)  # needs values
+            return self.dense(x) * scale
+
+    model = HostMath()
+    model.compile("sgd", "mse")
+    history = model.fit(np.ones((6, 4), "float32"), np.zeros((6, 1), "float32"), verbose=0)
+    assert np.isfinite(history.history["loss"][0]) and model.dense.built
