@@ -30,6 +30,9 @@ class Functional(Model):
     """
 
     _saves_layers_as_list = True   # the `.keras` format stores its layers as a "layers" list
+    # Keras counts a functional model's own (input) node first when a config's
+    # input_layers/output_layers name one of its calls: the first call is node 1.
+    _config_node_offset = 1
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         super().__init__(name=name or _functional_name(type(self)), trainable=trainable, **kwargs)

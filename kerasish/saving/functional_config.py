@@ -8,8 +8,9 @@ count only the nodes that belong to this model. tf.keras 2 configs list
 each node as `[[layer_name, node_index, tensor_index, kwargs], ...]`;
 `functional_from_config` accepts both.
 """
+from kerasish.layers.call_utils import call_signature
 from kerasish.layers.keras_tensor import KerasTensor
-from kerasish.saving import serialization
+from kerasish.saving import saving_api, serialization
 from kerasish.utils import tree
 
 
@@ -34,9 +35,11 @@ def _history(tensor, local):
 def _encode(value, local):
     if isinstance(value, KerasTensor):
         return {"class_name": "__keras_tensor__",
-                "config": {"shape": list(value.shape), "dtype": value.dtype,
+                "config": {"shape": tuple(value.shape), "dtype": value.dtype,
                            "keras_history": _history(value, local)}}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):
+        return tuple(_encode(v, local) for v in value)
+    if isinstance(value, list):
         return [_encode(v, local) for v in value]
     if isinstance(value, dict):
         return {k: _encode(v, local) for k, v in value.items()}
@@ -49,14 +52,22 @@ def get_functional_config(model):
     model_nodes = {id(n) for n in model._nodes}
     layers = []
     for layer in model._operations:
-        entry = serialization.serialize_keras_object(layer)
+        if getattr(layer, "_saves_layers_as_list", False):
+            # a nested model: as Keras's serialize_keras_object (module,
+            # build_config and compile_config as in a `.keras` config)
+            entry = saving_api.model_config(layer)
+            if entry.get("build_config") is None:
+                entry.pop("build_config")
+        else:
+            entry = serialization.serialize_keras_object(layer)
+            build = layer.get_build_config() if layer.built and \
+                not layer._inbound_nodes[0].is_input else None
+            if build is not None:  # Keras's key order: build_config, then name
+                entry["build_config"] = _jsonable(build)
         entry["name"] = layer.name
-        build = layer.get_build_config() if layer.built and not layer._inbound_nodes[0].is_input \
-            else None
-        if build is not None:
-            entry["build_config"] = _jsonable(build)
         entry["inbound_nodes"] = [
-            {"args": _encode(list(node.call_args), local), "kwargs": _encode(node.call_kwargs, local)}
+            {"args": _encode(tuple(node.call_args), local),
+             "kwargs": _encode(_with_mask_kwarg(layer, node), local)}
             for node in layer._inbound_nodes if id(node) in model_nodes]
         layers.append(entry)
 
@@ -64,16 +75,28 @@ def get_functional_config(model):
         """The `[layer_name, node_index, tensor_index]` of each tensor, in the
         structure's own nesting (dicts, lists, tuples)."""
         if isinstance(struct, KerasTensor):
-            return _history(struct, local)
+            name, node_index, tensor_index = _history(struct, local)
+            offset = getattr(struct._keras_history[0], "_config_node_offset", 0)
+            return [name, node_index + offset, tensor_index]
         if isinstance(struct, dict):
             return {k: refs(v) for k, v in struct.items()}
         return type(struct)(refs(v) for v in struct) if isinstance(struct, tuple) \
             else [refs(v) for v in struct]
 
-    inputs = model._inputs_struct
     return {"name": model.name, "trainable": model.trainable, "layers": layers,
-            "input_layers": [refs(inputs)] if isinstance(inputs, KerasTensor) else refs(inputs),
+            "input_layers": refs(model._inputs_struct),
             "output_layers": refs(model._outputs_struct)}
+
+
+def _with_mask_kwarg(layer, node):
+    """A node's kwargs as Keras records them: a layer whose `call` takes `mask`,
+    called on one tensor argument, gets `mask` (None when the input has none)."""
+    kwargs = node.call_kwargs
+    if "mask" in kwargs or not call_signature(type(layer)).has_mask:
+        return kwargs
+    with_tensors = [v for v in list(node.call_args) + list(kwargs.values())
+                    if any(isinstance(t, KerasTensor) for t in tree.flatten(v))]
+    return {**kwargs, "mask": None} if len(with_tensors) == 1 else kwargs
 
 
 def _jsonable(value):
@@ -129,6 +152,11 @@ def functional_from_config(cls, config, custom_objects=None):
             resolved = [resolve(r) for r in ref]
             return tuple(resolved) if isinstance(ref, tuple) else resolved
         name, node_index, tensor_index = ref
+        # A nested functional model's calls count from 1 here (its own node is 0),
+        # in Keras's configs; older kerasish configs counted from 0.
+        shifted = node_index - getattr(created.get(name), "_config_node_offset", 0)
+        if shifted >= 0 and (name, shifted) in outputs_of:
+            node_index = shifted
         return tree.flatten(outputs_of[(name, node_index)])[tensor_index]
 
     inputs = _unwrap_single(config["input_layers"], resolve)
@@ -170,8 +198,8 @@ def _decode(value, outputs_of):
     if isinstance(value, dict) and value.get("class_name") == "__keras_tensor__":
         name, node_index, tensor_index = value["config"]["keras_history"]
         return tree.flatten(outputs_of[(name, node_index)])[tensor_index]
-    if isinstance(value, list):
-        return [_decode(v, outputs_of) for v in value]
+    if isinstance(value, (list, tuple)):
+        return type(value)(_decode(v, outputs_of) for v in value)
     if isinstance(value, dict):
         return {k: _decode(v, outputs_of) for k, v in value.items()}
     return value

@@ -1,0 +1,50 @@
+"""Functional configs (`get_config` / `to_json`) as Keras 3.15.1 writes them."""
+import kerasish as keras
+from kerasish import layers
+
+# Printed by Keras 3.15.1 for the model built in the first test (exact text).
+SINGLE_INPUT_JSON = '{"module": "keras.src.models.functional", "class_name": "Functional", "config": {"name": "m", "trainable": true, "layers": [{"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_shape": [null, 3], "dtype": "float32", "sparse": false, "ragged": false, "name": "i", "optional": false}, "registered_name": null, "name": "i", "inbound_nodes": []}, {"module": "keras.layers", "class_name": "Dense", "config": {"name": "d", "trainable": true, "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null}, "units": 2, "activation": "linear", "use_bias": true, "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null, "input_axes": null, "output_axes": null}, "registered_name": null}, "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null}, "kernel_regularizer": null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null, "quantization_config": null}, "registered_name": null, "build_config": {"input_shape": [null, 3]}, "name": "d", "inbound_nodes": [{"args": [{"class_name": "__keras_tensor__", "config": {"shape": [null, 3], "dtype": "float32", "keras_history": ["i", 0, 0]}}], "kwargs": {}}]}], "input_layers": ["i", 0, 0], "output_layers": ["d", 0, 0]}, "registered_name": "Functional", "build_config": {"input_shape": null}, "compile_config": {}}'
+
+
+def test_to_json_of_a_single_input_model_is_keras_text():
+    i = keras.Input((3,), name="i")
+    model = keras.Model(i, layers.Dense(2, name="d")(i), name="m")
+    assert model.to_json() == SINGLE_INPUT_JSON
+
+
+def test_node_entries_and_nested_models_as_keras():
+    # Keras 3.15.1: args are a tuple, shapes tuples, a layer whose call takes
+    # `mask` records mask=None, build_config comes before name, a list input
+    # stays a list, and a nested model carries its module/build/compile config.
+    i = keras.Input((3,), name="i")
+    inner_in = keras.Input((2,), name="inner_in")
+    inner = keras.Model(inner_in, layers.Dense(2, name="inner_d")(inner_in), name="inner")
+    out = inner(layers.BatchNormalization(name="bn")(layers.Dense(2, name="d")(i)))
+    config = keras.Model([i], [out], name="m").get_config()
+    bn = config["layers"][2]
+    assert list(bn) == ["module", "class_name", "config", "registered_name", "build_config",
+                        "name", "inbound_nodes"]
+    assert bn["inbound_nodes"] == [{"args": ({"class_name": "__keras_tensor__", "config": {
+        "shape": (None, 2), "dtype": "float32", "keras_history": ["d", 0, 0]}},),
+        "kwargs": {"mask": None}}]
+    nested = config["layers"][3]
+    assert list(nested) == ["module", "class_name", "config", "registered_name", "build_config",
+                            "compile_config", "name", "inbound_nodes"]
+    assert (nested["module"], nested["registered_name"], nested["build_config"],
+            nested["compile_config"]) == ("keras.src.models.functional", "Functional",
+                                          {"input_shape": None}, {})
+    # Keras counts a nested functional model's own node first: its first call is node 1.
+    assert config["input_layers"] == [["i", 0, 0]] and config["output_layers"] == [["inner", 1, 0]]
+    rebuilt = keras.Model.from_config(config)
+    assert [l.name for l in rebuilt.layers] == ["i", "d", "bn", "inner"]
+
+
+# Written by Keras 3.15.1: the output is a nested model's first call, ["inner", 1, 0].
+NESTED_OUTPUT_JSON = '{"module": "keras.src.models.functional", "class_name": "Functional", "config": {"name": "m", "trainable": true, "layers": [{"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_shape": [null, 3], "dtype": "float32", "sparse": false, "ragged": false, "name": "i", "optional": false}, "registered_name": null, "name": "i", "inbound_nodes": []}, {"module": "keras.layers", "class_name": "Dense", "config": {"name": "d", "trainable": true, "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null}, "units": 2, "activation": "linear", "use_bias": true, "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null, "input_axes": null, "output_axes": null}, "registered_name": null}, "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null}, "kernel_regularizer": null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null, "quantization_config": null}, "registered_name": null, "build_config": {"input_shape": [null, 3]}, "name": "d", "inbound_nodes": [{"args": [{"class_name": "__keras_tensor__", "config": {"shape": [null, 3], "dtype": "float32", "keras_history": ["i", 0, 0]}}], "kwargs": {}}]}, {"module": "keras.src.models.functional", "class_name": "Functional", "config": {"name": "inner", "trainable": true, "layers": [{"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_shape": [null, 2], "dtype": "float32", "sparse": false, "ragged": false, "name": "inner_in", "optional": false}, "registered_name": null, "name": "inner_in", "inbound_nodes": []}, {"module": "keras.layers", "class_name": "Dense", "config": {"name": "inner_d", "trainable": true, "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null}, "units": 2, "activation": "linear", "use_bias": true, "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null, "input_axes": null, "output_axes": null}, "registered_name": null}, "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null}, "kernel_regularizer": null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null, "quantization_config": null}, "registered_name": null, "build_config": {"input_shape": [null, 2]}, "name": "inner_d", "inbound_nodes": [{"args": [{"class_name": "__keras_tensor__", "config": {"shape": [null, 2], "dtype": "float32", "keras_history": ["inner_in", 0, 0]}}], "kwargs": {}}]}], "input_layers": ["inner_in", 0, 0], "output_layers": ["inner_d", 0, 0]}, "registered_name": "Functional", "build_config": {"input_shape": null}, "compile_config": {}, "name": "inner", "inbound_nodes": [{"args": [{"class_name": "__keras_tensor__", "config": {"shape": [null, 2], "dtype": "float32", "keras_history": ["d", 0, 0]}}], "kwargs": {"mask": null}}]}], "input_layers": ["i", 0, 0], "output_layers": ["inner", 1, 0]}, "registered_name": "Functional", "build_config": {"input_shape": null}, "compile_config": {}}'
+
+
+def test_a_keras_config_whose_output_is_a_nested_model_loads_and_round_trips():
+    model = keras.models.model_from_json(NESTED_OUTPUT_JSON)  # raised KeyError before
+    assert [l.name for l in model.layers] == ["i", "d", "inner"]
+    assert model.outputs[0].shape == (None, 2)
+    assert model.to_json() == NESTED_OUTPUT_JSON
