@@ -248,6 +248,7 @@ class FitLoop:
         self.on_device = getattr(model, "_distribute_strategy", None) is None
         self.iterator = EpochIterator(adapter, steps_per_epoch, _steps_per_execution(model))
         self.iterator.reset()
+        self._build_checked = False  # see build_with_unknown_batch (first batch only)
         self.callbacks = _callbacks(model, callbacks, verbose, epochs,
                                     self.iterator.steps_per_epoch or adapter.num_batches,
                                     history=True)
@@ -335,8 +336,9 @@ class FitLoop:
     def _run_execution(self, batches, logs):
         """Runs `train_step` on each batch of one execution; stops at a non-finite loss."""
         for batch in batches:
-            if self.on_device:
+            if self.on_device and not self._build_checked:
                 build_with_unknown_batch(self.model, batch)
+                self._build_checked = True
             logs = self.train_step(to_device(batch) if self.on_device else batch)
             if self.model._nan_batch:
                 break
@@ -422,7 +424,7 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
         if not batches:
             break
         for batch in batches:
-            if on_device:
+            if on_device and begin == 0:
                 build_with_unknown_batch(model, batch)
             logs = test_step(to_device(batch) if on_device else batch)
         cbs.on_test_batch_end(end, logs)
