@@ -248,6 +248,10 @@ class Functional(Model):
             args = (tree.pack_sequence_as(self._inputs_struct, flat),) + tuple(args[1:])
         return symbolic.output_spec(self, args, kwargs)
 
+    def get_build_config(self):
+        """Keras 3.15.1's value for a functional model (built from its graph)."""
+        return {"input_shape": None}
+
     def get_config(self):
         return functional_config.get_functional_config(self)
 

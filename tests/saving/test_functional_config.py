@@ -48,3 +48,9 @@ def test_a_keras_config_whose_output_is_a_nested_model_loads_and_round_trips():
     assert [l.name for l in model.layers] == ["i", "d", "inner"]
     assert model.outputs[0].shape == (None, 2)
     assert model.to_json() == NESTED_OUTPUT_JSON
+
+
+def test_functional_build_config_as_keras():
+    # Keras 3.15.1 printed {'input_shape': None} for a functional model.
+    i = keras.Input((3,))
+    assert keras.Model(i, layers.Dense(2)(i)).get_build_config() == {"input_shape": None}

@@ -26,4 +26,7 @@ class ELU(Layer):
         return input_shape
 
     def get_config(self):
-        return {"alpha": self.alpha, **super().get_config()}  # Keras's key order
+        # Keras 3.15.1's key order: name, alpha, trainable, dtype (its auto-captured
+        # constructor arguments come right after the name).
+        base = super().get_config()
+        return {"name": base.pop("name"), "alpha": self.alpha, **base}
