@@ -471,34 +471,31 @@ def sgd_update_multi(params, grads, momentum_bufs, lr, momentum=0.0, nesterov=Fa
 
 
 __all__ += ["adam_update_multi", "sgd_update_multi"]
-__all__ += ["conv_batch_chunks", "conv_im2col", "conv_input_grad", "run_batch_chunks"]
+__all__ += ["batch_chunks", "conv_im2col", "conv_input_grad", "run_batch_chunks"]
 
-# Convolution: im2col and the input gradient -----------------------------------
-# Channels_last layout with any number of spatial axes. Columns have shape
-# (N, *out_spatial, groups, *kernel_spatial, C // groups), so each group's
-# patch is contiguous and a grouped conv is one batched GEMM. Both kernels
-# loop over the kernel offsets only (kh * kw strided copies / GEMM + adds),
-# never over pixels or batch items.
-# A CPU convolution works through the batch in pieces whose column buffer fits
-# a core's L2 cache (1 MiB per core, 32 MiB L3 on the benchmark machine): the
-# patch copy and the GEMM that reads it back then stay out of DRAM, and the
-# pieces are spread over the CPU threads. Measured on the MNIST convnet's
+
+# Batch chunks ---------------------------------------------------------------
+# Kernels whose batch items are independent (convolutions, fused attention)
+# work through the batch in pieces whose scratch arrays fit a core's L2 cache
+# (1 MiB per core, 32 MiB L3 on the benchmark machine), so each piece's
+# intermediate results are produced and consumed without a trip to DRAM, and
+# the pieces are spread over the CPU threads. Measured on the MNIST convnet's
 # second conv (batch 128, 26x26x32 -> 64, 1 thread, CPU time): forward
-# 84 -> 37 ms, backward 143 -> 97 ms against one whole-batch buffer.
-CONV_CHUNK_BYTES = 2 * 2 ** 20
+# 84 -> 37 ms, backward 143 -> 97 ms against one whole-batch column buffer.
+CHUNK_BYTES = 2 * 2 ** 20
 
 
-def conv_batch_chunks(n, per_item_bytes):
-    """The batch ranges a convolution is computed in on this device.
+def batch_chunks(n, per_item_bytes):
+    """The batch ranges a chunked kernel is computed in on this device.
 
     Args:
         n: batch size.
-        per_item_bytes: bytes of one batch item's column buffer.
+        per_item_bytes: bytes of one batch item's scratch arrays.
 
     Returns:
         list of (start, stop) ranges covering range(n).
     """
-    step = max(1, CONV_CHUNK_BYTES // max(per_item_bytes, 1))
+    step = max(1, CHUNK_BYTES // max(per_item_bytes, 1))
     return [(i, min(i + step, n)) for i in range(0, n, step)]
 
 
@@ -513,6 +510,14 @@ def run_batch_chunks(run, chunks):
         list: the results in chunk order.
     """
     return cpu_threads.run_split(run, chunks)
+
+
+# Convolution: im2col and the input gradient -----------------------------------
+# Channels_last layout with any number of spatial axes. Columns have shape
+# (N, *out_spatial, groups, *kernel_spatial, C // groups), so each group's
+# patch is contiguous and a grouped conv is one batched GEMM. Both kernels
+# loop over the kernel offsets only (kh * kw strided copies / GEMM + adds),
+# never over pixels or batch items.
 
 
 def _conv_windows(kernel_spatial, strides, dilation, out_spatial):
