@@ -237,8 +237,7 @@ def batch_chunks(n, per_item_bytes):
     Returns:
         list of (start, stop) ranges covering range(n).
     """
-    step = max(1, CHUNK_BYTES // max(per_item_bytes, 1))
-    return [(i, min(i + step, n)) for i in range(0, n, step)]
+    return numpy_kernels._split_batch(n, per_item_bytes, CHUNK_BYTES)
 
 
 def run_batch_chunks(run, chunks):

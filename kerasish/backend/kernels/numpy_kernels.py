@@ -495,7 +495,12 @@ def batch_chunks(n, per_item_bytes):
     Returns:
         list of (start, stop) ranges covering range(n).
     """
-    step = max(1, CHUNK_BYTES // max(per_item_bytes, 1))
+    return _split_batch(n, per_item_bytes, CHUNK_BYTES)
+
+
+def _split_batch(n, per_item_bytes, chunk_bytes):
+    """(start, stop) ranges of range(n) holding at most `chunk_bytes` each (one item at least)."""
+    step = max(1, chunk_bytes // max(per_item_bytes, 1))
     return [(i, min(i + step, n)) for i in range(0, n, step)]
 
 
