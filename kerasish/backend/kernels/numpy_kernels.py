@@ -411,9 +411,9 @@ def lion_update(param, grad, m, lr, beta_1, beta_2):
 # two slots are 30 MiB). Smaller variables are updated whole: their operands
 # stay in the (32 MiB) L3 cache anyway and slicing would only add calls
 # (measured: a 784x512 kernel is slower sliced, a 20000x128 table 1.4x faster).
-# Each element goes through exactly the same float operations as in the
-# single-variable kernel, so the numbers are identical; only the loop order
-# over elements changes.
+# The slices are spread over the CPU threads (`cpu_threads`). Each element
+# goes through exactly the same float operations as in the single-variable
+# kernel, so the numbers are identical; only the loop order over elements changes.
 CHUNK = 1 << 17
 CHUNK_ABOVE = 1 << 19
 
@@ -435,10 +435,13 @@ def _chunked(update, arrays, *args, **kwargs):
         return
     flat = [a.reshape(-1) for a in arrays]
     flat_kw = {k: v.reshape(-1) if hasattr(v, "flags") else v for k, v in kwargs.items()}
-    for start in range(0, n, CHUNK):
-        end = min(n, start + CHUNK)
+
+    def update_slice(start, end):
         update(*[a[start:end] for a in flat], *args,
                **{k: v[start:end] if hasattr(v, "flags") else v for k, v in flat_kw.items()})
+
+    cpu_threads.run_split(update_slice, [(start, min(n, start + CHUNK))
+                                         for start in range(0, n, CHUNK)])
 
 
 def adam_update_multi(params, grads, ms, vs, alpha, beta_1, beta_2, epsilon, v_hats=None):
