@@ -96,7 +96,7 @@ def image_input(input_shape, input_tensor, default_size, min_size, include_top, 
     return layers.Input(shape=shape)
 
 
-def load_weights(model, weights, subpath, file_hash=None, origin=None):
+def load_weights(model, weights, subpath, file_hash=None, origin=None, fname=None):
     """Loads `weights` into `model`: a path, or Keras's ImageNet file (downloaded once).
 
     Args:
@@ -105,10 +105,11 @@ def load_weights(model, weights, subpath, file_hash=None, origin=None):
         subpath: the ImageNet file under `origin` (e.g. "vgg16/vgg16_weights_....h5").
         file_hash: its md5 (as Keras publishes it), or None.
         origin: the URL prefix (None: `WEIGHTS_ORIGIN`).
+        fname: the cached file's name (None: the last part of `subpath`).
     """
     if weights == "imagenet":
         origin = WEIGHTS_ORIGIN if origin is None else origin
-        weights = file_utils.get_file(subpath.split("/")[-1], origin + subpath,
+        weights = file_utils.get_file(fname or subpath.split("/")[-1], origin + subpath,
                                       cache_subdir="models", file_hash=file_hash)
     if weights is not None:
         model.load_weights(weights)

@@ -21,9 +21,6 @@ KEYS = ("filters", "kernel_size", "strides", "padding", "use_bias", "activation"
         "noise_shape", "scale", "offset", "keepdims", "target_shape", "dilation_rate",
         "cropping", "init_values", "projection_dim", "layer_scale_init_value", "drop_path_rate",
         "groups", "data_format")
-# in the fixture, not built by kerasish yet (test_not_yet keeps this list honest)
-NOT_YET = {"NASNetMobile", "NASNetLarge"}
-BUILT = sorted(key for key in MODELS if key.split("/")[0] not in NOT_YET)
 # models whose random initialization alone takes seconds: built with zero "random" weights
 # (the structure, names, configs and shapes compared are the same)
 BIG = 20_000_000
@@ -57,7 +54,7 @@ def _name(layer):
     return layer["name"]
 
 
-@pytest.mark.parametrize("key", BUILT)
+@pytest.mark.parametrize("key", sorted(MODELS))
 def test_architecture_matches_keras(key, request):
     expected = MODELS[key]
     name = key.split("/")[0]
@@ -83,12 +80,7 @@ def test_architecture_matches_keras(key, request):
                 [_name({"name": n}) for n in want["inbound"]], got["name"]
 
 
-def test_not_yet():
-    assert NOT_YET <= set(DEFAULT_COUNTS)
-    assert not [name for name in NOT_YET if hasattr(keras.applications, name)]
-
-
-@pytest.mark.parametrize("name", sorted(set(DEFAULT_COUNTS) - NOT_YET))
+@pytest.mark.parametrize("name", sorted(DEFAULT_COUNTS))
 def test_parameter_count_at_the_defaults(name, zero_init):
     keras.utils.clear_session()
     assert getattr(keras.applications, name)(weights=None).count_params() == \
