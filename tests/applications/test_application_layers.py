@@ -60,7 +60,7 @@ def test_tf_mode_preprocessing(module):
                                [[[-1.0, 0.0, 1.0]]], atol=1e-6)
 
 
-def test_argument_errors_as_keras():
+def test_argument_errors_as_keras(zero_init):
     apps = keras.applications
     with pytest.raises(ValueError, match=r"alpha can be one of `0.75`, `1.0` for non "
                                          r"minimalistic or `1.0` for minimalistic only"):
