@@ -49,3 +49,50 @@ def test_imagenet_weights_request_the_file_keras_requests(key, monkeypatch, zero
     first = [[layer.name, type(layer).__name__, _plain(layer.get_config().get("scale"))]
              for layer in model.layers[:5]]
     assert first == EXPECTED[key]["first_layers"]
+
+
+def test_efficientnet_loads_keras_legacy_imagenet_file_with_its_extra_stem(tmp_path,
+                                                                           monkeypatch,
+                                                                           zero_init):
+    """The ImageNet model has one more Rescaling (no weights): Keras's legacy file (by
+    layer order, Normalization's mean/variance/count included) loads into it, checked
+    against the file's md5 as Keras checks it; predictions then follow the extra
+    1/sqrt(std) scaling of the normalized input."""
+    import hashlib
+
+    import h5py
+    import numpy as np
+
+    from kerasish.saving import legacy_h5
+    kwargs = dict(input_shape=(32, 32, 3), include_top=False, pooling="avg")
+    reference = keras.applications.EfficientNetB0(weights=None, **kwargs)
+    rng = np.random.default_rng(0)
+    values = []
+    for w in reference.weights:
+        if "int" in str(w.dtype):
+            values.append(np.full(w.shape, 7, w.dtype))
+        elif w.path.endswith("variance"):
+            values.append(rng.uniform(0.5, 1.5, w.shape).astype("float32"))
+        else:
+            values.append(rng.normal(0, 0.1, w.shape).astype("float32"))
+    reference.set_weights(values)
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    with h5py.File(origin / "efficientnetb0_notop.h5", "w") as f:
+        legacy_h5.save_weights_to_group(f, reference, "tensorflow", "2.15.0")
+    md5 = hashlib.md5((origin / "efficientnetb0_notop.h5").read_bytes()).hexdigest()
+    monkeypatch.setattr(keras.applications.common, "EFFICIENTNET_ORIGIN", origin.as_uri() + "/")
+    monkeypatch.setitem(keras.applications.efficientnet._IMAGENET_HASHES, "b0", ("", md5))
+    monkeypatch.setenv("KERASISH_HOME", str(tmp_path / "home"))
+    model = keras.applications.EfficientNetB0(weights="imagenet", **kwargs)
+    for got, want in zip(model.get_weights(), values):
+        np.testing.assert_array_equal(got, want)
+    assert (tmp_path / "home" / "models" / "efficientnetb0_notop.h5").exists()
+    # the reference fed x' with (x'/255 - mean) / sd == (x/255 - mean) / sd * s
+    # (s: the extra Rescaling) gives the same numbers
+    x = rng.uniform(0, 255, (2, 32, 32, 3)).astype("float32")
+    mean = keras.ops.convert_to_numpy(model.layers[2].mean).reshape(3)
+    scale = 1 / np.sqrt([0.229, 0.224, 0.225])
+    x_ref = (255 * (mean + (x / 255 - mean) * scale)).astype("float32")
+    np.testing.assert_allclose(model.predict(x, verbose=0), reference.predict(x_ref, verbose=0),
+                               rtol=1e-4, atol=1e-5)
