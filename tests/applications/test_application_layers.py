@@ -89,3 +89,28 @@ def test_argument_errors_as_keras(zero_init):
                                            dict(kernel_size=3, repeats=0, filters_in=32,
                                                 filters_out=16, expand_ratio=1, id_skip=True,
                                                 strides=1, se_ratio=0.25)])
+
+
+@pytest.mark.parametrize("name,size", [("EfficientNetB0", 32), ("EfficientNetV2B0", 32),
+                                       ("MobileNetV3Small", 32), ("ConvNeXtTiny", 32),
+                                       ("Xception", 71), ("InceptionV3", 75),
+                                       ("InceptionResNetV2", 75), ("NASNetMobile", 32)])
+def test_input_tensor_becomes_the_model_input(name, size, zero_init):
+    inputs = keras.Input((size, size, 3))
+    model = getattr(keras.applications, name)(input_tensor=inputs, include_top=False,
+                                              weights=None, pooling="avg")
+    assert model.inputs[0] is inputs
+    assert model.output.shape[0] is None and len(model.output.shape) == 2
+
+
+def test_mobilenet_v3_warns_when_imagenet_weights_do_not_match_the_input(monkeypatch,
+                                                                         zero_init):
+    loaded = []
+    monkeypatch.setattr(keras.applications.common.file_utils, "get_file",
+                        lambda fname, origin, **kwargs: loaded.append(fname) or "/x.h5")
+    monkeypatch.setattr(keras.Model, "load_weights", lambda self, path: None)
+    with pytest.warns(UserWarning, match=r"or `rows` is not 224. Weights for input shape "
+                                         r"\(224, 224\) will be loaded as the default."):
+        keras.applications.MobileNetV3Small(input_shape=(96, 96, 3), include_top=False,
+                                            minimalistic=True)
+    assert loaded == ["weights_mobilenet_v3_small_minimalistic_224_1.0_float_no_top_v2.h5"]
