@@ -31,6 +31,14 @@ CASES = {
                                           pooling="avg"), 5),
     "EfficientNetV2B0": ("EfficientNetV2B0", dict(include_top=False, input_shape=(32, 32, 3),
                                                   pooling="avg"), 6),
+    "InceptionResNetV2": ("InceptionResNetV2", dict(include_top=False, input_shape=(75, 75, 3),
+                                                    pooling="avg"), 8),
+    "NASNetMobile": ("NASNetMobile", dict(include_top=False, input_shape=(32, 32, 3),
+                                          pooling="avg"), 9),
+    "EfficientNetV2S": ("EfficientNetV2S", dict(include_top=False, input_shape=(32, 32, 3),
+                                                pooling="max"), 10),
+    "MobileNetV3LargeTop": ("MobileNetV3Large", dict(classes=7, input_shape=(32, 32, 3),
+                                                     classifier_activation=None), 11),
 }
 
 
