@@ -19,7 +19,7 @@ from kerasish.layers import symbolic
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import _overrides
 from kerasish.saving import (atomic, compat, file_errors, legacy_h5, legacy_model,
-                             saving_lib, serialization)
+                             saving_lib, serialization, sharded_weights)
 
 KERAS_VERSION = "3.15.1"
 _LEGACY_SUFFIXES = (".h5", ".hdf5")
@@ -42,27 +42,34 @@ def _require_built(model, action):
 
 
 def save_weights(model, filepath, overwrite=True, max_shard_size=None):
-    """Writes `model`'s weights (and built optimizer state) to `<name>.weights.h5`.
+    """Writes `model`'s weights (and built optimizer state) to `<name>.weights.h5`, or
+    sharded (`max_shard_size`) to `<name>.weights.json` and `<name>_00000.weights.h5`, ...
 
     Args:
         model: a built model.
-        filepath: path ending in `.weights.h5` (str or PathLike).
+        filepath: path ending in `.weights.h5`, or with `max_shard_size` in
+            `.weights.json` (a `.weights.h5` one is renamed, with Keras's warning).
         overwrite: replace an existing file (atomically) when True.
-        max_shard_size: not supported (raises).
+        max_shard_size: None, or the largest shard in GB (Keras's split; see
+            `kerasish.saving.sharded_weights`).
 
     Example:
         >>> model.save_weights("model.weights.h5")
+        >>> model.save_weights("big.weights.json", max_shard_size=2)   # 2 GB shards
     """
     filepath = os.fspath(filepath)
-    if not filepath.endswith(".weights.h5"):
+    if max_shard_size is None and not filepath.endswith(".weights.h5"):
         raise ValueError(
             f"The filename must end in `.weights.h5`. Received: filepath={filepath}"
         )
-    if max_shard_size is not None:
-        raise NotImplementedError(
-            "save_weights(max_shard_size=...) (sharded `.weights.json` files) is not supported "
-            "by kerasish; save a single `.weights.h5` file instead.")
+    if max_shard_size is not None and not filepath.endswith(("weights.h5", "weights.json")):
+        raise ValueError("The filename must end in `.weights.json` when `max_shard_size` is "
+                         f"specified. Received: filepath={filepath}")
     _require_built(model, "save weights")
+    if max_shard_size is not None:
+        atomic.check_destination(filepath, overwrite)
+        sharded_weights.write_sharded_weights(model, filepath, max_shard_size)
+        return
     with atomic.atomic_path(filepath, overwrite) as tmp:
         saving_lib.write_weights(model, tmp)
 
@@ -105,10 +112,12 @@ def load_weights(model, filepath, skip_mismatch=False, by_name=False, **kwargs):
     filepath = os.fspath(filepath)
     if kwargs:
         raise TypeError(f"load_weights() got unexpected keyword arguments {sorted(kwargs)}.")
+    if filepath.endswith(".weights.json"):
+        return _load_sharded(model, filepath, skip_mismatch, by_name)
     if not filepath.endswith((".keras",) + _LEGACY_SUFFIXES):
         raise ValueError(
             f"File format not supported: filepath={filepath}. kerasish reads `.keras`, "
-            "`.weights.h5` and legacy `.h5`/`.hdf5` weight files."
+            "`.weights.h5`, sharded `.weights.json` and legacy `.h5`/`.hdf5` weight files."
         )
     _check_exists(filepath)
     _require_built(model, "load weights")
@@ -128,6 +137,17 @@ def load_weights(model, filepath, skip_mismatch=False, by_name=False, **kwargs):
                 raise ValueError("by_name=True is only supported for legacy `.h5` weight files "
                                  f"({filepath!r} uses the Keras 3 `.weights.h5` layout).")
             saving_lib.read_weights(model, f, skip_mismatch=skip_mismatch, source=filepath)
+
+
+def _load_sharded(model, filepath, skip_mismatch, by_name):
+    """Loads `save_weights(..., max_shard_size=...)`'s json map and shards."""
+    if by_name:
+        raise ValueError("`by_name` only supports loading legacy '.h5' or '.hdf5' files. "
+                         f"Received: {filepath}")
+    _check_exists(filepath)
+    _require_built(model, "load weights")
+    with sharded_weights.read_sharded_weights(filepath) as merged:
+        saving_lib.read_weights(model, merged, skip_mismatch=skip_mismatch, source=filepath)
 
 
 def _open_zip(filepath):

@@ -146,6 +146,25 @@ def _unique(base, used):
     return base if used[base] == 0 else f"{base}_{used[base]}"
 
 
+def weight_entries(model):
+    """Every object's variables, in the file's order.
+
+    Yields:
+        (group path such as "layers/dense/vars", the object's name, [(dataset key,
+        numpy array), ...]) for every object, with or without variables.
+    """
+    for path, obj in walk(model):
+        group = f"{path}/vars" if path else "vars"
+        name = str(getattr(obj, "name", ""))
+        if _has_custom_store(obj):
+            store = {}
+            obj.save_own_variables(store)   # e.g. lookup layers' "idf_weights"
+            yield group, name, [(str(k), np.asarray(v)) for k, v in store.items()]
+        else:
+            yield group, name, [(str(i), variable.numpy())
+                                for i, variable in enumerate(own_variables(obj))]
+
+
 def write_weights(model, target):
     """Writes every object's variables in Keras 3's layout.
 
@@ -157,17 +176,11 @@ def write_weights(model, target):
         >>> write_weights(model, "model.weights.h5")
     """
     with h5py.File(target, "w") as f:
-        for path, obj in walk(model):
-            group = f.require_group(f"{path}/vars" if path else "vars")
-            group.attrs["name"] = str(getattr(obj, "name", ""))
-            if _has_custom_store(obj):
-                store = {}
-                obj.save_own_variables(store)   # e.g. lookup layers' "idf_weights"
-                for key, value in store.items():
-                    group.create_dataset(str(key), data=np.asarray(value))
-                continue
-            for i, variable in enumerate(own_variables(obj)):
-                group.create_dataset(str(i), data=variable.numpy())
+        for group_path, name, items in weight_entries(model):
+            group = f.require_group(group_path)
+            group.attrs["name"] = name
+            for key, value in items:
+                group.create_dataset(key, data=value)
 
 
 def _has_custom_store(obj):
