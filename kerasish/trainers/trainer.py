@@ -8,10 +8,7 @@ data adapter, drive callbacks and build the logs Keras reports.
 import inspect
 import warnings
 
-import numpy as np
-
 from kerasish import distribute, metrics as metrics_module, optimizers
-from kerasish.autodiff import capture
 from kerasish.autodiff.function import CapturedFunction
 from kerasish.autodiff.tape import GradientTape
 from kerasish.callbacks.history import History
@@ -235,12 +232,6 @@ class Trainer:
             scaled_loss = self.optimizer.scale_loss(loss)
         self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
                                         sample_weight=_batch_size(x))
-        if capture.tracer is not None:  # the check below reads the loss on the host
-            capture.refuse("the built-in train_step's finite-loss check (a host read); "
-                           "a custom train_step that calls it is not captured")
-        if not _is_finite(loss):
-            self._nan_batch = True  # skip this update: the weights stay the last good ones
-            return self.get_metrics_result()
         variables = self._cached_trainable_weights()
         grads = tape.gradient(scaled_loss, variables)
         self.optimizer.apply(grads, variables)
@@ -339,13 +330,6 @@ class Trainer:
 def _batch_size(x):
     first = tree.flatten(x)[0]
     return first.shape[0] if getattr(first, "ndim", 0) else 1
-
-
-def _is_finite(loss):
-    """Whether the loss is finite: computed on the device, one boolean read by the host."""
-    value = loss._value if hasattr(loss, "_value") else np.asarray(loss)
-    xp = loss._device.xp if hasattr(loss, "_device") else np
-    return bool(xp.isfinite(value).all())
 
 
 def _takes_training(compute_loss):
