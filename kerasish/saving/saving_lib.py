@@ -99,7 +99,8 @@ def _children(obj):
         yield "layers", obj.layers
     if _is_optimizer(obj):
         return
-    attrs = vars(obj)
+    attrs = dict(vars(obj))
+    attrs.update(_user_properties(obj))
     names = sorted((k for k in attrs if k not in _SKIP), key=lambda k: (k.startswith("_"), k))
     for name in names:
         value = attrs[name]
@@ -107,13 +108,33 @@ def _children(obj):
             yield name, value
 
 
-def walk(obj, path="", visited=None):
+def _user_properties(obj):
+    """The values of the properties a user's class defines (Keras walks `dir()`, so an
+    object reached through a property is found there too); kerasish's own properties
+    (`layers`, `weights`, ...) are views of state already walked."""
+    found = {}
+    for klass in type(obj).__mro__:
+        if klass.__module__.startswith("kerasish.") or klass is object:
+            continue
+        for name, member in vars(klass).items():
+            if isinstance(member, property) and not name.startswith("__") and name not in found:
+                try:
+                    found[name] = getattr(obj, name)
+                except Exception:  # as Keras: a property that raises is not followed
+                    continue
+    return found
+
+
+def walk(obj, path="", visited=None, revisits=False):
     """Yields (path, object) for every saveable object in Keras 3's order.
 
     Args:
         obj: the root (a model, layer or optimizer).
         path: the root's path ("" for the file root).
         visited: ids already yielded (shared across the walk).
+        revisits: also yield an object reached again under another path
+            (without walking into it again); loading tries those paths
+            when the first one does not fit, as Keras does.
 
     Example:
         >>> [p for p, _ in walk(model)]
@@ -121,18 +142,20 @@ def walk(obj, path="", visited=None):
     """
     visited = set() if visited is None else visited
     if id(obj) in visited:
+        if revisits:
+            yield path, obj
         return
     visited.add(id(obj))
     yield path, obj
     for name, child in _children(obj):
         child_path = f"{path}/{name}" if path else name
         if _is_saveable(child):
-            yield from walk(child, child_path, visited)
+            yield from walk(child, child_path, visited, revisits)
         else:
-            yield from _walk_container(child, child_path, visited, set())
+            yield from _walk_container(child, child_path, visited, set(), revisits)
 
 
-def _walk_container(container, path, visited, seen_containers):
+def _walk_container(container, path, visited, seen_containers, revisits=False):
     if id(container) in seen_containers:
         return
     seen_containers.add(id(container))
@@ -141,10 +164,23 @@ def _walk_container(container, path, visited, seen_containers):
     for value in values:
         if _is_saveable(value):
             key = _unique(to_snake_case(type(value).__name__), used)
-            yield from walk(value, f"{path}/{key}", visited)
+            yield from walk(value, f"{path}/{key}", visited, revisits)
         elif isinstance(value, (list, tuple, dict)):
             key = _unique("container", used)
-            yield from _walk_container(value, f"{path}/{key}", visited, seen_containers)
+            yield from _walk_container(value, f"{path}/{key}", visited, seen_containers,
+                                       revisits)
+
+
+def _paths_by_object(model):
+    """[(object, [path, ...])] in walk order: the first path, then the others it is
+    reached by."""
+    order, paths = [], {}
+    for path, obj in walk(model, revisits=True):
+        if id(obj) not in paths:
+            order.append(obj)
+            paths[id(obj)] = []
+        paths[id(obj)].append(path)
+    return [(obj, paths[id(obj)]) for obj in order]
 
 
 def _unique(base, used):
@@ -270,16 +306,15 @@ def read_weights(model, h5_root, skip_mismatch=False, source="the weights file")
         ValueError: naming the file, each layer/variable and both shapes.
     """
     assignments, errors, skipped, custom = [], [], [], []
-    for path, obj in walk(model):
-        group = vars_group(h5_root, path)
+    for obj, paths in _paths_by_object(model):
         if _has_custom_store(obj):
-            custom.append((obj, group))
+            groups = [vars_group(h5_root, p) for p in paths]
+            custom.append((obj, next((g for g in groups if g is not None), None)))
             continue
         variables = own_variables(obj)
-        stored = _stored_keys(group, source, path)
+        path, group, stored, problem = _fitting_path(obj, paths, variables, h5_root, source)
         if not variables and not stored:
             continue
-        problem = _mismatch(obj, path, variables, group, stored)
         if problem is None:
             assignments.extend((v, group[k]) for v, k in zip(variables, stored))
         elif _is_optimizer(obj):
@@ -302,6 +337,21 @@ def read_weights(model, h5_root, skip_mismatch=False, source="the weights file")
                                 if isinstance(group[k], h5py.Dataset)})
     for message in skipped:
         warnings.warn(message, stacklevel=3)
+
+
+def _fitting_path(obj, paths, variables, h5_root, source):
+    """(path, group, stored keys, problem) of the first path whose group fits the
+    object's variables; else the first path's, with its problem."""
+    first = None
+    for path in paths:
+        group = vars_group(h5_root, path)
+        stored = _stored_keys(group, source, path)
+        problem = (None if not variables and not stored
+                   else _mismatch(obj, path, variables, group, stored))
+        if problem is None:
+            return path, group, stored, None
+        first = first or (path, group, stored, problem)
+    return first
 
 
 def _read(dataset, source):
