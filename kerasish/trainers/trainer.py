@@ -10,6 +10,8 @@ import warnings
 
 from kerasish import distribute, metrics as metrics_module, optimizers
 from kerasish.autodiff.function import CapturedFunction
+from kerasish.autodiff.stateless_scope import StatelessScope
+from kerasish.backend.symbolic_scope import SymbolicScope
 from kerasish.autodiff.tape import GradientTape
 from kerasish.callbacks.history import History
 from kerasish.distribute import distribute_lib
@@ -199,6 +201,39 @@ class Trainer:
                 "or add losses with `add_loss()`."
             )
         return distribute_lib.scale_loss(total)  # a replica's share of the global batch
+
+    def _symbolic_build(self, iterator=None, data_batch=None):
+        """Builds what a first batch would (model, compiled metrics and losses, optimizer)
+        without changing any state, as Keras's `_symbolic_build`.
+
+        Keras traces on KerasTensors of the batch's shapes; kerasish runs the batch
+        inside a `StatelessScope` (no variable changes: metrics stay at zero, weights
+        and statistics as they were) and a `SymbolicScope` (so `in_symbolic_scope()`
+        is True for the model's code, as in Keras).
+
+        Args:
+            iterator: an epoch iterator to take the first batch from, if
+                `data_batch` is None.
+            data_batch: an `(x, y, sample_weight)` batch.
+        """
+        model_unbuilt = not all(layer.built for layer in self._flatten_layers())
+        metrics_unbuilt = self._compile_metrics is not None and not self._compile_metrics.built
+        loss_unbuilt = self._compile_loss is not None and not self._compile_loss.built
+        optimizer = getattr(self, "optimizer", None)
+        if model_unbuilt or metrics_unbuilt or loss_unbuilt:
+            if data_batch is None:
+                data_batch = next(iter(iterator))
+            x, y, sample_weight = data_adapters.unpack_x_y_sample_weight(data_batch)
+            with StatelessScope(), SymbolicScope():
+                y_pred = self(x, training=False)
+                if metrics_unbuilt:
+                    self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+                if loss_unbuilt:
+                    extra = {"training": False} if _takes_training(self.compute_loss) else {}
+                    self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                      **extra)
+        if optimizer is not None and not optimizer.built:
+            optimizer.build(self.trainable_variables)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Updates the compiled metrics and returns `get_metrics_result()`."""

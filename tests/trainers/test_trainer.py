@@ -179,3 +179,39 @@ def test_single_epoch_prints_no_epoch_header(capsys):
     x, y = regression_data(8)
     small_model().fit(x, y, epochs=1, verbose=2)
     assert "Epoch" not in capsys.readouterr().out
+
+
+def test_symbolic_build_builds_metrics_and_losses_without_changing_state():
+    # as Keras 3.15.1's trainer_test.test_symbolic_build (which passes on real Keras)
+    seen = []
+
+    class TwoOutputs(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = layers.Dense(3)
+            self.bn = layers.BatchNormalization()
+
+        def call(self, x, training=None):
+            out = self.bn(self.dense(x), training=training)
+            return [out, out]
+
+        def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+            seen.append((keras.backend.in_symbolic_scope(), training))
+            return super().compute_loss(x, y, y_pred, sample_weight, training)
+
+    model = TwoOutputs()
+    model.compile(optimizer="sgd", loss=["mse", "mse"], metrics=["mse", "mse"])
+    x, y = np.ones((4, 4), "float32"), np.zeros((4, 3), "float32")
+    model(x)
+    weights = model.get_weights()
+    assert not model._compile_metrics.built and not model._compile_loss.built
+    assert len(model.metrics) == 2
+    model._symbolic_build(data_batch=(x, (y, y)))
+    for a, b in zip(weights, model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert model._compile_metrics.built and model._compile_loss.built and model.optimizer.built
+    assert len(model._compile_metrics.metrics) == 2 and len(model._compile_loss.metrics) == 2
+    assert len(model.metrics) == 4
+    assert all(not v.numpy().any() for v in model._compile_metrics.variables)
+    assert all(not v.numpy().any() for v in model._compile_loss.variables)
+    assert seen == [(True, False)]
