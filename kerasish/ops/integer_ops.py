@@ -127,7 +127,7 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
         return _symbolic_unique(x, return_index, return_inverse, return_counts, axis, size)
     xp = x._device.xp
     res = xp.unique(x._value, return_index=return_index, return_inverse=return_inverse,
-                    return_counts=return_counts, axis=axis)
+                    return_counts=return_counts, axis=axis, equal_nan=False)  # NaNs kept apart
     res = [res] if not (return_index or return_inverse or return_counts) else list(res)
     if size is not None:
         res = _unique_to_size(xp, res, int(size), 0 if axis is None else axis % x.ndim,

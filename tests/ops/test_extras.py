@@ -198,3 +198,11 @@ def test_saturate_cast_to_and_from_bool_as_keras():
             == values
         back = ops.saturate_cast(np.array([True, False]), dtype)
         assert back.dtype == dtype and back.numpy().tolist() == [1, 0]
+
+
+def test_unique_keeps_nans_apart_as_keras():
+    # Keras 3.15.1 (np.unique(equal_nan=False) on its numpy backend; 4 values on TensorFlow)
+    values, inverse, counts = ops.unique(np.array([1.0, np.nan, 2.0, np.nan], "float32"),
+                                         return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(values.numpy(), [1.0, 2.0, np.nan, np.nan])
+    assert inverse.numpy().tolist() == [0, 2, 1, 3] and counts.numpy().tolist() == [1, 1, 1, 1]
