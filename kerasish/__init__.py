@@ -11,6 +11,7 @@ from kerasish import (activations, backend, callbacks, config, constraints, data
                       preprocessing, regularizers, saving, summary, tree, utils)
 from kerasish.autodiff import GradientTape, Tensor, Variable
 from kerasish.autodiff.function import function
+from kerasish.autodiff.stateless_scope import StatelessScope
 from kerasish.backend import device, switches as _switches
 from kerasish.backend.symbolic_scope import SymbolicScope
 from kerasish.dtype_policies import DTypePolicy, FloatDTypePolicy

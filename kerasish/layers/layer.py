@@ -14,6 +14,7 @@ import warnings
 
 from kerasish import constraints, dtype_policies, initializers, regularizers
 from kerasish.backend.config import is_float
+from kerasish.autodiff import stateless_scope
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
@@ -351,7 +352,17 @@ class Layer:
 
     # Losses ----------------------------------------------------------------
     def add_loss(self, loss):
-        """Adds a scalar loss tensor (collected in `losses`, cleared each outer call)."""
+        """Adds a scalar loss tensor (collected in `losses`, cleared each outer call).
+
+        Inside a `StatelessScope` the loss is not added to the layer: the scope
+        collects it when made with `collect_losses=True` (as Keras does).
+        """
+        scope = stateless_scope.get_stateless_scope()
+        if scope is not None:
+            if scope.collect_losses:
+                for value in tree.flatten(loss):
+                    scope.add_loss(value)
+            return
         self._losses.append(loss)
         _loss_counter[0] += 1
 

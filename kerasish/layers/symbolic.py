@@ -144,7 +144,9 @@ def trace_call(layer, args, kwargs):
 
 def _fresh_spec(x):
     """A new KerasTensor like `x` (outputs must never be the inputs' own tensors)."""
-    if isinstance(x, (KerasTensor, Tensor)):
+    if isinstance(x, KerasTensor):
+        return KerasTensor(tuple(x.shape), x.dtype, sparse=x.sparse, ragged=x.ragged)
+    if isinstance(x, Tensor):
         return KerasTensor(tuple(x.shape), x.dtype)
     if isinstance(x, (np.ndarray, np.generic)):
         return KerasTensor(x.shape, x.dtype)

@@ -4,7 +4,6 @@ import warnings
 from kerasish.layers import symbolic
 from kerasish.layers.core.input_layer import InputLayer
 from kerasish.layers.input_spec import InputSpec
-from kerasish.layers.core.lambda_layer import SymbolicOp
 from kerasish.layers.keras_tensor import KerasTensor, Node
 from kerasish.models.model import Model
 from kerasish.ops import core, manipulation
@@ -250,26 +249,7 @@ class Functional(Model):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        config, custom_objects = _with_op_classes(config, custom_objects)
         return functional_config.functional_from_config(cls, config, custom_objects)
-
-
-def _with_op_classes(config, custom_objects):
-    """Resolves the ops of a functional config (`{"module": "keras.src.ops.numpy",
-    "class_name": "NotEqual", ...}`, as Keras writes a mask or `x + 1`) to
-    kerasish op nodes, without confusing them with layers of the same class name
-    (the `Add` op vs the `Add` layer)."""
-    entries, objects = [], dict(custom_objects or {})
-    for entry in config.get("layers", []):
-        module = entry.get("module") or ""
-        if module.startswith("keras.src.ops") and entry.get("class_name"):
-            key = f"kerasish_op>{entry['class_name']}"
-            objects[key] = SymbolicOp.for_op(entry["class_name"])
-            entry = {**entry, "registered_name": key}
-        entries.append(entry)
-    if len(objects) == len(custom_objects or {}):
-        return config, custom_objects
-    return {**config, "layers": entries}, objects
 
 
 def _structure(value):

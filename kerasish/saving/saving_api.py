@@ -158,16 +158,19 @@ def _open_zip(filepath):
                          f"truncated): {e}") from None
 
 
-def _read_archive(filepath, *members):
+def _read_archive(filepath, member):
     with _open_zip(filepath) as archive:
-        saving_lib.check_zip_archive(archive)
-        try:
-            data = [saving_lib._safe_zip_read(archive, member) for member in members]
-        except KeyError as e:
-            raise ValueError(f"{filepath!r} is missing {e} (not a Keras model archive).") from None
-        except (zipfile.BadZipFile, OSError, EOFError) as e:   # e.g. bad CRC in a damaged file
-            raise ValueError(f"{filepath!r} is a damaged `.keras` archive: {e}") from None
-    return data[0] if len(data) == 1 else data
+        return _read_member(filepath, archive, member)
+
+
+def _read_member(filepath, archive, member):
+    """One member's bytes; a decompression bomb is refused before it is read."""
+    try:
+        return saving_lib._safe_zip_read(archive, member)
+    except KeyError as e:
+        raise ValueError(f"{filepath!r} is missing {e} (not a Keras model archive).") from None
+    except (zipfile.BadZipFile, OSError, EOFError) as e:   # e.g. bad CRC in a damaged file
+        raise ValueError(f"{filepath!r} is a damaged `.keras` archive: {e}") from None
 
 
 def _compile_config(model):
@@ -330,7 +333,23 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
 
 
 def _load_keras_archive(filepath, custom_objects, compile):
-    config_bytes, data = _read_archive(filepath, "config.json", "model.weights.h5")
+    """Keras's order: config.json, the model, model.weights.h5, then the assets (the
+    whole archive checked for extraction bombs first when it has any)."""
+    with _open_zip(filepath) as archive:
+        model = _model_from_archive(filepath, archive, custom_objects, compile)
+        data = _read_member(filepath, archive, "model.weights.h5")
+        with _open_h5(filepath, data) as f, file_errors.damage_is_named(filepath):
+            saving_lib.read_weights(model, f, source=filepath)
+        names = archive.namelist()
+        if len(names) > 3:  # metadata, config, weights + assets
+            saving_lib._reject_zip_extract_bomb(archive)
+        saving_lib.read_assets(model, names,
+                               lambda name: saving_lib._safe_zip_read(archive, name))
+    return model
+
+
+def _model_from_archive(filepath, archive, custom_objects, compile):
+    config_bytes = _read_member(filepath, archive, "config.json")
     try:
         config = json.loads(config_bytes)
     except ValueError as e:
@@ -344,11 +363,6 @@ def _load_keras_archive(filepath, custom_objects, compile):
             model.compile_from_config(compile_config)   # overridable, as in Keras
         else:
             _compile_from_config(model, compile_config, custom_objects)
-    with _open_h5(filepath, data) as f, file_errors.damage_is_named(filepath):
-        saving_lib.read_weights(model, f, source=filepath)
-    with _open_zip(filepath) as archive:
-        saving_lib.read_assets(model, archive.namelist(),
-                               lambda name: saving_lib._safe_zip_read(archive, name))
     return model
 
 
