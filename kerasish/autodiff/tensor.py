@@ -250,6 +250,12 @@ class Variable(Tensor):
         return (f"<Variable path={self.path}, shape={self.shape}, "
                 f"dtype={self.dtype}, value={self.numpy()}>")
 
+    # Keras's variables define only __repr__, so print(v) and f"{v}" show it.
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return repr(self) if not spec else super().__format__(spec)
+
     def __reduce__(self):
         return (_rebuild_variable, (self.numpy(), self.trainable, self.name))
 

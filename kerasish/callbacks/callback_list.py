@@ -114,8 +114,12 @@ class CallbackList(Callback):
             callback.set_model(model)
 
     def _call(self, hook, *args, logs=None):
-        """Calls `hook(*args, logs)` on every callback with the same dict."""
-        logs = logs or {}
+        """Calls `hook(*args, logs)` on every callback with the same dict.
+
+        As Keras, the callbacks get a sorted copy with float values (so
+        `history.history` lists `val_*` keys in alphabetical order too).
+        """
+        logs = _pythonify_logs(logs or {})
         for callback in self.callbacks:
             getattr(callback, hook)(*args, logs)
 
@@ -153,19 +157,19 @@ class CallbackList(Callback):
 
     # Batches ----------------------------------------------------------------
     def on_batch_begin(self, batch, logs=None):
-        self._call_batch("on_batch_begin", batch, logs)
+        self._call_batch("on_batch_begin", batch, _pythonify_logs(logs or {}))
 
     def on_batch_end(self, batch, logs=None):
         self._call_batch("on_batch_end", batch, _pythonify_logs(logs or {}))
 
     def on_train_batch_begin(self, batch, logs=None):
-        self._call_batch("on_train_batch_begin", batch, logs)
+        self._call_batch("on_train_batch_begin", batch, _pythonify_logs(logs or {}))
 
     def on_train_batch_end(self, batch, logs=None):
         self._batch_end("on_train_batch_end", batch, logs)
 
     def on_test_batch_begin(self, batch, logs=None):
-        self._call_batch("on_test_batch_begin", batch, logs)
+        self._call_batch("on_test_batch_begin", batch, _pythonify_logs(logs or {}))
 
     def on_test_batch_end(self, batch, logs=None):
         self._batch_end("on_test_batch_end", batch, logs)
@@ -194,7 +198,7 @@ class CallbackList(Callback):
         return readers[hook]
 
     def on_predict_batch_begin(self, batch, logs=None):
-        self._call_batch("on_predict_batch_begin", batch, logs)
+        self._call_batch("on_predict_batch_begin", batch, _pythonify_logs(logs or {}))
 
     def on_predict_batch_end(self, batch, logs=None):
         self._call_batch("on_predict_batch_end", batch, logs)

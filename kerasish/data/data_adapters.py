@@ -7,6 +7,7 @@ iterator of `(x, y, sample_weight)`-style numpy structures per epoch).
 """
 import itertools
 import math
+import types
 import warnings
 
 import numpy as np
@@ -200,9 +201,26 @@ def get_adapter(x, y=None, sample_weight=None, batch_size=None, shuffle=False,
         if shuffle and shuffle != "auto":
             warnings.warn("`shuffle=True` was passed, but will be ignored since the data `x` was "
                           "provided as a generator.", stacklevel=3)
+        if isinstance(x, types.GeneratorType):
+            return IterableAdapter(_replaying_generator(x), None)
         return IterableAdapter(x, None)
     return ArrayAdapter(x, y, sample_weight, batch_size=batch_size, shuffle=shuffle,
                         class_weight=class_weight)
+
+
+_PEEKED_BATCHES = 2  # Keras's NUM_BATCHES_FOR_TENSOR_SPEC
+
+
+def _replaying_generator(generator):
+    """Keras's generator adapter: it reads the first two batches up front
+    (to learn their specs) and every new pass over the data (each epoch
+    without `steps_per_epoch`, each evaluation during `fit`) yields those two
+    again before going on with the generator."""
+    peeked = list(itertools.islice(generator, _PEEKED_BATCHES))
+    if not peeked:
+        raise ValueError("When passing a Python generator to a Keras model, the generator "
+                         "must yield at least one batch. Received an empty generator.")
+    return lambda: itertools.chain(peeked, generator)
 
 
 def _is_dataset(x):

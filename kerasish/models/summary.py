@@ -3,6 +3,7 @@
 The drawing itself is `kerasish.utils.summary_utils.render_summary`.
 """
 import math
+import re
 
 from kerasish.backend import config
 from kerasish.layers import symbolic
@@ -17,9 +18,13 @@ def print_model_summary(model, line_length=None, positions=None, print_fn=None,
     graph = _is_graph(model)
     layers = model._operations if graph else model.layers
     sequential_like = not graph or _is_chain(model)
+    # As Keras: "Connected to" lists only the calls that belong to this model's
+    # graph (nested layers' calls are not, so they show "-").
+    nodes = None if sequential_like else {
+        id(n) for level in model._nodes_by_depth.values() for n in level}
     rows = []
     for layer in _select(layers, layer_range):
-        rows.extend(_rows(model, layer, 0, sequential_like, expand_nested))
+        rows.extend(_rows(model, layer, 0, nodes, expand_nested))
     summary_utils.render_summary(model.name, rows, sequential_like=sequential_like,
                                  line_length=line_length, positions=positions,
                                  print_fn=print_fn, show_trainable=show_trainable,
@@ -27,25 +32,37 @@ def print_model_summary(model, line_length=None, positions=None, print_fn=None,
 
 
 def _select(layers, layer_range):
+    """Keras's layer_range: two regexes (`re.match` on names), from the first
+    layer matching either bound to the last one matching the other."""
     if layer_range is None:
         return layers
-    names = [l.name for l in layers]
-    first, last = layer_range
-    if first not in names or last not in names:
-        raise ValueError(f"layer_range {layer_range} must name layers of the model: {names}")
-    return layers[names.index(first):names.index(last) + 1]
+    if len(layer_range) != 2:
+        raise ValueError("layer_range must be a list or tuple of length 2. Received: "
+                         f"layer_range = {layer_range} of length {len(layer_range)}")
+    if not all(isinstance(bound, str) for bound in layer_range):
+        raise ValueError(f"layer_range should contain string type only. Received: {layer_range}")
+    lower = [i for i, l in enumerate(layers) if re.match(layer_range[0], l.name)]
+    upper = [i for i, l in enumerate(layers) if re.match(layer_range[1], l.name)]
+    if not lower or not upper:
+        raise ValueError("Passed layer_names do not match the layer names in the model. "
+                         f"Received: {layer_range}")
+    if min(lower) > max(upper):
+        return layers[min(upper):max(lower) + 1]
+    return layers[min(lower):max(upper) + 1]
 
 
-def _rows(model, layer, depth, sequential_like, expand_nested):
+def _rows(model, layer, depth, nodes, expand_nested):
+    """`nodes`: ids of the outer model's graph nodes, None when the table has
+    no "Connected to" column."""
     row = {"name": f"{layer.name} ({type(layer).__name__})",
            "output_shape": _output_shape(layer),
            "params": _params(layer),
-           "connected_to": "" if sequential_like else _connected_to(model, layer),
+           "connected_to": "" if nodes is None else _connected_to(layer, nodes),
            "trainable": _trainable(layer), "depth": depth}
     rows = [row]
-    if expand_nested and hasattr(layer, "layers") and layer is not model:
+    if expand_nested and getattr(layer, "layers", None) and layer is not model:
         for sub in layer.layers:
-            rows.extend(_rows(layer, sub, depth + 1, True, expand_nested))
+            rows.extend(_rows(layer, sub, depth + 1, nodes, expand_nested))
     return rows
 
 
@@ -98,11 +115,11 @@ def _trainable(layer):
     return "Y" if layer.trainable else "N"
 
 
-def _connected_to(model, layer):
-    if isinstance(layer, InputLayer):
-        return "-"
+def _connected_to(layer, nodes):
     parts = []
     for node in layer._inbound_nodes:
+        if id(node) not in nodes:
+            continue
         for t in node.input_tensors:
             inbound, node_index, tensor_index = t._keras_history
             parts.append(f"{inbound.name}[{node_index}][{tensor_index}]")

@@ -388,6 +388,9 @@ def where(condition, x1=None, x2=None):
     if x1 is None or x2 is None:
         raise ValueError("ops.where: `x1` and `x2` either both should be `None` or both "
                          "should have non-None value.")
+    if _is_python_scalar(x1) and _is_python_scalar(x2):
+        # As Keras: two Python numbers give a floatx/int32/bool result, not float64.
+        x1 = convert_to_tensor(x1, core.result_type(type(x1), type(x2)))
     if KerasTensor in map(type, (condition, x1, x2)):
         return core.symbolic_elementwise(where, (condition, x1, x2))
     (c, a, b), (tc, t1, t2), dev = operands("where", condition, x1, x2)
@@ -400,6 +403,10 @@ def where(condition, x1=None, x2=None):
     except ValueError as err:
         raise ValueError(f"ops.where: cannot broadcast condition, x1, x2 with "
                          f"{core.describe(c, a, b)} ({err}).") from None
+
+
+def _is_python_scalar(x):
+    return isinstance(x, (bool, int, float))
 
 
 class Where(Op):

@@ -22,15 +22,19 @@ class Activation(Unary):
     def forward(self, device, a):
         return self.compute(device.xp, a, Tensor(a, device))
 
-def _activation(name, compute, grad, doc):
-    """Builds an activation function around an `Activation` Op."""
+def _activation(name, compute, grad, doc, keep_ints=False):
+    """Builds an activation function around an `Activation` Op.
+
+    `keep_ints`: int inputs keep their dtype (Keras's relu/relu6); otherwise
+    they become floatx.
+    """
     the_op = Activation(name, compute, grad)
     vjp = the_op.backward
 
     def op(x):
         if x.__class__ is KerasTensor:
             return core.symbolic_elementwise(op, (x,), name=name)
-        x = float_operand(x)
+        x = core.convert_to_tensor(x) if keep_ints else float_operand(x)
         out = Tensor(compute(x._device.xp, x._value, x), x._device)
         if _tape._active:
             _tape.record_pair(name, vjp, x, None, out)
@@ -40,7 +44,8 @@ def _activation(name, compute, grad, doc):
         return out
     op.__name__ = op.__qualname__ = name
     op.op = the_op
-    op.__doc__ = (f"{doc}\n\n    Args:\n        x: tensor-like (ints become floatx).\n\n"
+    ints = "ints keep their dtype" if keep_ints else "ints become floatx"
+    op.__doc__ = (f"{doc}\n\n    Args:\n        x: tensor-like ({ints}).\n\n"
                   f"    Returns:\n        Tensor of the same shape.\n\n"
                   f"    Example:\n        >>> ops.{name}(ops.convert_to_tensor([-1.0, 0.0, 2.0]))\n")
     return op
@@ -53,10 +58,11 @@ def _mask_grad(cond):
 
 
 relu = _activation("relu", lambda xp, a, x: xp.maximum(a, 0).astype(a.dtype, copy=False),
-                   _mask_grad(lambda x: ew.greater(x, 0)), "max(x, 0); gradient 0 at 0.")
+                   _mask_grad(lambda x: ew.greater(x, 0)), "max(x, 0); gradient 0 at 0.",
+                   keep_ints=True)
 relu6 = _activation("relu6", lambda xp, a, x: xp.clip(a, 0, 6).astype(a.dtype, copy=False),
                     _mask_grad(lambda x: ew.logical_and(ew.greater(x, 0), ew.less(x, 6))),
-                    "min(max(x, 0), 6).")
+                    "min(max(x, 0), 6).", keep_ints=True)
 sigmoid = _activation(
     "sigmoid", lambda xp, a, x: ew.sigmoid_array(x),
     lambda g, x, o: ew.multiply(g, ew.multiply(o, ew.subtract(1.0, o))),

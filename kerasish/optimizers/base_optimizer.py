@@ -118,7 +118,8 @@ class BaseOptimizer:
         self._trainable_variables_indices = {}
         self._step_cache = None
         self._variables = []  # from here on, Variable attributes are tracked
-        self._iterations = self._new_variable(0, "int32", "iteration")
+        # Keras (TensorFlow backend) makes it dtype "int", i.e. int64.
+        self._iterations = self._new_variable(0, "int64", "iteration")
         self._learning_rate = self._make_learning_rate(learning_rate)
         distribute_lib.on_optimizer_created(self)
 

@@ -56,9 +56,10 @@ class Ftrl(Optimizer):
         if self.built:
             return
         super().build(var_list)
-        self._accumulators = self.add_optimizer_variables(
-            var_list, "accumulator", initializer=self.initial_accumulator_value)
-        self._linears = self.add_optimizer_variables(var_list, "linear")
+        # Interleaved per variable, as Keras: a_accumulator, a_linear, b_accumulator...
+        self._accumulators, self._linears = self.add_optimizer_variables(
+            var_list, ["accumulator", "linear"],
+            initializer=[self.initial_accumulator_value, "zeros"])
 
     def update_step(self, gradient, variable, learning_rate):
         """Applies the FTRL-proximal rule to one variable in place."""

@@ -41,7 +41,10 @@ class Nadam(Optimizer):
         self._momentums, self._velocities = self.add_optimizer_variables(
             var_list, ["momentum", "velocity"])
         with devices.device(device):
-            self._u_product = Variable(1.0, dtype=dtype, trainable=False)
+            u_product = Variable(1.0, dtype=dtype, trainable=False)
+        # Keras builds it inside the optimizer's name scope (when `apply` builds).
+        u_product.path = f"{self.name}/variable"
+        self._u_product = u_product
 
     def _backend_update_step(self, grads, variables, learning_rate):
         """Advances `u_product` by this step's `u_t`, then updates every variable."""

@@ -371,7 +371,7 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
 
 def format_results(model, logs, return_dict):
     """Keras's evaluate return: a scalar, a list in metrics order, or the dict."""
-    logs = to_floats(logs)
+    logs = _sorted_logs(to_floats(logs))  # Keras pythonifies them: sorted keys
     if return_dict:
         return logs
     names = []

@@ -84,24 +84,46 @@ def normalize(x, axis=-1, order=2):
             (e.g. 2 for L2, 1 for L1, `np.inf` for max-abs).
 
     Returns:
-        A normalized copy of `x` as a numpy array (float; float32 input stays
-        float32, integer input gives float64).
+        A normalized copy of `x` as a numpy array. For a numpy `x` this is
+        Keras's numpy formula (float32 stays float32, ints give float64, a
+        1-D `x` gives a `(1, n)` array, and `axis=0` divides along the last
+        axis, as Keras 3.15.1 does); lists and tensors are normalized along
+        `axis` with kept dims, as float32.
 
     Example:
         >>> normalize(np.array([[3.0, 4.0], [0.0, 0.0]]))
         array([[0.6, 0.8],
                [0. , 0. ]])
     """
-    x = _to_numpy(x)
-    if axis is None:
-        norm = np.linalg.norm(x.reshape(-1), order)
-        return x / (norm if norm != 0 else 1)
+    if not isinstance(x, np.ndarray):
+        return _normalize_tensor(x, axis, order)
+    if axis is None:  # Keras: numpy's norm over the whole array, then kept 2-D
+        norm = np.atleast_1d(np.linalg.norm(x, order))
+        norm[norm == 0] = 1
+        return x / np.expand_dims(norm, -1)
     if not isinstance(axis, (int, np.integer)) or not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
         raise ValueError(
             f"normalize: `axis` must be None or an int in [-{max(x.ndim, 1)}, "
             f"{max(x.ndim, 1)}) for an input of shape {x.shape}; received: {axis!r}")
     if x.ndim == 0:
         x = x.reshape(1)
-    norm = np.atleast_1d(np.linalg.norm(x, order, axis, keepdims=True))
+    # Keras's formula, kept exactly: the norm of a 1-D `x` is a scalar made
+    # (1, 1), so the result is (1, n); and the norm goes back in at
+    # `axis or -1`, so `axis=0` divides along the last axis (Keras 3.15.1
+    # prints [[1., 1.333], [0., 0.]] for [[3, 4], [0, 0]]).
+    norm = np.atleast_1d(np.linalg.norm(x, order, axis))
     norm[norm == 0] = 1
-    return x / norm
+    return x / np.expand_dims(norm, axis or -1)
+
+
+def _normalize_tensor(x, axis, order):
+    """Keras's path for lists and tensors (`ops.nn.normalize`): the norm with
+    kept dims, as float32 (Keras returns a tensor there, kerasish a numpy array)."""
+    x = _to_numpy(x)
+    if x.dtype.kind not in "fc":
+        x = x.astype("float32")
+    if axis is None:
+        norm = np.linalg.norm(x.reshape(-1), order)
+        return x / (norm if norm != 0 else 1)
+    norm = np.linalg.norm(x.reshape(1) if x.ndim == 0 else x, order, axis, keepdims=True)
+    return x / np.where(norm == 0, 1, norm).astype(x.dtype)

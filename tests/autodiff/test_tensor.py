@@ -49,3 +49,10 @@ def test_variable_dtype_inference_and_in_place_updates():
     assert Variable("ones", shape=(2,)).numpy().tolist() == [1.0, 1.0]
     restored = pickle.loads(pickle.dumps(Variable([1.0], trainable=False, name="m")))
     assert restored.name == "m" and not restored.trainable
+
+
+def test_print_variable_shows_its_repr_as_keras():
+    # Keras 3.15.1 printed: <Variable path=myvar, shape=(2,), dtype=float32, value=[1. 1.]>
+    v = Variable(np.ones((2,), "float32"), name="myvar")
+    text = "<Variable path=myvar, shape=(2,), dtype=float32, value=[1. 1.]>"
+    assert str(v) == text and f"{v}" == text and repr(v) == text

@@ -35,3 +35,24 @@ def test_history_before_training_is_empty():
     history = History()
     assert history.history == {}
     assert history.epoch == []
+
+
+def test_history_keys_are_sorted_with_val_keys_mixed_in_as_keras():
+    # Keras 3.15.1 fit(..., metrics=["accuracy"], weighted_metrics=["accuracy"],
+    # validation_data=...) gave history keys ['accuracy', 'loss', 'val_accuracy',
+    # 'val_loss', 'val_weighted_accuracy', 'weighted_accuracy'] (callbacks get
+    # pythonified, i.e. sorted, logs).
+    import numpy as np
+    import kerasish as keras
+    m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="softmax")])
+    x, y = np.ones((10, 4), "float32"), np.arange(10) % 3
+    sw = np.linspace(0.1, 1, 10).astype("float32")
+    m.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"],
+              weighted_metrics=["accuracy"])
+    seen = []
+    cb = keras.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: seen.append(list(logs)))
+    history = m.fit(x, y, epochs=1, batch_size=5, verbose=0, sample_weight=sw,
+                    validation_data=(x, y, sw), callbacks=[cb])
+    expected = ["accuracy", "loss", "val_accuracy", "val_loss", "val_weighted_accuracy",
+                "weighted_accuracy"]
+    assert list(history.history) == expected and seen == [expected]

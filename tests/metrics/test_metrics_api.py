@@ -200,3 +200,14 @@ def test_keras_config_keys():
     assert keras.metrics.Precision().get_config() == {
         "name": "precision", "dtype": "float32", "thresholds": None, "top_k": None,
         "class_id": None}
+
+
+def test_r2_score_result_is_float32_as_keras():
+    # Keras 3.15.1 printed float32 () -0.2728-style results; a float64 leaked
+    # from the nan-safe division before.
+    metric = keras.metrics.R2Score(class_aggregation=None)
+    metric.update_state(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+                        np.array([[0.8, 0.3], [0.1, 0.6], [0.5, 0.9]]))
+    assert metric.result().dtype == "float32"
+    metric.reset_state()
+    assert metric.result().dtype == "float32"

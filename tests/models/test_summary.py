@@ -91,7 +91,7 @@ def test_optimizer_params_appear_once_built():
     model.compile(optimizer="adam", loss="mse")
     model.fit(np.ones((8, 4)), np.ones((8, 2)), verbose=0)
     text = capture(model)
-    assert " Optimizer params: 22 (" in text
+    assert " Optimizer params: 22 (92.00 B)" in text  # Keras 3.15.1: int64 iteration
     assert " Total params: 32 (" in text
 
 
@@ -259,3 +259,44 @@ def test_nested_frozen_sequential():
     base.trainable = False
     model = keras.Sequential([base, layers.Dense(3)])
     assert _capture(model, show_trainable=True) == NESTED_TEXT
+
+
+def _cells(text, name):
+    """The stripped cells of the first table line whose first cell starts with `name`."""
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if cells and cells[0].startswith(name):
+            return cells
+    raise AssertionError(f"no row {name!r} in\n{text}")
+
+
+def test_nested_rows_of_a_graph_show_no_connections():
+    # Keras 3.15.1 prints "-" in "Connected to" for every expanded nested layer
+    # (their calls are not nodes of the outer graph).
+    inner_in = keras.Input((8,), name="inner_in")
+    inner = keras.Model(inner_in, layers.Dense(4, name="inner_d1")(inner_in), name="inner")
+    a, b = keras.Input((8,), name="a"), keras.Input((8,), name="b")
+    shared = layers.Dense(8, name="shared")
+    out = layers.Concatenate(name="cat")([inner(shared(a)), inner(shared(b))])
+    text = _capture(keras.Model([a, b], out), expand_nested=True)
+    assert _cells(text, "└ inner_in")[3] == "-"
+    assert _cells(text, "└ inner_d1")[3] == "-"
+    assert _cells(text, "shared (Dense)")[3] == "a[0][0], b[0][0]"
+
+
+def test_connections_and_layer_range_of_a_layer_shared_by_two_models():
+    # Keras 3.15.1: only this model's call of the shared layer is listed
+    # ("y[0][0]", not "x[0][0], y[0][0]"), and layer_range bounds are regexes
+    # that may come in either order.
+    x, y = keras.Input((4,), name="x"), keras.Input((4,), name="y")
+    d = layers.Dense(4, name="d_shared")
+    keras.Model(x, layers.Dense(2, name="e")(d(x)))
+    z = layers.Add(name="add")([d(y), y])
+    m2 = keras.Model(y, layers.Dense(3, name="f")(z))
+    text = _capture(m2, layer_range=["f", "d_"])
+    assert _cells(text, "d_shared (Dense)")[3] == "y[0][0]"
+    rows = [line.split("│")[1].strip() for line in text.splitlines()
+            if line.startswith("│") and "(" in line.split("│")[1]]
+    assert rows == ["d_shared (Dense)", "add (Add)", "f (Dense)"]
+    with pytest.raises(ValueError, match="do not match"):
+        m2.summary(layer_range=["nope", "f"])

@@ -180,3 +180,12 @@ def test_bad_input_shape_mismatch_names_op_shapes_and_dtypes():
 def test_where_with_one_branch_uses_keras_wording():
     with pytest.raises(ValueError, match="`x1` and `x2` either both should be `None`"):
         ops.where(ops.convert_to_tensor([True]), 1.0)
+
+
+@pytest.mark.parametrize("x1, x2, dtype", [(1.0, 2.0, "float32"), (1, 2, "int32"),
+                                           (1, 2.5, "float32"), (True, False, "bool")])
+def test_where_of_two_python_numbers_has_keras_dtype(x1, x2, dtype):
+    # Keras 3.15.1: ops.where(cond, 1.0, 2.0) is float32 and (cond, 1, 2) int32.
+    out = ops.where(ops.convert_to_tensor([True, False]), x1, x2)
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(ops.convert_to_numpy(out), np.array([x1, x2], dtype))

@@ -61,7 +61,7 @@ def test_keras_defaults_and_arguments():
     np.testing.assert_allclose(ops.threshold(x, 0.0, -5.0).numpy(), [-5.0, 1.0])
     np.testing.assert_allclose(ops.softmax(X, axis=0).numpy(), special.softmax(X, axis=0))
     np.testing.assert_allclose(ops.softmax(X[None], axis=(1, 2)).numpy(), special.softmax(X[None], axis=(1, 2)))
-    assert ops.relu(ops.convert_to_tensor([1, -2])).dtype == "float32"
+    assert ops.relu(ops.convert_to_tensor([1, -2])).dtype == "int32"  # as Keras 3.15.1
     assert ops.sigmoid(ops.ones((2,), "float16")).dtype == "float16"
 
 
@@ -84,3 +84,10 @@ def test_sigmoid_and_softmax_are_stable_at_extremes():
     np.testing.assert_allclose(ops.softplus(big).numpy(), [0.0, math.log(2), 1e4])
     np.testing.assert_allclose(ops.softmax(big).numpy(), [0.0, 0.0, 1.0])
     np.testing.assert_allclose(ops.log_softmax(big).numpy(), [-2e4, -1e4, 0.0])
+
+
+@pytest.mark.parametrize("fn, expected", [(ops.relu, [0, 3, 8]), (ops.relu6, [0, 3, 6])])
+def test_relu_keeps_int_dtype_as_keras(fn, expected):
+    # Keras 3.15.1 (TF): ops.relu / ops.relu6 of an int32 tensor stay int32.
+    out = fn(ops.convert_to_tensor([-1, 3, 8]))
+    assert out.dtype == "int32" and ops.convert_to_numpy(out).tolist() == expected

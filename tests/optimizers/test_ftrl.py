@@ -51,3 +51,17 @@ def test_config_round_trip_and_lookup():
     assert isinstance(keras.optimizers.get("ftrl"), keras.optimizers.Ftrl)
     restored = keras.optimizers.deserialize(keras.optimizers.serialize(optimizer))
     assert restored.get_config()["beta"] == 0.3
+
+
+def test_variables_order_and_iteration_dtype_as_keras():
+    # Keras 3.15.1 after one fit step of Dense(2) on 3 features:
+    # iteration (int64), learning_rate, then accumulator/linear interleaved per variable.
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.compile(keras.optimizers.Ftrl(), "mse")
+    model.fit(np.ones((2, 3)), np.ones((2, 2)), verbose=0)
+    variables = model.optimizer.variables
+    assert [v.path for v in variables] == [
+        "ftrl/iteration", "ftrl/learning_rate",
+        "ftrl/sequential_dense_kernel_accumulator", "ftrl/sequential_dense_kernel_linear",
+        "ftrl/sequential_dense_bias_accumulator", "ftrl/sequential_dense_bias_linear"]
+    assert variables[0].dtype == "int64"

@@ -45,3 +45,11 @@ def test_u_product_is_the_last_variable():
         "dense_kernel_momentum", "dense_kernel_velocity",
         "dense_bias_momentum", "dense_bias_velocity"]
     assert len(opt.variables) == 7 and float(opt.variables[-1]) == 1.0
+
+
+def test_u_product_lives_under_the_optimizer_name_as_keras():
+    # Keras 3.15.1 lists it last, as "nadam/variable", after a first `apply`.
+    var = make_variables()[0]
+    optimizer = optimizers.Nadam()
+    optimizer.apply_gradients([(np.ones(var.shape, "float32"), var)])
+    assert optimizer.variables[-1].path == "nadam/variable"

