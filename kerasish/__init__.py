@@ -23,6 +23,8 @@ from kerasish.layers.name_scope import name_scope
 from kerasish.losses import Loss
 from kerasish.metrics import Metric
 from kerasish.models import Model, Sequential, model_visualization as _model_visualization
+from kerasish.ops.function import Function
+from kerasish.ops.operation import Operation
 from kerasish.ops.remat import RematScope, remat
 from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer

@@ -180,6 +180,9 @@ class SymbolicOp(Layer):
         name = config.pop("name", None)
         return cls(fn, config, name=name)
 
+    def __repr__(self):
+        return f"<Operation name={self.name}>"  # as Keras prints an op of a graph
+
     def call(self, *args):
         n = len(self.tensor_kwarg_names)
         kwargs = self.fn_kwargs
