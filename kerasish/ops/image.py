@@ -83,8 +83,8 @@ def resize(images, size, interpolation="bilinear", antialias=False,
         data_format: "channels_last" or "channels_first" (default: the global setting).
 
     Returns:
-        The resized images: float32 for float inputs, the input dtype (rounded)
-        for integer inputs.
+        The resized images in the input dtype, as Keras (float16/bfloat16
+        computed in float32 and cast back; integers rounded).
 
     Example:
         >>> keras.ops.image.resize(np.ones((2, 4, 4, 3)), (2, 2)).shape
@@ -103,10 +103,8 @@ def resize(images, size, interpolation="bilinear", antialias=False,
     elif pad_to_aspect_ratio:
         x = _pad_to_aspect(x, target_h, target_w, fill_value)
     in_h, in_w = x.shape[-3], x.shape[-2]
-    out_dtype = x.dtype if interpolation == "nearest" or x.dtype.startswith(("int", "uint")) \
-        else "float32"
     if (in_h, in_w) == (target_h, target_w) and interpolation != "area":
-        out = ops.cast(x, out_dtype)
+        out = x
     else:
         rows = _weights(interpolation, antialias, in_h, target_h)
         cols = _weights(interpolation, antialias, in_w, target_w)
@@ -120,6 +118,8 @@ def resize(images, size, interpolation="bilinear", antialias=False,
             # As Keras: integer images come back rounded, in their own dtype.
             info = np.iinfo(x.dtype)
             out = ops.cast(ops.clip(ops.round(out), info.min, info.max), x.dtype)
+        elif out.dtype != x.dtype:
+            out = ops.cast(out, x.dtype)
     if data_format == "channels_first":
         out = ops.transpose(out, (0, 3, 1, 2) if out.ndim == 4 else (2, 0, 1))
     return out
