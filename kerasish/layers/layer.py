@@ -6,6 +6,7 @@ attaches the output mask. Called on KerasTensors it records a graph node
 instead (functional API). Sublayers and variables assigned as attributes
 (also inside lists and dicts) are found by scanning the instance.
 """
+import contextlib
 import functools
 import inspect
 import threading
@@ -431,6 +432,30 @@ class Layer(Operation):
             ctx.scopes.pop()
         self._after_call(first, previous_mask, outputs)
         return outputs
+
+    def _call_in_caller_scope(self, *args, **kwargs):
+        """`self.call(...)` as Keras's wrappers run their inner layer: no input
+        conversion, and the float variables read in the calling layer's autocast
+        dtype (float16 under a "mixed_float16" wrapper even for a float32 inner layer).
+        `training` is passed only when `call` takes it."""
+        if "training" in kwargs and not call_signature(type(self)).has_training:
+            kwargs.pop("training")
+        with self._variables_in_caller_scope():
+            return self.call(*args, **kwargs)
+
+    @contextlib.contextmanager
+    def _variables_in_caller_scope(self):
+        """Within the block, this layer's float variables read in the autocast dtype of
+        the layer call in progress (Keras's autocast scope covers every variable read
+        inside a call, not only the calling layer's own)."""
+        ctx = _context()
+        cast_to = ctx.autocast[-1] if ctx.autocast else None
+        swapped = _cast_own_variables(self, cast_to) if cast_to is not None else None
+        try:
+            yield
+        finally:
+            if swapped:
+                self.__dict__.update(swapped)
 
     def _build_from_inputs(self, args, kwargs, sig):
         first = args[0] if args else kwargs.get(sig.first)

@@ -9,14 +9,8 @@ kerasish's `run_layer_test` against them.
 Options: "dtype" (input dtype), "call" (call kwargs), "spread" (the inputs are
 separate call arguments, `layer(query, value)`, not one list), "no_training" (skip the
 fit step: the layer has no gradient path to its weights or is a random
-augmentation), "no_mixed" (skip the mixed precision check), "mixed_differs"
-(a known, listed difference from Keras under mixed precision: not compared).
+augmentation), "no_mixed" (skip the mixed precision check).
 """
-# Known difference: under "mixed_float16" Keras (TF backend) returns float16 from these
-# wrappers / recurrent layers; kerasish returns float32 (its inner layer or cell computes
-# with float32 variables). Listed in docs/conformance.md.
-RNN_MIXED = "float32 output under mixed_float16 (Keras: float16)"
-
 IMG = (2, 8, 8, 3)
 SEQ = (2, 5, 4)
 VOL = (2, 4, 4, 4, 2)
@@ -40,7 +34,7 @@ CASES = [
     ("AveragePooling3D", "AveragePooling3D", {"pool_size": 2}, VOL, {}),
     ("BatchNormalization", "BatchNormalization", {}, SEQ, {}),
     ("Bidirectional", "Bidirectional", {"layer": {"class_name": "LSTM", "config": {"units": 3}}},
-     SEQ, {"mixed_differs": RNN_MIXED}),
+     SEQ, {}),
     ("CategoryEncoding", "CategoryEncoding", {"num_tokens": 6, "output_mode": "multi_hot"},
      (2, 3), {"dtype": "int32", "no_mixed": True}),
     ("CenterCrop", "CenterCrop", {"height": 4, "width": 6}, IMG, {}),
@@ -54,11 +48,11 @@ CASES = [
     ("Conv3D", "Conv3D", {"filters": 2, "kernel_size": 2}, VOL, {}),
     ("Conv3DTranspose", "Conv3DTranspose", {"filters": 2, "kernel_size": 2}, VOL, {}),
     ("ConvLSTM1D", "ConvLSTM1D", {"filters": 2, "kernel_size": 2}, (2, 3, 5, 2),
-     {"mixed_differs": RNN_MIXED}),
+     {}),
     ("ConvLSTM2D", "ConvLSTM2D", {"filters": 2, "kernel_size": 2}, (2, 3, 4, 4, 2),
-     {"mixed_differs": RNN_MIXED}),
+     {}),
     ("ConvLSTM3D", "ConvLSTM3D", {"filters": 2, "kernel_size": 2}, (2, 2, 3, 3, 3, 1),
-     {"mixed_differs": RNN_MIXED}),
+     {}),
     ("Cropping1D", "Cropping1D", {"cropping": (1, 2)}, SEQ, {}),
     ("Cropping2D", "Cropping2D", {"cropping": ((1, 2), (0, 1))}, IMG, {}),
     ("Cropping3D", "Cropping3D", {"cropping": 1}, VOL, {}),
@@ -77,7 +71,7 @@ CASES = [
     ("Flatten", "Flatten", {}, IMG, {}),
     ("GRU", "GRU", {"units": 3, "return_sequences": True}, SEQ, {}),
     ("GRUCell-RNN", "RNN", {"cell": {"class_name": "GRUCell", "config": {"units": 3}}}, SEQ,
-     {"mixed_differs": RNN_MIXED}),
+     {}),
     ("GaussianDropout", "GaussianDropout", {"rate": 0.2}, SEQ, {}),
     ("GaussianNoise", "GaussianNoise", {"stddev": 0.1}, SEQ, {}),
     ("GlobalAveragePooling1D", "GlobalAveragePooling1D", {}, SEQ, {}),
@@ -132,7 +126,7 @@ CASES = [
     ("SimpleRNN", "SimpleRNN", {"units": 3}, SEQ, {}),
     ("SimpleRNNCell-RNN", "RNN", {"cell": {"class_name": "SimpleRNNCell",
                                            "config": {"units": 2}}}, SEQ,
-     {"mixed_differs": RNN_MIXED}),
+     {}),
     ("Softmax", "Softmax", {"axis": -1}, SEQ, {}),
     ("SpatialDropout1D", "SpatialDropout1D", {"rate": 0.2}, SEQ, {}),
     ("SpatialDropout2D", "SpatialDropout2D", {"rate": 0.2}, IMG, {}),
@@ -140,7 +134,7 @@ CASES = [
     ("Subtract", "Subtract", {}, [SEQ, SEQ], {}),
     ("TimeDistributed", "TimeDistributed", {"layer": {"class_name": "Dense",
                                                       "config": {"units": 2}}}, SEQ,
-     {"mixed_differs": RNN_MIXED}),
+     {}),
     ("UnitNormalization", "UnitNormalization", {}, SEQ, {}),
     ("UpSampling1D", "UpSampling1D", {"size": 2}, SEQ, {}),
     ("UpSampling2D", "UpSampling2D", {"size": 2}, IMG, {}),

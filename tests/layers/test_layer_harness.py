@@ -76,8 +76,7 @@ def test_layer_against_keras(case):
         run_training_check=not options.get("no_training"),
         # where Keras itself fails under mixed_float16 (a TF kernel without float16)
         # there is nothing to compare with
-        run_mixed_precision_check=not (options.get("no_mixed") or options.get("mixed_differs")
-                                       or "mixed_error" in expected),
+        run_mixed_precision_check=not options.get("no_mixed") and "mixed_error" not in expected,
         inputs_as_args=options.get("spread", False),
         expected_mixed_output_dtypes=expected.get("mixed_output_dtypes"),
         expected_mixed_weight_dtypes=expected.get("mixed_weight_dtypes"))

@@ -8,6 +8,7 @@ masks are drawn once per call, before the loop (training or not, so seeds
 advance as in Keras), shared by all steps, and forgotten after the call.
 """
 from kerasish import ops
+from kerasish.backend import config
 from kerasish.autodiff import tape as _tape
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
@@ -134,9 +135,17 @@ class RNN(Layer):
         if self.stateful:
             self.states = [ops.stop_gradient(s) for s in final]
         output = seq if self.return_sequences else last
+        output, final = self._in_compute_dtype(output), [self._in_compute_dtype(s) for s in final]
         if self.return_state:
             return [output] + self._nest_states(list(final))
         return output
+
+    def _in_compute_dtype(self, x):
+        """Keras casts the outputs and final states to the layer's compute dtype (float16
+        under "mixed_float16" when the cell computes in float32)."""
+        if config.is_float_dtype(x.dtype) and x.dtype != self.compute_dtype:
+            return ops.cast(x, self.compute_dtype)
+        return x
 
     def _nest_states(self, flat, symbolic=None):
         """Final states as Keras returns them: flat for one cell; for stacked cells one
