@@ -35,6 +35,9 @@ RULES = [
          r"No module named '(tensorflow|torch)'|Skipped:|keras\.src\.ops\.(random|shape_equal|"
          r"broadcast_shapes|LayerNorm|RMSNorm)|has no attribute '_|'str' object has no "
          r"attribute 'type'|backend_util|CPU_DEVICES|KeyError: 'numpy'", m))),
+    ("Sparse tensors", "out of scope: kerasish has no sparse tensors (deselect.txt removes "
+     "the other sparse tests)",
+     lambda t, m: "sparse=True is not supported" in m),
     ("bfloat16 / per-op result dtypes", "owned by `opcontract`",
      lambda t, m: "bfloat16" in m or "dtype of x does not match" in m
      or re.search(r"DtypeTest::", t) is not None),
