@@ -8,7 +8,8 @@ namespaces (see docs/design.md, "Floors").
 from kerasish import (activations, backend, callbacks, config, constraints, data,
                       datasets, distribute, distribution, dtype_policies, initializers,
                       layers, losses, metrics, mixed_precision, models, ops, optimizers, random,
-                      preprocessing, regularizers, saving, summary, tree, utils)
+                      preprocessing, regularizers, saving, summary, tree, utils,
+                      visualization)
 from kerasish.autodiff import GradientTape, Tensor, Variable
 from kerasish.autodiff.function import function
 from kerasish.autodiff.stateless_scope import StatelessScope

@@ -29,7 +29,7 @@ FLOORS = [
     ("utils.image_utils", "utils.dataset_utils", "utils.image_dataset_utils",
      "utils.text_dataset_utils", "utils.timeseries_dataset_utils", "utils.audio_dataset_utils",
      "utils.bounding_boxes"),
-    ("config", "random", "testing", "datasets", "preprocessing"),
+    ("config", "random", "testing", "datasets", "preprocessing", "visualization"),
     ("initializers", "activations", "regularizers", "constraints"),
     ("losses",),
     ("metrics",),
