@@ -142,3 +142,30 @@ def test_public_names_match_keras():
                   callable(getattr(keras.utils.bounding_boxes, n))) == [
         "affine_transform", "clip_to_image_size", "compute_ciou", "compute_iou",
         "convert_format", "crop", "decode_deltas_to_boxes", "encode_box_to_deltas", "pad"]
+
+
+def test_affine_transform_is_differentiable():
+    zero = np.zeros(1, "float32")
+    params = dict(angle=np.array([20.], "float32"), translate_x=zero + 0.1, translate_y=zero,
+                  scale=np.ones(1, "float32"), shear_x=zero, shear_y=zero + 5.0, height=40,
+                  width=50)
+    _fd_check(lambda b: bb.affine_transform(b, **params) * np.array([1., 2., 3., 4.]),
+              [[[3., 4., 20., 30.], [10., 2., 14., 9.]]])
+
+
+def test_decode_deltas_to_boxes_is_differentiable():
+    anchors = np.array([[0., 0., 10., 20.], [5., 5., 25., 15.]], "float32")
+    _fd_check(lambda d: bb.decode_deltas_to_boxes(anchors, d, "xyxy", "xywh")
+              * np.array([1., 2., 3., 4.]), [[.1, -.2, .3, .05], [0., .4, -.1, .2]])
+
+
+def test_tensor_inputs_give_the_numpy_results():
+    boxes = np.array([[[1., 2., 30., 40.], [-1., -1., -1., -1.]]], "float32")
+    others = np.array([[[0., 0., 20., 20.]]], "float32")
+    for fn in (lambda b: bb.convert_format(b, "xyxy", "rel_center_xywh", height=50, width=60),
+               lambda b: bb.crop(b, 2, 3, 20, 25),
+               lambda b: bb.compute_iou(b, others, "xyxy", use_masking=True),
+               lambda b: bb.clip_to_image_size({"boxes": b, "labels": np.array([[1, 2]])},
+                                               height=30, width=30)["boxes"]):
+        np.testing.assert_array_equal(ops.convert_to_numpy(fn(ops.convert_to_tensor(boxes))),
+                                      ops.convert_to_numpy(fn(boxes)))
