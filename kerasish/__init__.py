@@ -8,7 +8,8 @@ namespaces (see docs/design.md, "Floors").
 from kerasish import (activations, backend, callbacks, config, constraints, data,
                       datasets, distribute, distribution, dtype_policies, initializers,
                       layers, losses, metrics, mixed_precision, models, ops, optimizers, random,
-                      preprocessing, regularizers, saving, summary, tree, utils)
+                      preprocessing, regularizers, saving, summary, tree, utils,
+                      visualization)
 from kerasish.autodiff import GradientTape, Tensor, Variable
 from kerasish.autodiff.function import function
 from kerasish.autodiff.stateless_scope import StatelessScope
@@ -30,6 +31,7 @@ from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer
 from kerasish.data import data_adapters as _data_adapters
 from kerasish.layers.preprocessing.feature_space import FeatureSpace as _FeatureSpace
+from kerasish.utils import bounding_boxes as _bounding_boxes  # noqa: F401 (keras.utils.bounding_boxes)
 from kerasish.utils import (audio_dataset_utils as _audio, dataset_utils as _dataset_utils,
                             image_dataset_utils as _image_datasets, image_utils as _image_utils,
                             naming as _naming, progbar as _progbar, registry as _registry,
