@@ -39,7 +39,7 @@ FLOORS = [
     ("callbacks",),
     ("trainers",),
     ("models",),
-    ("applications", "wrappers"),        # built from layers and models
+    ("applications", "wrappers", "distillation"),  # built from layers and models
     ("",),                               # kerasish/__init__.py: may import everything
 ]
 # Single modules on another floor than their package (most specific entry wins).
