@@ -29,6 +29,7 @@ from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer
 from kerasish.data import data_adapters as _data_adapters
 from kerasish.layers.preprocessing.feature_space import FeatureSpace as _FeatureSpace
+from kerasish.utils import bounding_boxes as _bounding_boxes  # noqa: F401 (keras.utils.bounding_boxes)
 from kerasish.utils import (audio_dataset_utils as _audio, dataset_utils as _dataset_utils,
                             image_dataset_utils as _image_datasets, image_utils as _image_utils,
                             naming as _naming, progbar as _progbar, registry as _registry,

@@ -27,7 +27,8 @@ FLOORS = [
     ("dtype_policies", "data", "summary", "tree"),
     # keras.utils data helpers built on Dataset and ops.image; keras.preprocessing aliases
     ("utils.image_utils", "utils.dataset_utils", "utils.image_dataset_utils",
-     "utils.text_dataset_utils", "utils.timeseries_dataset_utils", "utils.audio_dataset_utils"),
+     "utils.text_dataset_utils", "utils.timeseries_dataset_utils", "utils.audio_dataset_utils",
+     "utils.bounding_boxes"),
     ("config", "random", "testing", "datasets", "preprocessing"),
     ("initializers", "activations", "regularizers", "constraints"),
     ("losses",),
