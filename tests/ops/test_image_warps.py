@@ -71,6 +71,8 @@ def test_ssim_and_scale_and_translate_gradients():
     check_gradients(lambda x, y: ops.image.ssim(x, y, filter_size=3), [a, b])
     check_gradients(lambda x: ops.image.scale_and_translate(
         x, (1, 4, 9, 2), np.array([0.7, 1.4]), np.array([0.2, -0.1]), (1, 2), "cubic"), [a])
+    # gaussian_blur is written with ops too (Keras's is a differentiable convolution)
+    check_gradients(lambda x: ops.image.gaussian_blur(x, (3, 5), (0.8, 1.3)), [a])
 
 
 def test_perspective_transform_matches_keras():
