@@ -83,6 +83,7 @@ def version():
 
 
 from kerasish import applications  # noqa: E402,F401  (imports layers and models)
+from kerasish import distillation  # noqa: E402,F401  (a Model subclass)
 
 _registry.REGISTRY.add_namespace("", globals())
 

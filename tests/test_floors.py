@@ -40,7 +40,7 @@ FLOORS = [
     ("callbacks",),
     ("trainers",),
     ("models",),
-    ("applications", "wrappers", "testing.layer_test"),   # built from layers and models
+    ("applications", "wrappers", "distillation", "testing.layer_test"),  # on layers and models
     ("",),                               # kerasish/__init__.py: may import everything
 ]
 # Single modules on another floor than their package (most specific entry wins).

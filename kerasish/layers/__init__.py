@@ -170,6 +170,7 @@ from kerasish.layers.preprocessing.random_shear import RandomShear  # noqa: E402
 from kerasish.layers.preprocessing.random_perspective import RandomPerspective  # noqa: E402
 from kerasish.layers.preprocessing.random_elastic_transform import RandomElasticTransform  # noqa: E402
 from kerasish.layers.preprocessing.cut_mix import CutMix  # noqa: E402
+from kerasish.layers.preprocessing.clahe import ContrastLimitedAdaptiveHistogramEqualization  # noqa: E402,E501
 from kerasish.layers.preprocessing.random_color_jitter import RandomColorJitter  # noqa: E402
 from kerasish.layers.preprocessing.aug_mix import AugMix  # noqa: E402
 from kerasish.layers.preprocessing.rand_augment import RandAugment  # noqa: E402

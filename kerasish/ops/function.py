@@ -199,6 +199,11 @@ def map_graph(inputs, outputs):
         node = layer._inbound_nodes[node_index]
         if id(node) in finished:
             return
+        if id(tensor) in input_ids and not node.is_input:
+            # an intermediate tensor given as an input: the operation that made it is
+            # outside the graph (as Keras's map_graph)
+            finished.add(id(node))
+            return
         if id(node) in in_progress:
             raise ValueError(f"The graph has a cycle through layer '{layer.name}'.")
         layer_index.setdefault(id(layer), (len(layer_index), layer))
@@ -224,7 +229,7 @@ def map_graph(inputs, outputs):
         if t._keras_history is None:
             continue
         layer, node_index, _ = t._keras_history
-        if id(layer) not in depth_of_layer:
+        if id(layer) not in depth_of_layer and layer._inbound_nodes[node_index].is_input:
             depth_of_layer[id(layer)] = 0
             layer_index[id(layer)] = (-1, layer)
             node = layer._inbound_nodes[node_index]

@@ -322,16 +322,68 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
         raise ValueError("ops.image.affine_transform: invalid transform rank: expected rank 1 "
                          "(single transform) or rank 2 (batch of transforms). Received input "
                          f"with shape: transform.shape={tuple(transform.shape)}")
-    array = images._value
-    single = array.ndim == 3
-    if single:
-        array = array[None]
     if transform.ndim == 1:
         transform = transform[None]
-    array = _to_channels_last(array, data_format)
-    out = _projective(xp, array, transform, interpolation, fill_mode, fill_value)
-    out = _from_channels_last(out, data_format)
-    return _result(out[0] if single else out, images)
+    return _warp(images, transform, interpolation, fill_mode, fill_value, data_format)
+
+
+def _warp(images, transform, interpolation, fill_mode, fill_value, data_format):
+    """`_projective` on a Tensor: float images are sampled with `ops.take`, so the warp
+    is differentiable in the images (as TensorFlow's); integer images use the array code."""
+    xp = images._device.xp
+    if not config.is_float_dtype(images.dtype):
+        array = images._value
+        single = array.ndim == 3
+        array = _to_channels_last(array[None] if single else array, data_format)
+        out = _projective(xp, array, transform, interpolation, fill_mode, fill_value)
+        out = _from_channels_last(out, data_format)
+        return _result(out[0] if single else out, images)
+    single = len(images.shape) == 3
+    batch = ops.expand_dims(images, 0) if single else images
+    if data_format == "channels_first":
+        batch = ops.transpose(batch, (0, 2, 3, 1))
+    n, height, width, channels = batch.shape
+    flat = ops.reshape(batch, (-1, channels))
+    in_y, in_x, projection = _source_coordinates(xp, batch.shape, transform, fill_mode)
+    fill = xp.asarray(fill_value, dtype="float32")
+
+    def read(y, x):  # batch[b, y, x, :] inside the image, else the fill value (as `_read`)
+        yi, xi = y.astype("int64"), x.astype("int64")
+        inside = (yi >= 0) & (yi < height) & (xi >= 0) & (xi < width)
+        index = (xp.arange(n)[:, None, None] * height + xp.clip(yi, 0, height - 1)) * width \
+            + xp.clip(xi, 0, width - 1)
+        values = ops.reshape(ops.take(flat, Tensor(index.reshape(-1), images._device), axis=0),
+                             (n, height, width, channels))
+        return ops.where(inside[..., None], ops.cast(values, "float32"), fill)
+
+    if interpolation == "nearest":
+        out = read(_round_half_away(xp, in_y), _round_half_away(xp, in_x))
+    else:
+        y0, x0 = xp.floor(in_y), xp.floor(in_x)
+        y1, x1 = y0 + 1, x0 + 1
+        wx0, wx1 = (x1 - in_x)[..., None], (in_x - x0)[..., None]
+        top = ops.add(ops.multiply(read(y0, x0), wx0), ops.multiply(read(y0, x1), wx1))
+        bottom = ops.add(ops.multiply(read(y1, x0), wx0), ops.multiply(read(y1, x1), wx1))
+        out = ops.add(ops.multiply(top, (y1 - in_y)[..., None]),
+                      ops.multiply(bottom, (in_y - y0)[..., None]))
+    out = ops.cast(ops.where((projection == 0)[..., None], fill, out), images.dtype)
+    if data_format == "channels_first":
+        out = ops.transpose(out, (0, 3, 1, 2))
+    return ops.squeeze(out, 0) if single else out
+
+
+def _source_coordinates(xp, shape, transform, fill_mode):
+    """Where each output pixel samples the input (y, x), and the projective denominator."""
+    batch, height, width, _ = shape
+    transform = xp.broadcast_to(transform, (batch, 8)).astype("float32")
+    ys, xs = xp.meshgrid(xp.arange(height, dtype="float32"), xp.arange(width, dtype="float32"),
+                         indexing="ij")
+    t = [transform[:, k][:, None, None] for k in range(8)]
+    projection = t[6] * xs + t[7] * ys + 1.0
+    safe = xp.where(projection == 0, 1.0, projection)
+    in_x = _fill_coordinate(xp, (t[0] * xs + t[1] * ys + t[2]) / safe, width, fill_mode)
+    in_y = _fill_coordinate(xp, (t[3] * xs + t[4] * ys + t[5]) / safe, height, fill_mode)
+    return in_y, in_x, projection
 
 
 def _projective(xp, array, transform, interpolation, fill_mode, fill_value):
@@ -731,26 +783,28 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
     data_format = _data_format(data_format)
     images = _tensor(images)
     _check_rank("gaussian_blur", images)
-    xp = images._device.xp
-    array = images._value
-    single = array.ndim == 3
-    array = _to_channels_last(array[None] if single else array, data_format)
+    single = len(images.shape) == 3
+    batch = ops.expand_dims(images, 0) if single else images
+    if data_format == "channels_first":
+        batch = ops.transpose(batch, (0, 2, 3, 1))
     # ints give float32; bfloat16 is computed in float32 and returned as bfloat16
-    result_dtype = array.dtype if config.is_float_dtype(array.dtype) else np.dtype("float32")
-    dtype = array.dtype if array.dtype.kind == "f" else np.dtype("float32")
-    kernel = _gaussian_kernel(kernel_size, sigma).astype(dtype)
+    result_dtype = images.dtype if config.is_float_dtype(images.dtype) else "float32"
+    dtype = result_dtype if result_dtype != "bfloat16" else "float32"
+    kernel = _gaussian_kernel(kernel_size, sigma).astype(config.to_numpy_dtype(dtype))
     kh, kw = kernel.shape
     pad_h, pad_w = kh - 1, kw - 1
-    padded = xp.pad(array.astype(dtype), ((0, 0), (pad_h // 2, pad_h - pad_h // 2),
-                                          (pad_w // 2, pad_w - pad_w // 2), (0, 0)))
-    out = xp.zeros(array.shape, dtype=dtype)
-    height, width = array.shape[1], array.shape[2]
-    kernel = xp.asarray(kernel)
+    padded = ops.pad(ops.cast(batch, dtype), ((0, 0), (pad_h // 2, pad_h - pad_h // 2),
+                                            (pad_w // 2, pad_w - pad_w // 2), (0, 0)))
+    height, width = batch.shape[1], batch.shape[2]
+    out = None  # written with ops (shifted slices times weights): differentiable, as Keras's
     for i in range(kh):
         for j in range(kw):
-            out += kernel[i, j] * padded[:, i:i + height, j:j + width, :]
-    out = _from_channels_last(out.astype(result_dtype, copy=False), data_format)
-    return _result(out[0] if single else out, images)
+            term = ops.multiply(padded[:, i:i + height, j:j + width, :], kernel[i, j])
+            out = term if out is None else ops.add(out, term)
+    out = ops.cast(out, result_dtype)
+    if data_format == "channels_first":
+        out = ops.transpose(out, (0, 3, 1, 2))
+    return ops.squeeze(out, 0) if single else out
 
 
 def _gaussian_kernel(kernel_size, sigma):
@@ -1059,12 +1113,7 @@ def perspective_transform(images, start_points, end_points, interpolation="bilin
     start = np.asarray(_numpy(start_points), dtype="float32").reshape(-1, 4, 2)
     end = np.asarray(_numpy(end_points), dtype="float32").reshape(-1, 4, 2)
     transform = xp.asarray(_homography(start, end))
-    array = images._value
-    single = array.ndim == 3
-    array = _to_channels_last(array[None] if single else array, data_format)
-    out = _projective(xp, array, transform, interpolation, "constant", fill_value)
-    out = _from_channels_last(out, data_format)
-    return _result(out[0] if single else out, images)
+    return _warp(images, transform, interpolation, "constant", fill_value, data_format)
 
 
 def _homography(start, end):

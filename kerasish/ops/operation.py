@@ -62,7 +62,9 @@ class Operation:
     def __call__(self, *args, **kwargs):
         if any_symbolic(*args, **kwargs):
             return self.symbolic_call(*args, **kwargs)
-        return self._rematerialized_call(self.call, args, kwargs)(*args, **kwargs)
+        call = self.call if getattr(self, "quantization_mode", None) is None \
+            else self.quantized_call  # as Keras: a subclass may define its quantized path
+        return self._rematerialized_call(call, args, kwargs)(*args, **kwargs)
 
     def symbolic_call(self, *args, **kwargs):
         """Output KerasTensors for symbolic arguments; records a graph `Node`
@@ -82,6 +84,10 @@ class Operation:
     def call(self, *args, **kwargs):
         """The computation on tensors (subclasses define it)."""
         raise NotImplementedError(f"{type(self).__name__} does not define `call()`.")
+
+    def quantized_call(self, *args, **kwargs):
+        """The computation when `quantization_mode` is set (subclasses that quantize define it)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define `quantized_call()`.")
 
     def compute_output_spec(self, *args, **kwargs):
         """Output KerasTensor(s) for symbolic inputs: `call` traced on the KerasTensors.
@@ -132,8 +138,9 @@ class Operation:
             raise AttributeError(
                 f"The layer {self.name} has never been called and thus has no defined {attr}.")
         node = self._inbound_nodes[0]
-        tensors = node.input_tensors if attr == "input" else node.outputs
-        return tensors[0] if attr == "input" and len(tensors) == 1 else tensors
+        # As Keras: the flat list of the first call's tensors, or the tensor when alone
+        tensors = node.input_tensors if attr == "input" else node.output_tensors
+        return tensors[0] if len(tensors) == 1 else list(tensors)
 
     @property
     def input(self):

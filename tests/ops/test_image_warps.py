@@ -71,6 +71,23 @@ def test_ssim_and_scale_and_translate_gradients():
     check_gradients(lambda x, y: ops.image.ssim(x, y, filter_size=3), [a, b])
     check_gradients(lambda x: ops.image.scale_and_translate(
         x, (1, 4, 9, 2), np.array([0.7, 1.4]), np.array([0.2, -0.1]), (1, 2), "cubic"), [a])
+    # gaussian_blur is written with ops too (Keras's is a differentiable convolution)
+    check_gradients(lambda x: ops.image.gaussian_blur(x, (3, 5), (0.8, 1.3)), [a])
+
+
+def test_warps_are_differentiable_in_the_images():
+    rng = np.random.default_rng(2)
+    images = rng.uniform(0, 1, (2, 5, 6, 2))
+    rotate = np.array([0.9, -0.3, 1.2, 0.35, 0.95, -0.4, 0.0, 0.0])
+    # The warp is linear in the images but computed in float32 (as TensorFlow's): a wide
+    # finite-difference step is exact and keeps float32 rounding out of the comparison.
+    tol = {"eps": 0.05, "atol": 1e-4, "rtol": 1e-4}
+    check_gradients(lambda x: ops.image.affine_transform(x, rotate, fill_mode="reflect"),
+                    [images], **tol)
+    check_gradients(lambda x: ops.image.perspective_transform(
+        x, F["pt_start"] / 3, F["pt_end"] / 3, fill_value=0.5), [images], **tol)
+    check_gradients(lambda x: ops.image.affine_transform(x, rotate, interpolation="nearest"),
+                    [images], **tol)
 
 
 def test_perspective_transform_matches_keras():

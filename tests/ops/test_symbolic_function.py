@@ -139,3 +139,25 @@ def test_errors_read_as_keras():
     assert str(e.value) == _message("name")
     with pytest.raises(ValueError, match="not connected to `inputs`"):
         keras.Function(keras.Input((3,)), z)
+
+
+def test_intermediate_inputs_leave_their_producers_out():
+    # As Keras's map_graph: the op that made an intermediate input is outside the graph.
+    x = keras.Input(batch_shape=(None, 3), name="x")
+    b = x * 2 + 1
+    fn = keras.Function(b, b ** 2)
+    assert [type(op).__name__ for op in fn.operations] == ["Power"]
+    np.testing.assert_allclose(np.asarray(fn(np.full((2, 3), 3.0))), np.full((2, 3), 9.0))
+
+
+class _Split(keras.Operation):
+    def call(self, x):
+        return x, x + 1
+
+
+def test_outputs_of_a_multi_output_operation_are_a_list():
+    split = _Split()
+    out = split(keras.KerasTensor((2, 3)))
+    assert isinstance(out, tuple) and split.output == list(out)   # Keras's flat list
+    eager = split(np.ones((2, 3)))
+    np.testing.assert_allclose(np.asarray(eager[1]), np.full((2, 3), 2.0))

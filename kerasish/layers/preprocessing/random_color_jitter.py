@@ -11,8 +11,10 @@ class RandomColorJitter(BaseImagePreprocessingLayer):
     """Applies `RandomBrightness`, `RandomContrast`, `RandomSaturation` and `RandomHue`
     (those whose factor is given), in that order, as Keras 3.15.1 (training only).
 
-    Each is the layer of that name built with the factor, `value_range` and
-    `seed` given here, and draws its own factor per image.
+    Each is the layer of that name built with the factor, `value_range`,
+    `seed` and `data_format` given here, and draws its own factor per image
+    (Keras 3.15.1 builds them with the global data format, which garbles
+    channels_first images; kerasish passes the layer's own).
 
     Args:
         value_range: (min, max) of the images.
