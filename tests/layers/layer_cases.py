@@ -118,6 +118,9 @@ CASES = [
     ("RandomZoom", "RandomZoom", {"height_factor": 0.1}, IMG, {}),
     # image augmentations: shapes, config and dtypes (random draws differ from TF's)
     ("AugMix", "AugMix", {}, IMG, {"no_training": True}),
+    ("ContrastLimitedAdaptiveHistogramEqualization",
+     "ContrastLimitedAdaptiveHistogramEqualization",
+     {"tile_grid_size": (2, 2)}, IMG, {"no_training": True}),
     ("AutoContrast", "AutoContrast", {}, IMG, {"no_training": True}),
     ("CutMix", "CutMix", {}, IMG, {"no_training": True}),
     ("Equalization", "Equalization", {}, IMG, {"no_training": True}),
