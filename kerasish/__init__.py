@@ -8,9 +8,11 @@ namespaces (see docs/design.md, "Floors").
 from kerasish import (activations, backend, callbacks, config, constraints, data,
                       datasets, distribute, distribution, dtype_policies, initializers,
                       layers, losses, metrics, mixed_precision, models, ops, optimizers, random,
-                      preprocessing, regularizers, saving, summary, tree, utils)
+                      preprocessing, regularizers, saving, summary, tree, utils,
+                      visualization)
 from kerasish.autodiff import GradientTape, Tensor, Variable
 from kerasish.autodiff.function import function
+from kerasish.autodiff.stateless_scope import StatelessScope
 from kerasish.backend import device, switches as _switches
 from kerasish.backend.symbolic_scope import SymbolicScope
 from kerasish.dtype_policies import DTypePolicy, FloatDTypePolicy
@@ -22,11 +24,14 @@ from kerasish.layers.name_scope import name_scope
 from kerasish.losses import Loss
 from kerasish.metrics import Metric
 from kerasish.models import Model, Sequential, model_visualization as _model_visualization
+from kerasish.ops.function import Function
+from kerasish.ops.operation import Operation
 from kerasish.ops.remat import RematScope, remat
 from kerasish.optimizers import Optimizer
 from kerasish.regularizers import Regularizer
 from kerasish.data import data_adapters as _data_adapters
 from kerasish.layers.preprocessing.feature_space import FeatureSpace as _FeatureSpace
+from kerasish.utils import bounding_boxes as _bounding_boxes  # noqa: F401 (keras.utils.bounding_boxes)
 from kerasish.utils import (audio_dataset_utils as _audio, dataset_utils as _dataset_utils,
                             image_dataset_utils as _image_datasets, image_utils as _image_utils,
                             naming as _naming, progbar as _progbar, registry as _registry,
@@ -78,6 +83,7 @@ def version():
 
 
 from kerasish import applications  # noqa: E402,F401  (imports layers and models)
+from kerasish import distillation  # noqa: E402,F401  (a Model subclass)
 
 _registry.REGISTRY.add_namespace("", globals())
 

@@ -27,8 +27,9 @@ FLOORS = [
     ("dtype_policies", "data", "summary", "tree"),
     # keras.utils data helpers built on Dataset and ops.image; keras.preprocessing aliases
     ("utils.image_utils", "utils.dataset_utils", "utils.image_dataset_utils",
-     "utils.text_dataset_utils", "utils.timeseries_dataset_utils", "utils.audio_dataset_utils"),
-    ("config", "random", "testing", "datasets", "preprocessing"),
+     "utils.text_dataset_utils", "utils.timeseries_dataset_utils", "utils.audio_dataset_utils",
+     "utils.bounding_boxes"),
+    ("config", "random", "testing", "datasets", "preprocessing", "visualization"),
     ("initializers", "activations", "regularizers", "constraints"),
     ("losses",),
     ("metrics",),
@@ -39,7 +40,7 @@ FLOORS = [
     ("callbacks",),
     ("trainers",),
     ("models",),
-    ("applications", "wrappers"),        # built from layers and models
+    ("applications", "wrappers", "distillation", "testing.layer_test"),  # on layers and models
     ("",),                               # kerasish/__init__.py: may import everything
 ]
 # Single modules on another floor than their package (most specific entry wins).

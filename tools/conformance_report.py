@@ -19,18 +19,25 @@ from pathlib import Path
 # (group title, owner / reason, predicate on (test id, failure message))
 RULES = [
     ("Deliberate deviations", "kerasish behaves differently on purpose (see below)",
-     lambda t, m: bool(re.search(r"test_stop_training_csv|test_retracing|"
+     lambda t, m: bool(re.search(r"test_retracing|"
                                  r"test_save_model_exception_raised|"
-                                 r"(HuberLoss|CosineSimilarity)Test::test_config", t))),
+                                 r"(HuberLoss|CosineSimilarity)Test::test_config|"
+                                 r"NumpyOneInputOps(Dynamic|Static)ShapeTest::test_(corrcoef|ndim)$|"
+                                 r"NNOpsStaticShapeTest::test_polar$|"
+                                 r"NumpyOneInputOpsCorrectnessTest::test_slogdet$", t))),
     ("Layers owned by other branches", "`preprocessing` (Normalization), `attention` (EinsumDense)",
      lambda t, m: bool(re.search(r"has no attribute '(Normalization|EinsumDense)'", m))),
     ("Keras internals and shim limits", "shim/internal: not user API",
-     lambda t, m: bool(re.search(
+     lambda t, m: "SafeZipReadTest::" in t or "'ExtractSequences' object has no attribute" in m
+     or bool(re.search(
          r"keras\.src\.(backend|saving\.saving_lib\.(_|[A-Z])|utils\.io_utils|applications|"
          r"metrics\.metrics_utils)|safe_get_h5_dataset|peershim\.aliasing\.Missing|object has no attribute '(call|_[a-z_]+)'|"
          r"No module named '(tensorflow|torch)'|Skipped:|keras\.src\.ops\.(random|shape_equal|"
          r"broadcast_shapes|LayerNorm|RMSNorm)|has no attribute '_|'str' object has no "
          r"attribute 'type'|backend_util|CPU_DEVICES|KeyError: 'numpy'", m))),
+    ("Sparse tensors", "out of scope: kerasish has no sparse tensors (deselect.txt removes "
+     "the other sparse tests)",
+     lambda t, m: "sparse=True is not supported" in m),
     ("bfloat16 / per-op result dtypes", "owned by `opcontract`",
      lambda t, m: "bfloat16" in m or "dtype of x does not match" in m
      or re.search(r"DtypeTest::", t) is not None),

@@ -9,25 +9,31 @@ from kerasish.utils import file_utils
 
 
 WEIGHTS_ORIGIN = "https://storage.googleapis.com/tensorflow/keras-applications/"
+# EfficientNet's files live in another bucket
+EFFICIENTNET_ORIGIN = "https://storage.googleapis.com/keras-applications/"
 
 
-def check_weights(weights, received="  Received: weights="):
+def check_weights(weights, received="  Received: weights=", imagenet="'imagenet'", end="."):
     """Accepts None, "imagenet" or the path of an existing weights file (as Keras; the
-    message's last words differ between Keras's applications: `received`)."""
+    message's quoting and last words differ between Keras's applications: `imagenet`,
+    `end` of the sentence, `received` (None: no "Received" part))."""
     if weights is None or weights == "imagenet":
         return
     if isinstance(weights, (str, os.PathLike)) and os.path.exists(weights):
         return
+    tail = "" if received is None else f"{received}{weights}"
     raise ValueError("The `weights` argument should be either `None` (random initialization), "
-                     "'imagenet' (pre-training on ImageNet), or the path to the weights file to "
-                     f"be loaded.{received}{weights}")
+                     f"{imagenet} (pre-training on ImageNet), or the path to the weights file to "
+                     f"be loaded{end}{tail}")
 
 
-def check_top(include_top, weights, classes):
-    """ImageNet weights with the top need the 1000 ImageNet classes."""
+def check_top(include_top, weights, classes, message=None):
+    """ImageNet weights with the top need the 1000 ImageNet classes (`message`: the
+    module's own wording, formatted with `classes`)."""
     if weights == "imagenet" and include_top and classes != 1000:
-        raise ValueError("If using `weights='imagenet'` with `include_top=True`, `classes` "
-                         f"should be 1000.  Received classes={classes}")
+        message = message or ("If using `weights='imagenet'` with `include_top=True`, "
+                              "`classes` should be 1000.  Received classes={classes}")
+        raise ValueError(message.format(classes=classes))
 
 
 def validate_activation(classifier_activation, weights):
@@ -90,20 +96,37 @@ def image_input(input_shape, input_tensor, default_size, min_size, include_top, 
     return layers.Input(shape=shape)
 
 
-def load_weights(model, weights, subpath, file_hash=None):
+def load_weights(model, weights, subpath, file_hash=None, origin=None, fname=None):
     """Loads `weights` into `model`: a path, or Keras's ImageNet file (downloaded once).
 
     Args:
         model: the built application.
         weights: None, "imagenet" or a path.
-        subpath: the ImageNet file under `WEIGHTS_ORIGIN` (e.g. "vgg16/vgg16_weights_....h5").
+        subpath: the ImageNet file under `origin` (e.g. "vgg16/vgg16_weights_....h5").
         file_hash: its md5 (as Keras publishes it), or None.
+        origin: the URL prefix (None: `WEIGHTS_ORIGIN`).
+        fname: the cached file's name (None: the last part of `subpath`).
     """
     if weights == "imagenet":
-        weights = file_utils.get_file(subpath.split("/")[-1], WEIGHTS_ORIGIN + subpath,
+        origin = WEIGHTS_ORIGIN if origin is None else origin
+        weights = file_utils.get_file(fname or subpath.split("/")[-1], origin + subpath,
                                       cache_subdir="models", file_hash=file_hash)
     if weights is not None:
         model.load_weights(weights)
+
+
+def make_divisible(value, divisor, min_value=None):
+    """`value` rounded to a multiple of `divisor`, never below 90% of it."""
+    min_value = divisor if min_value is None else min_value
+    new = max(min_value, int(value + divisor / 2) // divisor * divisor)
+    return new + divisor if new < 0.9 * value else new
+
+
+def correct_pad(size, kernel_size):
+    """((top, bottom), (left, right)) zero padding before a stride-2 'valid' convolution."""
+    adjust = (1, 1) if size[0] is None else (1 - size[0] % 2, 1 - size[1] % 2)
+    half = (kernel_size // 2, kernel_size // 2)
+    return ((half[0] - adjust[0], half[0]), (half[1] - adjust[1], half[1]))
 
 
 def pooled(x, pooling, avg_name=None, max_name=None):

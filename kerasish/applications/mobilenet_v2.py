@@ -13,18 +13,8 @@ _BLOCKS = ((16, 1, 1), (24, 2, 6), (24, 1, 6), (32, 2, 6), (32, 1, 6), (32, 1, 6
            (160, 2, 6), (160, 1, 6), (160, 1, 6), (320, 1, 6))
 
 
-def make_divisible(value, divisor, min_value=None):
-    """`value` rounded to a multiple of `divisor`, never below 90% of it."""
-    min_value = divisor if min_value is None else min_value
-    new = max(min_value, int(value + divisor / 2) // divisor * divisor)
-    return new + divisor if new < 0.9 * value else new
-
-
-def correct_pad(size, kernel_size):
-    """((top, bottom), (left, right)) zero padding before a stride-2 'valid' convolution."""
-    adjust = (1, 1) if size[0] is None else (1 - size[0] % 2, 1 - size[1] % 2)
-    half = (kernel_size // 2, kernel_size // 2)
-    return ((half[0] - adjust[0], half[0]), (half[1] - adjust[1], half[1]))
+make_divisible = common.make_divisible
+correct_pad = common.correct_pad
 
 
 def _inverted_res_block(x, expansion, stride, alpha, filters, block_id):

@@ -16,6 +16,7 @@ layers.
 import threading
 
 from kerasish.backend import config
+from kerasish.backend.symbolic_scope import SymbolicScope
 from kerasish.utils import naming
 
 
@@ -117,14 +118,17 @@ class tracing:  # noqa: N801 - used as `with tracing():`
 
     Used to find a layer's output spec by running its `call` on KerasTensors
     (as Keras's `compute_output_spec` does): the ops inside return KerasTensors
-    from their shape rules and no graph node is recorded.
+    from their shape rules and no graph node is recorded. It is a
+    `SymbolicScope` too, as Keras's `compute_output_spec` is.
     """
 
     def __enter__(self):
         _state.depth = getattr(_state, "depth", 0) + 1
+        self._symbolic = SymbolicScope().__enter__()
         return self
 
     def __exit__(self, *exc):
+        self._symbolic.__exit__(*exc)
         _state.depth -= 1
         return False
 

@@ -3,10 +3,16 @@
 Python operators (`+`, `@`, `[]`, `<`, ...) are attached by
 `kerasish.ops._operators` so that they dispatch to differentiable ops.
 """
+import threading
+
 import numpy as np
 
 from kerasish.backend import config, devices as _device
 from kerasish.utils import naming
+
+# The active `StatelessScope` (kerasish.autodiff.stateless_scope sets it): while one is
+# active, assignments go to the scope's copies, never to the variables' own arrays.
+_stateless = threading.local()
 
 
 class Tensor:
@@ -213,18 +219,27 @@ class Variable(Tensor):
 
     def assign(self, value):
         """Sets the value in place (cast to this variable's dtype). Returns self."""
+        self._protect()
         self._value[...] = self._new_array(value, "assign")
         return self
 
     def assign_add(self, delta):
         """Adds `delta` in place. Returns self."""
+        self._protect()
         self._value += self._new_array(delta, "assign_add").astype(self._value.dtype, copy=False)
         return self
 
     def assign_sub(self, delta):
         """Subtracts `delta` in place. Returns self."""
+        self._protect()
         self._value -= self._new_array(delta, "assign_sub").astype(self._value.dtype, copy=False)
         return self
+
+    def _protect(self):
+        """Inside a `StatelessScope`, makes the writes that follow go to the scope's copy."""
+        scope = getattr(_stateless, "scope", None)
+        if scope is not None:
+            scope._protect(self)
 
     def _direct_set(self, array):
         """Replaces the backing array (used when moving between devices)."""

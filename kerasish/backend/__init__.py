@@ -10,6 +10,8 @@ from kerasish.backend.config import (epsilon, finfo, floatx, image_data_format,
                                      set_image_data_format, standardize_dtype,
                                      to_numpy_dtype)
 from kerasish.backend.dtypes import result_type
+from kerasish.backend.symbolic_scope import (SymbolicScope, get_symbolic_scope,  # noqa: F401
+                                             in_symbolic_scope)
 from kerasish.backend.devices import (Device, cupy_available, current_device,
                                      default_device, device, device_of_array,
                                      get_device, is_array, list_devices,

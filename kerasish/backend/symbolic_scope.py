@@ -1,4 +1,10 @@
-"""`keras.SymbolicScope`: marks code that runs on symbolic tensors (shape inference)."""
+"""`keras.SymbolicScope`: marks code that runs on symbolic tensors (shape inference).
+
+kerasish enters it wherever Keras does: while a layer's or op's output spec is
+found by running it on KerasTensors (Keras's `compute_output_spec`), e.g.
+when a functional model is built. Model and layer code can ask
+`in_symbolic_scope()` to tell that stage from a real call.
+"""
 import threading
 
 _local = threading.local()
@@ -7,21 +13,34 @@ _local = threading.local()
 class SymbolicScope:
     """Inside it, `in_symbolic_scope()` is True (Keras uses it while inferring shapes).
 
+    Scopes nest; `get_symbolic_scope()` is the innermost one.
+
     Example:
         >>> with keras.SymbolicScope():
-        ...     keras.backend.symbolic_scope.in_symbolic_scope()
+        ...     keras.backend.in_symbolic_scope()
         True
     """
 
     def __enter__(self):
-        _local.depth = getattr(_local, "depth", 0) + 1
+        self.original_scope = get_symbolic_scope()
+        _local.scope = self
         return self
 
     def __exit__(self, *exc):
-        _local.depth -= 1
+        _local.scope = self.original_scope
         return False
 
 
 def in_symbolic_scope():
-    """True inside a `SymbolicScope`."""
-    return getattr(_local, "depth", 0) > 0
+    """True inside a `SymbolicScope`.
+
+    Example:
+        >>> keras.backend.in_symbolic_scope()
+        False
+    """
+    return getattr(_local, "scope", None) is not None
+
+
+def get_symbolic_scope():
+    """The innermost active `SymbolicScope`, or None."""
+    return getattr(_local, "scope", None)

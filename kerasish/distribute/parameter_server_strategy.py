@@ -537,8 +537,6 @@ class ParameterServerStrategy(Strategy):
             variable._value += variable._device.send(delta).astype(variable._value.dtype,
                                                                   copy=False)
         self._epoch_results += 1
-        if value["nan"]:
-            model._nan_batch = True
 
     # The chief: phases ------------------------------------------------------------------------
     def _end_phase(self, kind, payload, sync, error=None):
@@ -713,11 +711,10 @@ class ParameterServerStrategy(Strategy):
         model = state.model
         batch = state.next_batch()
         before = {id(v): v._value.copy() for v in _metric_variables(model)}
-        model._nan_batch = False
         _, info = self._execute(model.train_step, (batch,), {})
         deltas = [_devices.to_host(v._value - before[id(v)] if id(v) in before else v._value)
                   for v in _metric_variables(model)]
-        value = {"deltas": deltas, "nan": bool(model._nan_batch)}
+        value = {"deltas": deltas}
         if not state.sent_probe:
             value["probe"] = tree.map_structure(
                 lambda a: a[:1] if getattr(a, "ndim", 0) else a, batch)

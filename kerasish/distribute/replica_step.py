@@ -188,8 +188,8 @@ def finish(layout, buffers, step_target, state_vars, metric_vars, metric_before,
     """Applies the reduced payload on the primary replica.
 
     Returns:
-        "updated", "skipped" (some replica produced no update, e.g. a NaN
-        loss) or "none" (nobody asked for an update).
+        "updated", "skipped" (some replica produced no update, or the
+        model was built in this step) or "none" (nobody asked for an update).
     """
     counts = _devices.to_host(layout.view(buffers, "count"))
     ran, applied = int(round(counts[0])), int(round(counts[1]))

@@ -294,10 +294,8 @@ class Strategy:
             self._use_replica_arrays(0)
         if model is not None and self._world.size > 1:
             metrics = _metric_variables(model)  # metrics built during the step included
-        outcome = self._merge(step, model, before, built=len(self._variables) != created,
-                              metrics=metrics)
-        if outcome == "skipped" and model is not None:
-            model._nan_batch = True
+        self._merge(step, model, before, built=len(self._variables) != created,
+                    metrics=metrics)
         return results
 
     def _call_replica(self, index, fn, args, kwargs, scale, step):

@@ -164,6 +164,16 @@ from kerasish.layers.preprocessing.pipeline import Pipeline  # noqa: E402
 from kerasish.layers.preprocessing.random_gaussian_blur import RandomGaussianBlur  # noqa: E402
 from kerasish.layers.preprocessing.stft_spectrogram import STFTSpectrogram  # noqa: E402
 from kerasish.layers.preprocessing.mel_spectrogram import MelSpectrogram  # noqa: E402
+from kerasish.layers.preprocessing.random_erasing import RandomErasing  # noqa: E402
+from kerasish.layers.preprocessing.random_color_degeneration import RandomColorDegeneration  # noqa: E402
+from kerasish.layers.preprocessing.random_shear import RandomShear  # noqa: E402
+from kerasish.layers.preprocessing.random_perspective import RandomPerspective  # noqa: E402
+from kerasish.layers.preprocessing.random_elastic_transform import RandomElasticTransform  # noqa: E402
+from kerasish.layers.preprocessing.cut_mix import CutMix  # noqa: E402
+from kerasish.layers.preprocessing.clahe import ContrastLimitedAdaptiveHistogramEqualization  # noqa: E402,E501
+from kerasish.layers.preprocessing.random_color_jitter import RandomColorJitter  # noqa: E402
+from kerasish.layers.preprocessing.aug_mix import AugMix  # noqa: E402
+from kerasish.layers.preprocessing.rand_augment import RandAugment  # noqa: E402
 
 from kerasish.utils import registry as _registry  # noqa: E402
 

@@ -6,14 +6,15 @@ attaches the output mask. Called on KerasTensors it records a graph node
 instead (functional API). Sublayers and variables assigned as attributes
 (also inside lists and dicts) are found by scanning the instance.
 """
+import contextlib
 import functools
 import inspect
-import math
 import threading
 import warnings
 
 from kerasish import constraints, dtype_policies, initializers, regularizers
 from kerasish.backend.config import is_float
+from kerasish.autodiff import stateless_scope
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
@@ -23,6 +24,7 @@ from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, any_symbolic
 from kerasish.metrics.metric import Metric
 from kerasish.ops import core
+from kerasish.ops.operation import Operation, auto_config
 from kerasish.ops import remat as _remat
 from kerasish.utils import naming, tree
 
@@ -40,7 +42,7 @@ def _context():
     return _state
 
 
-class Layer:
+class Layer(Operation):
     """Base class of layers: owns weights, computes `call`, builds lazily.
 
     Subclass it and implement `build(input_shape)` (create weights with
@@ -76,10 +78,7 @@ class Layer:
                 and not getattr(build, "_kerasish_marks_built", False):
             cls.build = _marking_built(build)
 
-    def __new__(cls, *args, **kwargs):
-        obj = super().__new__(cls)
-        obj.__dict__["_init_args"] = (args, dict(kwargs))
-        return obj
+    _is_operation = False  # a layer, listed in `model.layers`
 
     def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None,
                  autocast=True, name=None, **kwargs):
@@ -351,7 +350,17 @@ class Layer:
 
     # Losses ----------------------------------------------------------------
     def add_loss(self, loss):
-        """Adds a scalar loss tensor (collected in `losses`, cleared each outer call)."""
+        """Adds a scalar loss tensor (collected in `losses`, cleared each outer call).
+
+        Inside a `StatelessScope` the loss is not added to the layer: the scope
+        collects it when made with `collect_losses=True` (as Keras does).
+        """
+        scope = stateless_scope.get_stateless_scope()
+        if scope is not None:
+            if scope.collect_losses:
+                for value in tree.flatten(loss):
+                    scope.add_loss(value)
+            return
         self._losses.append(loss)
         _loss_counter[0] += 1
 
@@ -423,6 +432,30 @@ class Layer:
             ctx.scopes.pop()
         self._after_call(first, previous_mask, outputs)
         return outputs
+
+    def _call_in_caller_scope(self, *args, **kwargs):
+        """`self.call(...)` as Keras's wrappers run their inner layer: no input
+        conversion, and the float variables read in the calling layer's autocast
+        dtype (float16 under a "mixed_float16" wrapper even for a float32 inner layer).
+        `training` is passed only when `call` takes it."""
+        if "training" in kwargs and not call_signature(type(self)).has_training:
+            kwargs.pop("training")
+        with self._variables_in_caller_scope():
+            return self.call(*args, **kwargs)
+
+    @contextlib.contextmanager
+    def _variables_in_caller_scope(self):
+        """Within the block, this layer's float variables read in the autocast dtype of
+        the layer call in progress (Keras's autocast scope covers every variable read
+        inside a call, not only the calling layer's own)."""
+        ctx = _context()
+        cast_to = ctx.autocast[-1] if ctx.autocast else None
+        swapped = _cast_own_variables(self, cast_to) if cast_to is not None else None
+        try:
+            yield
+        finally:
+            if swapped:
+                self.__dict__.update(swapped)
 
     def _build_from_inputs(self, args, kwargs, sig):
         first = args[0] if args else kwargs.get(sig.first)
@@ -517,15 +550,6 @@ class Layer:
                 self.activation = original
         return with_remat_activation
 
-    def _output_size(self, args, kwargs):
-        """Number of output values (unknown sizes count 1), from the output spec."""
-        def spec(x):
-            return KerasTensor(tuple(x.shape), x.dtype) if isinstance(x, Tensor) else x
-        outputs = self.compute_output_spec(*tree.map_structure(spec, list(args)),
-                                           **tree.map_structure(spec, dict(kwargs)))
-        return sum(math.prod(d or 1 for d in o.shape) for o in tree.flatten(outputs)
-                   if isinstance(o, KerasTensor))
-
     def compute_mask(self, inputs, previous_mask=None):
         """The output mask; by default the input mask if masking is supported."""
         return previous_mask if self.supports_masking else None
@@ -540,24 +564,6 @@ class Layer:
     def compute_output_spec(self, *args, **kwargs):
         """Output KerasTensor(s) for symbolic inputs."""
         return symbolic.output_spec(self, args, kwargs)
-
-    # Graph accessors --------------------------------------------------------
-    def _node_tensors(self, attr):
-        if not self._inbound_nodes:
-            raise AttributeError(
-                f"The layer {self.name} has never been called and thus has no defined {attr}."
-            )
-        node = self._inbound_nodes[0]
-        tensors = node.input_tensors if attr == "input" else node.outputs
-        return tensors[0] if attr == "input" and len(tensors) == 1 else tensors
-
-    @property
-    def input(self):
-        return self._node_tensors("input")
-
-    @property
-    def output(self):
-        return self._node_tensors("output")
 
     # Config ----------------------------------------------------------------
     def get_config(self):
@@ -586,36 +592,7 @@ class Layer:
 
     def _auto_config(self):
         """The constructor arguments recorded at creation, as Keras's auto-config."""
-        args, kwargs = self._init_args
-        cls = type(self)
-        signature = inspect.signature(cls.__init__)
-        argspec = inspect.getfullargspec(cls.__init__)
-        error = None
-        try:
-            bound = signature.bind(None, *args, **kwargs)
-        except TypeError:
-            bound, error = None, "values"
-        if bound is not None and any(p.kind == p.POSITIONAL_ONLY for n, p in
-                                     signature.parameters.items() if n != argspec.args[0]):
-            bound, error = None, "positional"
-        config = {}
-        if bound is not None:
-            bound.apply_defaults()
-            config = dict(bound.arguments)
-            config.update(config.pop(argspec.varkw, {}) if argspec.varkw else {})
-            config.pop(argspec.args[0])
-            config.pop("name", None)
-            if argspec.varargs is not None and config.pop(argspec.varargs):
-                error = "positional"
-            if isinstance(config.get("dtype"), dtype_policies.DTypePolicy):
-                # As Keras: a policy object (a revived layer's `dtype`) is recorded serialized.
-                config["dtype"] = dtype_policies.serialize(config["dtype"])
-            if error is None and not all(isinstance(v, (str, int, float, bool, type(None)))
-                                         for v in tree.flatten(config)):
-                error = "values"
-        if error is not None:
-            raise NotImplementedError(_auto_config_error(cls.__name__, error))
-        return config
+        return auto_config(self, normalize=_serialized_dtype)
 
     @classmethod
     def from_config(cls, config_dict):
@@ -661,36 +638,11 @@ def _uses_default(cls, method):
     return getattr(getattr(cls, method), "_kerasish_default", False)
 
 
-_AUTO_CONFIG_EXAMPLE = """
-class CustomLayer(keras.layers.Layer):
-    def __init__(self, arg1, arg2, **kwargs):
-        super().__init__(**kwargs)
-        self.arg1 = arg1
-        self.arg2 = arg2
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({
-            "arg1": self.arg1,
-            "arg2": self.arg2,
-        })
-        return config
-"""
-
-
-def _auto_config_error(class_name, kind):
-    """Keras's message when a config cannot be generated from the constructor arguments."""
-    if kind == "positional":
-        head = (f"Object {class_name} was created by passing\npositional only or variadic "
-                "positional arguments (e.g.,\n`*args`) to `__init__()`, which is not supported "
-                "by the\nautomatic config generation. Please remove all positional\nonly and "
-                "variadic arguments from `__init__()`\nor override `get_config()` and "
-                "`from_config()` to make\nthe object serializatble.")
-    else:
-        head = (f"Object {class_name} was created by passing\nnon-serializable argument values "
-                "in `__init__()`,\nand therefore the object must override `get_config()` in\n"
-                "order to be serializable. Please implement `get_config()`.")
-    return f"\n{head}\n\nExample:\n\n{_AUTO_CONFIG_EXAMPLE}"
+def _serialized_dtype(config):
+    """As Keras: a policy object given as `dtype` (a revived layer's) is recorded serialized."""
+    if isinstance(config.get("dtype"), dtype_policies.DTypePolicy):
+        config["dtype"] = dtype_policies.serialize(config["dtype"])
+    return config
 
 
 def _overrides(layer, method):

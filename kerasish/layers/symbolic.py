@@ -9,6 +9,8 @@ None, and no graph node is recorded inside the trace. Sublayers met during a
 trace are in turn asked for their output spec, without recording nodes.
 No layer is ever run on made-up values.
 """
+import inspect
+
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
@@ -93,13 +95,28 @@ def _shape_of(x):
 
 def output_spec(layer, args, kwargs):
     """KerasTensors describing `layer`'s outputs for symbolic `args`."""
-    if _defines(layer, "compute_output_shape") and len(args) == 1 and not _tensor_kwargs(kwargs):
-        first = args[0]
-        shapes = tree.map_structure(lambda t: tuple(t.shape), first)
-        out_shapes = layer.compute_output_shape(shapes)
-        dtype = layer.compute_dtype
-        return _shapes_to_tensors(out_shapes, dtype)
+    if _defines(layer, "compute_output_shape") and not _tensor_kwargs(kwargs):
+        shapes = [tree.map_structure(lambda t: tuple(t.shape), a) for a in args]
+        if len(args) == 1:
+            return _shapes_to_tensors(layer.compute_output_shape(shapes[0]), layer.compute_dtype)
+        by_name = _shapes_by_name(layer, shapes)
+        if by_name is not None:
+            return _shapes_to_tensors(layer.compute_output_shape(**by_name), layer.compute_dtype)
     return trace_call(layer, args, kwargs)
+
+
+def _shapes_by_name(layer, shapes):
+    """Keras's rule for several call arguments: `call(query, value)` maps onto
+    `compute_output_shape(query_shape, value_shape)`; None when the names do not match."""
+    call_params = [p for p in inspect.signature(layer.call).parameters.values()
+                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    shape_params = inspect.signature(layer.compute_output_shape).parameters
+    if len(call_params) < len(shapes):
+        return None
+    names = [f"{p.name}_shape" for p in call_params[:len(shapes)]]
+    if not all(name in shape_params for name in names):
+        return None
+    return dict(zip(names, shapes))
 
 
 def _shapes_to_tensors(out_shapes, dtype):
@@ -144,7 +161,9 @@ def trace_call(layer, args, kwargs):
 
 def _fresh_spec(x):
     """A new KerasTensor like `x` (outputs must never be the inputs' own tensors)."""
-    if isinstance(x, (KerasTensor, Tensor)):
+    if isinstance(x, KerasTensor):
+        return KerasTensor(tuple(x.shape), x.dtype, sparse=x.sparse, ragged=x.ragged)
+    if isinstance(x, Tensor):
         return KerasTensor(tuple(x.shape), x.dtype)
     if isinstance(x, (np.ndarray, np.generic)):
         return KerasTensor(x.shape, x.dtype)

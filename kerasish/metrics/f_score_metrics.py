@@ -59,6 +59,10 @@ class FBetaScore(Metric):
             raise ValueError("FBetaScore expects 2D inputs with shape (batch_size, output_dim). "
                              f"Received input shapes: y_pred.shape={y_pred_shape} and "
                              f"y_true.shape={y_true_shape}.")
+        if y_pred_shape[-1] is None or y_true_shape[-1] is None:
+            raise ValueError("FBetaScore expects 2D inputs with shape (batch_size, output_dim), "
+                             "with output_dim fully defined (not None). Received input shapes: "
+                             f"y_pred.shape={y_pred_shape} and y_true.shape={y_true_shape}.")
         shape = () if self.average == "micro" else (y_pred_shape[-1],)
         for name in ("true_positives", "false_positives", "false_negatives",
                      "intermediate_weights"):

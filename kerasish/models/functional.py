@@ -4,16 +4,22 @@ import warnings
 from kerasish.layers import symbolic
 from kerasish.layers.core.input_layer import InputLayer
 from kerasish.layers.input_spec import InputSpec
-from kerasish.layers.core.lambda_layer import SymbolicOp
 from kerasish.layers.keras_tensor import KerasTensor, Node
 from kerasish.models.model import Model
 from kerasish.ops import core, manipulation
+from kerasish.ops.function import (Function,
+                                    check_outputs_connected as _check_outputs_connected,
+                                    check_unique_names as _check_unique_names,
+                                    map_graph as _map_graph, paths as _paths, run_nodes)
 from kerasish.saving import functional_config
 from kerasish.utils import naming, tree
 
 
-class Functional(Model):
+class Functional(Model, Function):
     """A model built as `keras.Model(inputs, outputs)` from a layer graph.
+
+    As in Keras it is a `keras.Function` too (the same graph, with weights
+    and the Layer API; `Layer`'s methods come first in the lookup order).
 
     Inputs and outputs may be single KerasTensors, lists or dicts. Layers
     may be shared (called several times); models nest as layers.
@@ -131,19 +137,14 @@ class Functional(Model):
         values = self._standardize_inputs(inputs)
         tensor_map = {id(kt): v for kt, v in zip(self._inputs, values)}
 
-        def lookup(x):
-            return tensor_map[id(x)] if isinstance(x, KerasTensor) else x
-
-        for node in self._nodes:
-            args = tree.map_structure(lookup, list(node.call_args))
-            kwargs = {k: tree.map_structure(lookup, v) for k, v in node.call_kwargs.items()}
+        def call_node(node, args, kwargs):
             if training is not None and "training" in kwargs:
                 # As Keras: a model called in a set mode (fit: True, predict and
                 # evaluate: False) overrides `training=` recorded in its graph.
                 kwargs["training"] = training
-            outputs = node.layer(*args, **kwargs)
-            for kt, value in zip(node.output_tensors, tree.flatten(outputs)):
-                tensor_map[id(kt)] = value
+            return node.layer(*args, **kwargs)
+
+        run_nodes(self._nodes, tensor_map, call_node)
         return tree.pack_sequence_as(self._outputs_struct,
                                      [tensor_map[id(t)] for t in self._outputs])
 
@@ -257,26 +258,7 @@ class Functional(Model):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        config, custom_objects = _with_op_classes(config, custom_objects)
         return functional_config.functional_from_config(cls, config, custom_objects)
-
-
-def _with_op_classes(config, custom_objects):
-    """Resolves the ops of a functional config (`{"module": "keras.src.ops.numpy",
-    "class_name": "NotEqual", ...}`, as Keras writes a mask or `x + 1`) to
-    kerasish op nodes, without confusing them with layers of the same class name
-    (the `Add` op vs the `Add` layer)."""
-    entries, objects = [], dict(custom_objects or {})
-    for entry in config.get("layers", []):
-        module = entry.get("module") or ""
-        if module.startswith("keras.src.ops") and entry.get("class_name"):
-            key = f"kerasish_op>{entry['class_name']}"
-            objects[key] = SymbolicOp.for_op(entry["class_name"])
-            entry = {**entry, "registered_name": key}
-        entries.append(entry)
-    if len(objects) == len(custom_objects or {}):
-        return config, custom_objects
-    return {**config, "layers": entries}, objects
 
 
 def _structure(value):
@@ -364,123 +346,6 @@ def _nodes_between(inputs, outputs):
 def _functional_name(cls):
     """"functional", "functional_1", ... (or the subclass's own snake-case name)."""
     return naming.auto_name(cls.__name__)
-
-
-def _map_graph(inputs, outputs):
-    """Orders the graph's nodes and layers as Keras does (by depth, then DFS order).
-
-    Returns:
-        (nodes to execute, in order; layers incl. InputLayers, in Keras's order;
-        {depth: nodes at that depth}, input nodes included, as Keras's
-        `_nodes_by_depth`).
-    """
-    input_ids = {id(t) for t in inputs}
-    finished, in_progress, ordered, layer_index = set(), set(), [], {}
-
-    def visit(tensor):
-        layer, node_index, _ = tensor._keras_history
-        node = layer._inbound_nodes[node_index]
-        if id(node) in finished:
-            return
-        if id(node) in in_progress:
-            raise ValueError(f"The graph has a cycle through layer '{layer.name}'.")
-        layer_index.setdefault(id(layer), (len(layer_index), layer))
-        in_progress.add(id(node))
-        if not node.is_input and id(tensor) not in input_ids:
-            for t in node.input_tensors:
-                visit(t)
-        finished.add(id(node))
-        in_progress.discard(id(node))
-        ordered.append(node)
-
-    for t in outputs:
-        visit(t)
-    depth_of_node, depth_of_layer = {}, {}
-    for node in reversed(ordered):
-        depth = max(depth_of_node.get(id(node), 0), depth_of_layer.get(id(node.layer), 0))
-        depth_of_layer[id(node.layer)] = depth
-        depth_of_node[id(node)] = depth
-        for parent in node.parent_nodes:
-            depth_of_node[id(parent)] = max(depth + 1, depth_of_node.get(id(parent), 0))
-    for t in inputs:
-        # As Keras: an Input no output depends on still belongs to the model (depth 0).
-        layer, node_index, _ = t._keras_history
-        if id(layer) not in depth_of_layer:
-            depth_of_layer[id(layer)] = 0
-            layer_index[id(layer)] = (-1, layer)
-            node = layer._inbound_nodes[node_index]
-            depth_of_node[id(node)] = 0
-            ordered.append(node)
-    _check_connected(ordered, input_ids)
-    nodes = sorted((n for n in ordered if not n.is_input and not _is_input_passthrough(n, input_ids)),
-                   key=lambda n: -depth_of_node[id(n)])
-    layers = sorted((entry for entry in layer_index.values()),
-                    key=lambda e: (-depth_of_layer[id(e[1])], e[0]))
-    nodes_by_depth = {}
-    for node in ordered:
-        nodes_by_depth.setdefault(depth_of_node[id(node)], []).append(node)
-    return nodes, [layer for _, layer in layers], nodes_by_depth
-
-
-def _check_unique_names(layers):
-    """Keras's error for two layers (or ops) with one name in one functional model."""
-    names = [layer.name for layer in layers]
-    for name in names:
-        if names.count(name) != 1:
-            raise ValueError(f'The name "{name}" is used {names.count(name)} times in the '
-                             "model. All operation names should be unique.")
-
-
-def _is_input_passthrough(node, input_ids):
-    return all(id(t) in input_ids for t in node.output_tensors)
-
-
-def _paths(struct, prefix=()):
-    """The flatten-order paths of a nested structure's leaves ("", "0", "a.1", ...)."""
-    if isinstance(struct, dict):
-        return [p for k in sorted(struct) for p in _paths(struct[k], prefix + (k,))]
-    if isinstance(struct, (list, tuple)):
-        return [p for i, v in enumerate(struct) for p in _paths(v, prefix + (i,))]
-    return [".".join(str(p) for p in prefix)]
-
-
-def _check_outputs_connected(inputs, outputs, outputs_struct):
-    """Keras's error for an output that cannot be computed from `inputs`."""
-    input_ids = {id(t) for t in inputs}
-    for path, tensor in zip(_paths(outputs_struct), outputs):
-        stack, seen = [tensor], set()
-        while stack:
-            t = stack.pop()
-            if id(t) in input_ids or id(t) in seen or t._keras_history is None:
-                continue
-            seen.add(id(t))
-            layer, node_index, _ = t._keras_history
-            node = layer._inbound_nodes[node_index]
-            if node.is_input:
-                raise ValueError(f"Output with path `{path}` is not connected to `inputs`")
-            stack.extend(node.input_tensors)
-
-
-def _check_connected(nodes, input_ids):
-    available = set(input_ids)
-    for node in nodes:
-        if node.is_input:
-            if not all(id(t) in input_ids for t in node.output_tensors):
-                name = node.layer.name
-                raise ValueError(
-                    f"Graph disconnected: cannot find parent for the input '{name}'. The model's "
-                    "outputs depend on an Input that was not passed in `inputs`."
-                )
-            continue
-        if _is_input_passthrough(node, input_ids):
-            continue
-        for t in node.input_tensors:
-            if id(t) not in available:
-                raise ValueError(
-                    f"Graph disconnected: layer '{node.layer.name}' needs a tensor that cannot be "
-                    "computed from the model's inputs."
-                )
-        available.update(id(t) for t in node.output_tensors)
 
 
 __all__ = ["Functional", "InputLayer"]

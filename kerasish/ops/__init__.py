@@ -116,6 +116,7 @@ from kerasish.ops.patches import (depth_to_space, fold,  # noqa: E402
                                   space_to_depth, unfold)
 from kerasish.ops.ctc import ctc_decode, ctc_loss  # noqa: E402
 from kerasish.ops.einops import rearrange  # noqa: E402
+from kerasish.ops.jvp import jvp  # noqa: E402
 
 # Fused attention (replaces the per-op `dot_product_attention` of ops/attention.py).
 from kerasish.ops.fused_attention import dot_product_attention, fused_attention  # noqa: E402,F811

@@ -15,9 +15,9 @@ import functools
 import numpy as np
 
 from kerasish.autodiff import tape as _tape
-from kerasish.autodiff.keras_tensor import KerasTensor, is_symbolic, tracing
+from kerasish.autodiff.keras_tensor import KerasTensor, in_trace, is_symbolic, tracing
 from kerasish.autodiff.tensor import Tensor
-from kerasish.ops import core, manipulation as shape_ops
+from kerasish.ops import core, manipulation as shape_ops, symbolic
 from kerasish.utils import tree
 
 
@@ -255,7 +255,11 @@ def vectorized_map(function, elements):
         >>> ops.vectorized_map(lambda ab: ab[0] * ab[1], (ops.ones((2, 3)), ops.ones((2, 3))))
     """
     if is_symbolic(elements):
-        return _symbolic_map(function, elements)
+        if in_trace():
+            return _symbolic_map(function, elements)
+        # a graph node as Keras's VectorizedMap: `function` in its config, `elements` its input
+        return symbolic.symbolic_call(vectorized_map, "VectorizedMap", (elements,),
+                                      {"function": function})
     if isinstance(elements, (tuple, list)):
         items = [core.convert_to_tensor(e) for e in elements]
         n = items[0].shape[0]

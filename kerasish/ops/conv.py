@@ -155,7 +155,7 @@ def _conv_geometry(op, x_shape, w_shape, strides, padding, dilation, groups):
 # Raw-array computation (channels_last) ----------------------------------------
 def _chunks(dev, n, per_item_bytes):
     """(start, stop) batch ranges of the size the device's kernel picks."""
-    return dev.kernel("conv_batch_chunks")(n, per_item_bytes)
+    return dev.kernel("batch_chunks")(n, per_item_bytes)
 
 
 def _run_chunks(dev, run, chunks):

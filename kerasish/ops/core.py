@@ -110,10 +110,17 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
         return x
     if x.__class__ is KerasTensor:
         if not in_trace():  # a graph node, as Keras's ConvertToTensor
+            given = {"dtype": dtype, "sparse": sparse, "ragged": ragged}
             return symbolic.symbolic_call(convert_to_tensor, "ConvertToTensor", (x,),
-                                          {"dtype": dtype} if dtype is not None else {})
+                                          {k: v for k, v in given.items() if v is not None})
         if dtype is not None and config.standardize_dtype(dtype) != x.dtype:
-            return cast(x, dtype)
+            x = cast(x, dtype)
+        # Keras: sparse/ragged=False densifies; True or None keeps what x is
+        if (sparse is not None and not sparse and x.sparse) or \
+                (ragged is not None and not ragged and x.ragged):
+            return KerasTensor(tuple(x.shape), x.dtype,
+                               sparse=x.sparse and (sparse is None or bool(sparse)),
+                               ragged=x.ragged and (ragged is None or bool(ragged)))
         return x
     if sparse or ragged:
         raise NotImplementedError(

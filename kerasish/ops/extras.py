@@ -164,6 +164,8 @@ def percentile(x, q, axis=None, method="linear", keepdims=False):
     Example:
         >>> ops.percentile(ops.arange(5.0), 50)   # 2.0
     """
+    if sorting.is_symbolic(x, q):
+        return sorting.quantile_spec(convert_to_tensor(x), q, axis, keepdims)
     q = np.asarray(core.convert_to_numpy(q), dtype=np.float64) / 100.0
     return sorting.quantile(x, q if q.ndim else float(q), axis=axis, method=method, keepdims=keepdims)
 

@@ -115,8 +115,8 @@ def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=Fal
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     mask_array = None if mask is None else core.to_array(mask, dev)
     keep_array = core.to_array(dropout_keep, dev) if dropout_rate > 0.0 else None
-    forward = functools.partial(_forward_raw, xp, target, result, scale, is_causal,
-                                masked_rows, dropout_rate)
+    forward = functools.partial(_forward_raw, xp, functools.partial(_run_in_chunks, dev), target,
+                                result, scale, is_causal, masked_rows, dropout_rate)
     out, scores, qh, kh, vh, probs, dropped, keep, masked = derive(
         forward, q, k, v, values[3] if bias is not None else None, mask_array, keep_array)
     out = Tensor(out, dev)
@@ -131,10 +131,18 @@ def attention(query, key, value, mask=None, bias=None, scale=None, is_causal=Fal
     return outputs if return_scores else out
 
 
-def _forward_raw(xp, target, result, scale, is_causal, masked_rows, dropout_rate, q, k, v, bias,
-                 mask, dropout_keep):
+def _batch_rows(array, rows, batch):
+    """`array[rows]` when `array` has the batch axis (of a (B, N, T, S) broadcast), else `array`."""
+    if array is None or array.ndim < 4 or array.shape[0] != batch or batch == 1:
+        return array
+    return array[rows]
+
+
+def _forward_raw(xp, chunks, target, result, scale, is_causal, masked_rows, dropout_rate, q, k,
+                 v, bias, mask, dropout_keep):
     """The fused forward on raw arrays: (output, scores) in `result` dtype, computed in
-    `target`, and what the backward keeps."""
+    `target`, and what the backward keeps. Batch items are independent: `chunks`
+    (the device's batch chunk kernels) runs them in cache-sized pieces."""
     allowed = _allowed(xp, mask, is_causal, q.shape[1], k.shape[1])
     keep = None
     if dropout_rate > 0.0:
@@ -142,21 +150,33 @@ def _forward_raw(xp, target, result, scale, is_causal, masked_rows, dropout_rate
     # The scale goes on the query (B*T*N*H values) rather than on the logits (B*N*T*S).
     qh = (q * target.type(scale)).transpose(0, 2, 1, 3)
     kh, vh = k.transpose(0, 2, 1, 3), v.transpose(0, 2, 1, 3)
-    logits = qh @ kh.transpose(0, 1, 3, 2)
-    if bias is not None:
-        logits += bias
     masked = None if allowed is None else xp.logical_not(allowed)
-    if masked is not None:
-        xp.copyto(logits, target.type(_fill_value(target, masked_rows)),
-                  where=xp.broadcast_to(masked, logits.shape))
-    probs = _softmax_in_place(xp, logits)
-    if masked_rows == "zero" and masked is not None:
-        # Masked probabilities are already 0 except in fully masked rows (uniform there);
-        # the backward below is unchanged by zeroing them, so zero in place.
-        xp.copyto(probs, target.type(0), where=xp.broadcast_to(masked, probs.shape))
-    dropped = probs * keep if keep is not None else probs
-    out = (dropped @ vh).transpose(0, 2, 1, 3).astype(result, copy=False)
-    return out, probs.astype(result, copy=False), qh, kh, vh, probs, dropped, keep, masked
+    batch, heads, t, s = q.shape[0], q.shape[2], q.shape[1], k.shape[1]
+    probs = xp.empty((batch, heads, t, s), dtype=target)
+    dropped = probs if keep is None else xp.empty_like(probs)
+    out = xp.empty((batch, t, heads, v.shape[-1]), dtype=target)
+    fill = target.type(_fill_value(target, masked_rows))
+
+    def run(b0, b1):
+        rows = slice(b0, b1)
+        p = probs[rows]
+        xp.matmul(qh[rows], kh[rows].transpose(0, 1, 3, 2), out=p)   # the logits
+        if bias is not None:
+            p += _batch_rows(bias, rows, batch)
+        m = None if masked is None else xp.broadcast_to(_batch_rows(masked, rows, batch), p.shape)
+        if m is not None:
+            xp.copyto(p, fill, where=m)
+        _softmax_in_place(xp, p)
+        if masked_rows == "zero" and m is not None:
+            # Masked probabilities are already 0 except in fully masked rows (uniform
+            # there); the backward below is unchanged by zeroing them, so zero in place.
+            xp.copyto(p, target.type(0), where=m)
+        d = p if keep is None else xp.multiply(p, _batch_rows(keep, rows, batch), out=dropped[rows])
+        out[rows] = (d @ vh[rows]).transpose(0, 2, 1, 3)
+
+    chunks(run, batch, heads * t * s * target.itemsize)
+    return (out.astype(result, copy=False), probs.astype(result, copy=False), qh, kh, vh, probs,
+            dropped, keep, masked)
 
 
 def _softmax_in_place(xp, logits):
@@ -176,39 +196,60 @@ def _backward(grads, tensors, saved, settings, return_scores):
         return _backward_by_ops(tensors, settings, g_out, g_scores)
     dev = tensors[0]._device
     bias_shape = tuple(tensors[3].shape) if len(tensors) > 3 else None
-    backward = functools.partial(_backward_raw, dev.xp, saved["scale"], saved["masked_rows"],
-                                 bias_shape, [t._value.dtype for t in tensors[:3]])
+    backward = functools.partial(_backward_raw, dev.xp, functools.partial(_run_in_chunks, dev),
+                                 saved["scale"], saved["masked_rows"], bias_shape,
+                                 [t._value.dtype for t in tensors[:3]])
     grads = derive(backward, g_out._value, None if g_scores is None else g_scores._value,
                    saved["dropped"], saved["vh"], saved["kh"], saved["qh"], saved["keep"],
                    saved["masked"], saved["probs"])
     return [None if g is None else Tensor(g, dev) for g in grads[:len(tensors)]]
 
 
-def _backward_raw(xp, scale, masked_rows, bias_shape, dtypes, g_out, g_scores, dropped, vh,
-                  kh, qh, keep, masked, probs):
-    """The fused backward on raw arrays: (g_query, g_key, g_value, g_bias or None)."""
-    go = g_out.transpose(0, 2, 1, 3)
-    g_v = (dropped.transpose(0, 1, 3, 2) @ go).transpose(0, 2, 1, 3)
-    g_logits = go @ vh.transpose(0, 1, 3, 2)  # gradient of the probabilities
-    if keep is not None:
-        g_logits *= keep
-    if g_scores is not None:
-        g_logits += g_scores
-    if masked is not None:
-        masked = xp.broadcast_to(masked, g_logits.shape)
-    if masked_rows == "zero" and masked is not None:
-        xp.copyto(g_logits, probs.dtype.type(0), where=masked)
-    # softmax backward in place: P * (G - rowsum(G * P))
-    g_logits -= xp.einsum("...s,...s->...", g_logits, probs)[..., None]
-    g_logits *= probs
-    if masked is not None:  # masked logits were constants
-        xp.copyto(g_logits, probs.dtype.type(0), where=masked)
-    g_bias = None if bias_shape is None else _sum_to_shape(g_logits, bias_shape)
-    g_q = (g_logits @ kh).transpose(0, 2, 1, 3)
-    g_q *= probs.dtype.type(scale)
-    g_k = (g_logits.transpose(0, 1, 3, 2) @ qh).transpose(0, 2, 1, 3)
+def _backward_raw(xp, chunks, scale, masked_rows, bias_shape, dtypes, g_out, g_scores, dropped,
+                  vh, kh, qh, keep, masked, probs):
+    """The fused backward on raw arrays: (g_query, g_key, g_value, g_bias or None), in
+    cache-sized batch pieces."""
+    batch, heads, t, s = probs.shape
+    g_q = xp.empty((batch, t, heads, qh.shape[-1]), dtype=probs.dtype)
+    g_k = xp.empty((batch, s, heads, kh.shape[-1]), dtype=probs.dtype)
+    g_v = xp.empty((batch, s, heads, vh.shape[-1]), dtype=probs.dtype)
+    g_logits_all = None if bias_shape is None else xp.empty_like(probs)
+    zero = probs.dtype.type(0)
+
+    def run(b0, b1):
+        rows = slice(b0, b1)
+        p = probs[rows]
+        go = g_out[rows].transpose(0, 2, 1, 3)
+        g_v[rows] = (dropped[rows].transpose(0, 1, 3, 2) @ go).transpose(0, 2, 1, 3)
+        v_t = vh[rows].transpose(0, 1, 3, 2)
+        # the gradient of the probabilities (kept whole when a bias gradient sums it)
+        g_logits = go @ v_t if g_logits_all is None else xp.matmul(go, v_t, out=g_logits_all[rows])
+        if keep is not None:
+            g_logits *= _batch_rows(keep, rows, batch)
+        if g_scores is not None:
+            g_logits += g_scores[rows]
+        m = None if masked is None else xp.broadcast_to(_batch_rows(masked, rows, batch),
+                                                         g_logits.shape)
+        if masked_rows == "zero" and m is not None:
+            xp.copyto(g_logits, zero, where=m)
+        # softmax backward in place: P * (G - rowsum(G * P))
+        g_logits -= xp.einsum("...s,...s->...", g_logits, p)[..., None]
+        g_logits *= p
+        if m is not None:  # masked logits were constants
+            xp.copyto(g_logits, zero, where=m)
+        g_q[rows] = (g_logits @ kh[rows]).transpose(0, 2, 1, 3)
+        g_q[rows] *= probs.dtype.type(scale)
+        g_k[rows] = (g_logits.transpose(0, 1, 3, 2) @ qh[rows]).transpose(0, 2, 1, 3)
+
+    chunks(run, batch, 2 * heads * t * s * probs.itemsize)
+    g_bias = None if bias_shape is None else _sum_to_shape(g_logits_all, bias_shape)
     grads = tuple(g.astype(dtype, copy=False) for g, dtype in zip((g_q, g_k, g_v), dtypes))
     return grads + (g_bias,)
+
+
+def _run_in_chunks(dev, run, batch, per_item_bytes):
+    """`run(b0, b1)` over the device's cache-sized batch chunks (threads on CPU)."""
+    dev.kernel("run_batch_chunks")(run, dev.kernel("batch_chunks")(batch, per_item_bytes))
 
 
 def _sum_to_shape(array, shape):

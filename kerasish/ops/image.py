@@ -13,10 +13,12 @@ import math
 import numpy as np
 
 from kerasish import ops
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
 from kerasish.ops import core
 from kerasish.ops.symbolic import keras_op
+from kerasish.utils.registry import REGISTRY
 
 RESIZE_INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
 AFFINE_INTERPOLATIONS = ("nearest", "bilinear")
@@ -81,8 +83,8 @@ def resize(images, size, interpolation="bilinear", antialias=False,
         data_format: "channels_last" or "channels_first" (default: the global setting).
 
     Returns:
-        The resized images: float32 for float inputs, the input dtype (rounded)
-        for integer inputs.
+        The resized images in the input dtype, as Keras (float16/bfloat16
+        computed in float32 and cast back; integers rounded).
 
     Example:
         >>> keras.ops.image.resize(np.ones((2, 4, 4, 3)), (2, 2)).shape
@@ -101,10 +103,8 @@ def resize(images, size, interpolation="bilinear", antialias=False,
     elif pad_to_aspect_ratio:
         x = _pad_to_aspect(x, target_h, target_w, fill_value)
     in_h, in_w = x.shape[-3], x.shape[-2]
-    out_dtype = x.dtype if interpolation == "nearest" or x.dtype.startswith(("int", "uint")) \
-        else "float32"
     if (in_h, in_w) == (target_h, target_w) and interpolation != "area":
-        out = ops.cast(x, out_dtype)
+        out = x
     else:
         rows = _weights(interpolation, antialias, in_h, target_h)
         cols = _weights(interpolation, antialias, in_w, target_w)
@@ -118,6 +118,8 @@ def resize(images, size, interpolation="bilinear", antialias=False,
             # As Keras: integer images come back rounded, in their own dtype.
             info = np.iinfo(x.dtype)
             out = ops.cast(ops.clip(ops.round(out), info.min, info.max), x.dtype)
+        elif out.dtype != x.dtype:
+            out = ops.cast(out, x.dtype)
     if data_format == "channels_first":
         out = ops.transpose(out, (0, 3, 1, 2) if out.ndim == 4 else (2, 0, 1))
     return out
@@ -320,16 +322,68 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
         raise ValueError("ops.image.affine_transform: invalid transform rank: expected rank 1 "
                          "(single transform) or rank 2 (batch of transforms). Received input "
                          f"with shape: transform.shape={tuple(transform.shape)}")
-    array = images._value
-    single = array.ndim == 3
-    if single:
-        array = array[None]
     if transform.ndim == 1:
         transform = transform[None]
-    array = _to_channels_last(array, data_format)
-    out = _projective(xp, array, transform, interpolation, fill_mode, fill_value)
-    out = _from_channels_last(out, data_format)
-    return _result(out[0] if single else out, images)
+    return _warp(images, transform, interpolation, fill_mode, fill_value, data_format)
+
+
+def _warp(images, transform, interpolation, fill_mode, fill_value, data_format):
+    """`_projective` on a Tensor: float images are sampled with `ops.take`, so the warp
+    is differentiable in the images (as TensorFlow's); integer images use the array code."""
+    xp = images._device.xp
+    if not config.is_float_dtype(images.dtype):
+        array = images._value
+        single = array.ndim == 3
+        array = _to_channels_last(array[None] if single else array, data_format)
+        out = _projective(xp, array, transform, interpolation, fill_mode, fill_value)
+        out = _from_channels_last(out, data_format)
+        return _result(out[0] if single else out, images)
+    single = len(images.shape) == 3
+    batch = ops.expand_dims(images, 0) if single else images
+    if data_format == "channels_first":
+        batch = ops.transpose(batch, (0, 2, 3, 1))
+    n, height, width, channels = batch.shape
+    flat = ops.reshape(batch, (-1, channels))
+    in_y, in_x, projection = _source_coordinates(xp, batch.shape, transform, fill_mode)
+    fill = xp.asarray(fill_value, dtype="float32")
+
+    def read(y, x):  # batch[b, y, x, :] inside the image, else the fill value (as `_read`)
+        yi, xi = y.astype("int64"), x.astype("int64")
+        inside = (yi >= 0) & (yi < height) & (xi >= 0) & (xi < width)
+        index = (xp.arange(n)[:, None, None] * height + xp.clip(yi, 0, height - 1)) * width \
+            + xp.clip(xi, 0, width - 1)
+        values = ops.reshape(ops.take(flat, Tensor(index.reshape(-1), images._device), axis=0),
+                             (n, height, width, channels))
+        return ops.where(inside[..., None], ops.cast(values, "float32"), fill)
+
+    if interpolation == "nearest":
+        out = read(_round_half_away(xp, in_y), _round_half_away(xp, in_x))
+    else:
+        y0, x0 = xp.floor(in_y), xp.floor(in_x)
+        y1, x1 = y0 + 1, x0 + 1
+        wx0, wx1 = (x1 - in_x)[..., None], (in_x - x0)[..., None]
+        top = ops.add(ops.multiply(read(y0, x0), wx0), ops.multiply(read(y0, x1), wx1))
+        bottom = ops.add(ops.multiply(read(y1, x0), wx0), ops.multiply(read(y1, x1), wx1))
+        out = ops.add(ops.multiply(top, (y1 - in_y)[..., None]),
+                      ops.multiply(bottom, (in_y - y0)[..., None]))
+    out = ops.cast(ops.where((projection == 0)[..., None], fill, out), images.dtype)
+    if data_format == "channels_first":
+        out = ops.transpose(out, (0, 3, 1, 2))
+    return ops.squeeze(out, 0) if single else out
+
+
+def _source_coordinates(xp, shape, transform, fill_mode):
+    """Where each output pixel samples the input (y, x), and the projective denominator."""
+    batch, height, width, _ = shape
+    transform = xp.broadcast_to(transform, (batch, 8)).astype("float32")
+    ys, xs = xp.meshgrid(xp.arange(height, dtype="float32"), xp.arange(width, dtype="float32"),
+                         indexing="ij")
+    t = [transform[:, k][:, None, None] for k in range(8)]
+    projection = t[6] * xs + t[7] * ys + 1.0
+    safe = xp.where(projection == 0, 1.0, projection)
+    in_x = _fill_coordinate(xp, (t[0] * xs + t[1] * ys + t[2]) / safe, width, fill_mode)
+    in_y = _fill_coordinate(xp, (t[3] * xs + t[4] * ys + t[5]) / safe, height, fill_mode)
+    return in_y, in_x, projection
 
 
 def _projective(xp, array, transform, interpolation, fill_mode, fill_value):
@@ -729,26 +783,28 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
     data_format = _data_format(data_format)
     images = _tensor(images)
     _check_rank("gaussian_blur", images)
-    xp = images._device.xp
-    array = images._value
-    single = array.ndim == 3
-    array = _to_channels_last(array[None] if single else array, data_format)
+    single = len(images.shape) == 3
+    batch = ops.expand_dims(images, 0) if single else images
+    if data_format == "channels_first":
+        batch = ops.transpose(batch, (0, 2, 3, 1))
     # ints give float32; bfloat16 is computed in float32 and returned as bfloat16
-    result_dtype = array.dtype if config.is_float_dtype(array.dtype) else np.dtype("float32")
-    dtype = array.dtype if array.dtype.kind == "f" else np.dtype("float32")
-    kernel = _gaussian_kernel(kernel_size, sigma).astype(dtype)
+    result_dtype = images.dtype if config.is_float_dtype(images.dtype) else "float32"
+    dtype = result_dtype if result_dtype != "bfloat16" else "float32"
+    kernel = _gaussian_kernel(kernel_size, sigma).astype(config.to_numpy_dtype(dtype))
     kh, kw = kernel.shape
     pad_h, pad_w = kh - 1, kw - 1
-    padded = xp.pad(array.astype(dtype), ((0, 0), (pad_h // 2, pad_h - pad_h // 2),
-                                          (pad_w // 2, pad_w - pad_w // 2), (0, 0)))
-    out = xp.zeros(array.shape, dtype=dtype)
-    height, width = array.shape[1], array.shape[2]
-    kernel = xp.asarray(kernel)
+    padded = ops.pad(ops.cast(batch, dtype), ((0, 0), (pad_h // 2, pad_h - pad_h // 2),
+                                            (pad_w // 2, pad_w - pad_w // 2), (0, 0)))
+    height, width = batch.shape[1], batch.shape[2]
+    out = None  # written with ops (shifted slices times weights): differentiable, as Keras's
     for i in range(kh):
         for j in range(kw):
-            out += kernel[i, j] * padded[:, i:i + height, j:j + width, :]
-    out = _from_channels_last(out.astype(result_dtype, copy=False), data_format)
-    return _result(out[0] if single else out, images)
+            term = ops.multiply(padded[:, i:i + height, j:j + width, :], kernel[i, j])
+            out = term if out is None else ops.add(out, term)
+    out = ops.cast(out, result_dtype)
+    if data_format == "channels_first":
+        out = ops.transpose(out, (0, 3, 1, 2))
+    return ops.squeeze(out, 0) if single else out
 
 
 def _gaussian_kernel(kernel_size, sigma):
@@ -848,3 +904,301 @@ def sobel_edges(images, data_format=None):
     if data_format == "channels_first":
         out = xp.transpose(out, (0, 3, 1, 2, 4))
     return _result(out, images)
+
+
+# ssim -----------------------------------------------------------------------------------------
+@keras_op
+def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
+         data_format=None):
+    """Structural similarity (SSIM) of two images, one value per image pair.
+
+    As Keras 3.15.1: each channel is filtered with an 11x11 (`filter_size`)
+    Gaussian of `filter_sigma` ("valid" convolution), the SSIM map
+    `(2 mu1 mu2 + c1)(2 sigma12 + c2) / ((mu1^2 + mu2^2 + c1)(sigma1^2 + sigma2^2 + c2))`
+    with `c1 = (k1 max_val)^2`, `c2 = (k2 max_val)^2` is averaged over space,
+    then over channels; the result takes `image1`'s dtype. Written with ops,
+    so it is differentiable.
+
+    Args:
+        image1, image2: rank 3 (one image) or rank 4 (batch) tensors of one shape.
+        max_val: the dynamic range of the pixel values (1.0, or 255.0).
+        filter_size: size of the Gaussian window.
+        filter_sigma: its standard deviation.
+        k1, k2: the stabilizing constants.
+        data_format: "channels_last" or "channels_first".
+
+    Returns:
+        a scalar for one image, else a `(batch,)` tensor.
+
+    Example:
+        >>> image = np.random.random((32, 32, 3)).astype("float32")
+        >>> float(ops.image.ssim(image, image))   # identical images
+        1.0
+    """
+    data_format = _data_format(data_format)
+    for name, image in (("image1", image1), ("image2", image2)):
+        if len(image.shape) not in (3, 4):
+            raise ValueError(f"ops.image.ssim: invalid {name} rank: expected rank 3 (single "
+                             "image) or rank 4 (batch of images). Received input with shape: "
+                             f"{name}.shape={tuple(image.shape)}")
+    if isinstance(image1, KerasTensor):
+        return KerasTensor(() if len(image1.shape) == 3 else (image1.shape[0],), image1.dtype)
+    image1, image2 = _tensor(image1), _tensor(image2)
+    original_dtype = image1.dtype
+    compute_dtype = original_dtype if config.is_float_dtype(original_dtype) else \
+        config.floatx()
+    x, y = ops.cast(image1, compute_dtype), ops.cast(image2, compute_dtype)
+    single = len(x.shape) == 3
+    if single:
+        x, y = ops.expand_dims(x, 0), ops.expand_dims(y, 0)
+    if data_format == "channels_first":
+        x, y = ops.moveaxis(x, 1, -1), ops.moveaxis(y, 1, -1)
+    batch, height, width, channels = x.shape
+    kernel = ops.convert_to_tensor(
+        _gaussian_kernel((filter_size, filter_size), (filter_sigma, filter_sigma))
+        .reshape(filter_size, filter_size, 1, 1), dtype=compute_dtype)
+
+    def blur(z):  # each channel as its own image: (B*C, H', W', 1)
+        return ops.conv(z, kernel, strides=1, padding="valid", data_format="channels_last")
+
+    x = ops.reshape(ops.transpose(x, (0, 3, 1, 2)), (-1, height, width, 1))
+    y = ops.reshape(ops.transpose(y, (0, 3, 1, 2)), (-1, height, width, 1))
+    mu1, mu2 = blur(x), blur(y)
+    mu1_sq, mu2_sq, mu1_mu2 = mu1 * mu1, mu2 * mu2, mu1 * mu2
+    sigma1_sq = blur(x * x) - mu1_sq
+    sigma2_sq = blur(y * y) - mu2_sq
+    sigma12 = blur(x * y) - mu1_mu2
+    c1, c2 = (k1 * max_val) ** 2, (k2 * max_val) ** 2
+    ssim_map = ((2.0 * mu1_mu2 + c1) * (2.0 * sigma12 + c2)) / \
+        ((mu1_sq + mu2_sq + c1) * (sigma1_sq + sigma2_sq + c2))
+    per_image = ops.mean(ops.reshape(ops.mean(ssim_map, axis=[1, 2, 3]), (batch, channels)),
+                         axis=-1)
+    if single:
+        per_image = ops.squeeze(per_image, 0)
+    return ops.cast(per_image, original_dtype)
+
+
+# scale_and_translate --------------------------------------------------------------------------
+SCALE_AND_TRANSLATE_METHODS = ("linear", "bilinear", "trilinear", "cubic", "bicubic", "tricubic",
+                               "lanczos3", "lanczos5")
+_SCALE_KERNELS = {"linear": _triangle, "cubic": _keys_cubic, "lanczos3": _lanczos(3.0),
+                  "lanczos5": _lanczos(5.0)}
+
+
+@keras_op
+def scale_and_translate(images, output_shape, scale, translation, spatial_dims, method,
+                        antialias=True):
+    """Resamples `images` to `output_shape` with a scale and a translation per spatial axis.
+
+    As Keras 3.15.1 (JAX's `scale_and_translate`): an input location `x` goes
+    to `x * scale + translation` in the output (half-centred pixels); output
+    pixels that map outside the input are 0. Each spatial axis is a matrix
+    product with a weight matrix of the `method`'s kernel (stretched by
+    `1 / scale` when downsampling with `antialias`), so it is differentiable
+    in `images`. Integer images are rounded and clipped to their input range.
+
+    Args:
+        images: N-D tensor.
+        output_shape: the output shape, one size per axis of `images`.
+        scale: K scales, one per axis in `spatial_dims`.
+        translation: K translations.
+        spatial_dims: the K axes to resample.
+        method: "linear"/"bilinear"/"trilinear", "cubic"/"bicubic"/"tricubic"
+            (Keys cubic), "lanczos3" or "lanczos5".
+        antialias: widen the kernel when downsampling.
+
+    Returns:
+        a tensor of `output_shape`, the dtype of `images`.
+
+    Example:
+        >>> images = np.arange(9, dtype="float32").reshape((3, 3))
+        >>> ops.image.scale_and_translate(images, (5, 5), np.array([2.0, 2.0]),
+        ...                               np.array([-0.5, -0.5]), (0, 1), "linear")[0]
+        ... # [0.0, 0.5, 1.0, 1.5, 2.0]
+    """
+    if method not in SCALE_AND_TRANSLATE_METHODS:
+        raise ValueError("ops.image.scale_and_translate: invalid value for argument `method`. "
+                         f"Expected of one {set(SCALE_AND_TRANSLATE_METHODS)}. Received: "
+                         f"method={method}")
+    if isinstance(images, KerasTensor):
+        return KerasTensor(tuple(output_shape), images.dtype)
+    kernel = _SCALE_KERNELS["linear" if method in ("linear", "bilinear", "trilinear") else
+                            "cubic" if method in ("cubic", "bicubic", "tricubic") else method]
+    images = _tensor(images)
+    scale, translation = np.asarray(_numpy(scale)), np.asarray(_numpy(translation))
+    dtype = np.result_type(scale.dtype, translation.dtype)
+    dtype = dtype if dtype.kind == "f" else np.dtype("float32")
+    scale, translation = scale.astype(dtype).reshape(-1), translation.astype(dtype).reshape(-1)
+    is_int = images.dtype in ("uint8", "int8", "uint16", "int16", "int32", "int64", "uint32")
+    output = ops.cast(images, "float32") if is_int else images
+    for i, axis in enumerate(spatial_dims):
+        axis = axis % len(images.shape)
+        weights = _scale_translate_matrix(images.shape[axis], output_shape[axis], scale[i],
+                                          translation[i], kernel, antialias)
+        weights = ops.convert_to_tensor(weights.astype(config.to_numpy_dtype(output.dtype)))
+        output = ops.moveaxis(ops.tensordot(output, weights, axes=([axis], [0])), -1, axis)
+    if is_int:
+        output = ops.cast(ops.clip(ops.round(output), ops.min(images), ops.max(images)),
+                          images.dtype)
+    return output
+
+
+def _numpy(x):
+    return x._value if isinstance(x, Tensor) else x
+
+
+def _scale_translate_matrix(in_size, out_size, scale, translation, kernel, antialias):
+    """(in_size, out_size) weights of one axis, in the scale's dtype (Keras's TF code)."""
+    dtype = scale.dtype
+    one = dtype.type(1)
+    inv_scale = one / scale
+    kernel_scale = max(inv_scale, one) if antialias else one
+    sample = (np.arange(out_size, dtype=dtype) + dtype.type(0.5)) * inv_scale \
+        - translation * inv_scale - dtype.type(0.5)
+    x = np.abs(sample[None, :] - np.arange(in_size, dtype=dtype)[:, None]) / kernel_scale
+    weights = kernel(x).astype(dtype)
+    total = weights.sum(axis=0, keepdims=True)
+    weights = np.where(np.abs(total) > 1000.0 * float(np.finfo(np.float32).eps),
+                       weights / np.where(total != 0, total, 1), 0).astype(dtype)
+    inside = (sample >= -0.5) & (sample <= dtype.type(in_size) - dtype.type(0.5))
+    return np.where(inside[None, :], weights, 0).astype(dtype)
+
+
+# perspective_transform ------------------------------------------------------------------------
+@keras_op
+def perspective_transform(images, start_points, end_points, interpolation="bilinear",
+                          fill_value=0, data_format=None):
+    """Warps images so that the four `start_points` land on the four `end_points`.
+
+    As Keras 3.15.1's TensorFlow backend: the homography mapping output
+    points to input points is solved (float32) from the point pairs and
+    applied as `affine_transform`'s projective transform, with a constant fill.
+
+    Args:
+        images: rank 3 or 4 tensor.
+        start_points: (4, 2) or (batch, 4, 2) `(x, y)` corners in the input.
+        end_points: the same shape: where those corners go.
+        interpolation: "nearest" or "bilinear".
+        fill_value: value of pixels that come from outside the input.
+        data_format: "channels_last" or "channels_first".
+
+    Returns:
+        a tensor of the input's shape and dtype.
+
+    Example:
+        >>> corners = np.array([[0, 0], [7, 0], [0, 7], [7, 7]], "float32")
+        >>> same = ops.image.perspective_transform(np.ones((8, 8, 1)), corners, corners)
+    """
+    data_format = _data_format(data_format)
+    if interpolation not in AFFINE_INTERPOLATIONS:
+        raise ValueError("ops.image.perspective_transform: invalid value for argument "
+                         f"`interpolation`. Expected of one {AFFINE_INTERPOLATIONS}. Received: "
+                         f"interpolation={interpolation}")
+    _check_rank("perspective_transform", images)
+    for name, points in (("start_points", start_points), ("end_points", end_points)):
+        shape = tuple(points.shape) if hasattr(points, "shape") else np.shape(points)
+        if len(shape) not in (2, 3) or shape[-2:] != (4, 2):
+            raise ValueError(f"ops.image.perspective_transform: invalid {name} shape: expected "
+                             "(4,2) for a single image or (N,4,2) for a batch. Received shape: "
+                             f"{shape}")
+    if tuple(np.shape(start_points) if not hasattr(start_points, "shape") else
+             start_points.shape) != tuple(np.shape(end_points) if not hasattr(end_points, "shape")
+                                          else end_points.shape):
+        raise ValueError("ops.image.perspective_transform: start_points and end_points must "
+                         "have the same shape.")
+    if isinstance(images, KerasTensor):
+        return KerasTensor(images.shape, images.dtype)
+    images = _tensor(images)
+    xp = images._device.xp
+    start = np.asarray(_numpy(start_points), dtype="float32").reshape(-1, 4, 2)
+    end = np.asarray(_numpy(end_points), dtype="float32").reshape(-1, 4, 2)
+    transform = xp.asarray(_homography(start, end))
+    return _warp(images, transform, interpolation, "constant", fill_value, data_format)
+
+
+def _homography(start, end):
+    """(N, 8) projective transforms taking output (end) points to input (start) points."""
+    rows, targets = [], []
+    zeros, ones = np.zeros(start.shape[0], "float32"), np.ones(start.shape[0], "float32")
+    for k in range(4):
+        sx, sy = start[:, k, 0], start[:, k, 1]
+        ex, ey = end[:, k, 0], end[:, k, 1]
+        rows.append(np.stack([ex, ey, ones, zeros, zeros, zeros, -sx * ex, -sx * ey], -1))
+        rows.append(np.stack([zeros, zeros, zeros, ex, ey, ones, -sy * ex, -sy * ey], -1))
+        targets += [sx, sy]
+    matrix = np.stack(rows, axis=1)
+    return np.linalg.solve(matrix, np.stack(targets, -1)[..., None])[..., 0].astype("float32")
+
+
+# elastic_transform ----------------------------------------------------------------------------
+@keras_op
+def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
+                      fill_mode="reflect", fill_value=0.0, seed=None, data_format=None):
+    """Displaces every pixel by a smooth random field (elastic deformation).
+
+    As Keras 3.15.1's TensorFlow backend: a standard-normal field of shape
+    (batch, height, width) times `sigma` is blurred with a Gaussian of
+    `sigma` (kernel size `6 * int(sigma) | 1`) and scaled by `alpha`; the
+    image is resampled at `(y + alpha * d, x + alpha * d)` with
+    `map_coordinates`. Keras draws the x and y fields from the same seed, so
+    they are equal (the displacement is along the diagonal); kerasish keeps
+    that. The draws come from kerasish's generators, not TensorFlow's.
+
+    Args:
+        images: rank 3 or 4 float tensor.
+        alpha: displacement scale.
+        sigma: smoothness (standard deviation of the blur).
+        interpolation: "nearest" or "bilinear".
+        fill_mode: "constant", "nearest", "wrap" or "reflect".
+        fill_value: value outside the image for "constant".
+        seed: None, an int or a `keras.random.SeedGenerator`.
+        data_format: "channels_last" or "channels_first".
+
+    Returns:
+        a tensor of the input's shape and dtype.
+
+    Example:
+        >>> images = np.random.random((2, 16, 16, 3)).astype("float32")
+        >>> ops.image.elastic_transform(images, alpha=5.0, sigma=2.0, seed=1).shape
+        (2, 16, 16, 3)
+    """
+    data_format = _data_format(data_format)
+    if interpolation not in AFFINE_INTERPOLATIONS:
+        raise ValueError("ops.image.elastic_transform: invalid value for argument "
+                         f"`interpolation`. Expected of one {AFFINE_INTERPOLATIONS}. Received: "
+                         f"interpolation={interpolation}")
+    if fill_mode not in AFFINE_FILL_MODES:
+        raise ValueError("ops.image.elastic_transform: invalid value for argument `fill_mode`. "
+                         f"Expected of one {AFFINE_FILL_MODES}. Received: fill_mode={fill_mode}")
+    _check_rank("elastic_transform", images)
+    if isinstance(images, KerasTensor):
+        return KerasTensor(images.shape, images.dtype)
+    images = _tensor(images)
+    dtype = images.dtype
+    if not config.is_float_dtype(dtype):
+        raise ValueError("ops.image.elastic_transform: expected float images (the random "
+                         f"field is drawn in the images' dtype). Received dtype={dtype}")
+    single = len(images.shape) == 3
+    batch = ops.expand_dims(images, 0) if single else images
+    array = _to_channels_last(batch._value, data_format)
+    xp = images._device.xp
+    n, height, width, channels = array.shape
+    np_dtype = config.to_numpy_dtype(dtype)
+    alpha, sigma = np_dtype.type(alpha), np_dtype.type(sigma)
+    size = 6 * int(sigma) | 1
+    normal = REGISTRY.lookup_public("random", "normal")
+    field = normal((n, height, width, 1), dtype=dtype, seed=seed) * sigma
+    field = gaussian_blur(field, kernel_size=(size, size), sigma=(float(sigma), float(sigma)),
+                          data_format="channels_last")._value[..., 0]
+    ys, xs = xp.meshgrid(xp.arange(height, dtype=np_dtype), xp.arange(width, dtype=np_dtype),
+                         indexing="ij")
+    order = AFFINE_INTERPOLATIONS.index(interpolation)
+    out = xp.empty(array.shape, dtype=array.dtype)
+    for b in range(n):  # the same field moves x and y (Keras draws both from one seed)
+        coords = xp.stack([ys + alpha * field[b], xs + alpha * field[b]])
+        for c in range(channels):
+            out[b, ..., c] = map_coordinates(Tensor(array[b, ..., c], images._device),
+                                             Tensor(coords, images._device), order,
+                                             fill_mode=fill_mode, fill_value=fill_value)._value
+    out = _from_channels_last(out, data_format)
+    return _result(out[0] if single else out, images)

@@ -404,6 +404,77 @@ class Update(Op):
         return (ew.multiply(g, Tensor(keep, g._device)), getitem(g, self.index).reshape(u_shape))
 
 
+_SCATTER_REDUCTIONS = ("max", "min", "mul")
+
+
+def _scatter_reduce(x, idx, updates, reduction):
+    """`scatter_update` with "max"/"min"/"mul": each entry combined with every update
+    aimed at it (the entries of `x` take part, as in Keras)."""
+    lead, rest = x.shape[:idx.shape[-1]], x.shape[idx.shape[-1]:]
+    idx = np.where(idx < 0, idx + np.asarray(lead), idx)
+    pos = np.ravel_multi_index(tuple(idx.T), lead)
+    width = int(np.prod(rest, dtype=np.int64))
+    x2 = shape_ops.reshape(x, (int(np.prod(lead, dtype=np.int64)), width))
+    u = core.cast(convert_to_tensor(updates), x.dtype)
+    u2 = shape_ops.reshape(u, (len(pos), width))
+    if reduction == "mul":
+        out = _scatter_mul(x2, pos, u2)
+    else:
+        out = ScatterExtreme(reduction, pos)(x2, u2)
+    return shape_ops.reshape(out, x.shape)
+
+
+def _scatter_mul(x2, pos, u2):
+    """Row `p` of `x2` times every row of `u2` aimed at it, as differentiable ops: the
+    rows are multiplied in rounds (the k-th update of each row in round k)."""
+    rows, where_row = np.unique(pos, return_inverse=True)
+    order = np.argsort(where_row, kind="stable")
+    rank = np.empty(len(pos), dtype=np.int64)
+    rank[order] = np.arange(len(pos)) - np.searchsorted(where_row[order], where_row[order])
+    product = take(x2, rows, axis=0)
+    for k in range(int(rank.max()) + 1 if len(pos) else 0):
+        chosen = np.nonzero(rank == k)[0]
+        hit = np.zeros((len(rows), 1), dtype=bool)
+        hit[where_row[chosen]] = True
+        factor = scatter(where_row[chosen][:, None], take(u2, chosen, axis=0), product.shape)
+        product = ew.multiply(product, ew.where(hit, factor, core.cast(1, product.dtype)))
+    return _update("scatter_update", x2, (x2._device.send(rows),), product)
+
+
+class ScatterExtreme(Op):
+    """Rows of `x` combined by max (or min) with the rows of `u` at `pos`.
+
+    The gradient is TensorFlow's (`tensor_scatter_nd_max`): every value equal to
+    the result gets an equal share of the incoming gradient.
+    """
+
+    name = "scatter_update"
+
+    def __init__(self, reduction, pos):
+        self.reduction, self.pos = reduction, pos
+
+    def forward(self, device, x, u):
+        out = x.copy()
+        ufunc = device.xp.maximum if self.reduction == "max" else device.xp.minimum
+        ufunc.at(out, device.send(self.pos), u)
+        return out
+
+    def save(self, inputs, outputs):
+        return inputs[0]._value, inputs[1]._value, outputs[0]._value
+
+    def backward(self, saved, needs, g):
+        x, u, out = saved
+        xp, pos = g._device.xp, g._device.send(self.pos)
+        x_hit = (x == out).astype(g._value.dtype)
+        u_hit = (u == out[pos]).astype(g._value.dtype)
+        count = x_hit.copy()
+        xp.add.at(count, pos, u_hit)
+        count = xp.maximum(count, 1)
+        gx = ew.multiply(g, Tensor(x_hit / count, g._device))
+        gu = ew.multiply(take(g, pos, axis=0), Tensor(u_hit / count[pos], g._device))
+        return gx, gu
+
+
 @keras_op
 def slice_update(inputs, start_indices, updates):
     """Returns `inputs` with a block starting at `start_indices` replaced by `updates`.
@@ -436,7 +507,8 @@ def scatter_update(inputs, indices, updates, reduction=None):
         inputs: tensor of rank R.
         indices: int array of shape (N, K), K <= R: one index tuple per row.
         updates: values of shape (N,) + inputs.shape[K:].
-        reduction: None (replace) or "add" (add, repeated indices accumulate).
+        reduction: None (replace), or how the entries are combined with the
+            updates, repeated indices included: "add", "max", "min" or "mul".
 
     Returns:
         New Tensor.
@@ -451,10 +523,11 @@ def scatter_update(inputs, indices, updates, reduction=None):
     check_indices("scatter_update", idx)
     if reduction == "add":
         return ew.add(x, scatter(idx, core.cast(convert_to_tensor(updates), x.dtype), x.shape))
-    if reduction is not None:
-        raise NotImplementedError(f"ops.scatter_update: reduction={reduction!r} is not supported "
-                                  "(use None or 'add').")
+    if reduction is not None and reduction not in _SCATTER_REDUCTIONS:
+        raise ValueError(f"Unsupported reduction: {reduction}")
     idx = idx.reshape(-1, idx.shape[-1]) if idx.ndim else idx.reshape(1, 1)
+    if reduction is not None:
+        return _scatter_reduce(x, idx, updates, reduction)
     index = tuple(core.to_array(idx[:, i], x._device) for i in range(idx.shape[-1]))
     return _update("scatter_update", x, index, updates)
 

@@ -125,13 +125,40 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
     x = convert_to_tensor(x)
     if x.__class__ is KerasTensor:
         return _symbolic_unique(x, return_index, return_inverse, return_counts, axis, size)
+    xp = x._device.xp
+    res = xp.unique(x._value, return_index=return_index, return_inverse=return_inverse,
+                    return_counts=return_counts, axis=axis, equal_nan=False)  # NaNs kept apart
+    res = [res] if not (return_index or return_inverse or return_counts) else list(res)
     if size is not None:
-        raise NotImplementedError("ops.unique: `size` padding is not supported.")
-    res = x._device.xp.unique(x._value, return_index=return_index, return_inverse=return_inverse,
-                              return_counts=return_counts, axis=axis)
-    if not (return_index or return_inverse or return_counts):
-        return Tensor(res, x._device)
+        res = _unique_to_size(xp, res, int(size), 0 if axis is None else axis % x.ndim,
+                              fill_value, return_index, return_counts)
+    if len(res) == 1:
+        return Tensor(res[0], x._device)
     return tuple(Tensor(r if i == 0 else r.astype("int32"), x._device) for i, r in enumerate(res))
+
+
+def _unique_to_size(xp, res, size, dim, fill_value, return_index, return_counts):
+    """Keras's `size`: the values (with their indices and counts) truncated to `size`
+    along `dim`, or padded with `fill_value` (0 by default), counts with 0, indices with 1."""
+    values = res[0]
+    have = values.shape[dim]
+    if have > size:
+        cut = [slice(None)] * values.ndim
+        cut[dim] = slice(0, size)
+        res[0] = values[tuple(cut)]
+        if return_index:
+            res[1] = res[1][:size]
+        if return_counts:
+            res[-1] = res[-1][:size]
+    elif have < size:
+        widths = [(0, 0)] * values.ndim
+        widths[dim] = (0, size - have)
+        res[0] = xp.pad(values, widths, constant_values=0 if fill_value is None else fill_value)
+        if return_index:
+            res[1] = xp.pad(res[1], (0, size - have), constant_values=1)
+        if return_counts:
+            res[-1] = xp.pad(res[-1], (0, size - have), constant_values=0)
+    return res
 
 
 def _symbolic_unique(x, return_index, return_inverse, return_counts, axis, size):
@@ -164,6 +191,8 @@ def saturate_cast(x, dtype):
     if x.__class__ is KerasTensor:
         return KerasTensor(x.shape, core.config.standardize_dtype(dtype))
     target = core.config.to_numpy_dtype(dtype)
+    if target.kind == "b":  # Keras clips to [False, True] = [0, 1], then casts
+        return core.cast(ew.clip(x, 0, 1), dtype)
     info = np.iinfo(target) if target.kind in "iu" else core.config.finfo(target)
     lo, hi = max(info.min, -np.inf), info.max
     if x._value.dtype.kind in "iu":

@@ -68,6 +68,7 @@ def repeat(x, repeats, axis=None):
         >>> ops.repeat(ops.convert_to_tensor([1, 2]), 2)   # [1, 1, 2, 2]
     """
     x = convert_to_tensor(x)
+    flattened = axis is None
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = _axis("repeat", axis, x.ndim)
@@ -75,6 +76,12 @@ def repeat(x, repeats, axis=None):
         n = x.shape[axis]
         if n is not None and repeats.__class__ is not KerasTensor:
             reps = np.asarray(core.convert_to_numpy(repeats)).reshape(-1)
+            if reps.size not in (1, n):
+                raise ValueError(
+                    "Size of `repeats` and dimensions of `x` after flattening should be "
+                    f"compatible. Received: {reps.size} and {n}" if flattened else
+                    f"Size of `repeats` and dimensions of `axis {axis} of x` should be "
+                    f"compatible. Received: {reps.size} and {list(x.shape)}")
             n = n * int(reps[0]) if reps.size == 1 else int(reps.sum())  # one count: for all
         elif repeats.__class__ is KerasTensor:
             n = None

@@ -179,6 +179,13 @@ def inner(x1, x2):
     a, b = convert_to_tensor(x1), convert_to_tensor(x2)
     if a.ndim == 0 or b.ndim == 0:
         return ew.multiply(a, b)
+    if a.__class__ is KerasTensor or b.__class__ is KerasTensor:
+        d1, d2 = a.shape[-1], b.shape[-1]
+        if d1 is not None and d2 is not None and d1 != d2:
+            raise ValueError("`inner` requires the last dimension of `x1` and `x2` to match. "
+                             f"Received: x1.shape={tuple(a.shape)}, x2.shape={tuple(b.shape)}.")
+        return KerasTensor(tuple(a.shape[:-1]) + tuple(b.shape[:-1]),
+                           _product_dtype_name(a.dtype, b.dtype))
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
 
 
@@ -203,10 +210,12 @@ def tensordot(x1, x2, axes=2):
     sizes_a = [a.shape[i] for i in axes_a]
     sizes_b = [b.shape[i] for i in axes_b]
     if a.__class__ is KerasTensor or b.__class__ is KerasTensor:
-        if len(sizes_a) != len(sizes_b) or any(
-                m is not None and n is not None and m != n for m, n in zip(sizes_a, sizes_b)):
-            raise ValueError(f"ops.tensordot: contracted axes differ in size ({sizes_a} vs "
-                             f"{sizes_b}) for inputs {core.describe(a, b)}.")
+        # Keras's rule: axes given as lists are compared (None matches any size); an
+        # integer `axes` is not
+        if not isinstance(axes, int) and (len(sizes_a) != len(sizes_b) or any(
+                m is not None and n is not None and m != n for m, n in zip(sizes_a, sizes_b))):
+            raise ValueError("Shape mismatch on `x1[axes[0]]` and `x2[axes[1]]`, received "
+                             f"{sizes_a} and {sizes_b}.")
         shape = tuple(a.shape[i] for i in range(a.ndim) if i not in axes_a) + \
             tuple(b.shape[i] for i in range(b.ndim) if i not in axes_b)
         return KerasTensor(shape, _product_dtype_name(a.dtype, b.dtype))
@@ -298,7 +307,7 @@ def einsum(subscripts, *operands, **kwargs):
         (2, 4)
     """
     tensors = [convert_to_tensor(t) for t in operands]
-    if KerasTensor in map(type, tensors) and "..." not in subscripts:
+    if KerasTensor in map(type, tensors):
         return _symbolic_einsum(subscripts, tensors)
     specs, output_spec, tensors = _expand_ellipsis(subscripts, tensors)
     values, tensors, dev = _operands("einsum", *tensors)
@@ -310,24 +319,50 @@ def einsum(subscripts, *operands, **kwargs):
 
 
 def _symbolic_einsum(subscripts, tensors):
-    """einsum's output spec (no '...'): each letter's size is the known size any
-    operand gives it, None when none does."""
+    """einsum's output spec, by Keras's rule: each operand's shape is laid out on the
+    output's letters (its '...' dims on the output's '...', 1 for a letter it lacks)
+    and the layouts are broadcast, None standing for an unknown size. Sizes of
+    summed letters are not compared (Keras does not either)."""
     specs, output_spec = _einsum_specs(subscripts, len(tensors))
-    sizes = {}
+    layouts = []
     for spec, t in zip(specs, tensors):
-        if len(spec) != t.ndim:
-            raise ValueError(f"ops.einsum: {subscripts!r} gives operand spec {spec!r} to an "
-                             f"operand of shape {t.shape}.")
-        for c, n in zip(spec, t.shape):
-            if n is not None:
-                if sizes.get(c) not in (None, n):
-                    raise ValueError(f"ops.einsum: index {c!r} has sizes {sizes[c]} and {n} "
-                                     f"in {subscripts!r}.")
-                sizes[c] = n
-            else:
-                sizes.setdefault(c, None)
-    shape = tuple(sizes[c] for c in output_spec)
-    return KerasTensor(shape, _product_dtype_name(*[t.dtype for t in tensors]))
+        shape = tuple(t.shape)
+        head, dots, tail = spec.partition("...")
+        if not dots and len(shape) != len(spec):
+            raise ValueError(
+                "Number of dimensions in the subscript does not match the number of "
+                f"dimensions in the operand, received subscript `{spec}` and operand of "
+                f"shape {list(shape)}.")
+        sizes = dict(zip(head, shape[:len(head)]))
+        sizes.update(zip(tail, shape[len(shape) - len(tail):]))
+        wildcard = shape[len(head):len(shape) - len(tail)] if dots else ()
+        layout = []
+        for part in output_spec.split("..."):
+            layout.append([sizes.get(c, 1) for c in part])
+        joined = layout[0]
+        for part in layout[1:]:
+            joined = joined + list(wildcard) + part
+        layouts.append(joined)
+    shape = []
+    width = max(len(s) for s in layouts)
+    for k in range(width):
+        dims = [s[len(s) - width + k] for s in layouts if len(s) - width + k >= 0]
+        shape.append(_broadcast_dim(dims, subscripts))
+    return KerasTensor(tuple(shape), _product_dtype_name(*[t.dtype for t in tensors]))
+
+
+def _broadcast_dim(dims, subscripts):
+    """Keras's broadcast of one dimension: 1 yields, None is unknown, sizes must agree."""
+    out = 1
+    for d in dims:
+        if d == 1:
+            continue
+        if out == 1 or out is None:
+            out = d if d is not None or out == 1 else out
+        elif d is not None and d != out:
+            raise ValueError(f"ops.einsum: cannot broadcast sizes {out} and {d} in "
+                             f"{subscripts!r}.")
+    return out
 
 
 class Einsum(Op):

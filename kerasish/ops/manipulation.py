@@ -231,8 +231,8 @@ def squeeze(x, axis=None):
     if axis is not None:
         for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
             a = _axis("squeeze", a, x.ndim)
-            if x.shape[a] != 1 and x.shape[a] is not None:  # unknown: squeezed (checked at
-                raise ValueError(                              # run time)
+            if x.shape[a] != 1:  # an unknown (None) size is refused too, as Keras does
+                raise ValueError(
                     f"ops.squeeze: cannot squeeze axis {a} of size {x.shape[a]} (shape {x.shape}).")
     if x.__class__ is KerasTensor:  # unknown sizes are squeezed only when named in `axis`
         if axis is None:

@@ -10,7 +10,7 @@ import numpy as np
 
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
 from kerasish.ops.indexing import take_along_axis
-from kerasish.ops.sorting import sort
+from kerasish.ops.sorting import is_symbolic, quantile_spec, sort
 from kerasish.ops.symbolic import keras_op
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -134,6 +134,8 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     if method not in _METHODS:
         raise ValueError(f"ops.nanquantile: `method` must be one of {_METHODS}. "
                          f"Received: method={method!r}")
+    if is_symbolic(x, q):
+        return quantile_spec(core.convert_to_tensor(x), q, axis, keepdims)
     x = core.float_operand(x)
     qs = np.asarray(core.convert_to_numpy(q), dtype=np.float64)
     if isinstance(axis, (tuple, list)) and not axis:  # nothing to reduce: x itself, per q
@@ -165,6 +167,8 @@ def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
     Example:
         >>> ops.nanpercentile(ops.convert_to_tensor([1.0, float("nan"), 3.0]), 50)   # 2.0
     """
+    if is_symbolic(x, q):
+        return quantile_spec(core.convert_to_tensor(x), q, axis, keepdims)
     qs = np.asarray(core.convert_to_numpy(q), dtype=np.float64) / 100.0
     return nanquantile(x, qs, axis=axis, method=method, keepdims=keepdims)
 

@@ -423,6 +423,8 @@ def histogram(x, bins=10, range=None):  # noqa: A002 - Keras's argument name
     if x.ndim != 1:
         raise ValueError(f"ops.histogram: Input tensor must be 1-dimensional. "
                          f"Received: input.shape = {tuple(x.shape)}")
+    if x.__class__ is KerasTensor:
+        return KerasTensor((bins,), x.dtype), KerasTensor((bins + 1,), x.dtype)
     counts, edges = np.histogram(core.convert_to_numpy(x), bins=bins, range=range)
     dtype = x.dtype if x.dtype != "int64" else "int32"
     return (core.convert_to_tensor(counts, dtype=dtype),

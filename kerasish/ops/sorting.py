@@ -8,6 +8,7 @@ import numpy as np
 
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import config
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
@@ -135,10 +136,36 @@ def searchsorted(sorted_sequence, values, side="left"):
     if seq.ndim != 1:
         raise ValueError(f"ops.searchsorted: sorted_sequence must be 1-D; got shape {seq.shape}.")
     if seq.__class__ is KerasTensor or values.__class__ is KerasTensor:
-        return KerasTensor(tuple(getattr(values, "shape", np.shape(values))), "int32")
+        # Keras: int32 unless the sequence's length is unknown (or past int32)
+        dtype = "int32" if seq.shape[0] is not None and seq.shape[0] <= 2**31 - 1 else "int64"
+        return KerasTensor(tuple(getattr(values, "shape", np.shape(values))), dtype)
     vals = core.to_array(values, seq._device)
     return Tensor(seq._device.xp.searchsorted(seq._value, vals, side=side).astype("int32"),
                   seq._device)
+
+
+def quantile_spec(x, q, axis, keepdims):
+    """The output KerasTensor of quantile/percentile and their nan* forms on symbolic
+    inputs (Keras's rule): the reduced shape of `x`, after `len(q)` for a 1-D `q`."""
+    shape = tuple(x.shape)
+    axes = range(len(shape)) if axis is None else {
+        a % len(shape) for a in (axis if isinstance(axis, (list, tuple)) else [axis])}
+    if keepdims:
+        out = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    else:
+        out = tuple(d for i, d in enumerate(shape) if i not in axes)
+    q_shape = getattr(q, "shape", None)
+    if q_shape is not None:
+        out = (tuple(q_shape)[0],) + out if len(q_shape) > 0 else out
+    elif isinstance(q, (list, tuple)):
+        out = (len(q),) + out
+    dtype = config.floatx() if x.dtype == "int64" else result_type(x.dtype, float)
+    return KerasTensor(out, dtype)
+
+
+def is_symbolic(*values):
+    """Whether any of the values is a KerasTensor."""
+    return any(v.__class__ is KerasTensor for v in values)
 
 
 @keras_op
@@ -158,6 +185,8 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
     Example:
         >>> ops.quantile(ops.convert_to_tensor([1.0, 2.0, 3.0, 4.0]), 0.5)   # 2.5
     """
+    if is_symbolic(x, q):
+        return quantile_spec(convert_to_tensor(x), q, axis, keepdims)
     x = core.float_operand(x)
     kept_shape = None  # the keepdims shape when several axes are merged into one
     if axis is None or (isinstance(axis, (tuple, list)) and len(axis) != 1):

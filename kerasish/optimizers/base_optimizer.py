@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from kerasish.autodiff import capture
+from kerasish.autodiff import capture, stateless_scope
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish import ops
 from kerasish.backend import config, devices
@@ -362,6 +362,8 @@ class BaseOptimizer:
         if distribute_lib.replica_apply(self, grads, trainable_variables):
             return  # inside strategy.run: the strategy applies one summed update
         variables = self._resolve_variables(grads, trainable_variables)
+        if stateless_scope.in_stateless_scope():  # the updates go to the scope's copies
+            stateless_scope.protect(list(self.variables) + list(variables))
         grads, variables = self._filter_empty_gradients(grads, variables)
         grads = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
         grads, variables = self._overwrite_variables_with_gradients(grads, variables)

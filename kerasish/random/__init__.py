@@ -10,6 +10,7 @@ import random as _pyrandom
 import numpy as np
 
 from kerasish.autodiff import capture as _capture
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, devices as _dev
 from kerasish.ops import core, elementwise as ew, manipulation
@@ -163,6 +164,8 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         raise ValueError(f"dropout: `rate` must be in [0, 1). Received: rate={rate}")
     if rate == 0:
         return x
+    if isinstance(x, KerasTensor):  # a symbolic call: no draw, the seed does not advance
+        return KerasTensor(tuple(x.shape), x.dtype)
     shape = x.shape if noise_shape is None else tuple(
         x.shape[i] if n is None else n for i, n in enumerate(noise_shape))
     dtype, target = x._value.dtype, x._device

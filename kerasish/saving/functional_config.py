@@ -9,6 +9,7 @@ each node as `[[layer_name, node_index, tensor_index, kwargs], ...]`;
 `functional_from_config` accepts both.
 """
 from kerasish.layers.call_utils import call_signature
+from kerasish.layers.core.lambda_layer import SymbolicOp
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.saving import saving_api, serialization
 from kerasish.utils import tree
@@ -107,8 +108,27 @@ def _jsonable(value):
     return value
 
 
+def _with_op_classes(config, custom_objects):
+    """Resolves the ops of a functional config (`{"module": "keras.src.ops.numpy",
+    "class_name": "NotEqual", ...}`, as Keras writes a mask or `x + 1`) to
+    kerasish op nodes, without confusing them with layers of the same class name
+    (the `Add` op vs the `Add` layer)."""
+    entries, objects = [], dict(custom_objects or {})
+    for entry in config.get("layers", []):
+        module = entry.get("module") or ""
+        if module.startswith("keras.src.ops") and entry.get("class_name"):
+            key = f"kerasish_op>{entry['class_name']}"
+            objects[key] = SymbolicOp.for_op(entry["class_name"])
+            entry = {**entry, "registered_name": key}
+        entries.append(entry)
+    if len(objects) == len(custom_objects or {}):
+        return config, custom_objects
+    return {**config, "layers": entries}, objects
+
+
 def functional_from_config(cls, config, custom_objects=None):
     """Rebuilds a Functional model by replaying the recorded layer calls."""
+    config, custom_objects = _with_op_classes(config, custom_objects)
     created, outputs_of = {}, {}
     pending = []
     for entry in config["layers"]:

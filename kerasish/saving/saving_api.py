@@ -19,7 +19,7 @@ from kerasish.layers import symbolic
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import _overrides
 from kerasish.saving import (atomic, compat, file_errors, legacy_h5, legacy_model,
-                             saving_lib, serialization)
+                             saving_lib, serialization, sharded_weights)
 
 KERAS_VERSION = "3.15.1"
 _LEGACY_SUFFIXES = (".h5", ".hdf5")
@@ -42,27 +42,34 @@ def _require_built(model, action):
 
 
 def save_weights(model, filepath, overwrite=True, max_shard_size=None):
-    """Writes `model`'s weights (and built optimizer state) to `<name>.weights.h5`.
+    """Writes `model`'s weights (and built optimizer state) to `<name>.weights.h5`, or
+    sharded (`max_shard_size`) to `<name>.weights.json` and `<name>_00000.weights.h5`, ...
 
     Args:
         model: a built model.
-        filepath: path ending in `.weights.h5` (str or PathLike).
+        filepath: path ending in `.weights.h5`, or with `max_shard_size` in
+            `.weights.json` (a `.weights.h5` one is renamed, with Keras's warning).
         overwrite: replace an existing file (atomically) when True.
-        max_shard_size: not supported (raises).
+        max_shard_size: None, or the largest shard in GB (Keras's split; see
+            `kerasish.saving.sharded_weights`).
 
     Example:
         >>> model.save_weights("model.weights.h5")
+        >>> model.save_weights("big.weights.json", max_shard_size=2)   # 2 GB shards
     """
     filepath = os.fspath(filepath)
-    if not filepath.endswith(".weights.h5"):
+    if max_shard_size is None and not filepath.endswith(".weights.h5"):
         raise ValueError(
             f"The filename must end in `.weights.h5`. Received: filepath={filepath}"
         )
-    if max_shard_size is not None:
-        raise NotImplementedError(
-            "save_weights(max_shard_size=...) (sharded `.weights.json` files) is not supported "
-            "by kerasish; save a single `.weights.h5` file instead.")
+    if max_shard_size is not None and not filepath.endswith(("weights.h5", "weights.json")):
+        raise ValueError("The filename must end in `.weights.json` when `max_shard_size` is "
+                         f"specified. Received: filepath={filepath}")
     _require_built(model, "save weights")
+    if max_shard_size is not None:
+        atomic.check_destination(filepath, overwrite)
+        sharded_weights.write_sharded_weights(model, filepath, max_shard_size)
+        return
     with atomic.atomic_path(filepath, overwrite) as tmp:
         saving_lib.write_weights(model, tmp)
 
@@ -105,10 +112,12 @@ def load_weights(model, filepath, skip_mismatch=False, by_name=False, **kwargs):
     filepath = os.fspath(filepath)
     if kwargs:
         raise TypeError(f"load_weights() got unexpected keyword arguments {sorted(kwargs)}.")
+    if filepath.endswith(".weights.json"):
+        return _load_sharded(model, filepath, skip_mismatch, by_name)
     if not filepath.endswith((".keras",) + _LEGACY_SUFFIXES):
         raise ValueError(
             f"File format not supported: filepath={filepath}. kerasish reads `.keras`, "
-            "`.weights.h5` and legacy `.h5`/`.hdf5` weight files."
+            "`.weights.h5`, sharded `.weights.json` and legacy `.h5`/`.hdf5` weight files."
         )
     _check_exists(filepath)
     _require_built(model, "load weights")
@@ -130,6 +139,17 @@ def load_weights(model, filepath, skip_mismatch=False, by_name=False, **kwargs):
             saving_lib.read_weights(model, f, skip_mismatch=skip_mismatch, source=filepath)
 
 
+def _load_sharded(model, filepath, skip_mismatch, by_name):
+    """Loads `save_weights(..., max_shard_size=...)`'s json map and shards."""
+    if by_name:
+        raise ValueError("`by_name` only supports loading legacy '.h5' or '.hdf5' files. "
+                         f"Received: {filepath}")
+    _check_exists(filepath)
+    _require_built(model, "load weights")
+    with sharded_weights.read_sharded_weights(filepath) as merged:
+        saving_lib.read_weights(model, merged, skip_mismatch=skip_mismatch, source=filepath)
+
+
 def _open_zip(filepath):
     try:
         return zipfile.ZipFile(filepath, "r")
@@ -138,16 +158,19 @@ def _open_zip(filepath):
                          f"truncated): {e}") from None
 
 
-def _read_archive(filepath, *members):
+def _read_archive(filepath, member):
     with _open_zip(filepath) as archive:
-        saving_lib.check_zip_archive(archive)
-        try:
-            data = [saving_lib._safe_zip_read(archive, member) for member in members]
-        except KeyError as e:
-            raise ValueError(f"{filepath!r} is missing {e} (not a Keras model archive).") from None
-        except (zipfile.BadZipFile, OSError, EOFError) as e:   # e.g. bad CRC in a damaged file
-            raise ValueError(f"{filepath!r} is a damaged `.keras` archive: {e}") from None
-    return data[0] if len(data) == 1 else data
+        return _read_member(filepath, archive, member)
+
+
+def _read_member(filepath, archive, member):
+    """One member's bytes; a decompression bomb is refused before it is read."""
+    try:
+        return saving_lib._safe_zip_read(archive, member)
+    except KeyError as e:
+        raise ValueError(f"{filepath!r} is missing {e} (not a Keras model archive).") from None
+    except (zipfile.BadZipFile, OSError, EOFError) as e:   # e.g. bad CRC in a damaged file
+        raise ValueError(f"{filepath!r} is a damaged `.keras` archive: {e}") from None
 
 
 def _compile_config(model):
@@ -310,7 +333,23 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
 
 
 def _load_keras_archive(filepath, custom_objects, compile):
-    config_bytes, data = _read_archive(filepath, "config.json", "model.weights.h5")
+    """Keras's order: config.json, the model, model.weights.h5, then the assets (the
+    whole archive checked for extraction bombs first when it has any)."""
+    with _open_zip(filepath) as archive:
+        model = _model_from_archive(filepath, archive, custom_objects, compile)
+        data = _read_member(filepath, archive, "model.weights.h5")
+        with _open_h5(filepath, data) as f, file_errors.damage_is_named(filepath):
+            saving_lib.read_weights(model, f, source=filepath)
+        names = archive.namelist()
+        if len(names) > 3:  # metadata, config, weights + assets
+            saving_lib._reject_zip_extract_bomb(archive)
+        saving_lib.read_assets(model, names,
+                               lambda name: saving_lib._safe_zip_read(archive, name))
+    return model
+
+
+def _model_from_archive(filepath, archive, custom_objects, compile):
+    config_bytes = _read_member(filepath, archive, "config.json")
     try:
         config = json.loads(config_bytes)
     except ValueError as e:
@@ -324,11 +363,6 @@ def _load_keras_archive(filepath, custom_objects, compile):
             model.compile_from_config(compile_config)   # overridable, as in Keras
         else:
             _compile_from_config(model, compile_config, custom_objects)
-    with _open_h5(filepath, data) as f, file_errors.damage_is_named(filepath):
-        saving_lib.read_weights(model, f, source=filepath)
-    with _open_zip(filepath) as archive:
-        saving_lib.read_assets(model, archive.namelist(),
-                               lambda name: saving_lib._safe_zip_read(archive, name))
     return model
 
 

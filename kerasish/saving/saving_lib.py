@@ -13,6 +13,7 @@ first variable changes. As in Keras, a layer whose variables do not match
 the file is an error, while an optimizer whose state does not match is
 skipped with a warning (its slots may not exist yet).
 """
+import math
 import os
 import tempfile
 import warnings
@@ -23,6 +24,7 @@ import numpy as np
 from kerasish.autodiff.tensor import Variable
 from kerasish.layers.layer import _SKIP_ATTRS, Layer
 from kerasish.utils.naming import to_snake_case
+from kerasish.utils.summary_utils import readable_memory_size
 
 _SKIP = {"_inbound_nodes", "_operations", "_stack", "_nodes", "_inputs", "_outputs",
          "_inputs_struct", "_outputs_struct", "_compile_loss", "_compile_metrics",
@@ -32,14 +34,18 @@ _SKIP = {"_inbound_nodes", "_operations", "_stack", "_nodes", "_inputs", "_outpu
          "_build_shapes", "_nodes_by_depth", "_trainer_state"}
 _LEGACY_LAYERS = "_layer_checkpoint_dependencies"   # Keras 2.13-2.15 ".keras" files
 
-# Decompression-bomb limits for `.keras` archives (members are stored uncompressed
-# by Keras and kerasish, so real files expand about 1:1). A member that declares
-# more than the floor and expands more than the ratio is refused before anything
-# is decompressed: the members read into memory with the first floor, every
-# member of the archive (assets included) with the second.
-_ZIP_MEMBER_BOMB_FLOOR_BYTES = 1 << 28      # 256 MiB
+# Decompression-bomb limits, Keras 3.15.1's (CWE-409). Keras and kerasish store
+# archive members uncompressed, so real files expand about 1:1 (DEFLATE cannot
+# pass ~1032:1). A member that declares more than a floor and more than
+# `_ZIP_MEMBER_MAX_EXPANSION` times its stored size is refused before it is
+# decompressed: config.json and model.weights.h5 with the in-memory floor, every
+# member (when the archive has assets) with the lower extraction floor.
+_ZIP_MEMBER_BOMB_FLOOR_BYTES = 1 << 32      # 4 GiB
 _ZIP_MEMBER_MAX_EXPANSION = 100
-_ZIP_EXTRACT_BOMB_FLOOR_BYTES = 1 << 30     # 1 GiB
+_ZIP_EXTRACT_BOMB_FLOOR_BYTES = 1 << 28     # 256 MiB
+# HDF5 "shape bombs": a dataset declaring far more bytes than it stores.
+_H5_DATASET_BOMB_FLOOR_BYTES = 1 << 32      # 4 GiB
+_H5_DATASET_MAX_EXPANSION = 1000
 
 
 def _is_saveable(value):
@@ -93,7 +99,8 @@ def _children(obj):
         yield "layers", obj.layers
     if _is_optimizer(obj):
         return
-    attrs = vars(obj)
+    attrs = dict(vars(obj))
+    attrs.update(_user_properties(obj))
     names = sorted((k for k in attrs if k not in _SKIP), key=lambda k: (k.startswith("_"), k))
     for name in names:
         value = attrs[name]
@@ -101,13 +108,33 @@ def _children(obj):
             yield name, value
 
 
-def walk(obj, path="", visited=None):
+def _user_properties(obj):
+    """The values of the properties a user's class defines (Keras walks `dir()`, so an
+    object reached through a property is found there too); kerasish's own properties
+    (`layers`, `weights`, ...) are views of state already walked."""
+    found = {}
+    for klass in type(obj).__mro__:
+        if klass.__module__.startswith("kerasish.") or klass is object:
+            continue
+        for name, member in vars(klass).items():
+            if isinstance(member, property) and not name.startswith("__") and name not in found:
+                try:
+                    found[name] = getattr(obj, name)
+                except Exception:  # as Keras: a property that raises is not followed
+                    continue
+    return found
+
+
+def walk(obj, path="", visited=None, revisits=False):
     """Yields (path, object) for every saveable object in Keras 3's order.
 
     Args:
         obj: the root (a model, layer or optimizer).
         path: the root's path ("" for the file root).
         visited: ids already yielded (shared across the walk).
+        revisits: also yield an object reached again under another path
+            (without walking into it again); loading tries those paths
+            when the first one does not fit, as Keras does.
 
     Example:
         >>> [p for p, _ in walk(model)]
@@ -115,18 +142,20 @@ def walk(obj, path="", visited=None):
     """
     visited = set() if visited is None else visited
     if id(obj) in visited:
+        if revisits:
+            yield path, obj
         return
     visited.add(id(obj))
     yield path, obj
     for name, child in _children(obj):
         child_path = f"{path}/{name}" if path else name
         if _is_saveable(child):
-            yield from walk(child, child_path, visited)
+            yield from walk(child, child_path, visited, revisits)
         else:
-            yield from _walk_container(child, child_path, visited, set())
+            yield from _walk_container(child, child_path, visited, set(), revisits)
 
 
-def _walk_container(container, path, visited, seen_containers):
+def _walk_container(container, path, visited, seen_containers, revisits=False):
     if id(container) in seen_containers:
         return
     seen_containers.add(id(container))
@@ -135,15 +164,47 @@ def _walk_container(container, path, visited, seen_containers):
     for value in values:
         if _is_saveable(value):
             key = _unique(to_snake_case(type(value).__name__), used)
-            yield from walk(value, f"{path}/{key}", visited)
+            yield from walk(value, f"{path}/{key}", visited, revisits)
         elif isinstance(value, (list, tuple, dict)):
             key = _unique("container", used)
-            yield from _walk_container(value, f"{path}/{key}", visited, seen_containers)
+            yield from _walk_container(value, f"{path}/{key}", visited, seen_containers,
+                                       revisits)
+
+
+def _paths_by_object(model):
+    """[(object, [path, ...])] in walk order: the first path, then the others it is
+    reached by."""
+    order, paths = [], {}
+    for path, obj in walk(model, revisits=True):
+        if id(obj) not in paths:
+            order.append(obj)
+            paths[id(obj)] = []
+        paths[id(obj)].append(path)
+    return [(obj, paths[id(obj)]) for obj in order]
 
 
 def _unique(base, used):
     used[base] = used.get(base, -1) + 1
     return base if used[base] == 0 else f"{base}_{used[base]}"
+
+
+def weight_entries(model):
+    """Every object's variables, in the file's order.
+
+    Yields:
+        (group path such as "layers/dense/vars", the object's name, [(dataset key,
+        numpy array), ...]) for every object, with or without variables.
+    """
+    for path, obj in walk(model):
+        group = f"{path}/vars" if path else "vars"
+        name = str(getattr(obj, "name", ""))
+        if _has_custom_store(obj):
+            store = {}
+            obj.save_own_variables(store)   # e.g. lookup layers' "idf_weights"
+            yield group, name, [(str(k), np.asarray(v)) for k, v in store.items()]
+        else:
+            yield group, name, [(str(i), variable.numpy())
+                                for i, variable in enumerate(own_variables(obj))]
 
 
 def write_weights(model, target):
@@ -157,17 +218,11 @@ def write_weights(model, target):
         >>> write_weights(model, "model.weights.h5")
     """
     with h5py.File(target, "w") as f:
-        for path, obj in walk(model):
-            group = f.require_group(f"{path}/vars" if path else "vars")
-            group.attrs["name"] = str(getattr(obj, "name", ""))
-            if _has_custom_store(obj):
-                store = {}
-                obj.save_own_variables(store)   # e.g. lookup layers' "idf_weights"
-                for key, value in store.items():
-                    group.create_dataset(str(key), data=np.asarray(value))
-                continue
-            for i, variable in enumerate(own_variables(obj)):
-                group.create_dataset(str(i), data=variable.numpy())
+        for group_path, name, items in weight_entries(model):
+            group = f.require_group(group_path)
+            group.attrs["name"] = name
+            for key, value in items:
+                group.create_dataset(key, data=value)
 
 
 def _has_custom_store(obj):
@@ -264,16 +319,15 @@ def read_weights(model, h5_root, skip_mismatch=False, source="the weights file")
         ValueError: naming the file, each layer/variable and both shapes.
     """
     assignments, errors, skipped, custom = [], [], [], []
-    for path, obj in walk(model):
-        group = vars_group(h5_root, path)
+    for obj, paths in _paths_by_object(model):
         if _has_custom_store(obj):
-            custom.append((obj, group))
+            groups = [vars_group(h5_root, p) for p in paths]
+            custom.append((obj, next((g for g in groups if g is not None), None)))
             continue
         variables = own_variables(obj)
-        stored = _stored_keys(group, source, path)
+        path, group, stored, problem = _fitting_path(obj, paths, variables, h5_root, source)
         if not variables and not stored:
             continue
-        problem = _mismatch(obj, path, variables, group, stored)
         if problem is None:
             assignments.extend((v, group[k]) for v, k in zip(variables, stored))
         elif _is_optimizer(obj):
@@ -298,7 +352,23 @@ def read_weights(model, h5_root, skip_mismatch=False, source="the weights file")
         warnings.warn(message, stacklevel=3)
 
 
+def _fitting_path(obj, paths, variables, h5_root, source):
+    """(path, group, stored keys, problem) of the first path whose group fits the
+    object's variables; else the first path's, with its problem."""
+    first = None
+    for path in paths:
+        group = vars_group(h5_root, path)
+        stored = _stored_keys(group, source, path)
+        problem = (None if not variables and not stored
+                   else _mismatch(obj, path, variables, group, stored))
+        if problem is None:
+            return path, group, stored, None
+        first = first or (path, group, stored, problem)
+    return first
+
+
 def _read(dataset, source):
+    safe_get_h5_dataset(dataset.parent, dataset.name.rsplit("/", 1)[-1])  # bombs, links
     try:
         return dataset[()]
     except (OSError, ValueError, KeyError) as e:
@@ -347,34 +417,96 @@ def as_numpy(value):
     return np.asarray(value)
 
 
-def _check_expansion(what, declared, compressed, floor):
-    if declared > floor and declared > _ZIP_MEMBER_MAX_EXPANSION * max(compressed, 1):
+def _reject_zip_bomb(archive, name):
+    """Refuses the member `name` when it expands like a decompression bomb.
+
+    Args:
+        archive: an open `zipfile.ZipFile`.
+        name: the member about to be read into memory.
+
+    Raises:
+        KeyError: no such member.
+        ValueError: in Keras's words, naming the declared and stored sizes.
+    """
+    info = archive.getinfo(name)
+    if (info.file_size > _ZIP_MEMBER_BOMB_FLOOR_BYTES
+            and info.file_size > _ZIP_MEMBER_MAX_EXPANSION * info.compress_size):
         raise ValueError(
-            f"Refusing to decompress {what}: it declares {declared} bytes from {compressed} "
-            f"compressed bytes (more than {_ZIP_MEMBER_MAX_EXPANSION}x), which looks like a "
-            "decompression bomb.")
+            f"Not allowed: ZIP member '{name}' declares {readable_memory_size(info.file_size)} "
+            f"but only {readable_memory_size(info.compress_size)} are stored on disk; refusing "
+            "to load a potential decompression bomb.")
 
 
-def check_zip_archive(archive):
-    """Refuses an archive with any member (assets included) that expands like a
-    decompression bomb, before anything is read.
+def _reject_zip_extract_bomb(archive):
+    """Refuses an archive any of whose members (assets included) expands like a
+    decompression bomb, member by member (genuine weights beside a bomb do not
+    dilute it).
 
     Args:
         archive: an open `zipfile.ZipFile`.
 
     Raises:
-        ValueError: naming the member and its declared and compressed sizes.
+        ValueError: in Keras's words, naming the member and both sizes.
     """
     for info in archive.infolist():
-        _check_expansion(f"archive member {info.filename!r}", info.file_size,
-                         info.compress_size, _ZIP_EXTRACT_BOMB_FLOOR_BYTES)
+        if (info.file_size > _ZIP_EXTRACT_BOMB_FLOOR_BYTES
+                and info.file_size > _ZIP_MEMBER_MAX_EXPANSION * info.compress_size):
+            raise ValueError(
+                f"Not allowed: archive member '{info.filename}' declares "
+                f"{readable_memory_size(info.file_size)} but only "
+                f"{readable_memory_size(info.compress_size)} are stored on disk; refusing to "
+                "extract a potential decompression bomb.")
 
 
 def _safe_zip_read(archive, name):
-    """`archive.read(name)`, refused first when the member's declared size is large
-    and far beyond its compressed size (zipfile never inflates past the declared
-    size, so checking it bounds the memory used)."""
-    info = archive.getinfo(name)
-    _check_expansion(f"archive member {name!r}", info.file_size, info.compress_size,
-                     _ZIP_MEMBER_BOMB_FLOOR_BYTES)
-    return archive.read(info)
+    """`archive.read(name)`, refused first when the member is a decompression bomb
+    (zipfile never inflates past the declared size, so checking it bounds the memory)."""
+    _reject_zip_bomb(archive, name)
+    with archive.open(name, "r") as f:
+        return f.read()
+
+
+def safe_get_h5_dataset(group, name):
+    """`group[name]`, checked to be a plain dataset that is not a "shape bomb".
+
+    As Keras 3.15.1: links, external and virtual datasets are refused, and so
+    is a dataset declaring more than 4 GiB and more than 1000 times the bytes
+    it stores on disk (it would allocate its declared size when read).
+
+    Args:
+        group: an open h5py Group (or File).
+        name: the dataset's name, possibly a path `a/b/c`.
+
+    Returns:
+        The `h5py.Dataset`.
+
+    Raises:
+        KeyError: no such member.
+        ValueError: a link, a group, an external/virtual dataset, or a shape bomb.
+
+    Example:
+        >>> kernel = safe_get_h5_dataset(f, "layers/dense/vars/0")[()]
+    """
+    if "/" in name:
+        group_name, name = name.rsplit("/", 1)
+        group = group[group_name]
+    if name not in group:
+        raise KeyError(name)
+    kind = group.get(name, default=None, getclass=True, getlink=True)
+    if kind in (h5py.ExternalLink, h5py.SoftLink):
+        raise ValueError(f"Not allowed: H5 file with {kind.__name__}")
+    dataset = group[name]
+    if not isinstance(dataset, h5py.Dataset):
+        raise ValueError(f"Invalid H5 file, expected Dataset, received {type(dataset)}")
+    if dataset.external:
+        raise ValueError(f"Not allowed: H5 file with external Dataset: {dataset.external}")
+    if dataset.is_virtual:
+        raise ValueError("Not allowed: H5 file with virtual Dataset")
+    declared = math.prod(dataset.shape) * dataset.dtype.itemsize
+    stored = dataset.id.get_storage_size()
+    if declared > _H5_DATASET_BOMB_FLOOR_BYTES and declared > _H5_DATASET_MAX_EXPANSION * stored:
+        raise ValueError(
+            f"Not allowed: H5 dataset '{name}' declares {readable_memory_size(declared)} but "
+            f"only {readable_memory_size(stored)} are stored on disk; refusing to load a "
+            "potential decompression/shape bomb.")
+    return dataset

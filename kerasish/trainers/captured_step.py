@@ -139,11 +139,6 @@ class _Captured:
         model, plan = self.model, self.plan
         vals = plan.start(_input_arrays(data))
         plan.run(vals, None, "check")
-        loss = vals[self.loss_slot]
-        xp = devices.xp_of(loss)
-        if not bool(xp.isfinite(loss).all()):
-            model._nan_batch = True
-            return model.get_metrics_result()
         plan.run(vals, "check", "apply")
         variables = model._cached_trainable_weights()
         grads = [None if s is None else Tensor(vals[s], v._device)
@@ -190,12 +185,6 @@ def _segmented_step(model, data, tr):
     model._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
                                      sample_weight=_batch_size(x))
     tr.mark("check")
-    with tr.pause():
-        finite = _is_finite(loss)
-    if not finite:
-        tr.fail("the loss was not finite while the step was traced")
-        model._nan_batch = True
-        return model.get_metrics_result(), loss, []
     variables = model._cached_trainable_weights()
     grads = tape.gradient(scaled_loss, variables)
     tr.mark("apply")
@@ -207,10 +196,6 @@ def _segmented_step(model, data, tr):
 def _batch_size(x):
     first = tree.flatten(x)[0]
     return first.shape[0] if getattr(first, "ndim", 0) else 1
-
-
-def _is_finite(loss):
-    return bool(loss._device.xp.isfinite(loss._value).all())
 
 
 def _input_arrays(data):

@@ -60,11 +60,22 @@ class CompileLoss:
         self._resolved = False
 
     @property
+    def built(self):
+        """Whether the first batch (or `Model._symbolic_build`) resolved the losses and made
+        the per-output trackers."""
+        return self._resolved
+
+    @property
     def metrics(self):
         """The per-output loss trackers (`<output>_loss`), once built, when several losses."""
         trackers = [self.output_trackers[i] for i in self._tracker_order] \
             if self.output_trackers else []
         return [t for t in trackers if t is not None]
+
+    @property
+    def variables(self):
+        """The variables of the per-output loss trackers."""
+        return [v for tracker in self.metrics for v in tracker.variables]
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         if not self._resolved and isinstance(self._user_loss, dict) and \

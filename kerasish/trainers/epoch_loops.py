@@ -7,8 +7,8 @@ One training step, as the loops run it:
   them. `CallbackList` turns them into floats only when a callback reads
   batch logs, or when the progress bar redraws (verbose=1); at verbose 0/2
   the host reads the metrics once per epoch;
-- `train_step` still reads one scalar per step, whether the loss is finite,
-  so that a NaN/inf batch is never applied (the weights stay the last good ones).
+- a NaN/inf loss is applied and training goes on, as in Keras
+  (`TerminateOnNaN` stops it after that batch).
 
 With `steps_per_execution=N` (compile), the batch callbacks run once per N
 steps with Keras's batch indices: `on_train_batch_begin(begin)` and
@@ -279,7 +279,6 @@ class FitLoop:
         """Trains; returns the model's `History`."""
         model, cbs = self.model, self.callbacks
         model.stop_training = False
-        model._nan_batch = False
         model._trainable_cache = None
         model._initial_epoch, model._resume_step = None, 0
         cbs.on_train_begin()
@@ -314,11 +313,6 @@ class FitLoop:
                 break
             logs = self._run_execution(batches, logs)
             cbs.on_train_batch_end(end, logs)
-            if model._nan_batch:
-                if not model.stop_training:  # TerminateOnNaN may already have reported it
-                    _report_nan(epoch, begin)
-                model.stop_training = True
-                break
             if model.stop_training:
                 break
         finish = getattr(self.train_step, "finish_epoch", None)
@@ -334,14 +328,12 @@ class FitLoop:
         return epoch_logs
 
     def _run_execution(self, batches, logs):
-        """Runs `train_step` on each batch of one execution; stops at a non-finite loss."""
+        """Runs `train_step` on each batch of one execution."""
         for batch in batches:
             if self.on_device and not self._build_checked:
                 build_with_unknown_batch(self.model, batch)
                 self._build_checked = True
             logs = self.train_step(to_device(batch) if self.on_device else batch)
-            if self.model._nan_batch:
-                break
         return logs
 
 
@@ -378,11 +370,6 @@ def _metrics_result_or_logs(model, logs):
     logs = to_floats(logs)
     results = to_floats(model.get_metrics_result())
     return results if logs and set(results) == set(logs) else logs
-
-
-def _report_nan(epoch, step):
-    print(f"Epoch {epoch + 1}, batch {step + 1}: the loss is NaN or infinite; stopping "
-          "training. The weights from before this batch are kept.")
 
 
 def _should_validate(epoch, validation_freq):

@@ -8,11 +8,10 @@ data adapter, drive callbacks and build the logs Keras reports.
 import inspect
 import warnings
 
-import numpy as np
-
 from kerasish import distribute, metrics as metrics_module, optimizers
-from kerasish.autodiff import capture
 from kerasish.autodiff.function import CapturedFunction
+from kerasish.autodiff.stateless_scope import StatelessScope
+from kerasish.backend.symbolic_scope import SymbolicScope
 from kerasish.autodiff.tape import GradientTape
 from kerasish.callbacks.history import History
 from kerasish.distribute import distribute_lib
@@ -203,6 +202,39 @@ class Trainer:
             )
         return distribute_lib.scale_loss(total)  # a replica's share of the global batch
 
+    def _symbolic_build(self, iterator=None, data_batch=None):
+        """Builds what a first batch would (model, compiled metrics and losses, optimizer)
+        without changing any state, as Keras's `_symbolic_build`.
+
+        Keras traces on KerasTensors of the batch's shapes; kerasish runs the batch
+        inside a `StatelessScope` (no variable changes: metrics stay at zero, weights
+        and statistics as they were) and a `SymbolicScope` (so `in_symbolic_scope()`
+        is True for the model's code, as in Keras).
+
+        Args:
+            iterator: an epoch iterator to take the first batch from, if
+                `data_batch` is None.
+            data_batch: an `(x, y, sample_weight)` batch.
+        """
+        model_unbuilt = not all(layer.built for layer in self._flatten_layers())
+        metrics_unbuilt = self._compile_metrics is not None and not self._compile_metrics.built
+        loss_unbuilt = self._compile_loss is not None and not self._compile_loss.built
+        optimizer = getattr(self, "optimizer", None)
+        if model_unbuilt or metrics_unbuilt or loss_unbuilt:
+            if data_batch is None:
+                data_batch = next(iter(iterator))
+            x, y, sample_weight = data_adapters.unpack_x_y_sample_weight(data_batch)
+            with StatelessScope(), SymbolicScope():
+                y_pred = self(x, training=False)
+                if metrics_unbuilt:
+                    self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+                if loss_unbuilt:
+                    extra = {"training": False} if _takes_training(self.compute_loss) else {}
+                    self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                      **extra)
+        if optimizer is not None and not optimizer.built:
+            optimizer.build(self.trainable_variables)
+
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Updates the compiled metrics and returns `get_metrics_result()`."""
         if y is not None and self._compile_metrics is not None:
@@ -235,12 +267,6 @@ class Trainer:
             scaled_loss = self.optimizer.scale_loss(loss)
         self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
                                         sample_weight=_batch_size(x))
-        if capture.tracer is not None:  # the check below reads the loss on the host
-            capture.refuse("the built-in train_step's finite-loss check (a host read); "
-                           "a custom train_step that calls it is not captured")
-        if not _is_finite(loss):
-            self._nan_batch = True  # skip this update: the weights stay the last good ones
-            return self.get_metrics_result()
         variables = self._cached_trainable_weights()
         grads = tape.gradient(scaled_loss, variables)
         self.optimizer.apply(grads, variables)
@@ -339,13 +365,6 @@ class Trainer:
 def _batch_size(x):
     first = tree.flatten(x)[0]
     return first.shape[0] if getattr(first, "ndim", 0) else 1
-
-
-def _is_finite(loss):
-    """Whether the loss is finite: computed on the device, one boolean read by the host."""
-    value = loss._value if hasattr(loss, "_value") else np.asarray(loss)
-    xp = loss._device.xp if hasattr(loss, "_device") else np
-    return bool(xp.isfinite(value).all())
 
 
 def _takes_training(compute_loss):

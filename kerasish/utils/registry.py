@@ -30,7 +30,7 @@ _PUBLIC_MODULES = {
     "regularizers": "keras.regularizers", "constraints": "keras.constraints",
     "optimizers": "keras.optimizers", "losses": "keras.losses", "metrics": "keras.metrics",
     "activations": "keras.activations", "models": "keras.models",
-    "dtype_policies": "keras", "random": "keras.random",
+    "dtype_policies": "keras", "random": "keras.random", "distillation": "keras.distillation",
 }
 # where a class named in a config without a usable module is searched, in order
 _BUILTIN_SEARCH = ("layers", "models", "optimizers", "losses", "metrics", "initializers",

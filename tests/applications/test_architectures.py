@@ -1,4 +1,4 @@
-"""VGG16, ResNet50 and MobileNetV2 built layer for layer as Keras 3.15.1 builds them
+"""keras.applications built layer for layer as Keras 3.15.1 builds them
 (fixture: tests/fixtures/applications/make_application_fixtures.py): layer order,
 names, classes, key config, weight shapes, connections and parameter counts."""
 import gzip
@@ -13,9 +13,14 @@ import kerasish as keras
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "applications"
 with gzip.open(HERE / "applications.json.gz", "rt") as _file:
-    MODELS = json.load(_file)["models"]
+    _FIXTURE = json.load(_file)
+MODELS = _FIXTURE["models"]
+DEFAULT_COUNTS = _FIXTURE["default_counts"]
 KEYS = ("filters", "kernel_size", "strides", "padding", "use_bias", "activation", "units",
-        "pool_size", "epsilon", "momentum", "axis", "max_value", "depth_multiplier", "rate")
+        "pool_size", "epsilon", "momentum", "axis", "max_value", "depth_multiplier", "rate",
+        "noise_shape", "scale", "offset", "keepdims", "target_shape", "dilation_rate",
+        "cropping", "init_values", "projection_dim", "layer_scale_init_value", "drop_path_rate",
+        "groups", "data_format")
 
 
 def _normal(value):
@@ -47,10 +52,15 @@ def _name(layer):
 
 
 @pytest.mark.parametrize("key", sorted(MODELS))
-def test_architecture_matches_keras(key):
+def test_architecture_matches_keras(key, zero_init):
+    """(zero_init: random initialization takes longer than building; values are not
+    compared here)"""
     expected = MODELS[key]
     name = key.split("/")[0]
-    model = getattr(keras.applications, name)(weights=None, **expected["options"])
+    keras.utils.clear_session()  # auto names as in the fixture's fresh session
+    options = {k: tuple(v) if isinstance(v, list) else v
+               for k, v in expected["options"].items()}
+    model = getattr(keras.applications, name)(weights=None, **options)
     assert model.count_params() == expected["count_params"]
     assert model.name == expected["name"]
     assert list(model.output.shape) == expected["output_shape"]
@@ -65,6 +75,13 @@ def test_architecture_matches_keras(key):
         if want["inbound"] and not want["inbound"][0].startswith("input_layer"):
             assert [_name({"name": n}) for n in got["inbound"]] == \
                 [_name({"name": n}) for n in want["inbound"]], got["name"]
+
+
+@pytest.mark.parametrize("name", sorted(DEFAULT_COUNTS))
+def test_parameter_count_at_the_defaults(name, zero_init):
+    keras.utils.clear_session()
+    assert getattr(keras.applications, name)(weights=None).count_params() == \
+        DEFAULT_COUNTS[name]
 
 
 def test_weights_file_round_trip_and_errors(tmp_path):

@@ -94,3 +94,37 @@ def test_index_add_is_add_at_bit_for_bit(case):
     np.add.at(expected, index, values)
     numpy_kernels.index_add(target, index, values)
     np.testing.assert_array_equal(target, expected)
+
+
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_multi_tensor_updates_on_threads_equal_the_single_variable_kernels(amsgrad):
+    """Variables above CHUNK_ABOVE are updated in slices spread over threads: same bits."""
+    rng = np.random.default_rng(0)
+    shapes = [(numpy_kernels.CHUNK_ABOVE + 12345,), (7, 5)]
+
+    def state():
+        return [[rng.standard_normal(s).astype("float32") for s in shapes] for _ in range(5)]
+
+    params, grads, ms, vs, hats = state()
+    vs = [np.abs(v) for v in vs]
+    hats = [np.abs(h) for h in hats] if amsgrad else None
+    single = [[a.copy() for a in group] for group in (params, ms, vs)] + \
+        [[h.copy() for h in hats] if amsgrad else None]
+    numpy_kernels.adam_update_multi(params, grads, ms, vs, 1e-3, 0.9, 0.999, 1e-7, hats)
+    for i in range(len(shapes)):
+        extra = {"v_hat": single[3][i]} if amsgrad else {}
+        numpy_kernels.adam_update(single[0][i], grads[i], single[1][i], single[2][i], 1e-3, 0.9,
+                                  0.999, 1e-7, **extra)
+        for multi, one in zip((params, ms, vs), single[:3]):
+            np.testing.assert_array_equal(multi[i], one[i])
+
+
+def test_multi_tensor_sgd_on_threads_equals_the_single_variable_kernel():
+    rng = np.random.default_rng(1)
+    param = rng.standard_normal(numpy_kernels.CHUNK_ABOVE + 999).astype("float32")
+    grad, buf = rng.standard_normal(param.shape).astype("float32"), np.zeros_like(param)
+    ref_param, ref_buf = param.copy(), buf.copy()
+    numpy_kernels.sgd_update_multi([param], [grad], [buf], 0.1, 0.9, True)
+    numpy_kernels.sgd_update(ref_param, grad, ref_buf, 0.1, 0.9, True)
+    np.testing.assert_array_equal(param, ref_param)
+    np.testing.assert_array_equal(buf, ref_buf)

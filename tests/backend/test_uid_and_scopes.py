@@ -1,4 +1,6 @@
 """keras.backend.get_uid shares the auto-naming counters; SymbolicScope nests."""
+import numpy as np
+
 import kerasish as keras
 
 
@@ -19,3 +21,23 @@ def test_symbolic_scope_and_keras_tensor():
     assert not keras.backend.symbolic_scope.in_symbolic_scope()
     assert keras.backend.is_keras_tensor(keras.Input((2,)))
     assert not keras.backend.is_keras_tensor(keras.ops.ones((2,)))
+
+
+def test_in_symbolic_scope_inside_a_functional_build_only():
+    # Keras runs compute_output_spec (the trace of a layer without compute_output_shape)
+    # inside a SymbolicScope; a real call is not in one.
+    seen = []
+
+    class Probe(keras.layers.Layer):
+        def call(self, x):
+            seen.append(keras.backend.in_symbolic_scope())
+            return x * 2.0
+
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, Probe()(inputs))
+    assert seen == [True]
+    model(np.ones((2, 3), "float32"))
+    assert seen == [True, False]
+    assert keras.backend.get_symbolic_scope() is None
+    with keras.SymbolicScope() as scope:
+        assert keras.backend.get_symbolic_scope() is scope

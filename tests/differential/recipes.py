@@ -574,6 +574,47 @@ def image_layer_cases():
     return out
 
 
+def augmentation_layer_cases():
+    """Image augmentations added after the first set: fixed factors (no draw matters) in
+    training, the random ones at inference; audio front ends on random signals."""
+    img = (2, 6, 5, 3)
+    train = {"input_dtype": "pixels", "training": True}
+    infer = {"input_dtype": "pixels", "training": False}
+    items = [
+        ("Equalization", {}, img, train),
+        ("RandomInvert", {"factor": [1.0, 1.0]}, img, train),
+        ("RandomPosterization", {"factor": [3, 3]}, img, train),
+        ("RandomSharpness", {"factor": [0.2, 0.2]}, img, train),
+        ("RandomGaussianBlur", {"factor": [1.0, 1.0], "sigma": [0.5, 0.5]}, img, train),
+        ("ContrastLimitedAdaptiveHistogramEqualization", {"tile_grid_size": [2, 2]}, img,
+         train),
+        ("RandomColorDegeneration", {"factor": [0.4, 0.4]}, img, train),
+        ("RandomErasing", {"factor": [1.0, 1.0], "scale": [1.0, 1.0], "fill_value": 30.0},
+         img, train),
+        # the identity warp: there TensorFlow's image gradient (the upstream gradient
+        # warped back by the inverse transform) equals the exact adjoint kerasish computes
+        ("RandomPerspective", {"factor": [1.0, 1.0], "scale": 0.0}, img, train),
+        ("RandomElasticTransform", {"scale": 0.0, "value_range": [0, 100]}, img, train),
+        ("RandomColorJitter", {"brightness_factor": [0.1, 0.1]}, img, train),
+        ("Pipeline", {"layers": [{"__layer__": "RandomInvert", "factor": [1.0, 1.0]},
+                                 {"__layer__": "RandomPosterization", "factor": [2, 2]}]},
+         img, train),
+        ("RandomShear", {"x_factor": 0.2, "y_factor": 0.1}, img, infer),
+        ("CutMix", {}, img, infer),
+        ("AugMix", {}, img, infer),
+        ("RandAugment", {}, img, infer),
+        ("STFTSpectrogram", {"frame_length": 16, "frame_step": 8, "fft_length": 16,
+                             "mode": "real"}, (2, 64, 1), {}),
+        ("MelSpectrogram", {"fft_length": 32, "sequence_stride": 16, "num_mel_bins": 8,
+                            "sampling_rate": 8000}, (2, 200), {}),
+    ]
+    out = []
+    for i, (name, kw, shape, extra) in enumerate(items):
+        tag = _tag(kw) + "".join(f",{k}={v}" for k, v in extra.items() if k == "training")
+        out.append(_layer(f"{name}[{tag}]", name, kw, shape, 2700 + i, **extra))
+    return out
+
+
 def index_layer_cases():
     """Integer/categorical preprocessing (no gradients: integer inputs)."""
     items = [
@@ -626,6 +667,7 @@ def layer_cases():
             + activation_cases() + reshaping_cases() + merging_cases() + recurrent_cases()
             + embedding_cases() + conv_family_cases() + pooling3d_cases()
             + reshaping3d_cases() + misc_layer_cases() + image_layer_cases()
+            + augmentation_layer_cases()
             + index_layer_cases())
 
 

@@ -217,3 +217,12 @@ def test_r2_docstring_example():
     m = keras.metrics.R2Score()
     m.update_state(np.array([[1], [4], [3]], "float32"), np.array([[2], [4], [4]], "float32"))
     close(m.result(), 0.57142854)
+
+
+def test_fbeta_refuses_an_undefined_output_dim_in_keras_words():
+    fbeta = keras.metrics.FBetaScore(beta=1.0)
+    with pytest.raises(ValueError, match=r"FBetaScore expects 2D inputs with shape \(batch_size, "
+                                         r"output_dim\), with output_dim fully defined \(not "
+                                         r"None\)\. Received input shapes: y_pred\.shape=\(2, "
+                                         r"None\) and y_true\.shape=\(2, None\)\."):
+        fbeta._build((2, None), (2, None))

@@ -1,7 +1,10 @@
 """kerasish.ops.control_flow: eager cond/loops/scan/map and custom_gradient."""
+import json
+
 import numpy as np
 import pytest
 
+import kerasish as keras
 from kerasish import GradientTape, ops
 
 
@@ -96,3 +99,26 @@ def test_custom_gradient_replaces_the_derivative():
     ga, gb = tape.gradient(z, [a, b])
     assert ga.numpy().tolist() == [1.0] and gb.numpy().tolist() == [2.0]
     assert float(log1pexp(ops.convert_to_tensor(0.0))) == pytest.approx(np.log(2))
+
+
+@keras.saving.register_keras_serializable(package="test_control_flow")
+def _doubled(x):
+    return x + x
+
+
+def test_vectorized_map_in_a_functional_model_round_trips_as_keras(tmp_path):
+    # Keras 3.15.1 records a VectorizedMap op (module keras.src.ops.core) with the
+    # registered function in its config
+    inputs = keras.Input((10,), dtype="float32")
+    model = keras.Model(inputs, ops.vectorized_map(_doubled, inputs))
+    entry = model.get_config()["layers"][1]
+    assert (entry["module"], entry["class_name"]) == ("keras.src.ops.core", "VectorizedMap")
+    assert entry["config"]["function"] == {"module": "builtins", "class_name": "function",
+                                           "config": "test_control_flow>_doubled",
+                                           "registered_name": "function"}
+    x = np.random.default_rng(0).random((5, 10)).astype("float32")
+    for revived in (model.from_config(model.get_config()),
+                    keras.Model.from_config(json.loads(json.dumps(model.get_config())))):
+        np.testing.assert_allclose(revived(x).numpy(), 2 * x)
+    model.save(str(tmp_path / "m.keras"))
+    np.testing.assert_allclose(keras.saving.load_model(str(tmp_path / "m.keras"))(x).numpy(), 2 * x)

@@ -187,7 +187,7 @@ def test_chunked_path_matches(monkeypatch):
     x, w = rng.standard_normal((5, 6, 6, 2)), rng.standard_normal((3, 3, 2, 3))
     whole = ops.conv(x, w, padding="same").numpy()
     from kerasish.backend.kernels import numpy_kernels
-    monkeypatch.setattr(numpy_kernels, "CONV_CHUNK_BYTES", 1)   # one batch item per chunk
+    monkeypatch.setattr(numpy_kernels, "CHUNK_BYTES", 1)   # one batch item per chunk
     np.testing.assert_allclose(ops.conv(x, w, padding="same").numpy(), whole, atol=1e-12)
     check_gradients(lambda x, w: ops.conv(x, w, padding="same"), [x[:3], w])
     check_gradients(lambda x, w: ops.conv_transpose(x, w, strides=2),

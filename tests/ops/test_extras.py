@@ -168,3 +168,41 @@ def test_nan_reductions_of_integers_keep_keras_integer_dtypes(dtype, summed, ext
     assert int(ops.nansum(x).numpy()) == int(values.sum())
     assert int(ops.nanmax(x).numpy()) == int(values.max())
     assert int(ops.nanmin(x, axis=0).numpy()) == int(values.min())
+
+
+def test_unique_size_pads_and_truncates_as_keras():
+    # numbers from Keras 3.15.1 (TensorFlow backend)
+    x = np.array([3, 1, 2, 1])
+    values, index, inverse, counts = ops.unique(x, size=5, return_index=True,
+                                                return_inverse=True, return_counts=True)
+    assert values.numpy().tolist() == [1, 2, 3, 0, 0] and index.numpy().tolist() == [1, 2, 0, 1, 1]
+    assert inverse.numpy().tolist() == [2, 0, 1, 0] and counts.numpy().tolist() == [2, 1, 1, 0, 0]
+    values, counts = ops.unique(x, size=5, fill_value=-1, return_counts=True)
+    assert values.numpy().tolist() == [1, 2, 3, -1, -1]
+    values, index, counts = ops.unique(np.array([5, 5, 2, 1, 7]), size=2, return_index=True,
+                                       return_counts=True)
+    assert (values.numpy().tolist(), index.numpy().tolist(), counts.numpy().tolist()) == \
+        ([1, 2], [3, 2], [1, 1])
+    columns = ops.unique(np.array([[1, 0, 1], [0, 1, 0]]), axis=1, size=3)
+    assert columns.numpy().tolist() == [[0, 1, 0], [1, 0, 0]]
+
+
+def test_saturate_cast_to_and_from_bool_as_keras():
+    # numbers from Keras 3.15.1 (TensorFlow backend): clipped to [0, 1], then cast
+    x = np.array([-2.0, 0.0, 0.5, 300.0, 70000.0], "float32")
+    assert ops.saturate_cast(x, "bool").numpy().tolist() == [False, False, True, True, True]
+    expected = {"int32": [False, True, True, False], "uint8": [False, True, True, True],
+                "float16": [False, True, True, False], "bool": [False, True, True, True]}
+    for dtype, values in expected.items():
+        assert ops.saturate_cast(np.array([0, 1, 2, -3]).astype(dtype), "bool").numpy().tolist() \
+            == values
+        back = ops.saturate_cast(np.array([True, False]), dtype)
+        assert back.dtype == dtype and back.numpy().tolist() == [1, 0]
+
+
+def test_unique_keeps_nans_apart_as_keras():
+    # Keras 3.15.1 (np.unique(equal_nan=False) on its numpy backend; 4 values on TensorFlow)
+    values, inverse, counts = ops.unique(np.array([1.0, np.nan, 2.0, np.nan], "float32"),
+                                         return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(values.numpy(), [1.0, 2.0, np.nan, np.nan])
+    assert inverse.numpy().tolist() == [0, 2, 1, 3] and counts.numpy().tolist() == [1, 1, 1, 1]

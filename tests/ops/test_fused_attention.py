@@ -31,6 +31,7 @@ SETTINGS = [
     dict(mask="m", masked_rows="zero"),
     dict(mask="m", masked_rows="zero", dropout_rate=0.4),
     dict(mask="m", bias="b", scale=0.7),
+    dict(mask="m", bias="per_item", masked_rows="zero", dropout_rate=0.3),
 ]
 
 
@@ -38,16 +39,26 @@ def _resolve(settings):
     settings = dict(settings)
     if settings.get("mask") == "m":
         settings["mask"] = _mask()
-    if settings.get("bias") == "b":
-        settings["bias"] = ops.convert_to_tensor(RNG.normal(size=(1, N, T, S)))
+    if settings.get("bias") in ("b", "per_item"):
+        batch = 1 if settings["bias"] == "b" else B
+        settings["bias"] = ops.convert_to_tensor(RNG.normal(size=(batch, N, T, S)))
     if settings.get("dropout_rate"):
         settings["dropout_keep"] = RNG.random((B, N, T, S)) > settings["dropout_rate"]
     return settings
 
 
+@pytest.fixture(params=["whole_batch", "one_item_chunks"])
+def chunking(request, monkeypatch):
+    """The fused op on the whole batch at once, or one batch item per chunk (on threads)."""
+    if request.param == "one_item_chunks":
+        from kerasish.backend.kernels import numpy_kernels
+        monkeypatch.setattr(numpy_kernels, "CHUNK_BYTES", 1)
+    return request.param
+
+
 @pytest.mark.parametrize("settings", SETTINGS)
 @pytest.mark.parametrize("return_scores", [False, True])
-def test_fused_matches_reference_forward_and_backward(settings, return_scores):
+def test_fused_matches_reference_forward_and_backward(settings, return_scores, chunking):
     settings = _resolve(settings)
     q, k, v = (ops.convert_to_tensor(a) for a in _qkv())
     sources = [q, k, v] + ([settings["bias"]] if "bias" in settings else [])

@@ -109,3 +109,46 @@ def test_take_rejects_an_out_of_range_axis():
     with pytest.raises(ValueError, match="ops.take: axis 5 is out of bounds"):
         ops.take(np.ones((3, 4)), np.array([0, 1]), axis=5)
     assert ops.take(np.ones((3, 4)), np.array([0, 1]), axis=-1).shape == (3, 2)
+
+
+# Keras 3.15.1 on TensorFlow: values and gradients of sum(out * [1, 2, 3, 4]), ties included
+_SCATTER_KERAS = {
+    "max": ([3.0, 5.0, 2.0, 0.5], [0.0, 2 / 3, 3.0, 4.0], [2 / 3, 1.0, 2 / 3, 0.0]),
+    "min": ([1.0, 5.0, 2.0, 0.2], [1.0, 2 / 3, 3.0, 0.0], [2 / 3, 0.0, 2 / 3, 4.0]),
+    "mul": ([3.0, 125.0, 2.0, 0.1], [3.0, 50.0, 3.0, 0.8], [50.0, 1.0, 50.0, 2.0]),
+}
+
+
+@pytest.mark.parametrize("reduction", sorted(_SCATTER_KERAS))
+def test_scatter_update_reductions_match_keras(reduction):
+    x = ops.convert_to_tensor([1.0, 5.0, 2.0, 0.5])
+    u = ops.convert_to_tensor([5.0, 3.0, 5.0, 0.2])
+    with GradientTape() as tape:
+        tape.watch(x)
+        tape.watch(u)
+        out = ops.scatter_update(x, [[1], [0], [1], [3]], u, reduction=reduction)
+        loss = ops.sum(out * ops.convert_to_tensor([1.0, 2.0, 3.0, 4.0]))
+    gx, gu = tape.gradient(loss, [x, u])
+    expected, expected_gx, expected_gu = _SCATTER_KERAS[reduction]
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(gx.numpy(), expected_gx, rtol=1e-6)
+    np.testing.assert_allclose(gu.numpy(), expected_gu, rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["max", "min", "mul"])
+def test_scatter_update_reductions_on_slices_and_gradients(reduction):
+    rng = np.random.default_rng(3)
+    x, u = rng.uniform(0.5, 1.5, (3, 2, 2)), rng.uniform(0.5, 1.5, (4, 2))
+    indices = [[2, 1], [0, 0], [2, 1], [1, 0]]
+    out = ops.scatter_update(x, indices, u, reduction=reduction).numpy()
+    expected = x.copy()
+    combine = {"max": np.maximum, "min": np.minimum, "mul": np.multiply}[reduction]
+    for (i, j), row in zip(indices, u):
+        expected[i, j] = combine(expected[i, j], row)
+    np.testing.assert_allclose(out, expected)
+    check_gradients(lambda a, b: ops.scatter_update(a, indices, b, reduction=reduction), [x, u])
+
+
+def test_scatter_update_unknown_reduction_in_keras_words():
+    with pytest.raises(ValueError, match="^Unsupported reduction: sum$"):
+        ops.scatter_update(np.zeros(3), [[0]], [1.0], reduction="sum")

@@ -166,6 +166,11 @@ FUSED = [
     ("getitem_update", lambda a, u: ops.slice_update(a * a, [0, 1], u * u)[1:, ::2] * a[:1, [0, 2]],
      [RNG.standard_normal((2, 3)), RNG.standard_normal((1, 2))],
      {indexing.GetItem, indexing.IndexAdd, indexing.Update}),
+    ("scatter_update_max_mul", lambda a, u: ops.scatter_update(a * a, [[2], [0], [2]], u * u,
+                                                                reduction="max")
+     * ops.scatter_update(a, [[1], [1], [0]], u, reduction="mul"),
+     [RNG.uniform(0.5, 1.5, (3, 2)), RNG.uniform(0.5, 1.5, (3, 2))],
+     {indexing.ScatterExtreme, indexing.Update, indexing.Take, indexing.ScatterAdd}),
     ("tril_triu", lambda a: ops.tril(a * a, -1) + ops.triu(a, 1) * a, [RNG.standard_normal((3, 3))],
      {matrix.Triangle}),
     ("inv_det_slogdet", lambda a: ops.inv(a) * ops.det(a) + ops.slogdet(a)[1] * a,

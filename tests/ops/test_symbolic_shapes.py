@@ -165,9 +165,69 @@ def test_segment_reductions_follow_keras():
 def test_keras_checks_on_symbolic_inputs():
     assert ops.repeat(KT((2, 3)), [2]).shape == (12,)
     assert ops.squeeze(KT((None, 1, 1, 1)), (-1, -2)).shape == (None, 1)
-    assert ops.squeeze(KT((None, 1)), axis=0).shape == (1,)  # unknown: checked at run time
+    with pytest.raises(ValueError, match="cannot squeeze axis 0 of size None"):  # as Keras
+        ops.squeeze(KT((None, 1)), axis=0)
+    with pytest.raises(ValueError, match="Size of `repeats` and dimensions of `x` after "
+                                         "flattening should be compatible. Received: 2 and 6"):
+        ops.repeat(KT((2, 3)), [1, 1])
+    with pytest.raises(ValueError, match="dimensions of `axis 0 of x` should be compatible"):
+        ops.repeat(KT((2, 3)), [1, 1, 1], axis=0)
+    assert ops.repeat(KT((2, 3)), [1, 2], axis=0).shape == (3, 3)
     for fn in (lambda: ops.broadcast_to(KT((3, 3)), (2, 2, 3)),
                lambda: ops.concatenate([KT((2, 3))] * 2, axis=None),
                lambda: ops.digitize(KT((2, 3)), KT((2, 3, 4)))):
         with pytest.raises(ValueError):
             fn()
+
+
+def test_quantiles_on_symbolic_inputs_follow_keras():
+    # Keras 3.15.1's shape rules (ops_numpy_test *ShapeTest::test_*quantile/percentile)
+    for fn in (ops.quantile, ops.percentile, ops.nanquantile, ops.nanpercentile):
+        for shape in ((None, 3), (3, 3)):
+            x = KT(shape)
+            assert fn(x, KT(())).shape == ()
+            assert fn(x, KT((2,))).shape == (2,)
+            assert fn(x, KT((2,)), axis=1).shape == (2, shape[0])
+            assert fn(x, KT((2,)), axis=1, keepdims=True).shape == (2, shape[0], 1)
+            assert fn(x, [0.1, 0.5]).shape == (2,) and fn(x, 0.5, keepdims=True).shape == (1, 1)
+    assert ops.quantile(KT((None, 3), "int64"), 0.5).dtype == "float32"
+    assert ops.quantile(KT((None, 3), "float16"), 0.5).dtype == "float16"
+
+
+def test_einsum_tensordot_inner_with_unknown_sizes_follow_keras():
+    x, y, z = KT((None, 3, 4)), KT((None, 4, 5)), KT((1, 1, 1, 9))
+    assert ops.einsum("ijk,jkl->li", x, y).shape == (5, None)
+    assert ops.einsum("...,...j->...j", x, y).shape == (None, 3, 4, 5)
+    assert ops.einsum("i...,...j", x, y).shape == (3, 4, None, 5)
+    assert ops.einsum("i...,...j,...k", x, y, z).shape == (1, 3, 4, None, 5, 9)
+    assert ops.einsum("mij,ijk,...", x, y, z).shape == (1, 1, 1, 9, 5, None)
+    assert ops.einsum("ii", KT((2, 3))).shape == ()
+    assert ops.einsum(",ij", 5, KT((None, 3))).shape == (None, 3)
+    with pytest.raises(ValueError, match="Number of dimensions in the subscript"):
+        ops.einsum("ijk,jk->ik", KT((None, 3)), KT((3, 4)))
+    assert ops.tensordot(x, KT((3, 4)), axes=1).shape == (None, 3, 4)  # int axes: unchecked
+    assert ops.tensordot(x, KT((3, 4)), axes=[[0, 1], [1, 0]]).shape == (4,)
+    with pytest.raises(ValueError, match=r"Shape mismatch on `x1\[axes\[0\]\]`"):
+        ops.tensordot(KT((5, 3)), KT((4,)), axes=[[1], [0]])
+    assert ops.inner(KT((5, None)), KT((4, 3))).shape == (5, 4)
+    assert ops.inner(KT(()), KT((3,))).shape == (3,)
+    with pytest.raises(ValueError, match="last dimension"):
+        ops.inner(KT((5, 3)), KT((4,)))
+
+
+def test_histogram_on_a_symbolic_input():
+    counts, edges = ops.histogram(KT((None,)), bins=7)
+    assert counts.shape == (7,) and edges.shape == (8,)
+
+
+def test_searchsorted_dtype_follows_keras():
+    assert ops.searchsorted(KT((None,)), KT((2, 3))).dtype == "int64"  # length unknown
+    assert ops.searchsorted(KT((5,)), KT((2, 3))).dtype == "int32"
+
+
+def test_convert_to_tensor_keeps_the_sparse_flag_as_keras():
+    dense, sparse = KT((2, None)), KT((2, 3), sparse=True)
+    assert ops.convert_to_tensor(dense).shape == (2, None)
+    assert not ops.convert_to_tensor(dense, sparse=True).sparse  # cannot make it sparse
+    assert ops.convert_to_tensor(sparse).sparse
+    assert not ops.convert_to_tensor(sparse, sparse=False).sparse

@@ -84,3 +84,25 @@ def test_dropout_rate_semantics_and_gradient():
     np.testing.assert_array_equal(g, (y.numpy() != 0) * 2.0)
     with pytest.raises(ValueError, match="rate"):
         random.dropout(x, 1.0)
+
+
+def test_dropout_on_a_keras_tensor_is_a_spec_and_keeps_the_seed():
+    # Keras 3.15.1's trainer_test.test_rng_updated_during_predict builds this graph
+    seed = keras.random.SeedGenerator(3)
+    state = tuple(seed.state)
+    out = keras.random.dropout(keras.KerasTensor((None, 20)), rate=0.5, seed=seed)
+    assert isinstance(out, keras.KerasTensor) and out.shape == (None, 20)
+    assert tuple(seed.state) == state
+
+    class TestTimeDropout(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.random_generator = keras.random.SeedGenerator()
+
+        def call(self, x):
+            return keras.random.dropout(x, rate=0.5, seed=self.random_generator)
+
+    inputs = keras.Input((20,))
+    model = keras.Model(inputs, TestTimeDropout()(inputs))
+    first, second = (model.predict(np.ones((32, 20)), verbose=0) for _ in range(2))
+    assert set(np.unique(first)) <= {0.0, 2.0} and np.mean(np.abs(first - second)) > 0.01

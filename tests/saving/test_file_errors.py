@@ -130,3 +130,119 @@ def test_decompression_bombs_are_refused_before_reading(tmp_path, monkeypatch):
         _rezip(good, evil, extra, deflate=(name,))
         with pytest.raises(ValueError, match="decompression bomb"):
             keras.models.load_model(evil)
+
+
+# Keras 3.15.1's bomb guards (keras/src/saving/saving_lib.py): same floors, ratios, order
+# and messages.
+def test_bomb_limits_are_keras_values():
+    from kerasish.saving import saving_lib
+    assert saving_lib._ZIP_MEMBER_BOMB_FLOOR_BYTES == 4 * 2**30
+    assert saving_lib._ZIP_EXTRACT_BOMB_FLOOR_BYTES == 256 * 2**20
+    assert saving_lib._ZIP_MEMBER_MAX_EXPANSION == 100
+    assert saving_lib._H5_DATASET_BOMB_FLOOR_BYTES == 4 * 2**30
+    assert saving_lib._H5_DATASET_MAX_EXPANSION == 1000
+
+
+def test_safe_zip_read_refuses_a_bomb_in_keras_words(tmp_path, monkeypatch):
+    import zipfile
+    from kerasish.saving import saving_lib
+    path = str(tmp_path / "a.zip")
+    noise = np.random.default_rng(0).integers(0, 256, 100_000).astype("uint8").tobytes()
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("config.json", b"A" * 100_000)
+        zf.writestr("noise", noise)  # deflated, but barely compressible
+        zf.writestr("w", bytes(range(256)) * 400, compress_type=zipfile.ZIP_STORED)
+    monkeypatch.setattr(saving_lib, "_ZIP_MEMBER_BOMB_FLOOR_BYTES", 64)
+    with zipfile.ZipFile(path) as zf:
+        assert saving_lib._safe_zip_read(zf, "noise") == noise  # past the floor, ratio ~1
+        with pytest.raises(ValueError, match="decompression bomb"):  # ratio ~870 > 100
+            saving_lib._safe_zip_read(zf, "config.json")
+        monkeypatch.setattr(saving_lib, "_ZIP_MEMBER_MAX_EXPANSION", 10)
+        with pytest.raises(ValueError, match=r"^Not allowed: ZIP member 'config\.json' declares "
+                                             r"97\.66 KB but only \d+\.\d\d B are stored on disk; "
+                                             r"refusing to load a potential decompression "
+                                             r"bomb\.$"):
+            saving_lib._safe_zip_read(zf, "config.json")
+        assert saving_lib._safe_zip_read(zf, "w") == bytes(range(256)) * 400  # stored: 1:1
+
+
+def test_load_model_checks_config_then_weights_then_assets(tmp_path, monkeypatch):
+    import zipfile
+    from kerasish.saving import saving_lib
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    good = str(tmp_path / "good.keras")
+    model.save(good)
+    bomb_config = str(tmp_path / "bomb.keras")
+    with zipfile.ZipFile(bomb_config, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("metadata.json", b'{"keras_version":"3"}')
+        zf.writestr("config.json", b'{"x":"' + b" " * 200_000 + b'"}')  # and no weights
+    weights_bomb, assets_bomb = str(tmp_path / "w.keras"), str(tmp_path / "a.keras")
+    _rezip(good, weights_bomb, {"model.weights.h5": b"\0" * 200_000}, deflate=("model.weights.h5",))
+    _rezip(good, assets_bomb, {"assets/bomb.bin": b"\0" * 200_000}, deflate=("assets/bomb.bin",))
+    with monkeypatch.context() as patch:
+        patch.setattr(saving_lib, "_ZIP_MEMBER_BOMB_FLOOR_BYTES", 64)
+        patch.setattr(saving_lib, "_ZIP_MEMBER_MAX_EXPANSION", 10)
+        with pytest.raises(ValueError, match="ZIP member 'config.json'.*decompression bomb"):
+            keras.models.load_model(bomb_config)
+        with pytest.raises(ValueError, match="ZIP member 'model.weights.h5'.*decompression bomb"):
+            keras.models.load_model(weights_bomb)
+        keras.models.load_model(assets_bomb)  # an asset is not read into memory by Keras either
+    monkeypatch.setattr(saving_lib, "_ZIP_EXTRACT_BOMB_FLOOR_BYTES", 64)
+    with pytest.raises(ValueError, match=r"^Not allowed: archive member 'assets/bomb\.bin' "
+                                         r"declares 195\.31 KB but only .* are stored on disk; "
+                                         r"refusing to extract a potential decompression bomb\.$"):
+        keras.models.load_model(assets_bomb)
+    keras.models.load_model(good)  # without assets the extraction guard does not run
+
+
+def _shape_bomb(group, name):
+    group.create_dataset(name, shape=(2**50,), dtype="float64", chunks=(1024,),
+                         compression="gzip", fillvalue=0.0)
+
+
+def test_safe_get_h5_dataset_refuses_shape_bombs_and_links(tmp_path):
+    import h5py
+    from kerasish.saving import saving_lib
+    path = str(tmp_path / "bomb.h5")
+    with h5py.File(path, "w") as f:
+        _shape_bomb(f, "d")
+        f["g/ok"] = np.arange(3.0)
+        f["soft"] = h5py.SoftLink("/g/ok")
+    with h5py.File(path, "r") as f:
+        with pytest.raises(ValueError, match=r"^Not allowed: H5 dataset 'd' declares 8\.00 PB "
+                                             r"but only 0\.00 B are stored on disk; refusing to "
+                                             r"load a potential decompression/shape bomb\.$"):
+            saving_lib.safe_get_h5_dataset(f, "d")
+        np.testing.assert_array_equal(saving_lib.safe_get_h5_dataset(f, "g/ok")[()], [0, 1, 2])
+        with pytest.raises(ValueError, match="^Not allowed: H5 file with SoftLink$"):
+            saving_lib.safe_get_h5_dataset(f, "soft")
+        with pytest.raises(ValueError, match="expected Dataset"):
+            saving_lib.safe_get_h5_dataset(f, "g")
+        with pytest.raises(KeyError):
+            saving_lib.safe_get_h5_dataset(f, "missing")
+
+
+class _OwnStore(keras.layers.Layer):
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(2,), initializer="ones")
+
+    def call(self, x):
+        return x
+
+    def load_own_variables(self, store):
+        self.w.assign(store["0"])
+
+
+def test_a_custom_store_never_reads_a_shape_bomb(tmp_path):
+    import h5py
+    model = keras.Sequential([keras.Input((2,)), _OwnStore(name="own")])
+    path = str(tmp_path / "m.weights.h5")
+    model.save_weights(path)
+    with h5py.File(path, "r+") as f:
+        names = []
+        f.visititems(lambda name, obj: names.append(name) if isinstance(obj, h5py.Dataset)
+                     else None)
+        del f[names[0]]
+        _shape_bomb(f, names[0])
+    with pytest.raises(ValueError, match="decompression/shape bomb"):
+        model.load_weights(path)

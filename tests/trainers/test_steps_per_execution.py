@@ -137,16 +137,17 @@ def test_same_training_as_one_step_per_execution():
         np.testing.assert_allclose(wa, wb, rtol=1e-6)
 
 
-def test_nan_stops_inside_an_execution_before_the_update():
+def test_terminate_on_nan_stops_after_the_whole_execution():
+    # as Keras 3.15.1 (tests/fixtures/callbacks/terminate_on_nan.json): the NaN batch and
+    # the rest of its execution are applied; the callback sees the execution's last logs
     x, y = data(64)
     y[20] = np.nan  # in the third batch of 8, inside the first execution of 4 steps
     m = model(4)
     rec = Recorder()
-    m.fit(x, y, batch_size=8, epochs=3, verbose=0, callbacks=[rec], shuffle=False)
-    reference = model(1)
-    reference.fit(x[:16], y[:16], batch_size=8, epochs=1, verbose=0, shuffle=False)
-    for w, expected in zip(m.get_weights(), reference.get_weights()):
-        np.testing.assert_allclose(w, expected, rtol=1e-6)  # two good steps, then stop
+    m.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False,
+          callbacks=[rec, keras.callbacks.TerminateOnNaN()])
+    assert all(np.isnan(w).all() for w in m.get_weights())
+    assert int(m.optimizer.iterations.numpy()) == 4
     assert [e[:2] for e in rec.events] == [["epoch_begin", 0], ["train_batch_begin", 0],
                                            ["train_batch_end", 3], ["epoch_end", 0]]
 

@@ -222,23 +222,22 @@ _col2im_2d = cupy.ElementwiseKernel(
     """, "kerasish_col2im_2d")
 
 
-# A GPU convolution wants its GEMMs as large as memory allows: the batch is only
-# split when one column buffer would pass this size, and chunks run in order.
-CONV_CHUNK_BYTES = 256 * 2 ** 20
+# A GPU kernel wants its GEMMs as large as memory allows: the batch is only
+# split when one chunk's scratch arrays would pass this size; chunks run in order.
+CHUNK_BYTES = 256 * 2 ** 20
 
 
-def conv_batch_chunks(n, per_item_bytes):
-    """The batch ranges a convolution is computed in on this device.
+def batch_chunks(n, per_item_bytes):
+    """The batch ranges a chunked kernel is computed in on this device.
 
     Args:
         n: batch size.
-        per_item_bytes: bytes of one batch item's column buffer.
+        per_item_bytes: bytes of one batch item's scratch arrays.
 
     Returns:
         list of (start, stop) ranges covering range(n).
     """
-    step = max(1, CONV_CHUNK_BYTES // max(per_item_bytes, 1))
-    return [(i, min(i + step, n)) for i in range(0, n, step)]
+    return numpy_kernels._split_batch(n, per_item_bytes, CHUNK_BYTES)
 
 
 def run_batch_chunks(run, chunks):

@@ -411,9 +411,9 @@ def lion_update(param, grad, m, lr, beta_1, beta_2):
 # two slots are 30 MiB). Smaller variables are updated whole: their operands
 # stay in the (32 MiB) L3 cache anyway and slicing would only add calls
 # (measured: a 784x512 kernel is slower sliced, a 20000x128 table 1.4x faster).
-# Each element goes through exactly the same float operations as in the
-# single-variable kernel, so the numbers are identical; only the loop order
-# over elements changes.
+# The slices are spread over the CPU threads (`cpu_threads`). Each element
+# goes through exactly the same float operations as in the single-variable
+# kernel, so the numbers are identical; only the loop order over elements changes.
 CHUNK = 1 << 17
 CHUNK_ABOVE = 1 << 19
 
@@ -435,10 +435,13 @@ def _chunked(update, arrays, *args, **kwargs):
         return
     flat = [a.reshape(-1) for a in arrays]
     flat_kw = {k: v.reshape(-1) if hasattr(v, "flags") else v for k, v in kwargs.items()}
-    for start in range(0, n, CHUNK):
-        end = min(n, start + CHUNK)
+
+    def update_slice(start, end):
         update(*[a[start:end] for a in flat], *args,
                **{k: v[start:end] if hasattr(v, "flags") else v for k, v in flat_kw.items()})
+
+    cpu_threads.run_split(update_slice, [(start, min(n, start + CHUNK))
+                                         for start in range(0, n, CHUNK)])
 
 
 def adam_update_multi(params, grads, ms, vs, alpha, beta_1, beta_2, epsilon, v_hats=None):
@@ -471,34 +474,36 @@ def sgd_update_multi(params, grads, momentum_bufs, lr, momentum=0.0, nesterov=Fa
 
 
 __all__ += ["adam_update_multi", "sgd_update_multi"]
-__all__ += ["conv_batch_chunks", "conv_im2col", "conv_input_grad", "run_batch_chunks"]
+__all__ += ["batch_chunks", "conv_im2col", "conv_input_grad", "run_batch_chunks"]
 
-# Convolution: im2col and the input gradient -----------------------------------
-# Channels_last layout with any number of spatial axes. Columns have shape
-# (N, *out_spatial, groups, *kernel_spatial, C // groups), so each group's
-# patch is contiguous and a grouped conv is one batched GEMM. Both kernels
-# loop over the kernel offsets only (kh * kw strided copies / GEMM + adds),
-# never over pixels or batch items.
-# A CPU convolution works through the batch in pieces whose column buffer fits
-# a core's L2 cache (1 MiB per core, 32 MiB L3 on the benchmark machine): the
-# patch copy and the GEMM that reads it back then stay out of DRAM, and the
-# pieces are spread over the CPU threads. Measured on the MNIST convnet's
+
+# Batch chunks ---------------------------------------------------------------
+# Kernels whose batch items are independent (convolutions, fused attention)
+# work through the batch in pieces whose scratch arrays fit a core's L2 cache
+# (1 MiB per core, 32 MiB L3 on the benchmark machine), so each piece's
+# intermediate results are produced and consumed without a trip to DRAM, and
+# the pieces are spread over the CPU threads. Measured on the MNIST convnet's
 # second conv (batch 128, 26x26x32 -> 64, 1 thread, CPU time): forward
-# 84 -> 37 ms, backward 143 -> 97 ms against one whole-batch buffer.
-CONV_CHUNK_BYTES = 2 * 2 ** 20
+# 84 -> 37 ms, backward 143 -> 97 ms against one whole-batch column buffer.
+CHUNK_BYTES = 2 * 2 ** 20
 
 
-def conv_batch_chunks(n, per_item_bytes):
-    """The batch ranges a convolution is computed in on this device.
+def batch_chunks(n, per_item_bytes):
+    """The batch ranges a chunked kernel is computed in on this device.
 
     Args:
         n: batch size.
-        per_item_bytes: bytes of one batch item's column buffer.
+        per_item_bytes: bytes of one batch item's scratch arrays.
 
     Returns:
         list of (start, stop) ranges covering range(n).
     """
-    step = max(1, CONV_CHUNK_BYTES // max(per_item_bytes, 1))
+    return _split_batch(n, per_item_bytes, CHUNK_BYTES)
+
+
+def _split_batch(n, per_item_bytes, chunk_bytes):
+    """(start, stop) ranges of range(n) holding at most `chunk_bytes` each (one item at least)."""
+    step = max(1, chunk_bytes // max(per_item_bytes, 1))
     return [(i, min(i + step, n)) for i in range(0, n, step)]
 
 
@@ -513,6 +518,14 @@ def run_batch_chunks(run, chunks):
         list: the results in chunk order.
     """
     return cpu_threads.run_split(run, chunks)
+
+
+# Convolution: im2col and the input gradient -----------------------------------
+# Channels_last layout with any number of spatial axes. Columns have shape
+# (N, *out_spatial, groups, *kernel_spatial, C // groups), so each group's
+# patch is contiguous and a grouped conv is one batched GEMM. Both kernels
+# loop over the kernel offsets only (kh * kw strided copies / GEMM + adds),
+# never over pixels or batch items.
 
 
 def _conv_windows(kernel_spatial, strides, dilation, out_spatial):

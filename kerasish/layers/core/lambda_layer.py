@@ -158,6 +158,7 @@ class SymbolicOp(Layer):
         sub = cls._classes.get(op_name)
         if sub is None:
             family = (getattr(fn, "__module__", "") or "").rsplit(".", 1)[-1]
+            family = "core" if family == "control_flow" else family  # map, scan, ... (Keras)
             module = f"keras.src.ops.{family if family in ('nn', 'core') else 'numpy'}"
             sub = cls._classes[op_name] = type(op_name, (cls,), {"__module__": module})
         return sub
@@ -168,16 +169,19 @@ class SymbolicOp(Layer):
             raise NotImplementedError(
                 f"The op '{self.name}' ({type(self).__name__}) cannot be serialized: it was "
                 "called in a way kerasish cannot rebuild from a config.")
-        return {"name": self.name, **self.fn_kwargs}
+        return {"name": self.name, **{k: _serialize_argument(v) for k, v in self.fn_kwargs.items()}}
 
     @classmethod
     def from_config(cls, config):
         fn = _op_function(cls.__name__)
         if fn is None:
             raise ValueError(f"Unknown op '{cls.__name__}': kerasish.ops has no function for it.")
-        config = dict(config)
+        config = {k: _deserialize_argument(v) for k, v in config.items()}
         name = config.pop("name", None)
         return cls(fn, config, name=name)
+
+    def __repr__(self):
+        return f"<Operation name={self.name}>"  # as Keras prints an op of a graph
 
     def call(self, *args):
         n = len(self.tensor_kwarg_names)
@@ -185,9 +189,45 @@ class SymbolicOp(Layer):
         if n:
             args, extra = args[:-n], dict(zip(self.tensor_kwarg_names, args[-n:]))
             kwargs = {**kwargs, **extra}
+        names = _positional_names(self.fn, tuple(self.fn_kwargs))
+        if names:  # a fixed argument precedes the tensors (`vectorized_map(function, x)`)
+            args, kwargs = (), {**kwargs, **dict(zip(names, args))}
         if in_trace():  # traced for its output spec (kerasish.ops.symbolic)
             return symbolic.traced(self.fn, args, kwargs)
         return self.fn(*args, **kwargs)
+
+
+def _serialize_argument(value):
+    """A function argument of an op (e.g. `vectorized_map`'s) in Keras's config form."""
+    if callable(value) and inspect.isfunction(value):
+        return registry.serialize_keras_object(value)
+    return value
+
+
+def _deserialize_argument(value):
+    if isinstance(value, dict) and value.get("class_name") == "function":
+        return registry.deserialize_keras_object(value)
+    return value
+
+
+_POSITIONAL_NAMES = {}
+
+
+def _positional_names(fn, fixed):
+    """The names the positional inputs of `fn` take when a fixed keyword argument comes
+    before them in its signature; None when they can be passed positionally."""
+    key = (fn, fixed)
+    if key not in _POSITIONAL_NAMES:
+        try:
+            params = [p for p in inspect.signature(fn).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            params = []
+        free = [p.name for p in params if p.name not in fixed]
+        first_free = next((i for i, p in enumerate(params) if p.name not in fixed), len(params))
+        _POSITIONAL_NAMES[key] = free if any(p.name in fixed for p in params[:first_free]) \
+            else None
+    return _POSITIONAL_NAMES[key]
 
 
 def _op_function(op_name):

@@ -39,7 +39,10 @@ class Merge(Layer):
         out = list(input_shape[0])
         for shape in input_shape[1:]:
             for i in range(1, len(out)):
-                if out[i] in (None, 1):
+                # as Keras: an unknown size stays unknown, even against 1
+                if out[i] is None or shape[i] is None:
+                    out[i] = None
+                elif out[i] == 1:
                     out[i] = shape[i]
         return tuple(out)
 

@@ -86,6 +86,9 @@ class Bidirectional(Layer):
             y, y_rev = y[0], y_rev[0]
         if self.return_sequences:
             y_rev = ops.flip(y_rev, axis=1)
+        # as Keras: both directions in this layer's compute dtype before merging (float16
+        # under "mixed_float16" even when the wrapped layers compute in float32)
+        y, y_rev = ops.cast(y, self.compute_dtype), ops.cast(y_rev, self.compute_dtype)
         output = self._merge(y, y_rev)
         if self.return_state:
             return (output if isinstance(output, list) else [output]) + states

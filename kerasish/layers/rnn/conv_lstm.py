@@ -78,6 +78,11 @@ class ConvLSTM(Layer):
             self.states = self.cell.get_initial_state(sequences_shape[0])
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
+        # the cell's kernels are read here, inside this layer's autocast scope (as Keras)
+        with self.cell._variables_in_caller_scope():
+            return self._run(sequences, initial_state, mask, training)
+
+    def _run(self, sequences, initial_state, mask, training):
         x = ops.convert_to_tensor(sequences)
         batch, steps = x.shape[0], x.shape[1]
         cell = self.cell

@@ -8,14 +8,16 @@ masks are drawn once per call, before the loop (training or not, so seeds
 advance as in Keras), shared by all steps, and forgotten after the call.
 """
 from kerasish import ops
+from kerasish.backend import config
 from kerasish.autodiff import tape as _tape
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.rnn.gru_cell import GRUCell
 from kerasish.layers.rnn.lstm_cell import LSTMCell
 from kerasish.layers.rnn.simple_rnn_cell import SimpleRNNCell
 from kerasish.layers.rnn.stacked_rnn_cells import StackedRNNCells
 from kerasish.ops import rnn as rnn_ops
-from kerasish.utils import registry
+from kerasish.utils import registry, tree
 
 
 class RNN(Layer):
@@ -133,17 +135,40 @@ class RNN(Layer):
         if self.stateful:
             self.states = [ops.stop_gradient(s) for s in final]
         output = seq if self.return_sequences else last
+        output, final = self._in_compute_dtype(output), [self._in_compute_dtype(s) for s in final]
         if self.return_state:
-            return [output] + list(final)
+            return [output] + self._nest_states(list(final))
         return output
+
+    def _in_compute_dtype(self, x):
+        """Keras casts the outputs and final states to the layer's compute dtype (float16
+        under "mixed_float16" when the cell computes in float32)."""
+        if config.is_float_dtype(x.dtype) and x.dtype != self.compute_dtype:
+            return ops.cast(x, self.compute_dtype)
+        return x
+
+    def _nest_states(self, flat, symbolic=None):
+        """Final states as Keras returns them: flat for one cell; for stacked cells one
+        entry per cell, a list of its states (a bare tensor for a single-state cell
+        when traced symbolically, as Keras's output spec)."""
+        if not isinstance(self.cell, StackedRNNCells):
+            return flat
+        if symbolic is None:
+            symbolic = any(isinstance(s, KerasTensor) for s in flat)
+        nested, start = [], 0
+        for cell, count in zip(self.cell.cells, self.cell._counts()):
+            group = flat[start:start + count]
+            start += count
+            single = not isinstance(cell.state_size, (list, tuple))
+            nested.append(group[0] if symbolic and single else group)
+        return nested
 
     def _initial_states(self, batch, initial_state):
         if initial_state is None:
             if self.stateful and self.states is not None:
                 return list(self.states)
             return self._cell_initial_state(batch)
-        states = [ops.convert_to_tensor(s) for s in
-                  (initial_state if isinstance(initial_state, (list, tuple)) else [initial_state])]
+        states = [ops.convert_to_tensor(s) for s in tree.flatten(initial_state)]
         sizes = self._state_sizes
         if len(states) != len(sizes):
             raise ValueError(
@@ -239,7 +264,7 @@ class RNN(Layer):
     def compute_mask(self, inputs, previous_mask=None):
         mask = previous_mask if self.return_sequences else None
         if self.return_state:
-            return [mask] + [None] * len(self._state_sizes)
+            return [mask] + [None] * len(self._nest_states(list(self._state_sizes), False))
         return mask
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
@@ -247,7 +272,7 @@ class RNN(Layer):
         units = self._output_size
         out = (batch, steps, units) if self.return_sequences else (batch, units)
         if self.return_state:
-            return [out] + [(batch, n) for n in self._state_sizes]
+            return [out] + self._nest_states([(batch, n) for n in self._state_sizes], True)
         return out
 
     def _rnn_config(self):

@@ -41,7 +41,8 @@ class TimeDistributed(Layer):
         batch, steps = inputs.shape[0], inputs.shape[1]
         merged = -1 if batch is None or steps is None else batch * steps  # unknown when traced
         folded = ops.reshape(inputs, (merged,) + inputs.shape[2:])
-        outputs = self.layer(folded, training=training)
+        # as Keras: the wrapped layer's `call` runs inside this layer's scope
+        outputs = self.layer._call_in_caller_scope(folded, training=training)
         return ops.reshape(outputs, (batch, steps) + outputs.shape[1:])
 
     def get_config(self):

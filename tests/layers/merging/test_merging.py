@@ -29,3 +29,14 @@ def test_dot_accepts_masked_inputs_and_outputs_no_mask():
     x._keras_mask = keras.ops.convert_to_tensor(np.array([True, False]))
     out = dot([x, x])
     assert out._keras_mask is None
+
+
+def test_unknown_sizes_stay_unknown_against_broadcast_ones():
+    """As Keras: (None, None, None, 16) * (None, 1, 1, 16) is (None, None, None, 16)
+    (MobileNetV3's squeeze-excitation on a free-size input)."""
+    a = keras.layers.Input((None, None, 16))
+    b = keras.layers.Input((1, 1, 16))
+    assert keras.layers.Multiply()([a, b]).shape == (None, None, None, 16)
+    assert keras.layers.Add()([b, a]).shape == (None, None, None, 16)
+    c = keras.layers.Input((5, 1, 16))
+    assert keras.layers.Multiply()([c, keras.layers.Input((1, 7, 16))]).shape == (None, 5, 7, 16)

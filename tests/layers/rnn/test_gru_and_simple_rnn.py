@@ -58,5 +58,5 @@ def test_generic_rnn_with_stacked_cells_and_custom_cell():
     out = layers.RNN(cell)(x)
     np.testing.assert_allclose(out.numpy(), (x @ cell.w.numpy()).sum(axis=1), rtol=1e-5)
     stacked = layers.RNN([layers.LSTMCell(4), layers.GRUCell(3)], return_state=True)
-    y, h1, c1, h2 = stacked(x)
+    y, (h1, c1), (h2,) = stacked(x)       # one list of states per cell, as Keras
     assert y.shape == (2, 3) and h1.shape == (2, 4) and h2.shape == (2, 3)

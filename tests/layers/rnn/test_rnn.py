@@ -1,0 +1,30 @@
+"""The RNN layer's return structure for stacked cells (Keras 3.15.1's nesting)."""
+import numpy as np
+
+import kerasish as keras
+from kerasish import layers
+
+
+def test_stacked_cells_return_states_nested_per_cell_like_keras():
+    # Keras 3.15.1 (TF backend): RNN([GRUCell(3), LSTMCell(2)], return_state=True) returns
+    # (out, [h_gru], [h, c]) eagerly and (out, h_gru, [h, c]) symbolically: one entry per
+    # cell; a single stacked cell gives (out, [h, c]).
+    x = np.random.default_rng(0).random((3, 6, 4)).astype("float32")
+    rnn = layers.RNN([layers.GRUCell(3), layers.LSTMCell(2)], return_state=True)
+    out, gru_states, lstm_states = rnn(x)
+    assert tuple(out.shape) == (3, 2)
+    assert [tuple(s.shape) for s in gru_states] == [(3, 3)]
+    assert [tuple(s.shape) for s in lstm_states] == [(3, 2), (3, 2)]
+    nested = rnn(x, initial_state=[gru_states, lstm_states])
+    flat = rnn(x, initial_state=[*gru_states, *lstm_states])
+    for a, b in zip(keras.tree.flatten(nested), keras.tree.flatten(flat)):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert not np.allclose(nested[0].numpy(), out.numpy())       # the states were used
+
+    inputs = keras.Input((6, 4))
+    out, gru_h, lstm_states = layers.RNN([layers.GRUCell(3), layers.LSTMCell(2)],
+                                         return_state=True)(inputs)
+    assert tuple(gru_h.shape) == (None, 3)
+    assert [tuple(s.shape) for s in lstm_states] == [(None, 2), (None, 2)]
+    single = layers.RNN([layers.LSTMCell(3)], return_state=True)(x)
+    assert len(single) == 2 and len(single[1]) == 2

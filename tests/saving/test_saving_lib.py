@@ -1,0 +1,43 @@
+"""The weights walk of `kerasish.saving.saving_lib` (which object goes to which path)."""
+import numpy as np
+import pytest
+
+import kerasish as keras
+class _PlainDense(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(3)
+
+    def call(self, x):
+        return self.dense(x)
+
+
+class _AliasedDense(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.a_dense = keras.layers.Dense(3)
+
+    @property
+    def dense(self):
+        return self.a_dense
+
+    def call(self, x):
+        return self.dense(x)
+
+
+def test_a_layer_reached_through_a_property_loads_from_its_other_path(tmp_path):
+    # Keras 3.15.1 walks dir(): `a_dense` first (saved there), then the `dense` property;
+    # loading tries the next path when the first does not fit.
+    import h5py
+    plain, aliased = _PlainDense(), _AliasedDense()
+    plain(np.ones((2, 2))), aliased(np.ones((2, 2)))
+    plain.save_weights(str(tmp_path / "plain.weights.h5"))
+    aliased.load_weights(str(tmp_path / "plain.weights.h5"))
+    np.testing.assert_array_equal(aliased.a_dense.kernel.numpy(), plain.dense.kernel.numpy())
+    aliased.save_weights(str(tmp_path / "aliased.weights.h5"))
+    with h5py.File(str(tmp_path / "aliased.weights.h5")) as f:
+        names = []
+        f.visit(names.append)
+    assert names == ["a_dense", "a_dense/vars", "a_dense/vars/0", "a_dense/vars/1", "vars"]
+    with pytest.raises(ValueError, match="1 objects could not be loaded"):  # as Keras
+        plain.load_weights(str(tmp_path / "aliased.weights.h5"))
