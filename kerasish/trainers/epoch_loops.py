@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from kerasish.backend import config as backend_config, switches
+from kerasish.autodiff.stateless_scope import StatelessScope
 from kerasish.callbacks import CallbackList
 from kerasish.data import data_adapters
 from kerasish.distribute import distribute_lib
@@ -343,7 +344,8 @@ def build_with_unknown_batch(model, batch):
     There the first step is traced with an unknown batch size, so the layers
     that step builds record `(None, ...)` input shapes (the summary's output
     shapes after `fit`). Here the model is called once on KerasTensors of
-    that shape, in a trace (no graph node, nothing computed). A model whose
+    that shape, in a trace (no graph node, nothing computed, no variable
+    assigned). A model whose
     call cannot be traced is left to build on the real batch.
     """
     if all(getattr(layer, "built", True) for layer in model._flatten_layers()):
@@ -359,7 +361,8 @@ def build_with_unknown_batch(model, batch):
         return KerasTensor((None,) + tuple(shape[1:]), backend_config.standardize_dtype(value.dtype))
 
     try:
-        with tracing():
+        # assignments made by `call` (a counter Variable...) are dropped, as in Keras's trace
+        with StatelessScope(), tracing():
             model(tree.map_structure(spec, x), training=False)
     except Exception:  # noqa: BLE001 - untraceable user code: build on the real batch
         pass

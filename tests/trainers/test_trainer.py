@@ -264,3 +264,28 @@ def test_symbolic_build_builds_metrics_and_losses_without_changing_state():
     assert all(not v.numpy().any() for v in model._compile_metrics.variables)
     assert all(not v.numpy().any() for v in model._compile_loss.variables)
     assert seen == [(True, False)]
+
+
+def test_the_unknown_batch_build_assigns_no_variable():
+    """Keras 3.15.1 (callbacks_callback_test): a counter Variable assigned in `call`
+    equals the batch count at each batch end; the build trace must not assign it."""
+    class Counting(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.calls = self.add_variable(shape=(), initializer="zeros", trainable=False)
+
+        def call(self, inputs):
+            self.calls.assign(self.calls + 1)
+            return inputs
+
+    seen = []
+
+    class Record(keras.callbacks.Callback):
+        def on_batch_end(self, batch, logs=None):
+            seen.append((int(self.model.calls.numpy()), batch + 1))
+
+    model = Counting()
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(np.ones((8, 1), "float32"), np.ones((8, 1), "float32"), batch_size=2,
+              callbacks=[Record()], verbose=0)
+    assert seen == [(1, 1), (2, 2), (3, 3), (4, 4)]
