@@ -140,6 +140,20 @@ def pooled(x, pooling, avg_name=None, max_name=None):
     return x
 
 
+def passthrough_preprocess_input(x, data_format=None):
+    """`preprocess_input` of the models that rescale their inputs themselves
+    (EfficientNet, EfficientNetV2, ConvNeXt, MobileNetV3): a pass-through, as in Keras.
+
+    Args:
+        x: array or tensor of pixels in [0, 255].
+        data_format: ignored.
+
+    Returns:
+        `x` unchanged.
+    """
+    return x
+
+
 def caffe_preprocess(x):
     """RGB -> BGR and ImageNet channel means subtracted (VGG16, ResNet50's 'caffe' mode)."""
     x = np.asarray(ops.convert_to_numpy(x) if ops.is_tensor(x) else x, dtype="float32")

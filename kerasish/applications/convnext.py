@@ -283,17 +283,7 @@ ConvNeXtLarge = _make("large", 197767336)
 ConvNeXtXLarge = _make("xlarge", 350196968)
 
 
-def preprocess_input(x, data_format=None):
-    """A pass-through, as in Keras: the models normalize their inputs themselves.
-
-    Args:
-        x: array or tensor of pixels in [0, 255].
-        data_format: ignored.
-
-    Returns:
-        `x` unchanged.
-    """
-    return x
+preprocess_input = common.passthrough_preprocess_input
 
 
 def decode_predictions(preds, top=5):

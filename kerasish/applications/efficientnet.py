@@ -227,17 +227,7 @@ EfficientNetB6 = _make("b6", 43265143)
 EfficientNetB7 = _make("b7", 66658687)
 
 
-def preprocess_input(x, data_format=None):
-    """A pass-through, as in Keras: EfficientNet models rescale their inputs themselves.
-
-    Args:
-        x: array or tensor of pixels in [0, 255].
-        data_format: ignored.
-
-    Returns:
-        `x` unchanged.
-    """
-    return x
+preprocess_input = common.passthrough_preprocess_input
 
 
 def decode_predictions(preds, top=5):

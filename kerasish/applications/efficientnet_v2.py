@@ -309,17 +309,7 @@ EfficientNetV2M = _make("M")
 EfficientNetV2L = _make("L")
 
 
-def preprocess_input(x, data_format=None):
-    """A pass-through, as in Keras: the models rescale their inputs themselves.
-
-    Args:
-        x: array or tensor of pixels in [0, 255].
-        data_format: ignored.
-
-    Returns:
-        `x` unchanged.
-    """
-    return x
+preprocess_input = common.passthrough_preprocess_input
 
 
 def decode_predictions(preds, top=5):

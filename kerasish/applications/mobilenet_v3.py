@@ -234,17 +234,7 @@ def MobileNetV3Large(input_shape=None, alpha=1.0, minimalistic=False, include_to
                        classifier_activation, include_preprocessing, name=name)
 
 
-def preprocess_input(x, data_format=None):
-    """A pass-through, as in Keras: the models rescale their inputs themselves.
-
-    Args:
-        x: array or tensor of pixels in [0, 255].
-        data_format: ignored.
-
-    Returns:
-        `x` unchanged.
-    """
-    return x
+preprocess_input = common.passthrough_preprocess_input
 
 
 def decode_predictions(preds, top=5):

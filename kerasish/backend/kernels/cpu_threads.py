@@ -22,7 +22,7 @@ except ImportError:  # a dependency of kerasish; without it work runs on one thr
     ThreadpoolController = None
 
 _lock = threading.Lock()
-_state = {"controller": None, "pool": None, "inside": 0, "saved": None}
+_state = {"controller": None, "pool": None, "pool_size": 0, "inside": 0, "saved": None}
 
 
 def _blas():
@@ -64,10 +64,11 @@ def _exit_single_blas():
 
 
 def _pool(workers):
-    pool = _state["pool"]
-    if pool is None or pool._max_workers < workers:
-        pool = _state["pool"] = ThreadPoolExecutor(workers, thread_name_prefix="kerasish-cpu")
-    return pool
+    """The shared thread pool, grown (replaced) when more workers are asked for."""
+    if _state["pool_size"] < workers:
+        _state["pool"] = ThreadPoolExecutor(workers, thread_name_prefix="kerasish-cpu")
+        _state["pool_size"] = workers
+    return _state["pool"]
 
 
 def run_split(run, pieces):
