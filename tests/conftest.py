@@ -24,7 +24,7 @@ def pytest_collection_modifyitems(config, items):
 def _fresh_state():
     """Every test starts with fresh auto-names and a fixed seed."""
     from kerasish import backend
-    backend.clear_session()
+    backend.clear_session(free_memory=False)  # a full gc per test costs minutes
     np.random.seed(0)
     yield
 

@@ -29,15 +29,20 @@ def backend():
     return "numpy" if default_device().kind == "cpu" else "cupy"
 
 
-def clear_session():
+def clear_session(free_memory=True):
     """Resets the global state: layer auto-names (dense, dense_1, ...) restart.
+
+    Args:
+        free_memory: also run Python's garbage collector, as Keras does, so
+            that the arrays of models no longer referenced are freed now.
 
     Example:
         >>> keras.backend.clear_session()
     """
     naming.reset_uids()
-    import gc
-    gc.collect()
+    if free_memory:
+        import gc
+        gc.collect()
 
 
 __all__ = [

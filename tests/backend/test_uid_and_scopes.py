@@ -12,6 +12,29 @@ def test_get_uid_counts_per_prefix_with_layer_names():
     assert keras.layers.Dense(1).name == "dense_2"
 
 
+def test_clear_session_collects_garbage_unless_told_not_to():
+    import gc
+    import weakref
+
+    class Cycle:
+        pass
+
+    def orphan_cycle():
+        a, b = Cycle(), Cycle()
+        a.other, b.other = b, a
+        return weakref.ref(a)
+
+    gc.disable()
+    try:
+        ref = orphan_cycle()
+        keras.backend.clear_session(free_memory=False)
+        assert ref() is not None
+        keras.backend.clear_session()
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
 def test_symbolic_scope_and_keras_tensor():
     assert not keras.backend.symbolic_scope.in_symbolic_scope()
     with keras.SymbolicScope():

@@ -68,7 +68,7 @@ def _needs_bfloat16(case):
 def _run(case):
     if _needs_bfloat16(case):
         pytest.importorskip("ml_dtypes", reason="bfloat16 on the numpy backend needs ml_dtypes")
-    backend.clear_session()
+    backend.clear_session(free_memory=False)
     kerasish.mixed_precision.set_global_policy("float32")
     with np.errstate(all="ignore"):  # all-masked rows give NaN (0/0) in Keras too
         return recipes.run_case(LIB, case)
