@@ -97,6 +97,34 @@ def _times(a, masks, g):
     return a if masks is None else a * masks[0 if len(masks) == 1 else g]
 
 
+def _swap_time_batch(xp, a):
+    """(batch, time, n) <-> (time, batch, n), as a contiguous copy."""
+    return xp.ascontiguousarray(a.transpose(1, 0, 2))
+
+
+def _masked_rows_tm(x_tm, masks):
+    """`_masked_rows` for a time-major (time, batch, n) array."""
+    n = x_tm.shape[-1]
+    if masks is None:
+        return [x_tm.reshape(-1, n)]
+    return [(x_tm * m[None]).reshape(-1, n) for m in masks]
+
+
+def _rows_tm(xp, masks, length):
+    """Per-batch masks (batch, n) repeated for every row of a (time * batch, n) matrix."""
+    return None if masks is None else [xp.tile(m, (length, 1)) for m in masks]
+
+
+def _lstm_gate_affine(xp, units, dtype):
+    """(scale, shift) over the 4 gates: sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5 on
+    i, f, o (scale 0.5, shift 0.5); tanh(z) on g (scale 1, shift 0)."""
+    scale = xp.full(4 * units, 0.5, dtype=dtype)
+    scale[2 * units:3 * units] = 1.0
+    shift = xp.full(4 * units, 0.5, dtype=dtype)
+    shift[2 * units:3 * units] = 0.0
+    return scale, shift
+
+
 class Sequence(Op):
     """A whole recurrent layer pass as one Op. Inputs (x, kernel, recurrent_kernel,
     bias, *states); outputs (sequence, last_output, *final_states).
@@ -258,23 +286,45 @@ class _LSTM:
         batch, length, _ = x.shape
         u = rec.shape[0]
         in_masks, rec_masks = drop
-        xw = _project(xp, _masked_rows(x, in_masks), kernel).reshape(batch, length, 4 * u) + bias
-        seq = xp.zeros((batch, length, u), dtype=x.dtype)
-        cache = []
+        # Time-major (length, batch, ...) buffers: each step's slice is contiguous.
+        x_tm = _swap_time_batch(xp, x)
+        xw = _project(xp, _masked_rows_tm(x_tm, in_masks), kernel)
+        xw = xw.reshape(length, batch, 4 * u)
+        xw += bias
+        scale, shift = _lstm_gate_affine(xp, u, x.dtype)
+        acts = xp.empty((length, batch, 4 * u), dtype=x.dtype)  # i, f, g, o after activation
+        tcs = xp.empty((length, batch, u), dtype=x.dtype)       # tanh(c_new)
+        c_prevs = xp.empty((length, batch, u), dtype=x.dtype)
+        h_prevs = xp.empty((length, batch, u), dtype=x.dtype)
+        seq = xp.empty((length, batch, u), dtype=x.dtype)
         out = xp.zeros_like(h)
         for k, t in enumerate(_steps(length, go_backwards)):
-            z = xw[:, t] + _project(xp, _masked_rows(h, rec_masks), rec)
-            i, f = _sigmoid(xp, z[:, :u]), _sigmoid(xp, z[:, u:2 * u])
-            g, o = xp.tanh(z[:, 2 * u:3 * u]), _sigmoid(xp, z[:, 3 * u:])
-            c_new = f * c + i * g
-            tc = xp.tanh(c_new)
+            z = acts[t]
+            if rec_masks is None:
+                xp.matmul(h, rec, out=z)
+            else:
+                z[...] = _project(xp, _masked_rows(h, rec_masks), rec)
+            z += xw[t]
+            # sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5 on i, f, o; tanh(z) on g
+            z *= scale
+            xp.tanh(z, out=z)
+            z *= scale
+            z += shift
+            i, f, g, o = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
+            h_prevs[t], c_prevs[t] = h, c
+            c_new = f * c
+            c_new += i * g
+            tc = xp.tanh(c_new, out=tcs[t])
             h_new = o * tc
-            m = None if mask is None else mask[:, t, None]
-            cache.append((k, t, h, c, i, f, g, o, tc, m))
-            h, c = _masked(xp, m, h_new, h), _masked(xp, m, c_new, c)
-            out = _masked(xp, m, h_new, out)
-            seq[:, k] = out
-        return seq, [out, h, c], cache
+            if mask is None:
+                h, c, out = h_new, c_new, h_new
+            else:
+                m = mask[:, t, None]
+                h, c = xp.where(m, h_new, h), xp.where(m, c_new, c)
+                out = xp.where(m, h_new, out)
+            seq[k] = out
+        seq = _swap_time_batch(xp, seq)
+        return seq, [out, h, c], (x_tm, acts, tcs, c_prevs, h_prevs)
 
     def backward(self, xp, x, w, s, mask, go_backwards, cache, g_seq, g_final,
                  drop=(None, None)):
@@ -284,28 +334,41 @@ class _LSTM:
         batch, length, _ = x.shape
         u = rec.shape[0]
         in_masks, rec_masks = drop
+        x_tm, acts, tcs, c_prevs, h_prevs = cache
         g_out, dh, dc = g_final
-        dz_all = xp.zeros((batch, length, 4 * u), dtype=x.dtype)
-        h_prevs = xp.zeros((batch, length, u), dtype=x.dtype)
-        for k, t, h_prev, c_prev, i, f, g, o, tc, m in reversed(cache):
-            g_out = g_out + g_seq[:, k]
-            if m is None:
-                dh_new, dc_new, g_out = dh + g_out, dc, xp.zeros_like(g_out)
+        i, f, g, o = acts[..., :u], acts[..., u:2 * u], acts[..., 2 * u:3 * u], acts[..., 3 * u:]
+        g_seq_tm = _swap_time_batch(xp, g_seq)
+        dz_all = xp.empty((length, batch, 4 * u), dtype=x.dtype)
+        dh_new = xp.empty_like(dh)
+        order = list(_steps(length, go_backwards))
+        for k in range(length - 1, -1, -1):
+            t = order[k]
+            if mask is None:
+                xp.add(dh, g_out + g_seq_tm[k] if k == length - 1 else g_seq_tm[k], out=dh_new)
+                dc_new = dc
             else:
+                m = mask[:, t, None]
+                g_out = g_out + g_seq_tm[k]
                 dh_new = xp.where(m, dh + g_out, 0)
                 dc_new = xp.where(m, dc, 0)
                 g_out, dh, dc = xp.where(m, 0, g_out), xp.where(m, 0, dh), xp.where(m, 0, dc)
-            dc_total = dc_new + dh_new * o * (1 - tc * tc)
-            dz = xp.concatenate([dc_total * g * i * (1 - i), dc_total * c_prev * f * (1 - f),
-                                 dc_total * i * (1 - g * g), dh_new * tc * o * (1 - o)], axis=1)
-            dz_all[:, t] = dz
-            h_prevs[:, t] = h_prev
-            dh = (dh if m is not None else 0) + _project_back(dz, rec, rec_masks)
-            dc = (dc if m is not None else 0) + dc_total * f
-        flat = dz_all.reshape(batch * length, -1)
-        dx = _project_back(flat, kernel, in_masks, x.shape)
-        d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat)
-        d_rec = _weight_grad(xp, _masked_rows(h_prevs, rec_masks), flat)  # one GEMM for all steps
+            it, ft, gt, ot, tc = i[t], f[t], g[t], o[t], tcs[t]
+            dc_total = dc_new + dh_new * ot * (1 - tc * tc)
+            xp.concatenate([dc_total * gt * it * (1 - it), dc_total * c_prevs[t] * ft * (1 - ft),
+                            dc_total * it * (1 - gt * gt), dh_new * tc * ot * (1 - ot)],
+                           axis=1, out=dz_all[t])
+            back = _project_back(dz_all[t], rec, rec_masks)
+            step_dc = dc_total * ft
+            if mask is None:
+                dh, dc = back, step_dc
+            else:
+                dh += back
+                dc += step_dc
+        flat = dz_all.reshape(length * batch, -1)
+        dx = _project_back(flat, kernel, _rows_tm(xp, in_masks, length))
+        dx = _swap_time_batch(xp, dx.reshape(length, batch, -1))
+        d_kernel = _weight_grad(xp, _masked_rows_tm(x_tm, in_masks), flat)
+        d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat)  # one GEMM for all steps
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
 
 
