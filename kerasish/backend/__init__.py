@@ -16,6 +16,7 @@ from kerasish.backend.devices import (Device, cupy_available, current_device,
                                      default_device, device, device_of_array,
                                      get_device, is_array, list_devices,
                                      scope_device, to_host, xp_of)
+from kerasish.backend import devices as _devices_module
 from kerasish.utils import naming
 
 
@@ -36,6 +37,7 @@ def clear_session():
         >>> keras.backend.clear_session()
     """
     naming.reset_uids()
+    _devices_module.random_state["global_generator"] = None
     import gc
     gc.collect()
 

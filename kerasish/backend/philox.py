@@ -1,0 +1,258 @@
+"""Philox4x32-10 counter-based random numbers, drawn as TensorFlow's stateless ops draw them.
+
+Keras on TensorFlow turns every random call into a `tf.random.stateless_*`
+op on a seed pair. On CPU these run Philox4x32-10 (Salmon et al., 2011):
+the seed pair is scrambled into a 64-bit key and a 128-bit counter (one
+Philox call on a fixed key), then output group `g` of a tensor comes from
+the counter advanced by `g` (by `256 g` for the truncated normal, which
+rejects samples). This module reproduces those bits and their conversion
+to floats and ints, so a seeded program draws the same numbers as Keras.
+
+Everything works on arrays of the given array module `xp` (numpy or cupy);
+uint32 words are held in uint64 arrays so that products do not overflow.
+
+Example:
+    >>> import numpy as np
+    >>> uniform_float(np, seed_to_key_counter(3, 0), (3,), np.float32).dtype
+    dtype('float32')
+"""
+import math
+
+import numpy as np
+
+_MASK = 0xFFFFFFFF
+_M0, _M1 = 0xD2511F53, 0xCD9E8D57  # round multipliers
+_W0, _W1 = 0x9E3779B9, 0xBB67AE85  # key increments (golden ratio, sqrt(3) - 1)
+_SCRAMBLE_KEY = (0x3EC8F720, 0x02461E29)
+TRUNCATED_SKIP = 256  # words reserved per output value of a rejection sampler
+TRUNCATE_AT = 2.0
+
+
+def _philox_python(counter, key):
+    """One Philox4x32-10 block on python ints (4 words of output)."""
+    c = list(counter)
+    k0, k1 = key
+    for r in range(10):
+        p0, p1 = _M0 * c[0], _M1 * c[2]
+        c = [((p1 >> 32) ^ c[1] ^ k0) & _MASK, p1 & _MASK,
+             ((p0 >> 32) ^ c[3] ^ k1) & _MASK, p0 & _MASK]
+        k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
+    return c
+
+
+def seed_to_key_counter(seed0, seed1):
+    """The Philox key and counter TensorFlow derives from a stateless seed pair.
+
+    Args:
+        seed0, seed1: the two seed ints (int32 or int64 values; negative ones
+            are taken as their 64-bit two's complement, as TF does).
+
+    Returns:
+        (key, counter): tuples of 2 and 4 uint32 python ints.
+    """
+    s0, s1 = int(seed0) & 0xFFFFFFFFFFFFFFFF, int(seed1) & 0xFFFFFFFFFFFFFFFF
+    mix = _philox_python([s0 & _MASK, s0 >> 32, s1 & _MASK, s1 >> 32], _SCRAMBLE_KEY)
+    return (mix[0], mix[1]), (0, 0, mix[2], mix[3])
+
+
+def random_words(xp, key_counter, groups, skip=1, blocks=1):
+    """Raw Philox output: `blocks` consecutive blocks for each of `groups` groups.
+
+    Group `g` starts at the counter advanced by `g * skip`.
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        groups: number of groups.
+        skip: counter steps between the starts of consecutive groups.
+        blocks: blocks per group.
+
+    Returns:
+        uint64 array (groups, blocks * 4) of uint32 values, in the order
+        Philox emits them.
+    """
+    (k0, k1), (c0, c1, c2, c3) = key_counter
+    steps = (xp.arange(groups, dtype=np.uint64)[:, None] * np.uint64(skip)
+             + xp.arange(blocks, dtype=np.uint64)[None, :]).reshape(-1)
+    low = steps + np.uint64(c0 | (c1 << 32))  # counters start at [0, 0, ...]: no carry out
+    x0 = low & np.uint64(_MASK)
+    x1 = low >> np.uint64(32)
+    x2 = xp.full(x0.shape, c2, dtype=np.uint64)
+    x3 = xp.full(x0.shape, c3, dtype=np.uint64)
+    mask, shift = np.uint64(_MASK), np.uint64(32)
+    m0, m1 = np.uint64(_M0), np.uint64(_M1)
+    for _ in range(10):
+        p0 = x0 * m0
+        p1 = x2 * m1
+        x0 = p1 >> shift
+        x0 ^= x1
+        x0 ^= np.uint64(k0)
+        x2 = p0 >> shift
+        x2 ^= x3
+        x2 ^= np.uint64(k1)
+        p1 &= mask
+        p0 &= mask
+        x1, x3 = p1, p0
+        k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
+    out = xp.stack([x0, x1, x2, x3], axis=-1)
+    return out.reshape(groups, blocks * 4)
+
+
+def _size(shape):
+    return int(math.prod(shape))
+
+
+def _words(xp, key_counter, n):
+    """The first `n` uint32 words of the stream, flat (one group per block)."""
+    return random_words(xp, key_counter, -(-n // 4)).reshape(-1)[:n]
+
+
+def _float_from_words(xp, words, dtype):
+    """Uniform [0, 1) floats of `dtype` from uint32 words (numpy dtype: f2, f4 or bf16)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float32:
+        bits = ((words & np.uint64(0x7FFFFF)) | np.uint64(0x3F800000)).astype(np.uint32)
+        return bits.view(np.float32) - np.float32(1.0)
+    if dtype == np.float16:
+        bits = ((words & np.uint64(0x3FF)) | np.uint64(15 << 10)).astype(np.uint16)
+        return bits.view(np.float16) - np.float16(1.0)
+    if dtype.name == "bfloat16":
+        bits = ((words & np.uint64(0x7F)) | np.uint64(127 << 7)).astype(np.uint16)
+        return (bits.view(dtype).astype(np.float32) - np.float32(1.0)).astype(dtype)
+    raise ValueError(f"philox: no uniform floats of dtype {dtype}")
+
+
+def _double_from_words(xp, hi, lo):
+    """Uniform [0, 1) float64s from pairs of uint32 words (20 + 32 mantissa bits)."""
+    bits = ((hi & np.uint64(0xFFFFF)) << np.uint64(32)) | lo | np.uint64(1023 << 52)
+    return bits.view(np.float64) - 1.0
+
+
+def uniform_float(xp, key_counter, shape, dtype):
+    """`stateless_random_uniform_v2`: floats in [0, 1).
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        shape: output shape.
+        dtype: numpy float dtype (float16, bfloat16, float32, float64).
+
+    Returns:
+        array of `shape` and `dtype`.
+    """
+    n = _size(shape)
+    if np.dtype(dtype) == np.float64:
+        w = random_words(xp, key_counter, -(-n // 2)).reshape(-1, 2)
+        return _double_from_words(xp, w[:, 0], w[:, 1])[:n].reshape(shape)
+    return _float_from_words(xp, _words(xp, key_counter, n), dtype).reshape(shape)
+
+
+def uniform_int(xp, key_counter, shape, minval, maxval, dtype):
+    """`stateless_random_uniform_int_v2`: `minval + bits % (maxval - minval)`.
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        shape: output shape.
+        minval, maxval: python ints, minval < maxval.
+        dtype: numpy int32 or int64.
+
+    Returns:
+        array of `shape` and `dtype`.
+    """
+    n = _size(shape)
+    if np.dtype(dtype) == np.int64:
+        w = random_words(xp, key_counter, -(-n // 2)).reshape(-1, 2)
+        bits = w[:, 0] | (w[:, 1] << np.uint64(32))
+        span = np.uint64((maxval - minval) & 0xFFFFFFFFFFFFFFFF)
+        out = (bits % span).astype(np.int64) + np.int64(minval)
+        return out[:n].reshape(shape)
+    span = np.uint64((maxval - minval) & _MASK)
+    out = (_words(xp, key_counter, n) % span).astype(np.int64) + minval
+    return out.astype(np.int32).reshape(shape)
+
+
+def _box_muller_float(xp, x0, x1):
+    """TF's BoxMullerFloat in float32 (transcendentals rounded from float64)."""
+    u1 = xp.maximum(_float_from_words(xp, x0, np.float32), np.float32(1e-7))
+    v1 = (2.0 * math.pi * _float_from_words(xp, x1, np.float32).astype(np.float64)
+          ).astype(np.float32)
+    u2 = xp.sqrt(np.float32(-2.0) * xp.log(u1.astype(np.float64)).astype(np.float32))
+    v1 = v1.astype(np.float64)
+    return (xp.sin(v1).astype(np.float32) * u2, xp.cos(v1).astype(np.float32) * u2)
+
+
+def _box_muller_double(xp, x0, x1, x2, x3):
+    """TF's BoxMullerDouble."""
+    u1 = xp.maximum(_double_from_words(xp, x0, x1), 1e-7)
+    v1 = 2.0 * math.pi * _double_from_words(xp, x2, x3)
+    u2 = xp.sqrt(-2.0 * xp.log(u1))
+    return xp.sin(v1) * u2, xp.cos(v1) * u2
+
+
+def _interleave(xp, a, b):
+    return xp.stack([a, b], axis=-1).reshape(-1)
+
+
+def normal(xp, key_counter, shape, dtype):
+    """`stateless_random_normal_v2`: standard normals (Box-Muller on Philox words).
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        shape: output shape.
+        dtype: numpy float dtype.
+
+    Returns:
+        array of `shape` and `dtype`.
+    """
+    n = _size(shape)
+    if np.dtype(dtype) == np.float64:
+        w = random_words(xp, key_counter, -(-n // 2))
+        out = _interleave(xp, *_box_muller_double(xp, w[:, 0], w[:, 1], w[:, 2], w[:, 3]))
+        return out[:n].reshape(shape)
+    w = random_words(xp, key_counter, -(-n // 4)).reshape(-1, 2)
+    out = _interleave(xp, *_box_muller_float(xp, w[:, 0], w[:, 1]))
+    return out[:n].astype(dtype).reshape(shape)
+
+
+def truncated_normal(xp, key_counter, shape, dtype):
+    """`stateless_truncated_normal_v2`: normals with |x| < 2, by rejection.
+
+    Output group `g` (4 values, 2 for float64) reads single words from the
+    counter advanced by `256 g` (`128 g` for float64: 256 words per value), Box-Muller on consecutive pairs (quadruples
+    for float64), keeping values in (-2, 2) until the group is full.
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        shape: output shape.
+        dtype: numpy float dtype.
+
+    Returns:
+        array of `shape` and `dtype`.
+    """
+    n = _size(shape)
+    double = np.dtype(dtype) == np.float64
+    per_group = 2 if double else 4
+    groups = -(-n // per_group)
+    blocks = 2
+    while True:  # almost every group fills from its first 2 blocks; widen for the rest
+        w = random_words(xp, key_counter, groups, skip=per_group * TRUNCATED_SKIP // 4,
+                         blocks=blocks)
+        if double:
+            w = w.reshape(groups, -1, 4)
+            a, b = _box_muller_double(xp, w[..., 0], w[..., 1], w[..., 2], w[..., 3])
+        else:
+            w = w.reshape(groups, -1, 2)
+            a, b = _box_muller_float(xp, w[..., 0], w[..., 1])
+        values = xp.stack([a, b], axis=-1).reshape(groups, -1)
+        keep = xp.abs(values) < TRUNCATE_AT
+        rank = xp.cumsum(keep, axis=1)
+        if bool((rank[:, -1] >= per_group).all()) or blocks >= TRUNCATED_SKIP:
+            break
+        blocks *= 4
+    # the j-th kept value of a row is where keep is set and rank == j + 1
+    take = keep & (rank <= per_group)
+    out = values[take].reshape(groups, per_group).reshape(-1)
+    return out[:n].astype(dtype).reshape(shape)
