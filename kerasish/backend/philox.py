@@ -9,7 +9,8 @@ rejects samples). This module reproduces those bits and their conversion
 to floats and ints, so a seeded program draws the same numbers as Keras.
 
 Everything works on arrays of the given array module `xp` (numpy or cupy);
-uint32 words are held in uint64 arrays so that products do not overflow.
+uint32 words are returned as uint32 arrays; the rounds work in uint64 so that
+products do not overflow.
 
 Example:
     >>> import numpy as np
@@ -19,6 +20,8 @@ Example:
 import math
 
 import numpy as np
+
+from kerasish.backend.kernels import cpu_threads
 
 _MASK = 0xFFFFFFFF
 _M0, _M1 = 0xD2511F53, 0xCD9E8D57  # round multipliers
@@ -55,33 +58,40 @@ def seed_to_key_counter(seed0, seed1):
     return (mix[0], mix[1]), (0, 0, mix[2], mix[3])
 
 
-def random_words(xp, key_counter, groups, skip=1, blocks=1):
-    """Raw Philox output: `blocks` consecutive blocks for each of `groups` groups.
+_CHUNK = 16384  # groups per piece on the CPU: the round's arrays stay in cache
 
-    Group `g` starts at the counter advanced by `g * skip`.
 
-    Args:
-        xp: numpy or cupy.
-        key_counter: from `seed_to_key_counter`.
-        groups: number of groups.
-        skip: counter steps between the starts of consecutive groups.
-        blocks: blocks per group.
+def _rounds(xp, steps, key_counter, out):
+    """Philox4x32-10 on the counters `base + steps` (uint64 step numbers < 2**32),
+    written into `out` (uint32, (len(steps), 4)).
 
-    Returns:
-        uint64 array (groups, blocks * 4) of uint32 values, in the order
-        Philox emits them.
+    The counter's high words are constant and its second word is 0, so the
+    first two rounds multiply one vector instead of two.
     """
-    (k0, k1), (c0, c1, c2, c3) = key_counter
-    steps = (xp.arange(groups, dtype=np.uint64)[:, None] * np.uint64(skip)
-             + xp.arange(blocks, dtype=np.uint64)[None, :]).reshape(-1)
-    low = steps + np.uint64(c0 | (c1 << 32))  # counters start at [0, 0, ...]: no carry out
-    x0 = low & np.uint64(_MASK)
-    x1 = low >> np.uint64(32)
-    x2 = xp.full(x0.shape, c2, dtype=np.uint64)
-    x3 = xp.full(x0.shape, c3, dtype=np.uint64)
+    (k0, k1), (_, _, c2, c3) = key_counter
     mask, shift = np.uint64(_MASK), np.uint64(32)
     m0, m1 = np.uint64(_M0), np.uint64(_M1)
-    for _ in range(10):
+    # round 1: x0 = steps, x1 = 0, x2 = c2, x3 = c3
+    p1 = _M1 * c2
+    y0, y1 = ((p1 >> 32) ^ k0) & _MASK, p1 & _MASK  # scalars
+    p0 = steps * m0
+    y2 = p0 >> shift
+    y2 ^= np.uint64(c3 ^ k1)
+    y3 = p0
+    y3 &= mask
+    k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
+    # round 2: x0 = y0 (scalar)
+    q0 = _M0 * y0
+    p1 = y2 * m1
+    x0 = p1 >> shift
+    x0 ^= np.uint64(y1 ^ k0)
+    x2 = y3
+    x2 ^= np.uint64(((q0 >> 32) ^ k1) & _MASK)
+    x1 = p1
+    x1 &= mask
+    x3 = np.uint64(q0 & _MASK)
+    k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
+    for _ in range(8):
         p0 = x0 * m0
         p1 = x2 * m1
         x0 = p1 >> shift
@@ -94,7 +104,46 @@ def random_words(xp, key_counter, groups, skip=1, blocks=1):
         p0 &= mask
         x1, x3 = p1, p0
         k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
-    out = xp.stack([x0, x1, x2, x3], axis=-1)
+    out[:, 0] = x0
+    out[:, 1] = x1
+    out[:, 2] = x2
+    out[:, 3] = x3
+
+
+def random_words(xp, key_counter, groups, skip=1, blocks=1):
+    """Raw Philox output: `blocks` consecutive blocks for each of `groups` groups.
+
+    Group `g` starts at the counter advanced by `g * skip`. On the CPU the
+    work is split in cache-sized pieces over the CPU worker threads.
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        groups: number of groups.
+        skip: counter steps between the starts of consecutive groups.
+        blocks: blocks per group.
+
+    Returns:
+        uint32 array (groups, blocks * 4), in the order Philox emits them.
+    """
+    _, (c0, c1, _, _) = key_counter
+    total = groups * blocks
+    if c0 or c1 or (groups - 1) * skip + blocks > _MASK:
+        raise ValueError("philox: counters must start at 0 and stay below 2**32")
+    out = xp.empty((total, 4), dtype=np.uint32)
+
+    def steps_of(lo, hi):
+        if blocks == 1 and skip == 1:
+            return xp.arange(lo, hi, dtype=np.uint64)
+        flat = xp.arange(lo, hi, dtype=np.uint64)
+        return (flat // np.uint64(blocks)) * np.uint64(skip) + flat % np.uint64(blocks)
+
+    if xp is not np:
+        _rounds(xp, steps_of(0, total), key_counter, out)
+    else:
+        pieces = [(lo, min(lo + _CHUNK, total)) for lo in range(0, total, _CHUNK)]
+        cpu_threads.run_split(
+            lambda lo, hi: _rounds(xp, steps_of(lo, hi), key_counter, out[lo:hi]), pieces)
     return out.reshape(groups, blocks * 4)
 
 
@@ -111,20 +160,25 @@ def _float_from_words(xp, words, dtype):
     """Uniform [0, 1) floats of `dtype` from uint32 words (numpy dtype: f2, f4 or bf16)."""
     dtype = np.dtype(dtype)
     if dtype == np.float32:
-        bits = ((words & np.uint64(0x7FFFFF)) | np.uint64(0x3F800000)).astype(np.uint32)
-        return bits.view(np.float32) - np.float32(1.0)
+        bits = words & np.uint32(0x7FFFFF)
+        bits |= np.uint32(0x3F800000)
+        values = bits.view(np.float32)
+        values -= np.float32(1.0)
+        return values
     if dtype == np.float16:
-        bits = ((words & np.uint64(0x3FF)) | np.uint64(15 << 10)).astype(np.uint16)
+        bits = ((words & np.uint32(0x3FF)) | np.uint32(15 << 10)).astype(np.uint16)
         return bits.view(np.float16) - np.float16(1.0)
     if dtype.name == "bfloat16":
-        bits = ((words & np.uint64(0x7F)) | np.uint64(127 << 7)).astype(np.uint16)
+        bits = ((words & np.uint32(0x7F)) | np.uint32(127 << 7)).astype(np.uint16)
         return (bits.view(dtype).astype(np.float32) - np.float32(1.0)).astype(dtype)
     raise ValueError(f"philox: no uniform floats of dtype {dtype}")
 
 
 def _double_from_words(xp, hi, lo):
     """Uniform [0, 1) float64s from pairs of uint32 words (20 + 32 mantissa bits)."""
-    bits = ((hi & np.uint64(0xFFFFF)) << np.uint64(32)) | lo | np.uint64(1023 << 52)
+    bits = (hi & np.uint32(0xFFFFF)).astype(np.uint64) << np.uint64(32)
+    bits |= lo.astype(np.uint64)
+    bits |= np.uint64(1023 << 52)
     return bits.view(np.float64) - 1.0
 
 
@@ -163,11 +217,11 @@ def uniform_int(xp, key_counter, shape, minval, maxval, dtype):
     n = _size(shape)
     if np.dtype(dtype) == np.int64:
         w = random_words(xp, key_counter, -(-n // 2)).reshape(-1, 2)
-        bits = w[:, 0] | (w[:, 1] << np.uint64(32))
+        bits = w[:, 0].astype(np.uint64) | (w[:, 1].astype(np.uint64) << np.uint64(32))
         span = np.uint64((maxval - minval) & 0xFFFFFFFFFFFFFFFF)
         out = (bits % span).astype(np.int64) + np.int64(minval)
         return out[:n].reshape(shape)
-    span = np.uint64((maxval - minval) & _MASK)
+    span = np.uint32((maxval - minval) & _MASK)
     out = (_words(xp, key_counter, n) % span).astype(np.int64) + minval
     return out.astype(np.int32).reshape(shape)
 
