@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import kerasish as keras
-from kerasish.backend import philox
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "random")
 sys.path.insert(0, HERE)
@@ -102,22 +101,6 @@ def test_seeded_fit_with_dropout_matches_keras_history():
         if key.startswith("w"):
             np.testing.assert_allclose(got[key], ref[key], rtol=1e-5, atol=1e-6, err_msg=key)
     assert got["python_after"] == ref["python_after"]
-
-
-def test_philox_reference_vector():
-    # Salmon et al.'s known-answer test for Philox4x32-10 (counter 0, key 0).
-    assert philox._philox_python([0, 0, 0, 0], (0, 0)) == [
-        0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
-
-
-def test_vectorised_philox_agrees_with_the_scalar_reference():
-    kc = philox.seed_to_key_counter(1234, 5)
-    words = philox.random_words(np, kc, 7, skip=300, blocks=3)
-    (k, c) = kc
-    for g in range(7):
-        for b in range(3):
-            counter = [g * 300 + b, 0, c[2], c[3]]
-            assert words[g, 4 * b:4 * b + 4].tolist() == philox._philox_python(counter, k)
 
 
 def test_set_random_seed_resets_the_global_generator_and_python_random():
