@@ -103,6 +103,16 @@ def test_seeded_fit_with_dropout_matches_keras_history():
     assert got["python_after"] == ref["python_after"]
 
 
+def test_seeded_rnn_fit_with_input_and_recurrent_dropout_matches_keras_history():
+    # LSTM/GRU with recurrent dropout draw one mask per gate, in Keras's order
+    ref, got = _fixture("fit_rnn"), _run("fit_rnn")
+    np.testing.assert_allclose(got["loss"], ref["loss"], rtol=2e-6)
+    for key in ref.files:
+        if key.startswith("w"):
+            np.testing.assert_allclose(got[key], ref[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    assert got["python_after"] == ref["python_after"]
+
+
 def test_set_random_seed_resets_the_global_generator_and_python_random():
     keras.utils.set_random_seed(5)
     a = keras.random.uniform((3,)).numpy()
