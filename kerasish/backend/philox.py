@@ -201,6 +201,33 @@ def uniform_float(xp, key_counter, shape, dtype):
     return _float_from_words(xp, _words(xp, key_counter, n), dtype).reshape(shape)
 
 
+_MANTISSA_BITS = {"float32": 23, "float16": 10, "bfloat16": 7}
+
+
+def uniform_at_least(xp, key_counter, shape, threshold, dtype):
+    """`uniform_float(...) >= threshold` (TF's dropout keep mask), without making the floats.
+
+    A uniform of `dtype` is `m / 2**bits` for the word's low `bits` bits `m`,
+    so comparing `m` with `ceil(threshold * 2**bits)` gives the same mask.
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        shape: mask shape.
+        threshold: the rate, already rounded to `dtype`.
+        dtype: numpy float dtype of the uniform draw.
+
+    Returns:
+        bool array of `shape`.
+    """
+    bits = _MANTISSA_BITS.get(np.dtype(dtype).name)
+    if bits is None:  # float64: two words per value
+        return uniform_float(xp, key_counter, shape, dtype) >= threshold
+    words = _words(xp, key_counter, _size(shape))
+    words &= np.uint32((1 << bits) - 1)
+    return (words >= np.uint32(math.ceil(float(threshold) * 2 ** bits))).reshape(shape)
+
+
 def uniform_int(xp, key_counter, shape, minval, maxval, dtype):
     """`stateless_random_uniform_int_v2`: `minval + bits % (maxval - minval)`.
 

@@ -322,9 +322,10 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     dtype, target = x._value.dtype, x._device
 
     def draw(dev, kc, pair):
-        noise = philox.uniform_float(dev.xp, kc, _shape(shape), dtype)
-        keep = noise >= dev.xp.asarray(rate, dtype=dtype)
-        return target.send(keep.astype(dtype) * dev.xp.asarray(1.0 / (1.0 - rate), dtype=dtype))
+        xp = dev.xp
+        keep = philox.uniform_at_least(xp, kc, _shape(shape), np.asarray(rate, dtype=dtype), dtype)
+        scale = xp.asarray(1.0 / (1.0 - rate), dtype=dtype)
+        return target.send(xp.where(keep, scale, xp.zeros((), dtype=dtype)))
     return ew.multiply(x, _sample(seed, draw, target))
 
 

@@ -51,3 +51,14 @@ def test_uniform_int_is_minval_plus_word_modulo_range():
     words = philox.random_words(np, kc, 3).reshape(-1)[:9].astype(np.int64)
     np.testing.assert_array_equal(philox.uniform_int(np, kc, (9,), -4, 9, np.int32),
                                   words % 13 - 4)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("rate", [0.1, 0.25, 0.5, 1 / 3, 0.999])
+def test_uniform_at_least_is_the_float_comparison(dtype, rate):
+    kc = philox.seed_to_key_counter(11, 3)
+    dtype = np.dtype(dtype)
+    threshold = np.asarray(rate, dtype=dtype)
+    expected = philox.uniform_float(np, kc, (5, 501), dtype) >= threshold
+    np.testing.assert_array_equal(philox.uniform_at_least(np, kc, (5, 501), threshold, dtype),
+                                  expected)
