@@ -9,8 +9,7 @@ rejects samples). This module reproduces those bits and their conversion
 to floats and ints, so a seeded program draws the same numbers as Keras.
 
 Everything works on arrays of the given array module `xp` (numpy or cupy);
-uint32 words are returned as uint32 arrays; the rounds work in uint64 so that
-products do not overflow.
+words are uint32 arrays; each round's products go through uint64 buffers.
 
 Example:
     >>> import numpy as np
@@ -62,47 +61,32 @@ _CHUNK = 16384  # groups per piece on the CPU: the round's arrays stay in cache
 
 
 def _rounds(xp, steps, key_counter, out):
-    """Philox4x32-10 on the counters `base + steps` (uint64 step numbers < 2**32),
-    written into `out` (uint32, (len(steps), 4)).
+    """Philox4x32-10 on the counters `[steps, 0, c2, c3]` (steps < 2**32), into `out`
+    (uint32, (len(steps), 4)).
 
-    The counter's high words are constant and its second word is 0, so the
-    first two rounds multiply one vector instead of two.
+    The words stay uint32; each round's two products go to preallocated uint64
+    buffers, whose high and low halves are cast back in place.
     """
     (k0, k1), (_, _, c2, c3) = key_counter
-    mask, shift = np.uint64(_MASK), np.uint64(32)
-    m0, m1 = np.uint64(_M0), np.uint64(_M1)
-    # round 1: x0 = steps, x1 = 0, x2 = c2, x3 = c3
-    p1 = _M1 * c2
-    y0, y1 = ((p1 >> 32) ^ k0) & _MASK, p1 & _MASK  # scalars
-    p0 = steps * m0
-    y2 = p0 >> shift
-    y2 ^= np.uint64(c3 ^ k1)
-    y3 = p0
-    y3 &= mask
-    k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
-    # round 2: x0 = y0 (scalar)
-    q0 = _M0 * y0
-    p1 = y2 * m1
-    x0 = p1 >> shift
-    x0 ^= np.uint64(y1 ^ k0)
-    x2 = y3
-    x2 ^= np.uint64(((q0 >> 32) ^ k1) & _MASK)
-    x1 = p1
-    x1 &= mask
-    x3 = np.uint64(q0 & _MASK)
-    k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
-    for _ in range(8):
-        p0 = x0 * m0
-        p1 = x2 * m1
-        x0 = p1 >> shift
-        x0 ^= x1
-        x0 ^= np.uint64(k0)
-        x2 = p0 >> shift
-        x2 ^= x3
-        x2 ^= np.uint64(k1)
-        p1 &= mask
-        p0 &= mask
-        x1, x3 = p1, p0
+    n = steps.shape[0]
+    x0 = steps.astype(np.uint32)
+    x1 = xp.zeros(n, dtype=np.uint32)
+    x2 = xp.full(n, c2, dtype=np.uint32)
+    x3 = xp.full(n, c3, dtype=np.uint32)
+    p0, p1 = xp.empty(n, dtype=np.uint64), xp.empty(n, dtype=np.uint64)
+    h0, h1 = xp.empty(n, dtype=np.uint32), xp.empty(n, dtype=np.uint32)
+    m0, m1, shift = np.uint64(_M0), np.uint64(_M1), np.uint64(32)
+    for _ in range(10):
+        xp.multiply(x0, m0, out=p0)
+        xp.multiply(x2, m1, out=p1)
+        xp.right_shift(p1, shift, out=h1, casting="unsafe")
+        xp.right_shift(p0, shift, out=h0, casting="unsafe")
+        xp.bitwise_xor(h1, x1, out=x0)
+        x0 ^= np.uint32(k0)
+        xp.bitwise_xor(h0, x3, out=x2)
+        x2 ^= np.uint32(k1)
+        xp.copyto(x1, p1, casting="unsafe")  # the low halves
+        xp.copyto(x3, p0, casting="unsafe")
         k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
     out[:, 0] = x0
     out[:, 1] = x1

@@ -84,13 +84,16 @@ class SeedGenerator:
         self.set_state(new)
         return pair
 
+    # The state is read and written as raw arrays: the seed pair is host data that a
+    # captured step re-reads on every replay (through `hook_random`), not a traced value.
     def get_state(self):
         """The state as a tuple of 2 python ints."""
-        return tuple(int(v) for v in self.state.numpy())
+        return tuple(int(v) for v in _dev.to_host(self.state._value))
 
     def set_state(self, state):
         """Sets the state from 2 ints."""
-        self.state.assign(np.array([int(state[0]), int(state[1])], dtype=np.int64))
+        self.state._value[...] = self.state._device.send(
+            np.array([int(state[0]), int(state[1])], dtype=np.int64))
 
     def get_config(self):
         return {"seed": self._initial_seed, "name": self.name}
