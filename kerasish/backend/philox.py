@@ -140,11 +140,16 @@ def _words(xp, key_counter, n):
     return random_words(xp, key_counter, -(-n // 4)).reshape(-1)[:n]
 
 
-def _float_from_words(xp, words, dtype):
-    """Uniform [0, 1) floats of `dtype` from uint32 words (numpy dtype: f2, f4 or bf16)."""
+def _float_from_words(xp, words, dtype, overwrite=False):
+    """Uniform [0, 1) floats of `dtype` from uint32 words (numpy dtype: f2, f4 or bf16);
+    `overwrite` lets float32 reuse the words' memory."""
     dtype = np.dtype(dtype)
     if dtype == np.float32:
-        bits = words & np.uint32(0x7FFFFF)
+        if overwrite:
+            bits = words
+            bits &= np.uint32(0x7FFFFF)
+        else:
+            bits = words & np.uint32(0x7FFFFF)
         bits |= np.uint32(0x3F800000)
         values = bits.view(np.float32)
         values -= np.float32(1.0)
@@ -182,7 +187,7 @@ def uniform_float(xp, key_counter, shape, dtype):
     if np.dtype(dtype) == np.float64:
         w = random_words(xp, key_counter, -(-n // 2)).reshape(-1, 2)
         return _double_from_words(xp, w[:, 0], w[:, 1])[:n].reshape(shape)
-    return _float_from_words(xp, _words(xp, key_counter, n), dtype).reshape(shape)
+    return _float_from_words(xp, _words(xp, key_counter, n), dtype, overwrite=True).reshape(shape)
 
 
 _MANTISSA_BITS = {"float32": 23, "float16": 10, "bfloat16": 7}

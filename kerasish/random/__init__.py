@@ -170,10 +170,17 @@ def _float(dtype):
 
 
 def _affine(xp, values, scale, shift, dtype):
-    """`values * scale + shift` in `dtype` arithmetic (as TF's mul then add)."""
+    """`values * scale + shift` in `dtype` arithmetic (as TF's mul then add; skipped
+    for 1 and 0, which change no value)."""
     dtype = np.dtype(dtype)
+    if _is(scale, 1) and _is(shift, 0):
+        return values
     scaled = values * xp.asarray(scale, dtype=dtype)
     return (scaled + xp.asarray(shift, dtype=dtype)).astype(dtype)
+
+
+def _is(value, number):
+    return isinstance(value, (int, float, np.number)) and float(value) == number
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
@@ -217,8 +224,11 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 
     def draw(dev, kc, pair):
         xp = dev.xp
+        values = philox.uniform_float(xp, kc, shape, dtype)
+        if _is(minval, 0) and _is(maxval, 1):
+            return values
         lo, hi = xp.asarray(minval, dtype=dtype), xp.asarray(maxval, dtype=dtype)
-        return _affine(xp, philox.uniform_float(xp, kc, shape, dtype), hi - lo, lo, dtype)
+        return _affine(xp, values, hi - lo, lo, dtype)
     return _sample(seed, draw)
 
 
