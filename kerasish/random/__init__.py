@@ -337,8 +337,9 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     def draw(dev, kc, pair):
         xp = dev.xp
         keep = philox.uniform_at_least(xp, kc, _shape(shape), np.asarray(rate, dtype=dtype), dtype)
-        scale = xp.asarray(1.0 / (1.0 - rate), dtype=dtype)
-        return target.send(xp.where(keep, scale, xp.zeros((), dtype=dtype)))
+        mask = keep.astype(dtype)
+        mask *= xp.asarray(1.0 / (1.0 - rate), dtype=dtype)
+        return target.send(mask)
     return ew.multiply(x, _sample(seed, draw, target))
 
 
