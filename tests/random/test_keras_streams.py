@@ -94,6 +94,16 @@ def test_seeded_models_get_keras_initial_weights():
             np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
 
 
+def test_noise_layers_in_training_draw_keras_masks_and_noise():
+    ref, got = _fixture("noise_layers"), _run("noise_layers")
+    for key in ref.files:
+        if key.startswith(("gaussian", "mha", "attention")):
+            # normal draws to 2 ulps; attention: the same dropout mask, matmul/softmax rounding
+            np.testing.assert_allclose(got[key], ref[key], rtol=1e-6, atol=1e-6, err_msg=key)
+        else:
+            np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
+
+
 def test_seeded_fit_with_dropout_matches_keras_history():
     ref, got = _fixture("fit"), _run("fit")
     np.testing.assert_allclose(got["loss"], ref["loss"], rtol=2e-6)
