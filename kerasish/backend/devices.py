@@ -121,6 +121,11 @@ _global_seed = [None]  # set by kerasish.random.set_seed; seeds devices made lat
 random_state = {"global_generator": None}
 
 
+def global_seed():
+    """The seed given to `keras.utils.set_random_seed` (None if it was never called)."""
+    return _global_seed[0]
+
+
 def set_global_seed(seed):
     """Re-seeds every existing device's generator and remembers `seed` for new ones.
 

@@ -326,3 +326,37 @@ def truncated_normal(xp, key_counter, shape, dtype):
     take = keep & (rank <= per_group)
     out = values[take].reshape(groups, per_group).reshape(-1)
     return out[:n].astype(dtype).reshape(shape)
+
+
+_MAX_INT32 = 2**31 - 1
+
+
+def tf_global_shuffle(global_seed, n):
+    """The order `fit(shuffle=True)` gives on Keras-on-TensorFlow after `set_random_seed`.
+
+    Keras's array adapter shuffles with `tf.random.shuffle(tf.range(n))` inside a
+    `tf.data` map function: a stateful op whose kernel starts afresh each
+    epoch (so every epoch gets the same order), seeded with TF's global seed
+    and op seed 0. The kernel is a forward Fisher-Yates shuffle: for i = 0 ..
+    n - 2 it swaps i with `i + word % (n - i)`, reading Philox words from
+    key = the seed's two halves, counter = [0, 0, op seed halves] (no scramble).
+
+    Args:
+        global_seed: the int given to `set_random_seed`.
+        n: number of samples.
+
+    Returns:
+        int64 numpy array: a permutation of range(n).
+    """
+    seed, seed2 = int(global_seed) % _MAX_INT32, 0
+    if seed == 0:  # TF never seeds with (0, 0), which its kernels read as "nondeterministic"
+        seed2 = _MAX_INT32
+    key_counter = ((seed & _MASK, seed >> 32), (0, 0, seed2 & _MASK, seed2 >> 32))
+    order = list(range(n))
+    if n > 1:
+        words = random_words(np, key_counter, -(-(n - 1) // 4)).reshape(-1)[:n - 1]
+        steps = np.arange(n - 1, dtype=np.int64)
+        targets = (steps + words.astype(np.int64) % (n - steps)).tolist()
+        for i, j in enumerate(targets):
+            order[i], order[j] = order[j], order[i]
+    return np.asarray(order, dtype=np.int64)

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import devices, philox
 from kerasish.utils import tree
 
 
@@ -62,6 +63,21 @@ def _is_array_data(x):
                                 or hasattr(v, "__array__") for v in leaves)
 
 
+def _shuffled(n):
+    """A shuffled `range(n)` for one epoch of `fit(shuffle=True)`.
+
+    After `keras.utils.set_random_seed(s)` it is Keras-on-TensorFlow's order (the
+    same for every epoch: `philox.tf_global_shuffle`); without a seed, numpy's
+    global generator draws a fresh order per epoch.
+    """
+    seed = devices.global_seed()
+    if seed is None:
+        order = np.arange(n)
+        np.random.shuffle(order)
+        return order
+    return philox.tf_global_shuffle(seed, n)
+
+
 class ArrayAdapter:
     """Batches in-memory arrays, shuffling sample order each epoch if asked.
 
@@ -102,7 +118,7 @@ class ArrayAdapter:
             starts = np.random.permutation(self.num_batches) * self.batch_size
         else:
             if self.shuffle:
-                np.random.shuffle(order)
+                order = _shuffled(self.num_samples)
             starts = range(0, self.num_samples, self.batch_size)
         for start in starts:
             index = order[start:start + self.batch_size]

@@ -123,6 +123,18 @@ def test_seeded_rnn_fit_with_input_and_recurrent_dropout_matches_keras_history()
     assert got["python_after"] == ref["python_after"]
 
 
+def test_seeded_fit_shuffle_gives_tensorflows_order_every_epoch():
+    ref, got = _fixture("fit_shuffle_orders"), _run("fit_shuffle_orders")
+    for key in ref.files:
+        np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
+
+
+def test_seeded_fit_shuffle_with_validation_split_matches_keras_history():
+    ref, got = _fixture("fit_shuffle"), _run("fit_shuffle")
+    np.testing.assert_allclose(got["loss"], ref["loss"], rtol=2e-6)
+    np.testing.assert_allclose(got["val_loss"], ref["val_loss"], rtol=2e-6)
+
+
 def test_set_random_seed_resets_the_global_generator_and_python_random():
     keras.utils.set_random_seed(5)
     a = keras.random.uniform((3,)).numpy()
