@@ -331,32 +331,59 @@ def truncated_normal(xp, key_counter, shape, dtype):
 _MAX_INT32 = 2**31 - 1
 
 
-def tf_global_shuffle(global_seed, n):
-    """The order `fit(shuffle=True)` gives on Keras-on-TensorFlow after `set_random_seed`.
+def _tf_seed_pair(global_seed):
+    """TF's (seed, seed2) of an op without its own seed, with the global seed set:
+    the op seed is 0 here (ops in Keras's tf.data map functions); (0, 0) is never
+    used, TF's kernels read it as "nondeterministic"."""
+    seed = int(global_seed) % _MAX_INT32
+    return (seed, _MAX_INT32) if seed == 0 else (seed, 0)
 
-    Keras's array adapter shuffles with `tf.random.shuffle(tf.range(n))` inside a
-    `tf.data` map function: a stateful op whose kernel starts afresh each
-    epoch (so every epoch gets the same order), seeded with TF's global seed
-    and op seed 0. The kernel is a forward Fisher-Yates shuffle: for i = 0 ..
-    n - 2 it swaps i with `i + word % (n - i)`, reading Philox words from
-    key = the seed's two halves, counter = [0, 0, op seed halves] (no scramble).
+
+def _tf_random_shuffles(global_seed, sizes):
+    """Permutations of `range(size)` for each size, as successive calls of one
+    `tf.random.shuffle` kernel draw them.
+
+    The kernel is a forward Fisher-Yates shuffle: for i = 0 .. n - 2 it swaps i
+    with `i + word % (n - i)`, reading Philox words with key = seed and counter
+    = [0, 0, seed2] (no scramble); each call reserves `ceil((n - 1) / 4)` blocks.
+    """
+    seed, seed2 = _tf_seed_pair(global_seed)
+    key = (seed & _MASK, seed >> 32)
+    blocks = [-(-(n - 1) // 4) if n > 1 else 0 for n in sizes]
+    words = random_words(np, (key, (0, 0, seed2 & _MASK, seed2 >> 32)),
+                         max(sum(blocks), 1)).reshape(-1)
+    orders, offset = [], 0
+    for n, used in zip(sizes, blocks):
+        order = list(range(n))
+        if n > 1:
+            steps = np.arange(n - 1, dtype=np.int64)
+            mine = words[4 * offset:4 * offset + n - 1].astype(np.int64)
+            for i, j in enumerate((steps + mine % (n - steps)).tolist()):
+                order[i], order[j] = order[j], order[i]
+        orders.append(np.asarray(order, dtype=np.int64))
+        offset += used
+    return orders
+
+
+def tf_global_shuffle(global_seed, n, batch_size=None):
+    """The sample order of one epoch of a seeded `fit(shuffle=...)` on Keras-on-TensorFlow.
+
+    Keras's array adapter shuffles inside `tf.data` map functions whose
+    stateful kernels start afresh each epoch, so every epoch gets the same
+    order. `shuffle=True` applies `tf.random.shuffle` to `range(n)`;
+    `shuffle="batch"` applies it to each batch's indices in turn.
 
     Args:
         global_seed: the int given to `set_random_seed`.
         n: number of samples.
+        batch_size: for `shuffle="batch"`: shuffle within consecutive batches.
 
     Returns:
         int64 numpy array: a permutation of range(n).
     """
-    seed, seed2 = int(global_seed) % _MAX_INT32, 0
-    if seed == 0:  # TF never seeds with (0, 0), which its kernels read as "nondeterministic"
-        seed2 = _MAX_INT32
-    key_counter = ((seed & _MASK, seed >> 32), (0, 0, seed2 & _MASK, seed2 >> 32))
-    order = list(range(n))
-    if n > 1:
-        words = random_words(np, key_counter, -(-(n - 1) // 4)).reshape(-1)[:n - 1]
-        steps = np.arange(n - 1, dtype=np.int64)
-        targets = (steps + words.astype(np.int64) % (n - steps)).tolist()
-        for i, j in enumerate(targets):
-            order[i], order[j] = order[j], order[i]
-    return np.asarray(order, dtype=np.int64)
+    if batch_size is None:
+        return _tf_random_shuffles(global_seed, [n])[0]
+    starts = range(0, n, batch_size)
+    sizes = [min(batch_size, n - start) for start in starts]
+    orders = _tf_random_shuffles(global_seed, sizes)
+    return np.concatenate([order + start for order, start in zip(orders, starts)])
