@@ -328,6 +328,39 @@ def truncated_normal(xp, key_counter, shape, dtype):
     return out[:n].astype(dtype).reshape(shape)
 
 
+def categorical(xp, key_counter, logits, num_samples):
+    """`stateless_multinomial` on CPU when TF runs all rows in one piece.
+
+    Each row's unnormalised CDF is the running sum of `exp(logit - max)` in
+    float64 over its finite logits; each sample takes two words as a float64
+    uniform `u` and returns the number of CDF entries `<= u * total` (C++
+    `upper_bound`). Rows draw one after another from one word stream. (TF
+    splits large inputs over its CPU threads, each piece skipping ahead by
+    `first_row * (num_samples + 3) // 4` blocks; that depends on the
+    machine's thread count and is not reproduced.)
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        logits: float array (batch, classes).
+        num_samples: samples per row.
+
+    Returns:
+        int64 array (batch, num_samples).
+    """
+    rows, classes = logits.shape
+    count = rows * num_samples
+    words = random_words(xp, key_counter, max(-(-(2 * count) // 4), 1)).reshape(-1)[:2 * count]
+    words = words.reshape(rows, num_samples, 2)
+    u = _double_from_words(xp, words[..., 0], words[..., 1])
+    values = logits.astype(np.float64)
+    finite = xp.isfinite(values)
+    top = xp.where(finite, values, -np.inf).max(axis=1, keepdims=True)
+    cdf = xp.cumsum(xp.where(finite, xp.exp(values - top), 0.0), axis=1)
+    target = u * cdf[:, -1:]
+    return (cdf[:, None, :] <= target[:, :, None]).sum(axis=-1).astype(np.int64)
+
+
 _MAX_INT32 = 2**31 - 1
 
 

@@ -275,19 +275,30 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
 def categorical(logits, num_samples, dtype="int32", seed=None):
     """Draws class indices from unnormalised log-probabilities, one row per batch item.
 
-    The draws follow the seed semantics of Keras but not TF's multinomial
-    sampler's bits (see docs/random.md).
+    As TF's `stateless_categorical` on CPU for inputs it runs in one piece
+    (TF splits large batches over its threads; see docs/random.md).
+
+    Args:
+        logits: (batch, classes) unnormalised log-probabilities.
+        num_samples: samples per row.
+        dtype: int dtype of the result.
+        seed: None, int or SeedGenerator.
+
+    Returns:
+        Tensor (batch, num_samples).
+
+    Example:
+        >>> keras.random.categorical([[0.0, 1.0, 2.0]], 4, seed=1).shape
+        (1, 4)
     """
     logits = core.convert_to_tensor(logits)
-    dev, kc, pair, _ = _generator(seed)
-    gen = dev.make_rng(list(pair))
-    xp = dev.xp
-    z = logits._value - logits._value.max(axis=-1, keepdims=True)
-    p = xp.exp(z)
-    cdf = xp.cumsum(p / p.sum(axis=-1, keepdims=True), axis=-1)
-    draws = gen.uniform(0, 1, (z.shape[0], num_samples))
-    idx = (draws[:, :, None] > cdf[:, None, :]).sum(axis=-1)
-    return Tensor(xp.minimum(idx, z.shape[-1] - 1).astype(config.to_numpy_dtype(dtype)), dev)
+    if logits.ndim != 2:
+        raise ValueError("`logits` should be a 2-D tensor with shape "
+                         f"[batch_size, num_classes]. Received: logits={logits}")
+    out = config.to_numpy_dtype(dtype)
+    value = logits._value
+    return _sample(seed, lambda dev, kc, pair: philox.categorical(
+        dev.xp, kc, dev.send(value), int(num_samples)).astype(out))
 
 
 def shuffle(x, axis=0, seed=None):
