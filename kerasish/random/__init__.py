@@ -64,11 +64,6 @@ class SeedGenerator:
                               trainable=False, name="seed_generator_state")
         self.state.path = f"{self.name}/seed_generator_state"
 
-    @property
-    def initial_seed(self):
-        """The int seed the stream started from."""
-        return int(self.get_state()[0]) if self._initial_seed is None else int(self._initial_seed)
-
     def next(self, ordered=True):
         """Returns the current seed pair (a tuple of 2 ints) and advances the state.
 
