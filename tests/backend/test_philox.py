@@ -62,3 +62,19 @@ def test_uniform_at_least_is_the_float_comparison(dtype, rate):
     expected = philox.uniform_float(np, kc, (5, 501), dtype) >= threshold
     np.testing.assert_array_equal(philox.uniform_at_least(np, kc, (5, 501), threshold, dtype),
                                   expected)
+
+
+class _OtherArrayModule:
+    """numpy under another name: exercises the path cupy takes (no CPU-thread split)."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+def test_the_non_numpy_path_gives_the_same_words_and_draws():
+    xp, kc = _OtherArrayModule(), philox.seed_to_key_counter(9, 4)
+    np.testing.assert_array_equal(philox.random_words(xp, kc, 40000),
+                                  philox.random_words(np, kc, 40000))
+    for draw in (philox.uniform_float, philox.normal, philox.truncated_normal):
+        np.testing.assert_array_equal(draw(xp, kc, (3, 77), np.float32),
+                                      draw(np, kc, (3, 77), np.float32))
