@@ -5,6 +5,7 @@ generators, `kerasish.data.Dataset`s and PyDataset-style sequences into an
 object with `num_batches` (None when unknown) and `batches()` (a fresh
 iterator of `(x, y, sample_weight)`-style numpy structures per epoch).
 """
+import functools
 import itertools
 import math
 import types
@@ -63,6 +64,15 @@ def _is_array_data(x):
                                 or hasattr(v, "__array__") for v in leaves)
 
 
+@functools.lru_cache(maxsize=4)
+def _tf_order(seed, n, batch_size):
+    """`philox.tf_global_shuffle`, kept: every epoch asks for the same order
+    (0.7 s for a million samples)."""
+    order = philox.tf_global_shuffle(seed, n, batch_size)
+    order.setflags(write=False)
+    return order
+
+
 def _shuffled(n, shuffle, batch_size):
     """The sample order of one epoch of `fit(shuffle=True)` or `fit(shuffle="batch")`.
 
@@ -74,7 +84,7 @@ def _shuffled(n, shuffle, batch_size):
     per_batch = shuffle == "batch"
     seed = devices.global_seed()
     if seed is not None:
-        return philox.tf_global_shuffle(seed, n, batch_size if per_batch else None)
+        return _tf_order(seed, n, batch_size if per_batch else None)
     if not per_batch:
         return np.random.permutation(n)
     return np.concatenate([np.random.permutation(min(batch_size, n - start)) + start
