@@ -104,6 +104,12 @@ def test_noise_layers_in_training_draw_keras_masks_and_noise():
             np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
 
 
+def test_image_augmentation_layers_draw_keras_transforms():
+    ref, got = _fixture("augmentation"), _run("augmentation")
+    for key in ref.files:  # pixel values 0..255: interpolation and colour maths round differently
+        np.testing.assert_allclose(got[key], ref[key], rtol=0, atol=1e-4, err_msg=key)
+
+
 def test_seeded_fit_with_dropout_matches_keras_history():
     ref, got = _fixture("fit"), _run("fit")
     np.testing.assert_allclose(got["loss"], ref["loss"], rtol=2e-6)
