@@ -1,5 +1,6 @@
 """Shared pytest set-up: slow-test gating, backend selection, data paths."""
 import os
+import random
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,7 @@ def _fresh_state():
     """Every test starts with fresh auto-names and a fixed seed."""
     from kerasish import backend
     backend.clear_session(free_memory=False)  # a full gc per test costs minutes
+    random.seed(0)  # the default seeds of initializers and SeedGenerators (as Keras)
     np.random.seed(0)
     yield
 

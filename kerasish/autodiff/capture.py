@@ -658,7 +658,7 @@ def hook_random(draw, out, seed=None):
     if tr is None or tr.depth:
         return
     tr.record_random(draw, out)
-    if hasattr(seed, "set_state") and all(s is not seed for s in tr.seeds):
+    if hasattr(seed, "get_state") and all(s is not seed for s in tr.seeds):
         tr.seeds.append(seed)
 
 
@@ -697,7 +697,7 @@ def snapshot(variables, seeds=()):
     """Copies of `variables`, the states of `seeds` and of the current device's generator."""
     dev = _devices.current_device()
     return {"variables": [(v, v._value.copy()) for v in variables],
-            "seeds": [(g, g.state) for g in seeds],
+            "seeds": [(g, g.get_state()) for g in seeds],
             "rng": (dev, dev.rng.bit_generator.state)}
 
 

@@ -16,6 +16,7 @@ from kerasish.backend.devices import (Device, cupy_available, current_device,
                                      default_device, device, device_of_array,
                                      get_device, is_array, list_devices,
                                      scope_device, to_host, xp_of)
+from kerasish.backend import devices as _devices_module
 from kerasish.utils import naming
 
 
@@ -30,7 +31,8 @@ def backend():
 
 
 def clear_session(free_memory=True):
-    """Resets the global state: layer auto-names (dense, dense_1, ...) restart.
+    """Resets the global state: layer auto-names (dense, dense_1, ...) restart,
+    and the global SeedGenerator (of `seed=None` draws) is made anew on next use.
 
     Args:
         free_memory: also run Python's garbage collector, as Keras does, so
@@ -40,6 +42,7 @@ def clear_session(free_memory=True):
         >>> keras.backend.clear_session()
     """
     naming.reset_uids()
+    _devices_module.random_state["global_generator"] = None
     if free_memory:
         import gc
         gc.collect()

@@ -116,6 +116,14 @@ class Device:
 _devices = {}
 _lock = threading.Lock()
 _global_seed = [None]  # set by kerasish.random.set_seed; seeds devices made later too
+# Keras's global SeedGenerator (seed=None draws), made on first use by kerasish.random;
+# `set_random_seed` and `clear_session` drop it, as Keras's global state does.
+random_state = {"global_generator": None}
+
+
+def global_seed():
+    """The seed given to `keras.utils.set_random_seed` (None if it was never called)."""
+    return _global_seed[0]
 
 
 def set_global_seed(seed):

@@ -161,8 +161,10 @@ class ShardedArrayAdapter:
         if adapter.shuffle:
             seed = int(np.random.randint(0, 2 ** 31 - 1)) if world.rank == 0 else None
             rng = np.random.default_rng(world.bcast_object(seed))
-            if adapter.shuffle == "batch":
-                starts = list(rng.permutation(adapter.num_batches) * adapter.batch_size)
+            if adapter.shuffle == "batch":  # as Keras: within each batch, batches in order
+                order = np.concatenate([
+                    rng.permutation(min(adapter.batch_size, adapter.num_samples - start)) + start
+                    for start in starts])
             else:
                 order = rng.permutation(adapter.num_samples)
         return order, starts

@@ -85,10 +85,13 @@ class Orthogonal(RandomInitializer):
             )
         rows, cols = math.prod(shape[:-1]), shape[-1]
         flat = (max(rows, cols), min(rows, cols))
-        q = orthonormal_columns(random.normal(flat, dtype="float64", seed=self.seed))
+        # Keras draws in `dtype` and factors it there (TF's Householder QR); the
+        # factor here is in float64, so values can differ from Keras's by ulps.
+        draw = random.normal(flat, dtype=dtype, seed=self.seed)
+        q = ops.cast(orthonormal_columns(ops.cast(draw, "float64")), dtype)
         if rows < cols:
             q = ops.transpose(q)
-        return ops.cast(ops.multiply(ops.reshape(q, shape), self.gain), dtype)
+        return ops.multiply(self.gain, ops.reshape(q, shape))
 
     def get_config(self):
         return {**super().get_config(), "gain": self.gain}

@@ -2,9 +2,10 @@
 
 Seeds follow Keras 3: an int seed gives the same values on every call; a
 `keras.random.SeedGenerator` gives a new draw per call; `seed=None` draws
-one int seed from the global generator (seeded by
-`keras.utils.set_random_seed`) when the initializer is created, so one
-unseeded instance also repeats its values (as Keras 3 does).
+one int seed from Python's `random` (seeded by `keras.utils.set_random_seed`)
+when the initializer is created, so one unseeded instance also repeats its
+values, and the order in which initializers are created decides their
+seeds (as Keras 3 does).
 """
 import math
 import numbers
@@ -18,12 +19,12 @@ TRUNCATED_NORMAL_STDDEV = 0.87962566103423978  # stddev of N(0, 1) cut at +-2
 
 
 def make_default_seed():
-    """An int seed drawn from the current device's global generator.
+    """An int seed from Python's `random`, as Keras's `make_default_seed`.
 
     Returns:
-        int in [1, 1e9).
+        int in [1, 1e9].
     """
-    return int(random.randint((), 1, int(1e9), dtype="int64").numpy())
+    return random.make_default_seed()
 
 
 class RandomInitializer(Initializer):

@@ -26,6 +26,7 @@ from kerasish.metrics.metric import Metric
 from kerasish.ops import core
 from kerasish.ops.operation import Operation, auto_config
 from kerasish.ops import remat as _remat
+from kerasish.random import SeedGenerator
 from kerasish.utils import naming, tree
 
 _BASE_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "weights",
@@ -248,7 +249,18 @@ class Layer(Operation):
                     out.append(v)
         return out
 
-    variables = weights
+    @property
+    def variables(self):
+        """All state, as Keras: own weights, the states of this layer's
+        `SeedGenerator`s (attributes), then sublayers' variables."""
+        seen, out = set(), []
+        own = self._own_variables() + [value.state for value in vars(self).values()
+                                       if isinstance(value, SeedGenerator)]
+        for v in own + [v for layer in self._layers for v in layer.variables]:
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+        return out
 
     @property
     def trainable_weights(self):
@@ -260,7 +272,10 @@ class Layer(Operation):
     def non_trainable_weights(self):
         return [v for v in self.weights if not v.trainable] if self.trainable else self.weights
 
-    non_trainable_variables = non_trainable_weights
+    @property
+    def non_trainable_variables(self):
+        """Non-trainable weights and the SeedGenerator states (`variables` minus trainable)."""
+        return [v for v in self.variables if not v.trainable] if self.trainable else self.variables
 
     @property
     def trainable(self):

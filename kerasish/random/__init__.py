@@ -1,9 +1,11 @@
 """Random tensors (`keras.random`): normal, uniform, truncated_normal, ...
 
-`seed` may be None (the device's global generator, set by
-`keras.utils.set_random_seed`), an int (the same numbers on every call,
-like Keras's stateless integer seeds) or a `SeedGenerator` (a stream that
-advances on each call).
+The numbers are those of Keras 3 on TensorFlow: every draw is a stateless
+Philox draw (`kerasish.backend.philox`) on a seed pair. `seed` may be None
+(Keras's global SeedGenerator, itself seeded from Python's `random`, which
+`keras.utils.set_random_seed` seeds), an int (the pair `[seed, 0]`: the
+same numbers on every call) or a `SeedGenerator` (a stream that advances
+on each call). See docs/random.md.
 """
 import random as _pyrandom
 
@@ -11,17 +13,36 @@ import numpy as np
 
 from kerasish.autodiff import capture as _capture
 from kerasish.autodiff.keras_tensor import KerasTensor
-from kerasish.autodiff.tensor import Tensor
-from kerasish.backend import config, devices as _dev
+from kerasish.autodiff.tensor import Tensor, Variable
+from kerasish.backend import config, devices as _dev, philox
 from kerasish.ops import core, elementwise as ew, manipulation
-from kerasish.utils import registry
+from kerasish.utils import naming, registry
+
+
+_SEED_MODULUS = 2**31 - 2  # TF backend's _cast_seed: floormod(seed, int32.max - 1)
+
+
+def make_default_seed():
+    """A fresh int seed from Python's `random` (as Keras: `randint(1, 1e9)`).
+
+    `keras.utils.set_random_seed` seeds Python's `random`, so the seeds of
+    unseeded initializers and SeedGenerators repeat from run to run.
+
+    Returns:
+        int in [1, 1e9].
+    """
+    return _pyrandom.randint(1, int(1e9))
 
 
 class SeedGenerator:
     """A seeded stream of random draws, as `keras.random.SeedGenerator`.
 
+    The state is Keras's: a Variable `[seed, 0]` (int64); each draw uses the
+    state as the seed pair of a stateless draw and adds `[0, 1]`.
+
     Args:
-        seed: int seed (random if None).
+        seed: int seed (a fresh `make_default_seed()` if None).
+        name: the generator's name.
 
     Example:
         >>> gen = keras.random.SeedGenerator(42)
@@ -30,48 +51,105 @@ class SeedGenerator:
     """
 
     def __init__(self, seed=None, name=None, **kwargs):
-        self.initial_seed = int(seed) if seed is not None else int(np.random.randint(0, 2**31 - 1))
-        self.name = name or "seed_generator"
-        self._count = 0
+        kwargs.pop("backend", None)
+        if kwargs:
+            raise ValueError(f"SeedGenerator: unrecognized keyword arguments: {kwargs}")
+        self.name = name or naming.auto_name("SeedGenerator")
+        self._initial_seed = seed
+        if seed is None:
+            seed = make_default_seed()
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"Argument `seed` must be an integer. Received: seed={seed}")
+        self.state = Variable(np.array([int(seed), 0], dtype=np.int64), dtype="int64",
+                              trainable=False, name="seed_generator_state")
+        self.state.path = f"{self.name}/seed_generator_state"
 
-    def next(self):
-        """Returns a fresh generator for one draw and advances the stream."""
-        seed = (self.initial_seed, self._count)
-        self._count += 1
-        return seed
+    def next(self, ordered=True):
+        """Returns the current seed pair (a tuple of 2 ints) and advances the state.
 
-    @property
-    def state(self):
-        """(seed, draws so far), for checkpointing."""
-        return (self.initial_seed, self._count)
+        Args:
+            ordered: True adds `[0, 1]` (a layer's generator); False applies
+                Keras's global-generator step `(state + 1) * 5387 % 933199`.
+        """
+        pair = self.get_state()
+        if ordered:
+            new = (pair[0], pair[1] + 1)
+        else:
+            new = tuple((v + 1) * 5387 % 933199 for v in pair)
+        self.set_state(new)
+        return pair
+
+    # The state is read and written as raw arrays: the seed pair is host data that a
+    # captured step re-reads on every replay (through `hook_random`), not a traced value.
+    def get_state(self):
+        """The state as a tuple of 2 python ints."""
+        return tuple(int(v) for v in _dev.to_host(self.state._value))
 
     def set_state(self, state):
-        self.initial_seed, self._count = int(state[0]), int(state[1])
+        """Sets the state from 2 ints."""
+        self.state._value[...] = self.state._device.send(
+            np.array([int(state[0]), int(state[1])], dtype=np.int64))
 
     def get_config(self):
-        return {"seed": self.initial_seed}
+        return {"seed": self._initial_seed, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+def global_seed_generator():
+    """The generator `seed=None` draws advance (made on first use, reset by
+    `keras.utils.set_random_seed` and `clear_session`)."""
+    gen = _dev.random_state["global_generator"]
+    if gen is None:
+        gen = SeedGenerator()
+        _dev.random_state["global_generator"] = gen
+    return gen
+
+
+def draw_seed(seed):
+    """The int32 seed pair a stateless draw uses, as Keras-on-TensorFlow draws it.
+
+    Args:
+        seed: None (the global generator, advanced), an int (`[seed, 0]`) or a
+            `SeedGenerator` (its state, then advanced).
+
+    Returns:
+        tuple of 2 ints in [0, 2**31 - 2).
+    """
+    if isinstance(seed, SeedGenerator):
+        pair = seed.next()
+    elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        pair = (int(seed), 0)
+    elif seed is None:
+        pair = global_seed_generator().next(ordered=False)
+    else:
+        raise ValueError(
+            "Argument `seed` must be either an integer or an instance of "
+            f"`SeedGenerator`. Received: seed={seed!r} (of type {type(seed)})"
+        )
+    return tuple(v % _SEED_MODULUS for v in pair)
 
 
 def _generator(seed):
+    """(device, Philox key/counter, the generator object advanced or None)."""
     dev = _dev.current_device()
-    if seed is None:
-        return dev, dev.rng
-    if isinstance(seed, SeedGenerator):
-        return dev, dev.make_rng(list(seed.next()))
-    if isinstance(seed, (int, np.integer)):
-        return dev, dev.make_rng(int(seed))
-    raise ValueError(
-        f"`seed` must be None, an int or a keras.random.SeedGenerator. Received: seed={seed!r}"
-    )
+    pair = draw_seed(seed)
+    owner = global_seed_generator() if seed is None else seed
+    return dev, philox.seed_to_key_counter(*pair), pair, owner
 
 
 def _sample(seed, draw, device=None):
-    """`draw(device, generator)` as a Tensor (on `device`, default the generator's);
-    a captured step draws again on each replay."""
-    dev, gen = _generator(seed)
-    out = Tensor(draw(dev, gen), device or dev)
+    """`draw(device, key_counter, pair)` as a Tensor (on `device`, default the current
+    one); a captured step draws again (advancing the generator) on each replay."""
+    dev, kc, pair, owner = _generator(seed)
+    out = Tensor(draw(dev, kc, pair), device or dev)
     if _capture.tracer is not None:
-        _capture.hook_random(lambda: draw(*_generator(seed)), out, seed)
+        def again():
+            d, k, p, _ = _generator(seed)
+            return draw(d, k, p)
+        _capture.hook_random(again, out, owner)
     return out
 
 
@@ -86,8 +164,22 @@ def _float(dtype):
     return dtype
 
 
+def _affine(xp, values, scale, shift, dtype):
+    """`values * scale + shift` in `dtype` arithmetic (as TF's mul then add; skipped
+    for 1 and 0, which change no value)."""
+    dtype = np.dtype(dtype)
+    if _is(scale, 1) and _is(shift, 0):
+        return values
+    scaled = values * xp.asarray(scale, dtype=dtype)
+    return (scaled + xp.asarray(shift, dtype=dtype)).astype(dtype)
+
+
+def _is(value, number):
+    return isinstance(value, (int, float, np.number)) and float(value) == number
+
+
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Samples from a normal distribution.
+    """Samples from a normal distribution (TF's stateless Box-Muller on Philox).
 
     Args:
         shape: output shape.
@@ -97,67 +189,145 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
 
     Returns:
         Tensor.
+
+    Example:
+        >>> keras.random.normal((2, 3), seed=1).shape
+        (2, 3)
     """
     dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
-    return _sample(seed, lambda dev, gen: (gen.standard_normal(shape) * stddev + mean
-                                           ).astype(dtype))
+    return _sample(seed, lambda dev, kc, pair: _affine(
+        dev.xp, philox.normal(dev.xp, kc, shape, dtype), stddev, mean, dtype))
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    """Samples uniformly from [minval, maxval)."""
+    """Samples uniformly from [minval, maxval).
+
+    Args:
+        shape: output shape.
+        minval, maxval: the bounds.
+        dtype: float dtype (floatx by default).
+        seed: None, int or SeedGenerator.
+
+    Returns:
+        Tensor.
+
+    Example:
+        >>> keras.random.uniform((2,), seed=3).shape
+        (2,)
+    """
     dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
-    return _sample(seed, lambda dev, gen: gen.uniform(minval, maxval, shape).astype(dtype))
 
-
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Normal samples redrawn until within two standard deviations of the mean."""
-    dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
-
-    def draw(dev, gen):
-        values = gen.standard_normal(shape)
-        bad = dev.xp.abs(values) > 2.0
-        while bool(bad.any()):
-            values[bad] = gen.standard_normal(int(bad.sum()))
-            bad = dev.xp.abs(values) > 2.0
-        return (values * stddev + mean).astype(dtype)
+    def draw(dev, kc, pair):
+        xp = dev.xp
+        values = philox.uniform_float(xp, kc, shape, dtype)
+        if _is(minval, 0) and _is(maxval, 1):
+            return values
+        lo, hi = xp.asarray(minval, dtype=dtype), xp.asarray(maxval, dtype=dtype)
+        return _affine(xp, values, hi - lo, lo, dtype)
     return _sample(seed, draw)
 
 
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Normal samples within two standard deviations of the mean (TF's rejection order).
+
+    Args:
+        shape: output shape.
+        mean, stddev: parameters of the normal before truncation.
+        dtype: float dtype (floatx by default).
+        seed: None, int or SeedGenerator.
+
+    Returns:
+        Tensor.
+    """
+    dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
+    return _sample(seed, lambda dev, kc, pair: _affine(
+        dev.xp, philox.truncated_normal(dev.xp, kc, shape, dtype), stddev, mean, dtype))
+
+
 def randint(shape, minval, maxval, dtype="int32", seed=None):
-    """Integers uniformly from [minval, maxval)."""
-    dtype, shape = config.to_numpy_dtype(dtype), _shape(shape)
-    return _sample(seed, lambda dev, gen: gen.integers(minval, maxval, shape).astype(dtype))
+    """Integers uniformly from [minval, maxval) (`minval + bits % range`, as TF).
+
+    Args:
+        shape: output shape.
+        minval, maxval: int bounds.
+        dtype: int dtype.
+        seed: None, int or SeedGenerator.
+
+    Returns:
+        Tensor.
+    """
+    dtype, shape = config.standardize_dtype(dtype), _shape(shape)
+    middle = dtype if dtype in ("int32", "int64") else "int64"
+    lo, hi = int(minval), int(maxval)
+    if hi <= lo:
+        raise ValueError(f"randint: `maxval` must be greater than `minval`. "
+                         f"Received: minval={minval}, maxval={maxval}")
+    out = config.to_numpy_dtype(dtype)
+    return _sample(seed, lambda dev, kc, pair: philox.uniform_int(
+        dev.xp, kc, shape, lo, hi, np.dtype(middle)).astype(out))
 
 
 def categorical(logits, num_samples, dtype="int32", seed=None):
-    """Draws class indices from unnormalised log-probabilities, one row per batch item."""
+    """Draws class indices from unnormalised log-probabilities, one row per batch item.
+
+    As TF's `stateless_categorical` on CPU for inputs it runs in one piece
+    (TF splits large batches over its threads; see docs/random.md).
+
+    Args:
+        logits: (batch, classes) unnormalised log-probabilities.
+        num_samples: samples per row.
+        dtype: int dtype of the result.
+        seed: None, int or SeedGenerator.
+
+    Returns:
+        Tensor (batch, num_samples).
+
+    Example:
+        >>> keras.random.categorical([[0.0, 1.0, 2.0]], 4, seed=1).shape
+        (1, 4)
+    """
     logits = core.convert_to_tensor(logits)
-    dev, gen = _generator(seed)
-    xp = dev.xp
-    z = logits._value - logits._value.max(axis=-1, keepdims=True)
-    p = xp.exp(z)
-    cdf = xp.cumsum(p / p.sum(axis=-1, keepdims=True), axis=-1)
-    draws = gen.uniform(0, 1, (z.shape[0], num_samples))
-    idx = (draws[:, :, None] > cdf[:, None, :]).sum(axis=-1)
-    return Tensor(xp.minimum(idx, z.shape[-1] - 1).astype(config.to_numpy_dtype(dtype)), dev)
+    if logits.ndim != 2:
+        raise ValueError("`logits` should be a 2-D tensor with shape "
+                         f"[batch_size, num_classes]. Received: logits={logits}")
+    out = config.to_numpy_dtype(dtype)
+    value = logits._value
+    return _sample(seed, lambda dev, kc, pair: philox.categorical(
+        dev.xp, kc, dev.send(value), int(num_samples)).astype(out))
 
 
 def shuffle(x, axis=0, seed=None):
-    """Shuffles a tensor along `axis`."""
+    """Shuffles a tensor along `axis`: the order sorting a stateless uniform draw gives.
+
+    Args:
+        x: tensor.
+        axis: the axis to permute.
+        seed: None, int or SeedGenerator.
+
+    Returns:
+        Tensor.
+    """
     x = core.convert_to_tensor(x)
-    dev, gen = _generator(seed)
-    perm = gen.permutation(x.shape[axis])
+    dev, kc, pair, _ = _generator(seed)
+    keys = philox.uniform_float(dev.xp, kc, (x.shape[axis],), np.float32)
+    perm = dev.xp.argsort(keys, kind="stable")
     return manipulation.take(x, perm, axis=axis)
 
 
 def dropout(inputs, rate, noise_shape=None, seed=None):
     """Inverted dropout: zeroes a `rate` fraction and scales the rest by 1/(1-rate).
 
+    As `tf.nn.experimental.stateless_dropout`: an element is kept where a
+    uniform draw of the input's dtype (over `noise_shape`) is >= `rate`.
+
     Args:
         inputs: tensor.
         rate: float in [0, 1).
         noise_shape: shape of the keep mask, broadcast against `inputs`.
         seed: None, int or SeedGenerator.
+
+    Returns:
+        Tensor.
     """
     x = core.float_operand(inputs)
     if not 0 <= rate < 1:
@@ -170,10 +340,20 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         x.shape[i] if n is None else n for i, n in enumerate(noise_shape))
     dtype, target = x._value.dtype, x._device
 
-    def draw(dev, gen):
-        keep = gen.random(shape, dtype=np.float32) >= rate
-        return target.send((keep / (1.0 - rate)).astype(dtype))
+    def draw(dev, kc, pair):
+        xp = dev.xp
+        keep = philox.uniform_at_least(xp, kc, _shape(shape), np.asarray(rate, dtype=dtype), dtype)
+        mask = keep.astype(dtype)
+        mask *= xp.asarray(1.0 / (1.0 - rate), dtype=dtype)
+        return target.send(mask)
     return ew.multiply(x, _sample(seed, draw, target))
+
+
+def _numpy_generator(seed):
+    """The device's array-library generator seeded from the drawn seed pair (for the
+    samplers whose TF bits are not reproduced: gamma, binomial, beta)."""
+    dev, _, pair, _ = _generator(seed)
+    return dev, dev.make_rng(list(pair))
 
 
 def gamma(shape, alpha, dtype=None, seed=None):
@@ -183,7 +363,7 @@ def gamma(shape, alpha, dtype=None, seed=None):
         >>> keras.random.gamma((3,), alpha=2.0, seed=1).shape
         (3,)
     """
-    dev, gen = _generator(seed)
+    dev, gen = _numpy_generator(seed)
     values = gen.gamma(alpha, 1.0, _shape(shape))
     return Tensor(values.astype(config.to_numpy_dtype(_float(dtype))), dev)
 
@@ -194,7 +374,7 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
     Example:
         >>> keras.random.binomial((2,), counts=10, probabilities=0.5, seed=1)
     """
-    dev, gen = _generator(seed)
+    dev, gen = _numpy_generator(seed)
     counts = core.convert_to_numpy(counts)
     probs = core.convert_to_numpy(probabilities)
     values = gen.binomial(dev.send(counts).astype("int64"), dev.send(probs), _shape(shape))
@@ -207,16 +387,15 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     Example:
         >>> keras.random.beta((2,), alpha=2.0, beta=3.0, seed=1)
     """
-    dev, gen = _generator(seed)
+    dev, gen = _numpy_generator(seed)
     values = gen.beta(core.convert_to_numpy(alpha), core.convert_to_numpy(beta), _shape(shape))
     return Tensor(values.astype(config.to_numpy_dtype(_float(dtype))), dev)
 
 
 def set_seed(seed):
-    """Seeds Python's, numpy's and every kerasish device's generators.
-
-    Devices created later are seeded from the same value, so
-    `keras.utils.set_random_seed(n)` makes `seed=None` draws reproducible.
+    """Seeds Python's `random`, numpy's global generator and the devices' generators,
+    and drops the global SeedGenerator (the next `seed=None` draw makes a new
+    one, seeded from Python's `random`), as `keras.utils.set_random_seed`.
 
     Args:
         seed: an int.
@@ -224,7 +403,11 @@ def set_seed(seed):
     Example:
         >>> keras.random.set_seed(42)
     """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError("Expected `seed` argument to be an integer. "
+                         f"Received: seed={seed} (of type {type(seed)})")
     seed = int(seed)
+    _dev.random_state["global_generator"] = None
     _pyrandom.seed(seed)
     np.random.seed(seed)
     _dev.set_global_seed(seed)
@@ -239,7 +422,7 @@ def set_random_seed(seed):
     Example:
         >>> keras.utils.set_random_seed(42)
     """
-    set_seed(int(seed))
+    set_seed(seed)
 
 
 __all__ = ["SeedGenerator", "beta", "binomial", "categorical", "dropout", "gamma",

@@ -2,9 +2,9 @@
 
 `capture_random_state` records Python's `random`, numpy's global
 generator (which shuffles `fit`'s batches), every instantiated kerasish
-device generator (Dropout without a seed draws from it) and the position
-of every `keras.random.SeedGenerator` held by a layer (Dropout with a
-seed). `capture_metrics` records the compiled metrics' variables. Both
+device generator (gamma/binomial/beta draws), the position of Keras's
+global SeedGenerator (`seed=None` draws) and of every
+`keras.random.SeedGenerator` held by a layer (Dropout). `capture_metrics` records the compiled metrics' variables. Both
 return JSON-friendly values and have `restore_*` counterparts. Optimizer
 state and the learning-rate schedule position (`optimizer.iterations`)
 travel with the weights file instead.
@@ -26,14 +26,16 @@ def capture_random_state(model):
         model: the model whose layers' SeedGenerators are included.
 
     Returns:
-        dict with keys "python", "numpy", "devices", "seed_generators".
+        dict with keys "python", "numpy", "devices", "global_generator",
+        "seed_generators".
 
     Example:
         >>> state = capture_random_state(model)
         >>> restore_random_state(state, model)   # later, the same draws follow
     """
     return {"python": _python_state(), "numpy": numpy_global_state(),
-            "devices": _device_states(), "seed_generators": _seed_generator_states(model)}
+            "devices": _device_states(), "global_generator": _global_generator_state(),
+            "seed_generators": _seed_generator_states(model)}
 
 
 def restore_random_state(state, model):
@@ -49,6 +51,13 @@ def restore_random_state(state, model):
     for name, value in state["devices"].items():
         if value is not None:
             devices.get_device(name).rng.bit_generator.state = value
+    if "global_generator" in state:
+        value = state["global_generator"]
+        devices.random_state["global_generator"] = None
+        if value is not None:  # seeded explicitly: Python's restored `random` is not drawn
+            generator = SeedGenerator(seed=int(value[0]))
+            generator.set_state(value)
+            devices.random_state["global_generator"] = generator
     generators = dict(_seed_generators(model))
     for key, value in state["seed_generators"].items():
         if key in generators:
@@ -88,6 +97,11 @@ def _device_states():
     return states
 
 
+def _global_generator_state():
+    generator = devices.random_state["global_generator"]
+    return None if generator is None else list(generator.get_state())
+
+
 def _seed_generators(model):
     for path, obj in saving_lib.walk(model):
         for attr, value in sorted(vars(obj).items()):
@@ -96,7 +110,7 @@ def _seed_generators(model):
 
 
 def _seed_generator_states(model):
-    return {key: list(generator.state) for key, generator in _seed_generators(model)}
+    return {key: list(generator.get_state()) for key, generator in _seed_generators(model)}
 
 
 def capture_metrics(model):

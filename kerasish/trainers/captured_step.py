@@ -161,18 +161,35 @@ class _CapturedCustom(_Captured):
     def replay(self, data):
         vals = self.plan.start(_input_arrays(data))
         self.plan.run(vals)
-        return tree.map_structure(
-            lambda s: Tensor(vals[s[1]]) if s[0] == "slot" else s[1], self.logs_spec,
-        ) if type(self.logs_spec) is not dict else {
-            k: Tensor(vals[s[1]]) if s[0] == "slot" else s[1] for k, s in self.logs_spec.items()}
+        return _fill_spec(self.logs_spec, vals)
 
 
 def _output_spec(tr, logs):
-    """Slots of the Tensors of a custom step's logs; other values are kept as they are."""
+    """Slots of the Tensors of a custom step's logs, nested dicts included (a
+    `compile_metrics` result is a dict); other values are kept as they are."""
     if type(logs) is dict:
-        return {k: ("slot", tr.slot(v)) if isinstance(v, Tensor) else ("value", v)
-                for k, v in logs.items()}
+        return {k: _value_spec(tr, v) for k, v in logs.items()}
     raise capture.CaptureError(f"train_step returned {type(logs).__name__}, not a dict")
+
+
+def _value_spec(tr, value):
+    if isinstance(value, Tensor):
+        return ("slot", tr.slot(value))
+    if type(value) is dict:
+        return ("dict", {k: _value_spec(tr, v) for k, v in value.items()})
+    return ("value", value)
+
+
+def _fill_spec(spec, vals):
+    """The logs of one replay: `_output_spec`'s spec with the slots' new values."""
+    def fill(entry):
+        kind, content = entry
+        if kind == "slot":
+            return Tensor(vals[content])
+        if kind == "dict":
+            return {k: fill(v) for k, v in content.items()}
+        return content
+    return {k: fill(v) for k, v in spec.items()}
 
 
 def _segmented_step(model, data, tr):

@@ -380,3 +380,18 @@ def test_revived_user_layer_config_round_trips():
     config = Plain(dtype="float16").get_config()
     revived = Plain.from_config(config)        # gets a DTypePolicy object as `dtype`
     assert revived.get_config() == config
+
+
+def test_seed_generator_states_are_variables_not_weights():
+    # As Keras 3.15.1: ['sequential/dense/kernel', 'sequential/dense/bias',
+    # 'seed_generator_1/seed_generator_state'] and one non-trainable variable.
+    keras.backend.clear_session()
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2),
+                              keras.layers.Dropout(0.5)])
+    names = [v.path for v in model.variables]
+    assert names[:2] == ["sequential/dense/kernel", "sequential/dense/bias"]
+    assert names[2].endswith("seed_generator_state") and len(names) == 3
+    assert [v.path for v in model.non_trainable_variables] == names[2:]
+    assert len(model.weights) == 2 and model.non_trainable_weights == []
+    model.trainable = False
+    assert len(model.non_trainable_variables) == 3

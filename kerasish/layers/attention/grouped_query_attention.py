@@ -86,7 +86,6 @@ class GroupedQueryAttention(Layer):
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
         self.seed = seed
-        self._seed_generator = random.SeedGenerator(seed) if dropout > 0 else None
         self._inverse_sqrt_head_dim = 1.0 / math.sqrt(float(head_dim))
 
     def __call__(self, *args, **kwargs):
@@ -154,8 +153,9 @@ class GroupedQueryAttention(Layer):
         keep = None
         if dropping:
             shape = (q.shape[0], q.shape[2], q.shape[1], k.shape[1])
-            keep = ops.greater_equal(random.uniform(shape, seed=self._seed_generator),
-                                     self.dropout)
+            # the draw of Keras's `_dropout_layer` (stateless dropout on the scores)
+            keep = ops.greater_equal(random.uniform(
+                shape, dtype=q.dtype, seed=self._dropout_layer.seed_generator), self.dropout)
         result = fused_attention(
             q, k, v, mask=None if mask is None else masking.expand_mask(mask, 4, 1),
             scale=self._inverse_sqrt_head_dim,

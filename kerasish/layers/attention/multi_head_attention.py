@@ -138,7 +138,6 @@ class MultiHeadAttention(Layer):
         self._attention_axes = None if attention_axes is None else tuple(attention_axes)
         self._sliding_window = sliding_window
         self.seed = seed
-        self._seed_generator = random.SeedGenerator(seed) if dropout > 0 else None
         self._inverse_sqrt_key_dim = 1.0 / math.sqrt(float(key_dim))
 
     num_heads = property(lambda self: self._num_heads)
@@ -270,8 +269,9 @@ class MultiHeadAttention(Layer):
         return self._compute_attention_by_einsum(query, key, value, attention_mask, training)
 
     def _keep_mask(self, shape, dtype):
-        return ops.greater_equal(random.uniform(shape, dtype="float32",
-                                                seed=self._seed_generator), self._dropout)
+        """The keep mask Keras's `_dropout_layer` draws on the (B, N, Tq, Tk) scores."""
+        return ops.greater_equal(random.uniform(
+            shape, dtype=dtype, seed=self._dropout_layer.seed_generator), self._dropout)
 
     def _compute_attention_by_einsum(self, query, key, value, attention_mask, training):
         query = ops.multiply(query, ops.cast(self._inverse_sqrt_key_dim, query.dtype))

@@ -29,7 +29,7 @@ class Dropout(Layer):
         self.rate = rate
         self.noise_shape = noise_shape
         self.seed = seed
-        self.seed_generator = random.SeedGenerator(seed) if seed is not None else None
+        self.seed_generator = random.SeedGenerator(seed) if rate > 0 else None
         self.supports_masking = True
         self._build_at_init()
 

@@ -23,6 +23,8 @@ class RecurrentCell(Layer):
         if not isinstance(units, int) or units <= 0:
             raise ValueError(f"Received an invalid value for argument `units`, expected a positive "
                              f"integer, got {units}.")
+        if self._seed_generator_first:
+            self.seed_generator = random.SeedGenerator(seed)
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
@@ -38,7 +40,8 @@ class RecurrentCell(Layer):
         self.dropout = min(1.0, max(0.0, dropout))
         self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
         self.seed = seed
-        self.seed_generator = random.SeedGenerator(seed)
+        if not self._seed_generator_first:
+            self.seed_generator = random.SeedGenerator(seed)
         self.output_size = units
         self.reset_dropout_masks()
 
@@ -66,6 +69,9 @@ class RecurrentCell(Layer):
     # `dropout_mask_count` (LSTM/GRU with implementation 1, which Keras selects
     # whenever recurrent_dropout is set) draw one independent mask per gate.
     dropout_mask_count = None
+    # The SeedGenerator's seed is drawn from Python's `random` at construction:
+    # before the initializers' seeds (SimpleRNNCell) or after them (LSTM/GRU), as Keras.
+    _seed_generator_first = False
 
     def reset_dropout_masks(self):
         """Forgets the masks; the RNN layer calls it after each sequence."""

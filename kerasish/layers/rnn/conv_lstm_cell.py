@@ -54,6 +54,8 @@ class ConvLSTMCell(Layer):
             raise ValueError(
                 f"{label}: specifying `strides > 1` is not compatible with `dilation_rate > 1`. "
                 f"Received: strides={self.strides} and dilation_rate={self.dilation_rate}")
+        self.seed = seed
+        self.seed_generator = random.SeedGenerator(seed)  # drawn before the initializers, as Keras
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias = use_bias
@@ -69,8 +71,6 @@ class ConvLSTMCell(Layer):
         self.bias_constraint = constraints.get(bias_constraint)
         self.dropout = min(1.0, max(0.0, dropout))
         self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
-        self.seed = seed
-        self.seed_generator = random.SeedGenerator(seed)
         self.state_size = -1
 
     @property

@@ -22,6 +22,8 @@ class SimpleRNNCell(RecurrentCell):
         >>> h, (h,) = cell(np.ones((2, 3)), [np.zeros((2, 4))])
     """
 
+    _seed_generator_first = True
+
     def __init__(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
                  recurrent_initializer="orthogonal",
                  bias_initializer="zeros", kernel_regularizer=None,

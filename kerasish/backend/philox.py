@@ -1,0 +1,422 @@
+"""Philox4x32-10 counter-based random numbers, drawn as TensorFlow's stateless ops draw them.
+
+Keras on TensorFlow turns every random call into a `tf.random.stateless_*`
+op on a seed pair. On CPU these run Philox4x32-10 (Salmon et al., 2011):
+the seed pair is scrambled into a 64-bit key and a 128-bit counter (one
+Philox call on a fixed key), then output group `g` of a tensor comes from
+the counter advanced by `g` (by `256 g` for the truncated normal, which
+rejects samples). This module reproduces those bits and their conversion
+to floats and ints, so a seeded program draws the same numbers as Keras.
+
+Everything works on arrays of the given array module `xp` (numpy or cupy);
+words are uint32 arrays; each round's products go through uint64 buffers.
+
+Example:
+    >>> import numpy as np
+    >>> uniform_float(np, seed_to_key_counter(3, 0), (3,), np.float32).dtype
+    dtype('float32')
+"""
+import math
+
+import numpy as np
+
+from kerasish.backend.kernels import cpu_threads
+
+_MASK = 0xFFFFFFFF
+_M0, _M1 = 0xD2511F53, 0xCD9E8D57  # round multipliers
+_W0, _W1 = 0x9E3779B9, 0xBB67AE85  # key increments (golden ratio, sqrt(3) - 1)
+_SCRAMBLE_KEY = (0x3EC8F720, 0x02461E29)
+TRUNCATED_SKIP = 256  # words reserved per output value of a rejection sampler
+TRUNCATE_AT = 2.0
+
+
+def _philox_python(counter, key):
+    """One Philox4x32-10 block on python ints (4 words of output)."""
+    c = list(counter)
+    k0, k1 = key
+    for r in range(10):
+        p0, p1 = _M0 * c[0], _M1 * c[2]
+        c = [((p1 >> 32) ^ c[1] ^ k0) & _MASK, p1 & _MASK,
+             ((p0 >> 32) ^ c[3] ^ k1) & _MASK, p0 & _MASK]
+        k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
+    return c
+
+
+def seed_to_key_counter(seed0, seed1):
+    """The Philox key and counter TensorFlow derives from a stateless seed pair.
+
+    Args:
+        seed0, seed1: the two seed ints (int32 or int64 values; negative ones
+            are taken as their 64-bit two's complement, as TF does).
+
+    Returns:
+        (key, counter): tuples of 2 and 4 uint32 python ints.
+    """
+    s0, s1 = int(seed0) & 0xFFFFFFFFFFFFFFFF, int(seed1) & 0xFFFFFFFFFFFFFFFF
+    mix = _philox_python([s0 & _MASK, s0 >> 32, s1 & _MASK, s1 >> 32], _SCRAMBLE_KEY)
+    return (mix[0], mix[1]), (0, 0, mix[2], mix[3])
+
+
+_CHUNK = 16384  # groups per piece on the CPU: the round's arrays stay in cache
+
+
+def _rounds(xp, steps, key_counter, out):
+    """Philox4x32-10 on the counters `[steps, 0, c2, c3]` (steps < 2**32), into `out`
+    (uint32, (len(steps), 4)).
+
+    The words stay uint32; each round's two products go to preallocated uint64
+    buffers, whose high and low halves are cast back in place.
+    """
+    (k0, k1), (_, _, c2, c3) = key_counter
+    n = steps.shape[0]
+    x0 = steps.astype(np.uint32)
+    x1 = xp.zeros(n, dtype=np.uint32)
+    x2 = xp.full(n, c2, dtype=np.uint32)
+    x3 = xp.full(n, c3, dtype=np.uint32)
+    p0, p1 = xp.empty(n, dtype=np.uint64), xp.empty(n, dtype=np.uint64)
+    h0, h1 = xp.empty(n, dtype=np.uint32), xp.empty(n, dtype=np.uint32)
+    m0, m1, shift = np.uint64(_M0), np.uint64(_M1), np.uint64(32)
+    for _ in range(10):
+        xp.multiply(x0, m0, out=p0)
+        xp.multiply(x2, m1, out=p1)
+        xp.right_shift(p1, shift, out=h1, casting="unsafe")
+        xp.right_shift(p0, shift, out=h0, casting="unsafe")
+        xp.bitwise_xor(h1, x1, out=x0)
+        x0 ^= np.uint32(k0)
+        xp.bitwise_xor(h0, x3, out=x2)
+        x2 ^= np.uint32(k1)
+        xp.copyto(x1, p1, casting="unsafe")  # the low halves
+        xp.copyto(x3, p0, casting="unsafe")
+        k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
+    out[:, 0] = x0
+    out[:, 1] = x1
+    out[:, 2] = x2
+    out[:, 3] = x3
+
+
+def random_words(xp, key_counter, groups, skip=1, blocks=1):
+    """Raw Philox output: `blocks` consecutive blocks for each of `groups` groups.
+
+    Group `g` starts at the counter advanced by `g * skip`. On the CPU the
+    work is split in cache-sized pieces over the CPU worker threads.
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        groups: number of groups.
+        skip: counter steps between the starts of consecutive groups.
+        blocks: blocks per group.
+
+    Returns:
+        uint32 array (groups, blocks * 4), in the order Philox emits them.
+    """
+    _, (c0, c1, _, _) = key_counter
+    total = groups * blocks
+    if c0 or c1 or (groups - 1) * skip + blocks > _MASK:
+        raise ValueError("philox: counters must start at 0 and stay below 2**32")
+    out = xp.empty((total, 4), dtype=np.uint32)
+
+    def steps_of(lo, hi):
+        if blocks == 1 and skip == 1:
+            return xp.arange(lo, hi, dtype=np.uint64)
+        flat = xp.arange(lo, hi, dtype=np.uint64)
+        return (flat // np.uint64(blocks)) * np.uint64(skip) + flat % np.uint64(blocks)
+
+    if xp is not np:
+        _rounds(xp, steps_of(0, total), key_counter, out)
+    else:
+        pieces = [(lo, min(lo + _CHUNK, total)) for lo in range(0, total, _CHUNK)]
+        cpu_threads.run_split(
+            lambda lo, hi: _rounds(xp, steps_of(lo, hi), key_counter, out[lo:hi]), pieces)
+    return out.reshape(groups, blocks * 4)
+
+
+def _size(shape):
+    return int(math.prod(shape))
+
+
+def _words(xp, key_counter, n):
+    """The first `n` uint32 words of the stream, flat (one group per block)."""
+    return random_words(xp, key_counter, -(-n // 4)).reshape(-1)[:n]
+
+
+def _float_from_words(xp, words, dtype, overwrite=False):
+    """Uniform [0, 1) floats of `dtype` from uint32 words (numpy dtype: f2, f4 or bf16);
+    `overwrite` lets float32 reuse the words' memory."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float32:
+        if overwrite:
+            bits = words
+            bits &= np.uint32(0x7FFFFF)
+        else:
+            bits = words & np.uint32(0x7FFFFF)
+        bits |= np.uint32(0x3F800000)
+        values = bits.view(np.float32)
+        values -= np.float32(1.0)
+        return values
+    if dtype == np.float16:
+        bits = ((words & np.uint32(0x3FF)) | np.uint32(15 << 10)).astype(np.uint16)
+        return bits.view(np.float16) - np.float16(1.0)
+    if dtype.name == "bfloat16":
+        bits = ((words & np.uint32(0x7F)) | np.uint32(127 << 7)).astype(np.uint16)
+        return (bits.view(dtype).astype(np.float32) - np.float32(1.0)).astype(dtype)
+    raise ValueError(f"philox: no uniform floats of dtype {dtype}")
+
+
+def _double_from_words(xp, hi, lo):
+    """Uniform [0, 1) float64s from pairs of uint32 words (20 + 32 mantissa bits)."""
+    bits = (hi & np.uint32(0xFFFFF)).astype(np.uint64) << np.uint64(32)
+    bits |= lo.astype(np.uint64)
+    bits |= np.uint64(1023 << 52)
+    return bits.view(np.float64) - 1.0
+
+
+def uniform_float(xp, key_counter, shape, dtype):
+    """`stateless_random_uniform_v2`: floats in [0, 1).
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        shape: output shape.
+        dtype: numpy float dtype (float16, bfloat16, float32, float64).
+
+    Returns:
+        array of `shape` and `dtype`.
+    """
+    n = _size(shape)
+    if np.dtype(dtype) == np.float64:
+        w = random_words(xp, key_counter, -(-n // 2)).reshape(-1, 2)
+        return _double_from_words(xp, w[:, 0], w[:, 1])[:n].reshape(shape)
+    return _float_from_words(xp, _words(xp, key_counter, n), dtype, overwrite=True).reshape(shape)
+
+
+_MANTISSA_BITS = {"float32": 23, "float16": 10, "bfloat16": 7}
+
+
+def uniform_at_least(xp, key_counter, shape, threshold, dtype):
+    """`uniform_float(...) >= threshold` (TF's dropout keep mask), without making the floats.
+
+    A uniform of `dtype` is `m / 2**bits` for the word's low `bits` bits `m`,
+    so comparing `m` with `ceil(threshold * 2**bits)` gives the same mask.
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        shape: mask shape.
+        threshold: the rate, already rounded to `dtype`.
+        dtype: numpy float dtype of the uniform draw.
+
+    Returns:
+        bool array of `shape`.
+    """
+    bits = _MANTISSA_BITS.get(np.dtype(dtype).name)
+    if bits is None:  # float64: two words per value
+        return uniform_float(xp, key_counter, shape, dtype) >= threshold
+    words = _words(xp, key_counter, _size(shape))
+    words &= np.uint32((1 << bits) - 1)
+    return (words >= np.uint32(math.ceil(float(threshold) * 2 ** bits))).reshape(shape)
+
+
+def uniform_int(xp, key_counter, shape, minval, maxval, dtype):
+    """`stateless_random_uniform_int_v2`: `minval + bits % (maxval - minval)`.
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        shape: output shape.
+        minval, maxval: python ints, minval < maxval.
+        dtype: numpy int32 or int64.
+
+    Returns:
+        array of `shape` and `dtype`.
+    """
+    n = _size(shape)
+    if np.dtype(dtype) == np.int64:
+        w = random_words(xp, key_counter, -(-n // 2)).reshape(-1, 2)
+        bits = w[:, 0].astype(np.uint64) | (w[:, 1].astype(np.uint64) << np.uint64(32))
+        span = np.uint64((maxval - minval) & 0xFFFFFFFFFFFFFFFF)
+        out = (bits % span).astype(np.int64) + np.int64(minval)
+        return out[:n].reshape(shape)
+    span = np.uint32((maxval - minval) & _MASK)
+    out = (_words(xp, key_counter, n) % span).astype(np.int64) + minval
+    return out.astype(np.int32).reshape(shape)
+
+
+def _box_muller_float(xp, x0, x1):
+    """TF's BoxMullerFloat in float32 (transcendentals rounded from float64)."""
+    u1 = xp.maximum(_float_from_words(xp, x0, np.float32), np.float32(1e-7))
+    v1 = (2.0 * math.pi * _float_from_words(xp, x1, np.float32).astype(np.float64)
+          ).astype(np.float32)
+    u2 = xp.sqrt(np.float32(-2.0) * xp.log(u1.astype(np.float64)).astype(np.float32))
+    v1 = v1.astype(np.float64)
+    return (xp.sin(v1).astype(np.float32) * u2, xp.cos(v1).astype(np.float32) * u2)
+
+
+def _box_muller_double(xp, x0, x1, x2, x3):
+    """TF's BoxMullerDouble."""
+    u1 = xp.maximum(_double_from_words(xp, x0, x1), 1e-7)
+    v1 = 2.0 * math.pi * _double_from_words(xp, x2, x3)
+    u2 = xp.sqrt(-2.0 * xp.log(u1))
+    return xp.sin(v1) * u2, xp.cos(v1) * u2
+
+
+def _interleave(xp, a, b):
+    return xp.stack([a, b], axis=-1).reshape(-1)
+
+
+def normal(xp, key_counter, shape, dtype):
+    """`stateless_random_normal_v2`: standard normals (Box-Muller on Philox words).
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        shape: output shape.
+        dtype: numpy float dtype.
+
+    Returns:
+        array of `shape` and `dtype`.
+    """
+    n = _size(shape)
+    if np.dtype(dtype) == np.float64:
+        w = random_words(xp, key_counter, -(-n // 2))
+        out = _interleave(xp, *_box_muller_double(xp, w[:, 0], w[:, 1], w[:, 2], w[:, 3]))
+        return out[:n].reshape(shape)
+    w = random_words(xp, key_counter, -(-n // 4)).reshape(-1, 2)
+    out = _interleave(xp, *_box_muller_float(xp, w[:, 0], w[:, 1]))
+    return out[:n].astype(dtype).reshape(shape)
+
+
+def truncated_normal(xp, key_counter, shape, dtype):
+    """`stateless_truncated_normal_v2`: normals with |x| < 2, by rejection.
+
+    Output group `g` (4 values, 2 for float64) reads single words from the
+    counter advanced by `256 g` (`128 g` for float64: 256 words per value), Box-Muller on consecutive pairs (quadruples
+    for float64), keeping values in (-2, 2) until the group is full.
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        shape: output shape.
+        dtype: numpy float dtype.
+
+    Returns:
+        array of `shape` and `dtype`.
+    """
+    n = _size(shape)
+    double = np.dtype(dtype) == np.float64
+    per_group = 2 if double else 4
+    groups = -(-n // per_group)
+    blocks = 2
+    while True:  # almost every group fills from its first 2 blocks; widen for the rest
+        w = random_words(xp, key_counter, groups, skip=per_group * TRUNCATED_SKIP // 4,
+                         blocks=blocks)
+        if double:
+            w = w.reshape(groups, -1, 4)
+            a, b = _box_muller_double(xp, w[..., 0], w[..., 1], w[..., 2], w[..., 3])
+        else:
+            w = w.reshape(groups, -1, 2)
+            a, b = _box_muller_float(xp, w[..., 0], w[..., 1])
+        values = xp.stack([a, b], axis=-1).reshape(groups, -1)
+        keep = xp.abs(values) < TRUNCATE_AT
+        rank = xp.cumsum(keep, axis=1)
+        if bool((rank[:, -1] >= per_group).all()) or blocks >= TRUNCATED_SKIP:
+            break
+        blocks *= 4
+    # the j-th kept value of a row is where keep is set and rank == j + 1
+    take = keep & (rank <= per_group)
+    out = values[take].reshape(groups, per_group).reshape(-1)
+    return out[:n].astype(dtype).reshape(shape)
+
+
+def categorical(xp, key_counter, logits, num_samples):
+    """`stateless_multinomial` on CPU when TF runs all rows in one piece.
+
+    Each row's unnormalised CDF is the running sum of `exp(logit - max)` in
+    float64 over its finite logits; each sample takes two words as a float64
+    uniform `u` and returns the number of CDF entries `<= u * total` (C++
+    `upper_bound`). Rows draw one after another from one word stream. (TF
+    splits large inputs over its CPU threads, each piece skipping ahead by
+    `first_row * (num_samples + 3) // 4` blocks; that depends on the
+    machine's thread count and is not reproduced.)
+
+    Args:
+        xp: numpy or cupy.
+        key_counter: from `seed_to_key_counter`.
+        logits: float array (batch, classes).
+        num_samples: samples per row.
+
+    Returns:
+        int64 array (batch, num_samples).
+    """
+    rows, classes = logits.shape
+    count = rows * num_samples
+    words = random_words(xp, key_counter, max(-(-(2 * count) // 4), 1)).reshape(-1)[:2 * count]
+    words = words.reshape(rows, num_samples, 2)
+    u = _double_from_words(xp, words[..., 0], words[..., 1])
+    values = logits.astype(np.float64)
+    finite = xp.isfinite(values)
+    top = xp.where(finite, values, -np.inf).max(axis=1, keepdims=True)
+    cdf = xp.cumsum(xp.where(finite, xp.exp(values - top), 0.0), axis=1)
+    target = u * cdf[:, -1:]
+    return (cdf[:, None, :] <= target[:, :, None]).sum(axis=-1).astype(np.int64)
+
+
+_MAX_INT32 = 2**31 - 1
+
+
+def _tf_seed_pair(global_seed):
+    """TF's (seed, seed2) of an op without its own seed, with the global seed set:
+    the op seed is 0 here (ops in Keras's tf.data map functions); (0, 0) is never
+    used, TF's kernels read it as "nondeterministic"."""
+    seed = int(global_seed) % _MAX_INT32
+    return (seed, _MAX_INT32) if seed == 0 else (seed, 0)
+
+
+def _tf_random_shuffles(global_seed, sizes):
+    """Permutations of `range(size)` for each size, as successive calls of one
+    `tf.random.shuffle` kernel draw them.
+
+    The kernel is a forward Fisher-Yates shuffle: for i = 0 .. n - 2 it swaps i
+    with `i + word % (n - i)`, reading Philox words with key = seed and counter
+    = [0, 0, seed2] (no scramble); each call reserves `ceil((n - 1) / 4)` blocks.
+    """
+    seed, seed2 = _tf_seed_pair(global_seed)
+    key = (seed & _MASK, seed >> 32)
+    blocks = [-(-(n - 1) // 4) if n > 1 else 0 for n in sizes]
+    words = random_words(np, (key, (0, 0, seed2 & _MASK, seed2 >> 32)),
+                         max(sum(blocks), 1)).reshape(-1)
+    orders, offset = [], 0
+    for n, used in zip(sizes, blocks):
+        order = list(range(n))
+        if n > 1:
+            steps = np.arange(n - 1, dtype=np.int64)
+            mine = words[4 * offset:4 * offset + n - 1].astype(np.int64)
+            for i, j in enumerate((steps + mine % (n - steps)).tolist()):
+                order[i], order[j] = order[j], order[i]
+        orders.append(np.asarray(order, dtype=np.int64))
+        offset += used
+    return orders
+
+
+def tf_global_shuffle(global_seed, n, batch_size=None):
+    """The sample order of one epoch of a seeded `fit(shuffle=...)` on Keras-on-TensorFlow.
+
+    Keras's array adapter shuffles inside `tf.data` map functions whose
+    stateful kernels start afresh each epoch, so every epoch gets the same
+    order. `shuffle=True` applies `tf.random.shuffle` to `range(n)`;
+    `shuffle="batch"` applies it to each batch's indices in turn.
+
+    Args:
+        global_seed: the int given to `set_random_seed`.
+        n: number of samples.
+        batch_size: for `shuffle="batch"`: shuffle within consecutive batches.
+
+    Returns:
+        int64 numpy array: a permutation of range(n).
+    """
+    if batch_size is None:
+        return _tf_random_shuffles(global_seed, [n])[0]
+    starts = range(0, n, batch_size)
+    sizes = [min(batch_size, n - start) for start in starts]
+    orders = _tf_random_shuffles(global_seed, sizes)
+    return np.concatenate([order + start for order, start in zip(orders, starts)])
