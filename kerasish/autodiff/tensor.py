@@ -118,20 +118,25 @@ class Tensor:
         for i in range(self._value.shape[0]):
             yield self[i]
 
+    # print(), repr() and f"{}" give the text Keras's TensorFlow backend prints
+    # (`tf.Tensor(...)`), so that programs print the same under both.
     def __repr__(self):
-        return (f"<Tensor shape={self.shape}, dtype={self.dtype}, "
-                f"device={self.device}, numpy=\n{self.numpy()}>"
-                if self.ndim > 1 else
-                f"<Tensor shape={self.shape}, dtype={self.dtype}, "
-                f"device={self.device}, numpy={self.numpy()}>")
+        array = self.numpy()
+        text = repr(array.item()) if array.ndim == 0 else repr(array)
+        if "\n" in text:
+            text = "\n" + text
+        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype}, numpy={text}>"
 
     def __str__(self):
-        return str(self.numpy())
+        text = str(self.numpy())
+        if "\n" in text:
+            text = "\n" + text
+        return f"tf.Tensor({text}, shape={self.shape}, dtype={self.dtype})"
 
     def __format__(self, spec):
         if self._value.ndim == 0:
             return format(self.numpy().item(), spec)
-        return format(str(self), spec)
+        return self.numpy().__format__(spec)
 
     def __reduce__(self):  # pickling moves data to the host
         return (_rebuild_tensor, (self.numpy(),))

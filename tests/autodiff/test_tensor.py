@@ -14,8 +14,26 @@ def test_tensor_properties_and_conversions():
     np.testing.assert_array_equal(np.asarray(t), [[1.0, 2.0]])
     assert np.asarray(t, dtype="float64").dtype == np.float64
     assert t.tolist() == [[1.0, 2.0]] and float(ops.sum(t)) == 3.0 and int(ops.sum(t)) == 3
-    assert f"{ops.sum(t):.1f}" == "3.0" and "shape=(1, 2)" in repr(t) and str(t) == str(t.numpy())
+    assert f"{ops.sum(t):.1f}" == "3.0" and "shape=(1, 2)" in repr(t)
     assert pickle.loads(pickle.dumps(t)).numpy().tolist() == [[1.0, 2.0]]
+
+
+def test_tensor_text_matches_keras_tensorflow_backend():
+    # Literal texts printed by Keras 3.15.1 (TensorFlow 2.21 backend, numpy 2.4).
+    s = ops.sum(ops.convert_to_tensor([0.1, 0.2]))
+    assert str(s) == "tf.Tensor(0.3, shape=(), dtype=float32)"
+    assert repr(s) == "<tf.Tensor: shape=(), dtype=float32, numpy=0.30000001192092896>"
+    assert f"{s}" == "0.30000001192092896" and f"{s:.3f}" == "0.300"
+    m = ops.convert_to_tensor([[1, 2], [3, 4]], dtype="uint8")
+    assert str(m) == "tf.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=uint8)"
+    h = ops.convert_to_tensor([[1, 2], [3, 4]], dtype="float16")
+    assert repr(h) == ("<tf.Tensor: shape=(2, 2), dtype=float16, numpy=\n"
+                       "array([[1., 2.],\n       [3., 4.]], dtype=float16)>")
+    assert repr(ops.convert_to_tensor(True)) == "<tf.Tensor: shape=(), dtype=bool, numpy=True>"
+    assert str(ops.zeros((0, 3))) == "tf.Tensor([], shape=(0, 3), dtype=float32)"
+    assert f"{ops.convert_to_tensor([1.0, 2.0])}" == "[1. 2.]"
+    assert str([ops.convert_to_tensor([1, 2])]) == (
+        "[<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>]")
 
 
 def test_tensor_errors():
