@@ -15,7 +15,7 @@ def _swap(fn):
 
 _BINARY = {
     "add": ew.add, "sub": ew.subtract, "mul": ew.multiply, "truediv": ew.divide,
-    "floordiv": ew.floor_divide, "mod": ew.mod, "pow": ew.power, "matmul": linalg.matmul,
+    "floordiv": ew.floor_divide, "mod": ew.mod_operator, "pow": ew.power, "matmul": linalg.matmul,
     "and": ew.logical_and, "or": ew.logical_or, "xor": ew.logical_xor,
 }
 

@@ -187,8 +187,35 @@ divide = binary("divide", _true_divide, lambda g, a, b, o: divide(g, b),
                 lambda g, a, b, o: negative(divide(multiply(g, o), b)))
 true_divide = divide
 floor_divide = binary("floor_divide", "floor_divide")
-mod = binary("mod", "mod", _grad_one,
-             lambda g, a, b, o: negative(multiply(g, floor_divide(a, b))))
+# The `%` operator: as TensorFlow's, a Python number takes the tensor's dtype.
+mod_operator = binary("mod", "mod", _grad_one,
+                      lambda g, a, b, o: negative(multiply(g, floor_divide(a, b))))
+
+
+def mod(x1, x2):
+    """Elementwise remainder of `x1 / x2`, with the sign of `x2` (Keras `ops.mod`).
+
+    As Keras's TensorFlow backend, eager inputs are converted to tensors first:
+    a Python int is int32 and a float is float32 (so `ops.mod(int8_x, 3)` is
+    int32, where `int8_x % 3` stays int8), and bool inputs give int32.
+
+    Args:
+        x1, x2: tensors, arrays or Python numbers.
+
+    Returns:
+        Tensor of the broadcast shape.
+
+    Example:
+        >>> ops.mod(ops.convert_to_tensor([5, -5]), 3)   # [2, 1], int32
+    """
+    if x1.__class__ is not KerasTensor and x2.__class__ is not KerasTensor:
+        x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
+    if getattr(x1, "dtype", None) == "bool" and getattr(x2, "dtype", None) == "bool":
+        x1, x2 = core.cast(x1, "int32"), core.cast(x2, "int32")
+    return mod_operator(x1, x2)
+
+
+mod.op = mod_operator.op
 
 
 def _power_grad_base(g, a, b, o):

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from kerasish import ops
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.testing import check_gradients, check_second_order
 
 RNG = np.random.default_rng(0)
@@ -189,3 +190,19 @@ def test_where_of_two_python_numbers_has_keras_dtype(x1, x2, dtype):
     out = ops.where(ops.convert_to_tensor([True, False]), x1, x2)
     assert out.dtype == dtype
     np.testing.assert_array_equal(ops.convert_to_numpy(out), np.array([x1, x2], dtype))
+
+
+def test_mod_converts_python_numbers_like_keras_but_the_operator_keeps_the_dtype():
+    # Keras 3.15.1 (TF): ops.mod(int8, 3) -> int32, ops.mod(float16, 3.0) -> float32,
+    # ops.mod(bool, bool) -> int32; `int8_x % 3` stays int8.
+    x = ops.convert_to_tensor([[1, 2], [3, 4]], dtype="int8")
+    out = ops.mod(x, 3)
+    assert out.dtype == "int32" and out.numpy().tolist() == [[1, 2], [0, 1]]
+    assert (x % 3).dtype == "int8" and (7 % x).numpy().tolist() == [[0, 1], [1, 3]]
+    assert ops.mod(x, 3.0).dtype == "float32" and ops.mod(x, x).dtype == "int8"
+    assert ops.mod(ops.cast(x, "float16"), 3.0).dtype == "float32"
+    assert ops.mod(ops.cast(x, "float16"), 3).dtype == "float16"
+    b = ops.convert_to_tensor([True, True])
+    assert ops.mod(b, b).dtype == "int32" and ops.mod(b, 3).dtype == "int32"
+    assert ops.mod(KerasTensor((None, 2), "int8"), 3).dtype == "int8"  # symbolic: weak scalar
+    assert ops.mod(KerasTensor((2,), "bool"), KerasTensor((2,), "bool")).dtype == "int32"
