@@ -121,14 +121,14 @@ class Tensor:
     # print(), repr() and f"{}" give the text Keras's TensorFlow backend prints
     # (`tf.Tensor(...)`), so that programs print the same under both.
     def __repr__(self):
-        array = self.numpy()
+        array = _as_printed(self.numpy())
         text = repr(array.item()) if array.ndim == 0 else repr(array)
         if "\n" in text:
             text = "\n" + text
         return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype}, numpy={text}>"
 
     def __str__(self):
-        text = str(self.numpy())
+        text = str(_as_printed(self.numpy()))
         if "\n" in text:
             text = "\n" + text
         return f"tf.Tensor({text}, shape={self.shape}, dtype={self.dtype})"
@@ -140,6 +140,16 @@ class Tensor:
 
     def __reduce__(self):  # pickling moves data to the host
         return (_rebuild_tensor, (self.numpy(),))
+
+
+def _as_printed(array):
+    """String arrays print as TensorFlow's: bytes in an object array."""
+    if array.dtype.kind not in "US":
+        return array
+    flat = [v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in array.reshape(-1)]
+    out = np.empty(len(flat), dtype=object)
+    out[:] = flat
+    return out.reshape(array.shape)
 
 
 def _rebuild_tensor(array):

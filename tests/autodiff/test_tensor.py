@@ -74,3 +74,13 @@ def test_print_variable_shows_its_repr_as_keras():
     v = Variable(np.ones((2,), "float32"), name="myvar")
     text = "<Variable path=myvar, shape=(2,), dtype=float32, value=[1. 1.]>"
     assert str(v) == text and f"{v}" == text and repr(v) == text
+
+
+def test_string_tensors_print_bytes_as_tensorflow():
+    # Keras 3.15.1 (TF): StringLookup(invert=True) outputs print as bytes.
+    from kerasish import layers
+    inv = layers.StringLookup(vocabulary=["a", "b"], invert=True)
+    assert repr(inv(np.array([1, 0]))) == (
+        "<tf.Tensor: shape=(2,), dtype=string, numpy=array([b'a', b'[UNK]'], dtype=object)>")
+    assert repr(inv(np.array(2))) == "<tf.Tensor: shape=(), dtype=string, numpy=b'b'>"
+    assert str(inv(np.array([[1, 2]]))) == "tf.Tensor([[b'a' b'b']], shape=(1, 2), dtype=string)"
