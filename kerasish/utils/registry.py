@@ -538,6 +538,18 @@ def _unwrap_function_form(config):
 
 
 # catalogs: how each public module reads identifiers -------------------------------------
+def _not_interpreted(kind, identifier):
+    """Keras 3.15.1's error for an identifier `get` cannot resolve (its exact words)."""
+    return ValueError(f"Could not interpret {kind} identifier: {identifier}")
+
+
+def _deserialize_or_not_interpreted(catalog, config, identifier=None):
+    """`catalog.deserialize(config)`; an unknown class gives Keras's `get` error."""
+    if catalog.registry.find_class(config, None, catalog.objects) is None and \
+            (not isinstance(catalog, OptimizerCatalog)
+             or str(config.get("class_name")).lower() not in catalog.objects):
+        raise _not_interpreted(catalog.kind, config if identifier is None else identifier)
+    return catalog.deserialize(config)
 class Catalog:
     """The built-in objects of one public module and its `serialize`/`deserialize`.
 
@@ -572,10 +584,7 @@ class InstanceCatalog(Catalog):
         """The built-in or registered object named `name`; ValueError listing valid names."""
         found = self.objects.get(name) or self.registry.registered_object(name)
         if found is None:
-            raise ValueError(
-                f"Unknown {self.kind} identifier: '{name}'. Valid names: "
-                f"{sorted(self.objects)} (or a registered custom {self.kind})."
-            )
+            raise _not_interpreted(self.kind, name)
         return found
 
     def get(self, identifier):
@@ -587,7 +596,7 @@ class InstanceCatalog(Catalog):
         if identifier is None:
             return None
         if isinstance(identifier, dict):
-            obj = self.deserialize(identifier)
+            obj = _deserialize_or_not_interpreted(self, identifier)
         elif isinstance(identifier, str):
             obj = self.lookup(identifier)
         else:
@@ -596,10 +605,7 @@ class InstanceCatalog(Catalog):
             return obj()
         if callable(obj):
             return obj
-        raise ValueError(
-            f"Could not interpret {self.kind} identifier: expected None, a name, a config "
-            f"dict or a callable. Received: identifier={identifier!r} ({type(identifier).__name__})"
-        )
+        raise _not_interpreted(self.kind, identifier)
 
 
 class FunctionCatalog(Catalog):
@@ -638,10 +644,7 @@ class FunctionCatalog(Catalog):
         """The function named `name` (custom objects first); ValueError listing valid names."""
         found = self.registry.registered_object(name, custom_objects, self.objects)
         if found is None:
-            raise ValueError(
-                f"Unknown {self.kind} identifier: '{name}'. Valid names: "
-                f"{sorted(self.objects)} (or a registered custom {self.short_kind})."
-            )
+            raise _not_interpreted(self.kind, name)
         return found
 
     def deserialize(self, config, custom_objects=None):
@@ -658,11 +661,7 @@ class FunctionCatalog(Catalog):
         obj = self.deserialize(identifier) if isinstance(identifier, (str, dict)) else identifier
         if callable(obj):
             return obj
-        raise ValueError(
-            f"Could not interpret {self.kind} identifier: expected None, a name, a "
-            f"config dict or a callable. Received: identifier={identifier!r} "
-            f"({type(identifier).__name__})"
-        )
+        raise _not_interpreted(self.kind, identifier)
 
 
 class LossCatalog(Catalog):
@@ -685,9 +684,7 @@ class LossCatalog(Catalog):
                                          custom_objects=custom_objects, module_objects=objects)
 
     def _unknown(self, identifier):
-        valid = ", ".join(sorted(self.objects))
-        return ValueError(f"Could not interpret {self.kind} identifier: {identifier!r}. "
-                          f"Valid names are: {valid}.")
+        return _not_interpreted(self.kind, identifier)
 
     def get(self, identifier):
         """None -> None; a built-in name (class names give a default instance), a config
@@ -695,7 +692,7 @@ class LossCatalog(Catalog):
         if identifier is None:
             return None
         if isinstance(identifier, dict):
-            obj = self.deserialize(identifier)
+            obj = _deserialize_or_not_interpreted(self, identifier)
         elif isinstance(identifier, str):
             obj = self.objects.get(identifier)
             if obj is None:
@@ -769,10 +766,11 @@ class OptimizerCatalog(_ClassConfigCatalog):
         if identifier is None or isinstance(identifier, self.base):
             return identifier
         if isinstance(identifier, dict):
-            return self.deserialize(identifier)
+            return _deserialize_or_not_interpreted(self, identifier)
         if isinstance(identifier, str):
-            return self.deserialize({"class_name": identifier, "config": {}})
-        raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
+            return _deserialize_or_not_interpreted(
+                self, {"class_name": identifier, "config": {}}, identifier)
+        raise _not_interpreted(self.kind, identifier)
 
 
 class ScheduleCatalog(_ClassConfigCatalog):
