@@ -91,11 +91,10 @@ def _resolve_num_classes(x, num_classes):
             f"to_categorical: `num_classes` must be a positive int or None; "
             f"received: {num_classes!r}")
     num_classes = int(num_classes)
-    if x.size and (x.max() >= num_classes or x.min() < -num_classes):
-        bad = x.max() if x.max() >= num_classes else x.min()
-        raise IndexError(
-            f"to_categorical: `x` contains class index {bad}, outside the "
-            f"{num_classes} classes (valid indices: 0 to {num_classes - 1}).")
+    outside = (x >= num_classes) | (x < -num_classes)
+    if outside.any():  # Keras's error is numpy's, naming the first such index
+        raise IndexError(f"index {x[outside][0]} is out of bounds for axis 1 with size "
+                         f"{num_classes}")
     return num_classes
 
 
