@@ -169,7 +169,9 @@ class Variable(Tensor):
             (callable taking `shape` and `dtype`). A string name works once
             `kerasish.initializers` is imported (it installs the name lookup).
         shape: the shape; required when `initializer` is a callable.
-        dtype: dtype name; defaults to the value's float dtype or `floatx()`.
+        dtype: dtype name; defaults to the dtype of an array or tensor `initializer`
+            (as Keras: `np.ones(2)` gives float64), else `floatx()` for Python floats
+            and int32 for Python ints.
         trainable: whether gradients are computed for it and optimizers update it.
         name: a short name, e.g. "kernel".
         constraint: optional callable applied after each optimizer update.
@@ -322,10 +324,13 @@ def _initial_array(initializer, shape, dtype, dev):
         array = dev.send(initializer._value)
     else:
         array = dev.send(np.asarray(initializer))
-    if dtype is None:
-        dtype = (config.floatx() if array.dtype.kind in "fc" or array.dtype == np.float64
+    if dtype is None and hasattr(initializer, "dtype"):
+        # Keras: an array or tensor keeps its dtype (np.ones(2) gives float64)
+        dtype = config.standardize_dtype(array.dtype)
+    elif dtype is None:  # Python numbers and lists: floatx / int32
+        dtype = (config.floatx() if array.dtype.kind in "fc"
                  else config.standardize_dtype(array.dtype))
-        if array.dtype.kind == "i" and array.dtype.itemsize == 8 and not isinstance(initializer, np.ndarray):
+        if array.dtype.kind == "i" and array.dtype.itemsize == 8:
             dtype = "int32"
     array = array.astype(config.to_numpy_dtype(dtype), copy=True)
     if shape is not None and tuple(shape) != array.shape:

@@ -50,7 +50,11 @@ def test_tensor_errors():
 
 def test_variable_dtype_inference_and_in_place_updates():
     assert Variable(1.0).dtype == "float32" and Variable(3).dtype == "int32"
-    assert Variable(np.ones(2)).dtype == "float32" and Variable([1.0], dtype="float64").dtype == "float64"
+    # Keras 3.15.1 (TF): an array keeps its dtype; Python numbers give float32/int32
+    assert Variable(np.ones(2)).dtype == "float64" and Variable([1.0], dtype="float64").dtype == "float64"
+    assert Variable([1.0, 2.0]).dtype == "float32" and Variable(np.float64(1.0)).dtype == "float64"
+    assert Variable(np.int64(3)).dtype == "int64" and Variable(np.arange(3)).dtype == "int64"
+    assert Variable(np.ones(2, "float16")).dtype == "float16"
     v = Variable([1.0, 2.0], name="w")
     buffer = v.value
     v.assign([3.0, 4.0])
