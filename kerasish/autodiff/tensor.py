@@ -15,6 +15,33 @@ from kerasish.utils import naming
 _stateless = threading.local()
 
 
+class DTypeName(str):
+    """A tensor's dtype: the name ("float32"), equal to and used as that string,
+    but printed as TensorFlow's `tf.DType` (`<dtype: 'float32'>`, repr `tf.float32`),
+    which is what a Keras program on the TensorFlow backend prints for `x.dtype`."""
+
+    __slots__ = ()
+
+    @property
+    def name(self):
+        return str.__str__(self)
+
+    def __str__(self):
+        return f"<dtype: '{str.__str__(self)}'>"
+
+    def __repr__(self):
+        return f"tf.{str.__str__(self)}"
+
+    def __format__(self, spec):
+        return format(str(self), spec)
+
+    def __reduce__(self):
+        return (str, (str.__str__(self),))
+
+
+_DTYPES = {}
+
+
 class Tensor:
     """An array (numpy or cupy) on a device, recorded by GradientTape when watched.
 
@@ -53,8 +80,13 @@ class Tensor:
 
     @property
     def dtype(self):
-        """The dtype's canonical name, e.g. "float32"."""
-        return config.standardize_dtype(self._value.dtype)
+        """The dtype's canonical name, e.g. "float32" (a `str`; it prints as
+        TensorFlow's `<dtype: 'float32'>`, as Keras's tensors do)."""
+        name = config.standardize_dtype(self._value.dtype)
+        try:
+            return _DTYPES[name]
+        except KeyError:
+            return _DTYPES.setdefault(name, DTypeName(name))
 
     @property
     def ndim(self):
@@ -125,13 +157,13 @@ class Tensor:
         text = repr(array.item()) if array.ndim == 0 else repr(array)
         if "\n" in text:
             text = "\n" + text
-        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype}, numpy={text}>"
+        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
 
     def __str__(self):
         text = str(_as_printed(self.numpy()))
         if "\n" in text:
             text = "\n" + text
-        return f"tf.Tensor({text}, shape={self.shape}, dtype={self.dtype})"
+        return f"tf.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __format__(self, spec):
         if self._value.ndim == 0:
@@ -210,6 +242,11 @@ class Variable(Tensor):
         self.overwrite_with_gradient = False
         self._layout = None
         self._replicas = None
+
+    @property
+    def dtype(self):
+        """The dtype's name, a plain `str` (Keras's variables print "float32")."""
+        return config.standardize_dtype(self._value.dtype)
 
     def numpy(self):
         """Returns a copy of the current value as a numpy array."""

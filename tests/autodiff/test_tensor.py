@@ -88,3 +88,15 @@ def test_string_tensors_print_bytes_as_tensorflow():
         "<tf.Tensor: shape=(2,), dtype=string, numpy=array([b'a', b'[UNK]'], dtype=object)>")
     assert repr(inv(np.array(2))) == "<tf.Tensor: shape=(), dtype=string, numpy=b'b'>"
     assert str(inv(np.array([[1, 2]]))) == "tf.Tensor([[b'a' b'b']], shape=(1, 2), dtype=string)"
+
+
+def test_tensor_dtype_is_its_name_but_prints_as_tensorflows_dtype():
+    # Keras 3.15.1 (TF): print(x.dtype) -> <dtype: 'float32'>, repr -> tf.float32;
+    # variables' dtype is a plain "float32".
+    x = ops.ones((2, 3))
+    assert x.dtype == "float32" and x.dtype.name == "float32" and {x.dtype: 1}["float32"] == 1
+    assert str(x.dtype) == "<dtype: 'float32'>" and repr(x.dtype) == "tf.float32"
+    assert f"{x.dtype}" == "<dtype: 'float32'>" and np.dtype(x.dtype) == np.float32
+    assert str(ops.cast(x, "int32").dtype) == "<dtype: 'int32'>"
+    assert pickle.loads(pickle.dumps(x.dtype)) == "float32"
+    assert str(Variable(1.0).dtype) == "float32"
