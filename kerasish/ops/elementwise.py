@@ -401,7 +401,7 @@ def where(condition, x1=None, x2=None):
         x1, x2: values (tensors or numbers), promoted to a common dtype.
 
     Returns:
-        Tensor, or a tuple of index tensors.
+        Tensor, or a list of index tensors (one per axis).
 
     Example:
         >>> ops.where(ops.convert_to_tensor([True, False]), 1.0, 0.0)  # [1., 0.]
@@ -411,7 +411,8 @@ def where(condition, x1=None, x2=None):
         if cond.__class__ is KerasTensor:  # Keras's symbolic rule: shaped like `condition`
             return KerasTensor(cond.shape, "int32")
         xp = cond._device.xp
-        return tuple(Tensor(i.astype("int32"), cond._device) for i in xp.nonzero(cond._value))
+        # a list, as Keras's TensorFlow backend (tf.unstack)
+        return [Tensor(i.astype("int32"), cond._device) for i in xp.nonzero(cond._value)]
     if x1 is None or x2 is None:
         raise ValueError("ops.where: `x1` and `x2` either both should be `None` or both "
                          "should have non-None value.")

@@ -206,3 +206,12 @@ def test_mod_converts_python_numbers_like_keras_but_the_operator_keeps_the_dtype
     assert ops.mod(b, b).dtype == "int32" and ops.mod(b, 3).dtype == "int32"
     assert ops.mod(KerasTensor((None, 2), "int8"), 3).dtype == "int8"  # symbolic: weak scalar
     assert ops.mod(KerasTensor((2,), "bool"), KerasTensor((2,), "bool")).dtype == "int32"
+
+
+def test_nonzero_and_one_argument_where_return_lists_as_keras():
+    # Keras 3.15.1 (TF): [<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 3], ...)>]
+    out = ops.nonzero(ops.convert_to_tensor([0, 1, 0, 2]))
+    assert isinstance(out, list) and len(out) == 1 and out[0].numpy().tolist() == [1, 3]
+    assert out[0].dtype == "int32"
+    out = ops.where(ops.convert_to_tensor([[True, False], [False, True]]))
+    assert isinstance(out, list) and [i.numpy().tolist() for i in out] == [[0, 1], [0, 1]]
