@@ -24,10 +24,21 @@ def test_reshape_infers_the_unknown_axis_symbolically_and_eagerly():
               "input_shape=(3, 2), target_shape=(-1, 4)"),
 ])
 def test_size_mismatch_is_refused_symbolically_and_eagerly(target, message):
-    for x in (keras.Input((3, 2)), np.ones((2, 3, 2))):
-        with pytest.raises(ValueError) as info:
-            layers.Reshape(target)(x)
-        assert str(info.value) == message
+    # raised inside `call`, so Keras reports it with the call's arguments
+    head = f"Exception encountered when calling Reshape.call().\n\n\x1b[1m{message}\x1b[0m\n\n"
+    inp = keras.Input((3, 2))
+    with pytest.raises(ValueError) as info:
+        layers.Reshape(target)(inp)
+    assert str(info.value) == head + (
+        f"Arguments received by Reshape.call():\n  • args=({repr(inp)!r},)\n"
+        "  • kwargs=<class 'inspect._empty'>")
+    with pytest.raises(ValueError) as info:
+        layers.Reshape(target)(np.ones((2, 3, 2)))
+    assert str(info.value) == head + (
+        "Arguments received by Reshape.call():\n"
+        "  • inputs=tf.Tensor(shape=(2, 3, 2), dtype=float32)")
+    with pytest.raises(ValueError, match=r"^The total size"):  # compute_output_shape itself
+        layers.Reshape(target).compute_output_shape((None, 3, 2))
 
 
 def test_bad_target_shapes_are_refused_at_construction():
