@@ -3,6 +3,7 @@ import inspect
 
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend.switches import is_traceback_filtering_enabled
 
 
 class CallSignature:
@@ -61,7 +62,6 @@ def with_call_info(error, layer, args, kwargs, symbolic=False):
     Returns:
         The exception to raise (`error` itself when nothing is to be added).
     """
-    from kerasish.backend.switches import is_traceback_filtering_enabled
     if getattr(error, "_keras_call_info_injected", False) or \
             not is_traceback_filtering_enabled():
         return error
