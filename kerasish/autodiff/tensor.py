@@ -15,6 +15,33 @@ from kerasish.utils import naming
 _stateless = threading.local()
 
 
+class DTypeName(str):
+    """A tensor's dtype: the name ("float32"), equal to and used as that string,
+    but printed as TensorFlow's `tf.DType` (`<dtype: 'float32'>`, repr `tf.float32`),
+    which is what a Keras program on the TensorFlow backend prints for `x.dtype`."""
+
+    __slots__ = ()
+
+    @property
+    def name(self):
+        return str.__str__(self)
+
+    def __str__(self):
+        return f"<dtype: '{str.__str__(self)}'>"
+
+    def __repr__(self):
+        return f"tf.{str.__str__(self)}"
+
+    def __format__(self, spec):
+        return format(str(self), spec)
+
+    def __reduce__(self):
+        return (str, (str.__str__(self),))
+
+
+_DTYPES = {}
+
+
 class Tensor:
     """An array (numpy or cupy) on a device, recorded by GradientTape when watched.
 
@@ -53,8 +80,13 @@ class Tensor:
 
     @property
     def dtype(self):
-        """The dtype's canonical name, e.g. "float32"."""
-        return config.standardize_dtype(self._value.dtype)
+        """The dtype's canonical name, e.g. "float32" (a `str`; it prints as
+        TensorFlow's `<dtype: 'float32'>`, as Keras's tensors do)."""
+        name = config.standardize_dtype(self._value.dtype)
+        try:
+            return _DTYPES[name]
+        except KeyError:
+            return _DTYPES.setdefault(name, DTypeName(name))
 
     @property
     def ndim(self):
@@ -118,23 +150,38 @@ class Tensor:
         for i in range(self._value.shape[0]):
             yield self[i]
 
+    # print(), repr() and f"{}" give the text Keras's TensorFlow backend prints
+    # (`tf.Tensor(...)`), so that programs print the same under both.
     def __repr__(self):
-        return (f"<Tensor shape={self.shape}, dtype={self.dtype}, "
-                f"device={self.device}, numpy=\n{self.numpy()}>"
-                if self.ndim > 1 else
-                f"<Tensor shape={self.shape}, dtype={self.dtype}, "
-                f"device={self.device}, numpy={self.numpy()}>")
+        array = _as_printed(self.numpy())
+        text = repr(array.item()) if array.ndim == 0 else repr(array)
+        if "\n" in text:
+            text = "\n" + text
+        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
 
     def __str__(self):
-        return str(self.numpy())
+        text = str(_as_printed(self.numpy()))
+        if "\n" in text:
+            text = "\n" + text
+        return f"tf.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __format__(self, spec):
         if self._value.ndim == 0:
             return format(self.numpy().item(), spec)
-        return format(str(self), spec)
+        return self.numpy().__format__(spec)
 
     def __reduce__(self):  # pickling moves data to the host
         return (_rebuild_tensor, (self.numpy(),))
+
+
+def _as_printed(array):
+    """String arrays print as TensorFlow's: bytes in an object array."""
+    if array.dtype.kind not in "US":
+        return array
+    flat = [v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in array.reshape(-1)]
+    out = np.empty(len(flat), dtype=object)
+    out[:] = flat
+    return out.reshape(array.shape)
 
 
 def _rebuild_tensor(array):
@@ -154,7 +201,9 @@ class Variable(Tensor):
             (callable taking `shape` and `dtype`). A string name works once
             `kerasish.initializers` is imported (it installs the name lookup).
         shape: the shape; required when `initializer` is a callable.
-        dtype: dtype name; defaults to the value's float dtype or `floatx()`.
+        dtype: dtype name; defaults to the dtype of an array or tensor `initializer`
+            (as Keras: `np.ones(2)` gives float64), else `floatx()` for Python floats
+            and int32 for Python ints.
         trainable: whether gradients are computed for it and optimizers update it.
         name: a short name, e.g. "kernel".
         constraint: optional callable applied after each optimizer update.
@@ -193,6 +242,11 @@ class Variable(Tensor):
         self.overwrite_with_gradient = False
         self._layout = None
         self._replicas = None
+
+    @property
+    def dtype(self):
+        """The dtype's name, a plain `str` (Keras's variables print "float32")."""
+        return config.standardize_dtype(self._value.dtype)
 
     def numpy(self):
         """Returns a copy of the current value as a numpy array."""
@@ -307,10 +361,13 @@ def _initial_array(initializer, shape, dtype, dev):
         array = dev.send(initializer._value)
     else:
         array = dev.send(np.asarray(initializer))
-    if dtype is None:
-        dtype = (config.floatx() if array.dtype.kind in "fc" or array.dtype == np.float64
+    if dtype is None and hasattr(initializer, "dtype"):
+        # Keras: an array or tensor keeps its dtype (np.ones(2) gives float64)
+        dtype = config.standardize_dtype(array.dtype)
+    elif dtype is None:  # Python numbers and lists: floatx / int32
+        dtype = (config.floatx() if array.dtype.kind in "fc"
                  else config.standardize_dtype(array.dtype))
-        if array.dtype.kind == "i" and array.dtype.itemsize == 8 and not isinstance(initializer, np.ndarray):
+        if array.dtype.kind == "i" and array.dtype.itemsize == 8:
             dtype = "int32"
     array = array.astype(config.to_numpy_dtype(dtype), copy=True)
     if shape is not None and tuple(shape) != array.shape:

@@ -74,7 +74,8 @@ def assert_input_compatibility(input_spec, inputs, layer_name):
 
 
 def _check_one(spec, shape, index, layer_name):
-    prefix = f'Input {index} of layer "{layer_name}" is incompatible with the layer: '
+    prefix = (f"Input {index} with name '{spec.name}' of layer '{layer_name}' "
+              "is incompatible with the layer: ")  # Keras 3.15.1's words
     rank = len(shape)
     if spec.ndim is not None and not spec.allow_last_axis_squeeze and rank != spec.ndim:
         raise ValueError(prefix + f"expected ndim={spec.ndim}, found ndim={rank}. "

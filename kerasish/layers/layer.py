@@ -19,7 +19,7 @@ from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
 from kerasish.layers import symbolic
-from kerasish.layers.call_utils import call_signature, get_mask
+from kerasish.layers.call_utils import call_signature, get_mask, with_call_info
 from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, any_symbolic
 from kerasish.metrics.metric import Metric
@@ -439,6 +439,10 @@ class Layer(Operation):
         swapped = _cast_own_variables(self, cast_to) if cast_to is not None else None
         try:
             outputs = self._rematerialized_call(self.call, args, kwargs)(*args, **kwargs)
+        except Exception as error:
+            if any_symbolic(*args, **kwargs):  # a traced call: `symbolic_call` reports it
+                raise
+            raise with_call_info(error, self, args, kwargs) from None
         finally:
             if swapped:
                 self.__dict__.update(swapped)

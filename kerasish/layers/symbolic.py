@@ -15,7 +15,7 @@ import numpy as np
 
 from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor
-from kerasish.layers.call_utils import call_signature
+from kerasish.layers.call_utils import call_signature, with_call_info
 from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, Node, in_trace, tracing
 from kerasish.utils import tree
@@ -33,8 +33,12 @@ def symbolic_call(layer, args, kwargs):
         shapes = tree.map_structure(
             lambda t: tuple(t.shape) if isinstance(t, KerasTensor) else _shape_of(t), first)
         layer._maybe_build(shapes)
+    call_kwargs = kwargs
     kwargs = _with_mask_argument(layer, args, kwargs)
-    outputs = layer.compute_output_spec(*args, **kwargs)
+    try:
+        outputs = layer.compute_output_spec(*args, **kwargs)
+    except Exception as error:
+        raise with_call_info(error, layer, args, call_kwargs, symbolic=True) from None
     _attach_masks(layer, first, outputs)
     if not in_trace():
         Node(layer, args, kwargs, outputs)

@@ -142,9 +142,9 @@ class Model(Trainer, Layer):
         return json.dumps(saving_api.model_config(self), default=_json_default, **kwargs)
 
     def get_compile_config(self):
-        """The serialized `compile()` arguments, or None when not compiled (as Keras)."""
+        """The serialized `compile()` arguments, or `{}` when not compiled (as Keras 3.15.1)."""
         if not self.compiled:
-            return None
+            return {}
         return saving_api._compile_config(self)
 
     def compile_from_config(self, config):

@@ -169,7 +169,9 @@ class Sequential(Model):
             ctx.scopes.pop()
         return x
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs, training=None, mask=None, **kwargs):
+        # `**kwargs` as Keras's signature (it shows in call errors); kerasish layers
+        # take no other context arguments, so they are not passed on
         if self._functional is not None:
             return self._functional.call(inputs, training=training, mask=mask)
         x = inputs

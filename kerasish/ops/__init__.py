@@ -87,7 +87,7 @@ def nonzero(x):
     """Indices of the non-zero elements, one int32 tensor per axis.
 
     Example:
-        >>> ops.nonzero(ops.convert_to_tensor([0, 3, 0, 4]))   # (array([1, 3]),)
+        >>> ops.nonzero(ops.convert_to_tensor([0, 3, 0, 4]))   # [tensor [1, 3]] (a list)
     """
     if x.__class__ is _KerasTensor:  # one index vector per axis, of unknown length
         return tuple(_KerasTensor((None,), "int32") for _ in range(x.ndim))

@@ -4,8 +4,11 @@ Done here, not in tensor.py / keras_tensor.py, because the ops depend on them.
 On KerasTensors the operators take the ops' symbolic path and record the
 graph node Keras records (`x / 2` is `TrueDivide`, `x[:, 0]` is `GetItem`).
 """
+import numpy as np
+
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import config
 from kerasish.ops import core, elementwise as ew, linalg, manipulation as shape, symbolic
 
 
@@ -15,14 +18,57 @@ def _swap(fn):
 
 _BINARY = {
     "add": ew.add, "sub": ew.subtract, "mul": ew.multiply, "truediv": ew.divide,
-    "floordiv": ew.floor_divide, "mod": ew.mod, "pow": ew.power, "matmul": linalg.matmul,
+    "floordiv": ew.floor_divide, "mod": ew.mod_operator, "pow": ew.power, "matmul": linalg.matmul,
     "and": ew.logical_and, "or": ew.logical_or, "xor": ew.logical_xor,
 }
+
+
+_ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
+
+
+def _as_own_dtype(self, other):
+    """TensorFlow's eager operators (which Keras's tensors use) convert a numpy or
+    list operand to the tensor's dtype: float32 tensor * float64 array is float32,
+    an int32 tensor + an int64 array int32. Other operands are left to the op."""
+    if not isinstance(other, (np.ndarray, np.generic, list, tuple)):
+        return other
+    array = np.asarray(other)
+    own = self.dtype
+    if array.dtype.kind in "iub" and own.startswith(("int", "uint")) or \
+            array.dtype.kind in "fiub" and own.startswith(("float", "bfloat")):
+        return array.astype(config.to_numpy_dtype(own), copy=False)
+    return other
+
+
+def _int_true_divide(x, y):
+    """TensorFlow's `/` of two same-dtype integers: float32 for 8/16-bit, else float64."""
+    dtype = x.dtype if isinstance(x, Tensor) else y.dtype
+    other = y if isinstance(x, Tensor) else x
+    same = isinstance(other, int) and not isinstance(other, bool) or \
+        getattr(other, "dtype", None) == dtype
+    if not (dtype.startswith(("int", "uint")) and same):
+        return ew.divide(x, y)
+    to = "float32" if dtype in ("int8", "int16", "uint8", "uint16") else "float64"
+    return ew.divide(core.cast(x, to), core.cast(y, to))
+
+
+def _operator(fn):
+    return lambda self, other: fn(self, _as_own_dtype(self, other))
+
+
+def _reflected(fn):
+    return lambda self, other: fn(_as_own_dtype(self, other), self)
 
 
 def install():
     """Defines the arithmetic, comparison and indexing dunders on Tensor."""
     for name, fn in _BINARY.items():
+        if name == "truediv":
+            fn = _int_true_divide
+        if name in _ARITHMETIC:
+            setattr(Tensor, f"__{name}__", _operator(fn))
+            setattr(Tensor, f"__r{name}__", _reflected(fn))
+            continue
         setattr(Tensor, f"__{name}__", lambda self, other, fn=fn: fn(self, other))
         setattr(Tensor, f"__r{name}__", _swap(fn))
     Tensor.__neg__ = lambda self: ew.negative(self)

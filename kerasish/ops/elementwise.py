@@ -187,8 +187,35 @@ divide = binary("divide", _true_divide, lambda g, a, b, o: divide(g, b),
                 lambda g, a, b, o: negative(divide(multiply(g, o), b)))
 true_divide = divide
 floor_divide = binary("floor_divide", "floor_divide")
-mod = binary("mod", "mod", _grad_one,
-             lambda g, a, b, o: negative(multiply(g, floor_divide(a, b))))
+# The `%` operator: as TensorFlow's, a Python number takes the tensor's dtype.
+mod_operator = binary("mod", "mod", _grad_one,
+                      lambda g, a, b, o: negative(multiply(g, floor_divide(a, b))))
+
+
+def mod(x1, x2):
+    """Elementwise remainder of `x1 / x2`, with the sign of `x2` (Keras `ops.mod`).
+
+    As Keras's TensorFlow backend, eager inputs are converted to tensors first:
+    a Python int is int32 and a float is float32 (so `ops.mod(int8_x, 3)` is
+    int32, where `int8_x % 3` stays int8), and bool inputs give int32.
+
+    Args:
+        x1, x2: tensors, arrays or Python numbers.
+
+    Returns:
+        Tensor of the broadcast shape.
+
+    Example:
+        >>> ops.mod(ops.convert_to_tensor([5, -5]), 3)   # [2, 1], int32
+    """
+    if x1.__class__ is not KerasTensor and x2.__class__ is not KerasTensor:
+        x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
+    if getattr(x1, "dtype", None) == "bool" and getattr(x2, "dtype", None) == "bool":
+        x1, x2 = core.cast(x1, "int32"), core.cast(x2, "int32")
+    return mod_operator(x1, x2)
+
+
+mod.op = mod_operator.op
 
 
 def _power_grad_base(g, a, b, o):
@@ -374,7 +401,7 @@ def where(condition, x1=None, x2=None):
         x1, x2: values (tensors or numbers), promoted to a common dtype.
 
     Returns:
-        Tensor, or a tuple of index tensors.
+        Tensor, or a list of index tensors (one per axis).
 
     Example:
         >>> ops.where(ops.convert_to_tensor([True, False]), 1.0, 0.0)  # [1., 0.]
@@ -384,7 +411,8 @@ def where(condition, x1=None, x2=None):
         if cond.__class__ is KerasTensor:  # Keras's symbolic rule: shaped like `condition`
             return KerasTensor(cond.shape, "int32")
         xp = cond._device.xp
-        return tuple(Tensor(i.astype("int32"), cond._device) for i in xp.nonzero(cond._value))
+        # a list, as Keras's TensorFlow backend (tf.unstack)
+        return [Tensor(i.astype("int32"), cond._device) for i in xp.nonzero(cond._value)]
     if x1 is None or x2 is None:
         raise ValueError("ops.where: `x1` and `x2` either both should be `None` or both "
                          "should have non-None value.")

@@ -155,8 +155,15 @@ def dot(x1, x2):
     if a.ndim == 0 or b.ndim == 0:
         return ew.multiply(a, b)
     if b.ndim <= 2:
-        return matmul(a, b)
+        return _in_result_type(matmul(a, b), a, b)
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
+
+
+def _in_result_type(out, a, b):
+    """`out` (a matmul of `a` and `b`) cast to the inputs' result type: Keras's
+    dot/vdot/inner/tensordot keep int8 as int8, where matmul gives int32."""
+    dtype = result_type(a.dtype, b.dtype)
+    return out if out.dtype == dtype else core.cast(out, dtype)
 
 
 @keras_op
@@ -166,7 +173,8 @@ def vdot(x1, x2):
     Example:
         >>> ops.vdot(ops.ones((2, 2)), ops.ones((2, 2)))   # 4.0
     """
-    return matmul(shape_ops.ravel(x1), shape_ops.ravel(x2))
+    a, b = convert_to_tensor(x1), convert_to_tensor(x2)
+    return _in_result_type(matmul(shape_ops.ravel(a), shape_ops.ravel(b)), a, b)
 
 
 @keras_op
@@ -185,7 +193,7 @@ def inner(x1, x2):
             raise ValueError("`inner` requires the last dimension of `x1` and `x2` to match. "
                              f"Received: x1.shape={tuple(a.shape)}, x2.shape={tuple(b.shape)}.")
         return KerasTensor(tuple(a.shape[:-1]) + tuple(b.shape[:-1]),
-                           _product_dtype_name(a.dtype, b.dtype))
+                           result_type(a.dtype, b.dtype))
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
 
 
@@ -218,7 +226,7 @@ def tensordot(x1, x2, axes=2):
                              f"{sizes_a} and {sizes_b}.")
         shape = tuple(a.shape[i] for i in range(a.ndim) if i not in axes_a) + \
             tuple(b.shape[i] for i in range(b.ndim) if i not in axes_b)
-        return KerasTensor(shape, _product_dtype_name(a.dtype, b.dtype))
+        return KerasTensor(shape, result_type(a.dtype, b.dtype))
     if sizes_a != sizes_b:
         raise ValueError(f"ops.tensordot: contracted axes differ in size ({sizes_a} vs "
                          f"{sizes_b}) for inputs {core.describe(a, b)}.")
@@ -228,7 +236,7 @@ def tensordot(x1, x2, axes=2):
     a2 = shape_ops.reshape(shape_ops.transpose(a, free_a + axes_a), (-1, k))
     b2 = shape_ops.reshape(shape_ops.transpose(b, axes_b + free_b), (k, -1))
     out_shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b)
-    return shape_ops.reshape(matmul(a2, b2), out_shape)
+    return shape_ops.reshape(_in_result_type(matmul(a2, b2), a, b), out_shape)
 
 
 @keras_op

@@ -512,16 +512,16 @@ def unstack(x, num=None, axis=0):
 
 @keras_op
 def size(x):
-    """Number of elements.
+    """Number of elements, as a scalar int32 tensor (as Keras's TensorFlow backend).
 
     Example:
-        >>> ops.size(ops.zeros((2, 3)))
+        >>> int(ops.size(ops.zeros((2, 3))))
         6
     """
     x = convert_to_tensor(x)
-    if x.__class__ is KerasTensor:  # as Keras: a scalar int tensor
+    if x.__class__ is KerasTensor:
         return KerasTensor((), "int32")
-    return x.size
+    return convert_to_tensor(x.size, dtype="int32")
 
 
 # Layout ops (tile, repeat, pad, flip, roll, rot90, meshgrid, diff), re-exported.

@@ -4,6 +4,8 @@ Sorted values are gathers (`take_along_axis`), so their gradients flow back
 to the picked elements. Ties keep the lower index first (stable sorts), as
 TensorFlow's and JAX's `top_k` do.
 """
+import collections
+
 import numpy as np
 
 from kerasish.autodiff.keras_tensor import KerasTensor
@@ -76,7 +78,8 @@ def top_k(x, k, sorted=True):
         sorted: results in descending order (they always are here).
 
     Returns:
-        (values, int32 indices), each (..., k).
+        (values, int32 indices), each (..., k): a `TopKV2(values, indices)` named
+        tuple for tensors, as TensorFlow's.
 
     Example:
         >>> values, idx = ops.top_k(ops.convert_to_tensor([1.0, 5.0, 3.0]), 2)  # [5., 3.], [1, 2]
@@ -95,7 +98,11 @@ def top_k(x, k, sorted=True):
     xp = x._device.xp
     idx = _stable_argsort(xp, x._value, -1, descending=True)[..., :k].astype("int32")
     indices = Tensor(idx, x._device)
-    return take_along_axis(x, indices, axis=-1), indices
+    return TopKV2(take_along_axis(x, indices, axis=-1), indices)
+
+
+# What TensorFlow's top_k returns (and Keras's TF backend prints): a named pair.
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
 @keras_op

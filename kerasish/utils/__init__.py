@@ -12,7 +12,9 @@ from kerasish.utils.file_utils import get_file
 from kerasish.utils.learning_curves import plot_history
 from kerasish.utils.numerical_utils import normalize, to_categorical
 from kerasish.utils.registry import (CustomObjectScope, custom_object_scope,
-                                     deserialize_keras_object, get_custom_objects,
+                                     get_custom_objects,
                                      get_registered_name, get_registered_object,
-                                     register_keras_serializable, serialize_keras_object)
+                                     register_keras_serializable)
+from kerasish.utils.registry import deserialize_object_as_keras as deserialize_keras_object
+from kerasish.utils.registry import serialize_object_as_keras as serialize_keras_object
 from kerasish.utils.sequence_utils import pad_sequences

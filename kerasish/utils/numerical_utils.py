@@ -1,7 +1,19 @@
-"""`keras.utils.to_categorical` and `keras.utils.normalize` on numpy arrays."""
+"""`keras.utils.to_categorical` and `keras.utils.normalize`."""
 import numpy as np
 
+from kerasish.utils.registry import REGISTRY
+
 _ONE_HOT_DTYPE = "float64"  # Keras 3 returns float64 for numpy input
+
+
+def _ops():
+    """`kerasish.ops`, found by name: this module sits below it."""
+    return REGISTRY.lookup_public("", "ops")
+
+
+def _is_tensor(x):
+    ops = _ops()
+    return ops is not None and ops.is_tensor(x)
 
 
 def _to_numpy(x):
@@ -27,7 +39,9 @@ def to_categorical(x, num_classes=None):
 
     Returns:
         A float64 numpy array (as Keras 3) of shape `x.shape + (num_classes,)` (after the
-        size-1 trailing axis is dropped).
+        size-1 trailing axis is dropped). A tensor `x` gives, as in Keras,
+        `ops.one_hot(x, num_classes)`: a float32 tensor, all zeros for an
+        index outside `[0, num_classes)`.
 
     Example:
         >>> to_categorical([0, 1, 2, 3], num_classes=4)
@@ -36,6 +50,8 @@ def to_categorical(x, num_classes=None):
                [0., 0., 1., 0.],
                [0., 0., 0., 1.]], dtype=float64)
     """
+    if _is_tensor(x):
+        return _tensor_to_categorical(x, num_classes)
     x = np.array(_to_numpy(x), dtype="int64")
     input_shape = x.shape
     if input_shape and input_shape[-1] == 1 and len(input_shape) > 1:
@@ -45,6 +61,18 @@ def to_categorical(x, num_classes=None):
     categorical = np.zeros((x.shape[0], num_classes), dtype=_ONE_HOT_DTYPE)
     categorical[np.arange(x.shape[0]), x] = 1
     return categorical.reshape(input_shape + (num_classes,))
+
+
+def _tensor_to_categorical(x, num_classes):
+    """Keras's tensor path: drop a trailing size-1 axis, then `ops.one_hot`."""
+    if num_classes is None:
+        raise ValueError(
+            "to_categorical: `num_classes` is required when `x` is a tensor "
+            "(as in Keras); received num_classes=None.")
+    ops = _ops()
+    if x.ndim > 1 and x.shape[-1] == 1:
+        x = ops.reshape(x, x.shape[:-1])
+    return ops.one_hot(x, num_classes)
 
 
 def _resolve_num_classes(x, num_classes):
@@ -63,11 +91,10 @@ def _resolve_num_classes(x, num_classes):
             f"to_categorical: `num_classes` must be a positive int or None; "
             f"received: {num_classes!r}")
     num_classes = int(num_classes)
-    if x.size and (x.max() >= num_classes or x.min() < -num_classes):
-        bad = x.max() if x.max() >= num_classes else x.min()
-        raise IndexError(
-            f"to_categorical: `x` contains class index {bad}, outside the "
-            f"{num_classes} classes (valid indices: 0 to {num_classes - 1}).")
+    outside = (x >= num_classes) | (x < -num_classes)
+    if outside.any():  # Keras's error is numpy's, naming the first such index
+        raise IndexError(f"index {x[outside][0]} is out of bounds for axis 1 with size "
+                         f"{num_classes}")
     return num_classes
 
 
@@ -88,7 +115,8 @@ def normalize(x, axis=-1, order=2):
         Keras's numpy formula (float32 stays float32, ints give float64, a
         1-D `x` gives a `(1, n)` array, and `axis=0` divides along the last
         axis, as Keras 3.15.1 does); lists and tensors are normalized along
-        `axis` with kept dims, as float32.
+        `axis` with kept dims, as float32, and returned as a tensor (Keras's
+        `ops.nn.normalize`).
 
     Example:
         >>> normalize(np.array([[3.0, 4.0], [0.0, 0.0]]))
@@ -118,12 +146,17 @@ def normalize(x, axis=-1, order=2):
 
 def _normalize_tensor(x, axis, order):
     """Keras's path for lists and tensors (`ops.nn.normalize`): the norm with
-    kept dims, as float32 (Keras returns a tensor there, kerasish a numpy array)."""
+    kept dims, as float32, returned as a tensor."""
     x = _to_numpy(x)
     if x.dtype.kind not in "fc":
         x = x.astype("float32")
     if axis is None:
         norm = np.linalg.norm(x.reshape(-1), order)
-        return x / (norm if norm != 0 else 1)
+        return _as_tensor(x / (norm if norm != 0 else 1))
     norm = np.linalg.norm(x.reshape(1) if x.ndim == 0 else x, order, axis, keepdims=True)
-    return x / np.where(norm == 0, 1, norm).astype(x.dtype)
+    return _as_tensor(x / np.where(norm == 0, 1, norm).astype(x.dtype))
+
+
+def _as_tensor(array):
+    ops = _ops()
+    return array if ops is None else ops.convert_to_tensor(array)

@@ -24,6 +24,8 @@ import contextlib
 import inspect
 import types
 
+import numpy as np
+
 # our package -> the Keras module name written in configs
 _PUBLIC_MODULES = {
     "layers": "keras.layers", "initializers": "keras.initializers",
@@ -209,8 +211,11 @@ class Registry:
         config = obj.get_config()
         if isinstance(config, dict):  # objects inside a config are serialized too (as Keras)
             config = {k: self._serialize_nested(v) for k, v in config.items()}
-        return {"module": _public_module(cls), "class_name": cls.__name__,
-                "config": config, "registered_name": self._keys.get(cls)}
+        module, registered = _public_module(cls), self._keys.get(cls)
+        if not cls.__module__.startswith("kerasish.") and registered is None:
+            registered = cls.__name__   # Keras: a user's class is named by its class name
+        return {"module": None if module == "__main__" else module,   # as Keras
+                "class_name": cls.__name__, "config": config, "registered_name": registered}
 
     def _serialize_nested(self, value):
         """Config values: objects with `get_config` (layers, initializers...) become
@@ -370,6 +375,74 @@ def serialize_keras_object(obj):
     return REGISTRY.serialize(obj)
 
 
+def serialize_object_as_keras(obj):
+    """`keras.saving.serialize_keras_object`: Keras 3.15.1's public output.
+
+    Beyond `serialize_keras_object` (the form kerasish's own configs nest):
+    functions give Keras's `{"module": "builtins", "class_name": "function",
+    ...}` dict, tuples stay tuples, numpy values and tensors give Keras's
+    `__numpy__`/`__tensor__` entries, a class outside Keras's public API
+    (Functional, a user's unregistered class) is named by its module and
+    registered name, and `build_config` / `compile_config` are added when
+    the object has them (a built layer, a model).
+
+    Args:
+        obj: any object Keras can serialize.
+
+    Returns:
+        A JSON-friendly structure.
+
+    Example:
+        >>> keras.saving.serialize_keras_object(keras.activations.relu)["config"]
+        'relu'
+    """
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    if isinstance(obj, (list, tuple)):
+        items = [serialize_object_as_keras(x) for x in obj]
+        return tuple(items) if isinstance(obj, tuple) else items
+    if isinstance(obj, dict):
+        return {k: serialize_object_as_keras(v) for k, v in obj.items()}
+    if isinstance(obj, np.generic) or (isinstance(obj, np.ndarray) and obj.ndim == 0):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return {"class_name": "__numpy__",
+                "config": {"value": obj.tolist(), "dtype": str(obj.dtype)}}
+    ops = REGISTRY.lookup_public("", "ops")
+    if ops is not None and ops.is_tensor(obj) and not hasattr(obj, "assign"):
+        return {"class_name": "__tensor__",
+                "config": {"value": obj.numpy().tolist(), "dtype": obj.dtype}}
+    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)) and \
+            obj.__name__ != "<lambda>":
+        kind = type(obj).__name__
+        name = REGISTRY._keys.get(obj, obj.__name__)
+        return {"module": "builtins", "class_name": kind, "config": name,
+                "registered_name": kind}
+    config = REGISTRY.serialize(obj)
+    if isinstance(config, dict) and "module" in config:
+        cls = type(obj)
+        if config["module"] == "keras.models" and cls.__name__ != "Sequential":
+            if cls.__module__.startswith("kerasish."):   # Functional: not public in Keras
+                config["module"] = "keras.src.models.functional"
+                config["registered_name"] = cls.__name__
+        elif cls.__name__ == "Sequential" and cls.__module__.startswith("kerasish."):
+            config["module"] = "keras"
+        _add_build_and_compile_config(obj, config)
+    return config
+
+
+def _add_build_and_compile_config(obj, config):
+    """Keras's `get_build_and_compile_config`."""
+    if hasattr(obj, "get_build_config"):
+        build_config = obj.get_build_config()
+        if build_config is not None:
+            config["build_config"] = serialize_object_as_keras(build_config)
+    if hasattr(obj, "get_compile_config"):
+        compile_config = obj.get_compile_config()
+        if compile_config is not None:
+            config["compile_config"] = serialize_object_as_keras(compile_config)
+
+
 def deserialize_keras_object(config, custom_objects=None, module_objects=None,
                              safe_mode=True, **kwargs):
     """Rebuilds an object from `serialize_keras_object`'s output.
@@ -397,6 +470,34 @@ def deserialize_keras_object(config, custom_objects=None, module_objects=None,
         >>> layer = deserialize_keras_object(serialize_keras_object(keras.layers.Dense(2)))
     """
     return REGISTRY.deserialize(config, custom_objects, module_objects, safe_mode)
+
+
+def deserialize_object_as_keras(config, custom_objects=None, module_objects=None,
+                                safe_mode=True, **kwargs):
+    """`keras.saving.deserialize_keras_object`: `deserialize_keras_object`, then, as
+    Keras, an unbuilt object with a `build_config` is built from it and one with a
+    non-empty `compile_config` is compiled from it.
+
+    Args:
+        config, custom_objects, module_objects, safe_mode: as `deserialize_keras_object`.
+
+    Returns:
+        The object.
+
+    Example:
+        >>> model = deserialize_keras_object(serialize_keras_object(compiled_model))
+        >>> model.compiled
+        True
+    """
+    instance = REGISTRY.deserialize(config, custom_objects, module_objects, safe_mode)
+    if isinstance(config, dict):
+        build_config = config.get("build_config")
+        if build_config and not getattr(instance, "built", True):
+            instance.build_from_config(build_config)
+        compile_config = config.get("compile_config")
+        if compile_config and hasattr(instance, "compile_from_config"):
+            instance.compile_from_config(compile_config)
+    return instance
 
 
 def _public_module(cls):
@@ -437,6 +538,18 @@ def _unwrap_function_form(config):
 
 
 # catalogs: how each public module reads identifiers -------------------------------------
+def _not_interpreted(kind, identifier):
+    """Keras 3.15.1's error for an identifier `get` cannot resolve (its exact words)."""
+    return ValueError(f"Could not interpret {kind} identifier: {identifier}")
+
+
+def _deserialize_or_not_interpreted(catalog, config, identifier=None):
+    """`catalog.deserialize(config)`; an unknown class gives Keras's `get` error."""
+    if catalog.registry.find_class(config, None, catalog.objects) is None and \
+            (not isinstance(catalog, OptimizerCatalog)
+             or str(config.get("class_name")).lower() not in catalog.objects):
+        raise _not_interpreted(catalog.kind, config if identifier is None else identifier)
+    return catalog.deserialize(config)
 class Catalog:
     """The built-in objects of one public module and its `serialize`/`deserialize`.
 
@@ -471,10 +584,7 @@ class InstanceCatalog(Catalog):
         """The built-in or registered object named `name`; ValueError listing valid names."""
         found = self.objects.get(name) or self.registry.registered_object(name)
         if found is None:
-            raise ValueError(
-                f"Unknown {self.kind} identifier: '{name}'. Valid names: "
-                f"{sorted(self.objects)} (or a registered custom {self.kind})."
-            )
+            raise _not_interpreted(self.kind, name)
         return found
 
     def get(self, identifier):
@@ -486,7 +596,7 @@ class InstanceCatalog(Catalog):
         if identifier is None:
             return None
         if isinstance(identifier, dict):
-            obj = self.deserialize(identifier)
+            obj = _deserialize_or_not_interpreted(self, identifier)
         elif isinstance(identifier, str):
             obj = self.lookup(identifier)
         else:
@@ -495,10 +605,7 @@ class InstanceCatalog(Catalog):
             return obj()
         if callable(obj):
             return obj
-        raise ValueError(
-            f"Could not interpret {self.kind} identifier: expected None, a name, a config "
-            f"dict or a callable. Received: identifier={identifier!r} ({type(identifier).__name__})"
-        )
+        raise _not_interpreted(self.kind, identifier)
 
 
 class FunctionCatalog(Catalog):
@@ -537,10 +644,7 @@ class FunctionCatalog(Catalog):
         """The function named `name` (custom objects first); ValueError listing valid names."""
         found = self.registry.registered_object(name, custom_objects, self.objects)
         if found is None:
-            raise ValueError(
-                f"Unknown {self.kind} identifier: '{name}'. Valid names: "
-                f"{sorted(self.objects)} (or a registered custom {self.short_kind})."
-            )
+            raise _not_interpreted(self.kind, name)
         return found
 
     def deserialize(self, config, custom_objects=None):
@@ -557,11 +661,7 @@ class FunctionCatalog(Catalog):
         obj = self.deserialize(identifier) if isinstance(identifier, (str, dict)) else identifier
         if callable(obj):
             return obj
-        raise ValueError(
-            f"Could not interpret {self.kind} identifier: expected None, a name, a "
-            f"config dict or a callable. Received: identifier={identifier!r} "
-            f"({type(identifier).__name__})"
-        )
+        raise _not_interpreted(self.kind, identifier)
 
 
 class LossCatalog(Catalog):
@@ -584,9 +684,7 @@ class LossCatalog(Catalog):
                                          custom_objects=custom_objects, module_objects=objects)
 
     def _unknown(self, identifier):
-        valid = ", ".join(sorted(self.objects))
-        return ValueError(f"Could not interpret {self.kind} identifier: {identifier!r}. "
-                          f"Valid names are: {valid}.")
+        return _not_interpreted(self.kind, identifier)
 
     def get(self, identifier):
         """None -> None; a built-in name (class names give a default instance), a config
@@ -594,7 +692,7 @@ class LossCatalog(Catalog):
         if identifier is None:
             return None
         if isinstance(identifier, dict):
-            obj = self.deserialize(identifier)
+            obj = _deserialize_or_not_interpreted(self, identifier)
         elif isinstance(identifier, str):
             obj = self.objects.get(identifier)
             if obj is None:
@@ -668,10 +766,11 @@ class OptimizerCatalog(_ClassConfigCatalog):
         if identifier is None or isinstance(identifier, self.base):
             return identifier
         if isinstance(identifier, dict):
-            return self.deserialize(identifier)
+            return _deserialize_or_not_interpreted(self, identifier)
         if isinstance(identifier, str):
-            return self.deserialize({"class_name": identifier, "config": {}})
-        raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
+            return _deserialize_or_not_interpreted(
+                self, {"class_name": identifier, "config": {}}, identifier)
+        raise _not_interpreted(self.kind, identifier)
 
 
 class ScheduleCatalog(_ClassConfigCatalog):

@@ -14,8 +14,26 @@ def test_tensor_properties_and_conversions():
     np.testing.assert_array_equal(np.asarray(t), [[1.0, 2.0]])
     assert np.asarray(t, dtype="float64").dtype == np.float64
     assert t.tolist() == [[1.0, 2.0]] and float(ops.sum(t)) == 3.0 and int(ops.sum(t)) == 3
-    assert f"{ops.sum(t):.1f}" == "3.0" and "shape=(1, 2)" in repr(t) and str(t) == str(t.numpy())
+    assert f"{ops.sum(t):.1f}" == "3.0" and "shape=(1, 2)" in repr(t)
     assert pickle.loads(pickle.dumps(t)).numpy().tolist() == [[1.0, 2.0]]
+
+
+def test_tensor_text_matches_keras_tensorflow_backend():
+    # Literal texts printed by Keras 3.15.1 (TensorFlow 2.21 backend, numpy 2.4).
+    s = ops.sum(ops.convert_to_tensor([0.1, 0.2]))
+    assert str(s) == "tf.Tensor(0.3, shape=(), dtype=float32)"
+    assert repr(s) == "<tf.Tensor: shape=(), dtype=float32, numpy=0.30000001192092896>"
+    assert f"{s}" == "0.30000001192092896" and f"{s:.3f}" == "0.300"
+    m = ops.convert_to_tensor([[1, 2], [3, 4]], dtype="uint8")
+    assert str(m) == "tf.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=uint8)"
+    h = ops.convert_to_tensor([[1, 2], [3, 4]], dtype="float16")
+    assert repr(h) == ("<tf.Tensor: shape=(2, 2), dtype=float16, numpy=\n"
+                       "array([[1., 2.],\n       [3., 4.]], dtype=float16)>")
+    assert repr(ops.convert_to_tensor(True)) == "<tf.Tensor: shape=(), dtype=bool, numpy=True>"
+    assert str(ops.zeros((0, 3))) == "tf.Tensor([], shape=(0, 3), dtype=float32)"
+    assert f"{ops.convert_to_tensor([1.0, 2.0])}" == "[1. 2.]"
+    assert str([ops.convert_to_tensor([1, 2])]) == (
+        "[<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>]")
 
 
 def test_tensor_errors():
@@ -32,7 +50,11 @@ def test_tensor_errors():
 
 def test_variable_dtype_inference_and_in_place_updates():
     assert Variable(1.0).dtype == "float32" and Variable(3).dtype == "int32"
-    assert Variable(np.ones(2)).dtype == "float32" and Variable([1.0], dtype="float64").dtype == "float64"
+    # Keras 3.15.1 (TF): an array keeps its dtype; Python numbers give float32/int32
+    assert Variable(np.ones(2)).dtype == "float64" and Variable([1.0], dtype="float64").dtype == "float64"
+    assert Variable([1.0, 2.0]).dtype == "float32" and Variable(np.float64(1.0)).dtype == "float64"
+    assert Variable(np.int64(3)).dtype == "int64" and Variable(np.arange(3)).dtype == "int64"
+    assert Variable(np.ones(2, "float16")).dtype == "float16"
     v = Variable([1.0, 2.0], name="w")
     buffer = v.value
     v.assign([3.0, 4.0])
@@ -56,3 +78,25 @@ def test_print_variable_shows_its_repr_as_keras():
     v = Variable(np.ones((2,), "float32"), name="myvar")
     text = "<Variable path=myvar, shape=(2,), dtype=float32, value=[1. 1.]>"
     assert str(v) == text and f"{v}" == text and repr(v) == text
+
+
+def test_string_tensors_print_bytes_as_tensorflow():
+    # Keras 3.15.1 (TF): StringLookup(invert=True) outputs print as bytes.
+    from kerasish import layers
+    inv = layers.StringLookup(vocabulary=["a", "b"], invert=True)
+    assert repr(inv(np.array([1, 0]))) == (
+        "<tf.Tensor: shape=(2,), dtype=string, numpy=array([b'a', b'[UNK]'], dtype=object)>")
+    assert repr(inv(np.array(2))) == "<tf.Tensor: shape=(), dtype=string, numpy=b'b'>"
+    assert str(inv(np.array([[1, 2]]))) == "tf.Tensor([[b'a' b'b']], shape=(1, 2), dtype=string)"
+
+
+def test_tensor_dtype_is_its_name_but_prints_as_tensorflows_dtype():
+    # Keras 3.15.1 (TF): print(x.dtype) -> <dtype: 'float32'>, repr -> tf.float32;
+    # variables' dtype is a plain "float32".
+    x = ops.ones((2, 3))
+    assert x.dtype == "float32" and x.dtype.name == "float32" and {x.dtype: 1}["float32"] == 1
+    assert str(x.dtype) == "<dtype: 'float32'>" and repr(x.dtype) == "tf.float32"
+    assert f"{x.dtype}" == "<dtype: 'float32'>" and np.dtype(x.dtype) == np.float32
+    assert str(ops.cast(x, "int32").dtype) == "<dtype: 'int32'>"
+    assert pickle.loads(pickle.dumps(x.dtype)) == "float32"
+    assert str(Variable(1.0).dtype) == "float32"

@@ -20,7 +20,7 @@ def test_set_floatx_changes_defaults(dtype, restore_floatx):
     assert keras.config.floatx() == dtype
     assert ops.zeros((2,)).dtype == dtype and ops.convert_to_tensor(1.5).dtype == dtype
     assert ops.mean(ops.convert_to_tensor([1, 2])).dtype == dtype
-    assert (ops.convert_to_tensor([1, 2]) / 2).dtype == dtype
+    assert ops.divide(ops.convert_to_tensor([1, 2]), 2).dtype == dtype  # `/` is TF's: float64
     assert keras.Variable(1.0).dtype == dtype
 
 

@@ -103,10 +103,10 @@ def test_get_resolves_names_aliases_and_classes():
     assert configured.from_logits is True
 
 
-def test_get_unknown_name_lists_valid_names():
-    with pytest.raises(ValueError, match="Could not interpret loss identifier: 'msee'.*mean_squared_error"):
+def test_get_unknown_name_gives_kerass_message():
+    with pytest.raises(ValueError, match="^Could not interpret loss identifier: msee$"):
         keras.losses.get("msee")
-    with pytest.raises(ValueError, match="Could not interpret loss identifier"):
+    with pytest.raises(ValueError, match="^Could not interpret loss identifier: 42$"):
         keras.losses.get(42)
 
 

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from kerasish import ops
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.testing import check_gradients, check_second_order
 
 RNG = np.random.default_rng(0)
@@ -82,8 +83,8 @@ def test_promotion_of_two_tensors(a, b, expected):
 
 def test_divide_gives_floats_like_keras():
     i = ops.convert_to_tensor([3, 4])
-    assert (i / i).dtype == "float32"
-    assert ops.divide(i, 2).dtype == "float32"
+    assert (i / i).dtype == "float64"  # the operator is TensorFlow's (Keras 3.15.1 on TF)
+    assert ops.divide(i, i).dtype == "float32" and ops.divide(i, 2).dtype == "float32"
     assert ops.true_divide(ops.ones((2,), "int64"), ops.ones((2,), "int64")).dtype == "float32"
     assert ops.divide(ops.ones((2,), "float64"), 3).dtype == "float64"
     np.testing.assert_allclose((i / 2).numpy(), [1.5, 2.0])
@@ -189,3 +190,28 @@ def test_where_of_two_python_numbers_has_keras_dtype(x1, x2, dtype):
     out = ops.where(ops.convert_to_tensor([True, False]), x1, x2)
     assert out.dtype == dtype
     np.testing.assert_array_equal(ops.convert_to_numpy(out), np.array([x1, x2], dtype))
+
+
+def test_mod_converts_python_numbers_like_keras_but_the_operator_keeps_the_dtype():
+    # Keras 3.15.1 (TF): ops.mod(int8, 3) -> int32, ops.mod(float16, 3.0) -> float32,
+    # ops.mod(bool, bool) -> int32; `int8_x % 3` stays int8.
+    x = ops.convert_to_tensor([[1, 2], [3, 4]], dtype="int8")
+    out = ops.mod(x, 3)
+    assert out.dtype == "int32" and out.numpy().tolist() == [[1, 2], [0, 1]]
+    assert (x % 3).dtype == "int8" and (7 % x).numpy().tolist() == [[0, 1], [1, 3]]
+    assert ops.mod(x, 3.0).dtype == "float32" and ops.mod(x, x).dtype == "int8"
+    assert ops.mod(ops.cast(x, "float16"), 3.0).dtype == "float32"
+    assert ops.mod(ops.cast(x, "float16"), 3).dtype == "float16"
+    b = ops.convert_to_tensor([True, True])
+    assert ops.mod(b, b).dtype == "int32" and ops.mod(b, 3).dtype == "int32"
+    assert ops.mod(KerasTensor((None, 2), "int8"), 3).dtype == "int8"  # symbolic: weak scalar
+    assert ops.mod(KerasTensor((2,), "bool"), KerasTensor((2,), "bool")).dtype == "int32"
+
+
+def test_nonzero_and_one_argument_where_return_lists_as_keras():
+    # Keras 3.15.1 (TF): [<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 3], ...)>]
+    out = ops.nonzero(ops.convert_to_tensor([0, 1, 0, 2]))
+    assert isinstance(out, list) and len(out) == 1 and out[0].numpy().tolist() == [1, 3]
+    assert out[0].dtype == "int32"
+    out = ops.where(ops.convert_to_tensor([[True, False], [False, True]]))
+    assert isinstance(out, list) and [i.numpy().tolist() for i in out] == [[0, 1], [0, 1]]

@@ -114,3 +114,16 @@ def test_einsum_ellipsis_inside_a_spec_broadcasts_like_numpy(subscripts):
         y = np.arange(12, dtype="float64").reshape(4, 3)
     np.testing.assert_allclose(ops.einsum(subscripts, x, y).numpy(), np.einsum(subscripts, x, y))
     check_gradients(lambda a, b: ops.einsum(subscripts, a, b), [x / 10, y / 10])
+
+
+def test_dot_family_keeps_the_inputs_result_type_as_keras():
+    # Keras 3.15.1 (TF): dot/vdot/inner/tensordot of int8 stay int8; matmul and
+    # einsum of int8 give int32.
+    x = ops.convert_to_tensor([[1, 2], [3, 4]], dtype="int8")
+    for fn in (lambda: ops.tensordot(x, x, axes=1), lambda: ops.dot(x, x)):
+        out = fn()
+        assert out.dtype == "int8" and out.numpy().tolist() == [[7, 10], [15, 22]]
+    assert ops.tensordot(x, x, axes=2).dtype == "int8" and int(ops.vdot(x, x)) == 30
+    assert ops.vdot(x, x).dtype == "int8" and ops.inner(x, x).dtype == "int8"
+    assert ops.matmul(x, x).dtype == "int32" and ops.einsum("ij,jk->ik", x, x).dtype == "int32"
+    assert ops.tensordot(x, ops.cast(x, "int16"), axes=1).dtype == "int16"

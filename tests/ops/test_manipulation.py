@@ -93,7 +93,7 @@ def test_int_tensors_keep_dtype_through_shape_ops():
     assert i.dtype == "int32"
     assert ops.transpose(i).dtype == "int32" and ops.pad(i, 1).dtype == "int32"
     assert ops.tile(i, 2).numpy().tolist()[0] == [0, 1, 2, 0, 1, 2]
-    assert ops.size(i) == 6
+    assert int(ops.size(i)) == 6 and ops.size(i).dtype == "int32"  # Keras (TF): int32 tensor
 
 
 def test_bad_input_errors_name_the_op_and_shapes():

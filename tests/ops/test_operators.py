@@ -41,3 +41,22 @@ def test_operators_are_recorded():
         tape.watch(x)
         y = ops.sum((x * x + 1 / x) @ ops.ones((2, 2)))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2 * (2 * x.numpy() - 1 / x.numpy() ** 2))
+
+
+def test_eager_operators_follow_tensorflows_conversions():
+    # Keras 3.15.1 on TensorFlow: a tensor's Python operators are TensorFlow's, which
+    # convert a numpy/list operand to the tensor's dtype, and `/` of int32 gives float64.
+    t = ops.convert_to_tensor([1.0, 2.0])
+    i = ops.convert_to_tensor([1, 2])
+    assert (t + np.array([1.0, 2.0])).dtype == "float32"
+    assert (np.array([1.0, 2.0]) + t).dtype == "float32" and (t * [2.0, 3.0]).dtype == "float32"
+    assert (i + np.array([1, 2])).dtype == "int32" and (t + np.array([1, 2])).dtype == "float32"
+    assert (ops.cast(t, "float16") + np.array([1.0, 2.0])).dtype == "float16"
+    out = t / np.array([3.0, 3.0])
+    assert out.dtype == "float32" and out.numpy().tolist() == [np.float32(1 / 3), np.float32(2 / 3)]
+    assert (i / 2).dtype == "float64" and (2 / i).dtype == "float64" and (i / i).dtype == "float64"
+    assert (ops.cast(i, "int8") / 2).dtype == "float32" and (t / 2).dtype == "float32"
+    assert (i / np.array([2, 2])).numpy().tolist() == [0.5, 1.0]
+    # ops functions keep Keras's own promotion
+    assert ops.add(t, np.array([1.0, 2.0])).dtype == "float64"
+    assert ops.divide(i, 2).dtype == "float32"

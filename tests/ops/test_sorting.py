@@ -66,3 +66,14 @@ def test_median_and_quantile_axes_and_keepdims_match_numpy(kwargs):
                          (ops.percentile(x, 40, **kwargs), np.percentile(x, 40, **kwargs))):
         assert ours.shape == theirs.shape
         np.testing.assert_allclose(ours.numpy(), theirs, rtol=1e-12)
+
+
+def test_top_k_returns_tensorflows_named_pair():
+    # Keras 3.15.1 (TF) prints: TopKV2(values=<tf.Tensor: ...>, indices=<tf.Tensor: ...>)
+    out = ops.top_k(ops.convert_to_tensor([1.0, 5.0, 3.0]), k=2)
+    assert type(out).__name__ == "TopKV2" and out._fields == ("values", "indices")
+    assert out.values.numpy().tolist() == [5.0, 3.0] and out.indices.numpy().tolist() == [1, 2]
+    assert repr(out) == (
+        "TopKV2(values=<tf.Tensor: shape=(2,), dtype=float32, numpy=array([5., 3.], "
+        "dtype=float32)>, indices=<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], "
+        "dtype=int32)>)")

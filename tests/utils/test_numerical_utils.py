@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from kerasish import ops
 from kerasish.utils.numerical_utils import normalize, to_categorical
 
 
@@ -36,13 +37,29 @@ def test_to_categorical_truncates_floats_and_wraps_negative_like_numpy():
 
 
 def test_to_categorical_errors():
-    with pytest.raises(IndexError, match="class index 3.*valid indices: 0 to 2"):
-        to_categorical([0, 3], num_classes=3)
+    with pytest.raises(IndexError, match="^index 3 is out of bounds for axis 1 with size 3$"):
+        to_categorical([0, 3], num_classes=3)  # Keras 3.15.1: numpy's message
+    with pytest.raises(IndexError, match="^index -5 is out of bounds for axis 1 with size 3$"):
+        to_categorical([1, -5, 7], num_classes=3)
     with pytest.raises(ValueError, match="cannot infer `num_classes` from an empty"):
         to_categorical([])
     with pytest.raises(ValueError, match="`num_classes` must be a positive int"):
         to_categorical([0], num_classes=-2)
     assert to_categorical([], num_classes=3).shape == (0, 3)
+
+
+def test_to_categorical_of_a_tensor_is_keras_one_hot():
+    # Keras 3.15.1 (TF): a tensor goes through ops.one_hot -> float32 tensor,
+    # a trailing size-1 axis dropped, out-of-range indices all zeros.
+    out = to_categorical(ops.convert_to_tensor([0, 2, 1]), 3)
+    assert ops.is_tensor(out) and out.dtype == "float32"
+    np.testing.assert_array_equal(out, [[1, 0, 0], [0, 0, 1], [0, 1, 0]])
+    out = to_categorical(ops.convert_to_tensor([[0], [2]]), num_classes=4)
+    np.testing.assert_array_equal(out, [[1, 0, 0, 0], [0, 0, 1, 0]])
+    out = to_categorical(ops.convert_to_tensor([0, -1, 5]), num_classes=3)
+    np.testing.assert_array_equal(out, [[1, 0, 0], [0, 0, 0], [0, 0, 0]])
+    with pytest.raises(ValueError, match="num_classes"):  # Keras: ValueError too
+        to_categorical(ops.convert_to_tensor([0, 1]))
 
 
 def test_normalize_l2_last_axis():
@@ -59,8 +76,8 @@ def test_normalize_axis_0_and_l1_and_dtypes():
     assert out.dtype == np.float32
     np.testing.assert_allclose(normalize(x.tolist(), axis=0),
                                [[0.6, 0.70710677], [0.8, 0.70710677]], rtol=1e-6)
-    out = normalize([1, 3], order=1)
-    assert out.shape == (2,) and out.dtype == np.float32
+    out = normalize([1, 3], order=1)  # Keras: a float32 tensor (ops.nn.normalize)
+    assert out.shape == (2,) and out.dtype == "float32" and ops.is_tensor(out)
     np.testing.assert_allclose(out, [0.25, 0.75])
     # Keras 3.15.1: a 1-D numpy array comes back (1, n).
     assert normalize(np.array([1.0, 2.0, 2.0])).shape == (1, 3)

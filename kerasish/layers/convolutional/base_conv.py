@@ -112,7 +112,9 @@ def add_channel_bias(outputs, bias, data_format):
 def channel_input_spec(layer, channels):
     """The InputSpec fixing the channel axis after build."""
     channel_axis = -1 if layer.data_format == "channels_last" else 1
-    return InputSpec(ndim=layer.rank + 2, axes={channel_axis: channels})
+    # Keras: min_ndim (its message); the max keeps other ranks refused
+    return InputSpec(min_ndim=layer.rank + 2, max_ndim=layer.rank + 2,
+                     axes={channel_axis: channels})
 
 
 def serialize_common(layer, names):
@@ -201,7 +203,7 @@ class BaseConv(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        self.input_spec = InputSpec(ndim=rank + 2)
+        self.input_spec = InputSpec(min_ndim=rank + 2, max_ndim=rank + 2)
 
     def build(self, input_shape):
         channels = input_channels(self, input_shape)

@@ -79,7 +79,7 @@ class BaseConvTranspose(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        self.input_spec = InputSpec(ndim=rank + 2)
+        self.input_spec = InputSpec(min_ndim=rank + 2, max_ndim=rank + 2)
 
     def build(self, input_shape):
         channels = input_channels(self, input_shape)

@@ -61,7 +61,7 @@ class BaseSeparableConv(Layer):
         self.depthwise_constraint = constraints.get(depthwise_constraint)
         self.pointwise_constraint = constraints.get(pointwise_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        self.input_spec = InputSpec(ndim=rank + 2)
+        self.input_spec = InputSpec(min_ndim=rank + 2, max_ndim=rank + 2)
 
     def build(self, input_shape):
         channels = input_channels(self, input_shape)

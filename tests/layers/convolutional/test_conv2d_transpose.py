@@ -67,5 +67,8 @@ def test_config_and_errors():
         layers.Conv2DTranspose(4, 3, strides=2, output_padding=2)
     with pytest.raises(ValueError, match="unknown padding 'full'"):
         layers.Conv2DTranspose(4, 3, padding="full")
-    with pytest.raises(ValueError, match="expects inputs of rank 4|expected ndim=4"):
+    with pytest.raises(ValueError, match=(  # Keras 3.15.1's words
+            r"Input 0 with name 'None' of layer 'conv2d_transpose(_\d+)?' is incompatible "
+            r"with the layer: expected min_ndim=4, found ndim=3. Full shape received: "
+            r"\(None, 5, 5\)")):
         layers.Conv2DTranspose(4, 3)(keras.Input((5, 5)))
