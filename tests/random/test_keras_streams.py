@@ -110,23 +110,23 @@ def test_image_augmentation_layers_draw_keras_transforms():
         np.testing.assert_allclose(got[key], ref[key], rtol=0, atol=1e-4, err_msg=key)
 
 
-def test_seeded_fit_with_dropout_matches_keras_history():
-    ref, got = _fixture("fit"), _run("fit")
+def _assert_fit_matches_keras(name):
+    """The loss history, final weights and Python `random`'s position after the fit."""
+    ref, got = _fixture(name), _run(name)
     np.testing.assert_allclose(got["loss"], ref["loss"], rtol=2e-6)
     for key in ref.files:
         if key.startswith("w"):
             np.testing.assert_allclose(got[key], ref[key], rtol=1e-5, atol=1e-6, err_msg=key)
     assert got["python_after"] == ref["python_after"]
+
+
+def test_seeded_fit_with_dropout_matches_keras_history():
+    _assert_fit_matches_keras("fit")
 
 
 def test_seeded_rnn_fit_with_input_and_recurrent_dropout_matches_keras_history():
     # LSTM/GRU with recurrent dropout draw one mask per gate, in Keras's order
-    ref, got = _fixture("fit_rnn"), _run("fit_rnn")
-    np.testing.assert_allclose(got["loss"], ref["loss"], rtol=2e-6)
-    for key in ref.files:
-        if key.startswith("w"):
-            np.testing.assert_allclose(got[key], ref[key], rtol=1e-5, atol=1e-6, err_msg=key)
-    assert got["python_after"] == ref["python_after"]
+    _assert_fit_matches_keras("fit_rnn")
 
 
 def test_seeded_fit_shuffle_gives_tensorflows_order_every_epoch():
