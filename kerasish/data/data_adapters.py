@@ -8,6 +8,7 @@ iterator of `(x, y, sample_weight)`-style numpy structures per epoch).
 import functools
 import itertools
 import math
+import random
 import types
 import warnings
 
@@ -197,8 +198,11 @@ class SequenceAdapter:
         if self.num_batches is None:
             order = itertools.count()
         else:
-            order = np.random.permutation(self.num_batches) if self.shuffle \
-                else range(self.num_batches)
+            # Keras shuffles the batch indices with Python's `random` (seeded by
+            # `set_random_seed`), once per epoch.
+            order = list(range(self.num_batches))
+            if self.shuffle:
+                random.shuffle(order)
         for i in order:
             yield self.sequence[int(i)]
 

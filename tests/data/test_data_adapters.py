@@ -41,3 +41,37 @@ def test_seeded_shuffle_is_tensorflows_order_every_epoch(monkeypatch):
         expected = philox.tf_global_shuffle(11, 30, per_batch).tolist()
         for _ in range(2):
             assert sum(_epoch(adapter), []) == expected
+
+
+def test_fit_shuffles_pydataset_batches_with_python_random_as_keras():
+    """Keras's PyDatasetAdapter shuffles the batch indices with `random.shuffle`
+    each epoch, so a seeded fit on a PyDataset is Keras's. Expected values: the
+    same program run under Keras 3.15.1 (TF backend, CPU), printed with
+    np.round(., 5) (probe pyds3.py, probe3 session)."""
+    import random
+
+    import kerasish as keras
+
+    class Batches(keras.utils.PyDataset):
+        def __init__(self, x, y, size):
+            super().__init__()
+            self.x, self.y, self.size = x, y, size
+
+        def __len__(self):
+            return int(np.ceil(len(self.x) / self.size))
+
+        def __getitem__(self, i):
+            return self.x[i * self.size:(i + 1) * self.size], self.y[i * self.size:(i + 1) * self.size]
+
+    keras.utils.set_random_seed(2)
+    x = np.random.rand(50, 4).astype("float32")
+    y = np.random.rand(50, 1).astype("float32")
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8),
+                              keras.layers.Dropout(0.3), keras.layers.Dense(1)])
+    model.compile("adam", "mse")
+    history = model.fit(Batches(x, y, 8), epochs=3, verbose=0,
+                        validation_data=Batches(x[:10], y[:10], 4)).history
+    np.testing.assert_allclose(history["loss"], [0.47044, 0.4924, 0.4214], atol=1e-5)
+    np.testing.assert_allclose(history["val_loss"], [0.30432, 0.24752, 0.20261], atol=1e-5)
+    # one random.shuffle of 7 batch indices per epoch, none for validation
+    assert abs(random.random() - 0.5020672922450359) < 1e-15
