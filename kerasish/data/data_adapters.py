@@ -16,6 +16,8 @@ import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import devices, philox
+from kerasish.data.dataset import Dataset
+from kerasish.data.iterator import DatasetIterator, IterationContext
 from kerasish.utils import tree
 
 
@@ -173,6 +175,10 @@ class IterableAdapter:
     def batches(self):
         if callable(self.source):
             return iter(self.source())
+        if isinstance(self.source, Dataset):
+            # Keras on TensorFlow iterates a dataset through a distributed
+            # iterator, which draws each shuffle's iteration seeds twice.
+            return DatasetIterator(self.source._iterator(IterationContext(seed_draws=2)))
         if _is_one_shot(self.source):
             if self._iterator is None:
                 self._iterator = iter(self.source)

@@ -73,10 +73,15 @@ class ShuffleDataset(UnaryDataset):
         self._epochs = itertools.count()
         self._lock = threading.Lock()
 
-    def _words(self):
-        """This iteration's stream of Philox words (TF's RandomSeedGenerator)."""
+    def _words(self, seed_draws=1):
+        """This iteration's stream of Philox words (TF's RandomSeedGenerator);
+        the iteration counts `seed_draws` (see `IterationContext`)."""
         with self._lock:
-            epoch = next(self._epochs) if self._reshuffle else None
+            epoch = None
+            if self._reshuffle:
+                epoch = next(self._epochs)
+                for _ in range(seed_draws - 1):
+                    next(self._epochs)
         if epoch is None:
             return philox_words(*self._seeds)
         seeds = philox_words(*self._seeds)
@@ -85,7 +90,7 @@ class ShuffleDataset(UnaryDataset):
         return philox_words(next(seeds), next(seeds))
 
     def _iterator(self, ctx):
-        words = self._words()
+        words = self._words(ctx.seed_draws)
         size = self._buffer_size
         buffer = [None] * min(size, 1 << 16)
         start = end = 0  # buffered elements are buffer[start % size .. end % size)
