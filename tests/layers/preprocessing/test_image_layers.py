@@ -191,7 +191,8 @@ def _python_random_draws(make):
 
 
 @pytest.mark.parametrize("name, args", [
-    ("CenterCrop", (2, 2)), ("Resizing", (2, 2)), ("AutoContrast", ()), ("Equalization", ())])
+    ("CenterCrop", (2, 2)), ("Resizing", (2, 2)), ("AutoContrast", ()), ("Equalization", ()),
+    ("ContrastLimitedAdaptiveHistogramEqualization", ())])
 def test_deterministic_image_layers_draw_no_seed_as_keras(name, args):
     """Keras 3.15.1 gives these layers no SeedGenerator, so building one must not
     move Python's `random` (which seeds every later layer's weights)."""
