@@ -8,6 +8,7 @@ iterator of `(x, y, sample_weight)`-style numpy structures per epoch).
 import functools
 import itertools
 import math
+import random
 import types
 import warnings
 
@@ -15,6 +16,8 @@ import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import devices, philox
+from kerasish.data.dataset import Dataset
+from kerasish.data.iterator import DatasetIterator, IterationContext
 from kerasish.utils import tree
 
 
@@ -172,6 +175,10 @@ class IterableAdapter:
     def batches(self):
         if callable(self.source):
             return iter(self.source())
+        if isinstance(self.source, Dataset):
+            # Keras on TensorFlow iterates a dataset through a distributed
+            # iterator, which draws each shuffle's iteration seeds twice.
+            return DatasetIterator(self.source._iterator(IterationContext(seed_draws=2)))
         if _is_one_shot(self.source):
             if self._iterator is None:
                 self._iterator = iter(self.source)
@@ -197,8 +204,11 @@ class SequenceAdapter:
         if self.num_batches is None:
             order = itertools.count()
         else:
-            order = np.random.permutation(self.num_batches) if self.shuffle \
-                else range(self.num_batches)
+            # Keras shuffles the batch indices with Python's `random` (seeded by
+            # `set_random_seed`), once per epoch.
+            order = list(range(self.num_batches))
+            if self.shuffle:
+                random.shuffle(order)
         for i in order:
             yield self.sequence[int(i)]
 

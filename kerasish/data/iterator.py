@@ -18,11 +18,16 @@ class IterationContext:
     Args:
         ignore_errors: skip failing elements.
         log_warning: log each skipped error at WARNING level.
+        seed_draws: iterations a reshuffling `shuffle` counts for this one.
+            Keras's fit/evaluate/predict on TensorFlow iterate a dataset
+            through a distributed iterator, which makes every shuffle draw
+            its per-iteration seeds twice: they pass 2 (the first draw is used).
     """
 
-    def __init__(self, ignore_errors=False, log_warning=False):
+    def __init__(self, ignore_errors=False, log_warning=False, seed_draws=1):
         self.ignore_errors = ignore_errors
         self.log_warning = log_warning
+        self.seed_draws = seed_draws
 
     def skip(self, error):
         """Whether `error` is to be swallowed (logging it if asked).

@@ -159,14 +159,19 @@ class Sequential(Model):
     def _trace_stack(self, x):
         """The stack's output KerasTensor from `x`, or None when a layer cannot say."""
         ctx = _context()
-        ctx.scopes.append(self.name)
+        # Keras's name scopes skip a layer already innermost (building from a
+        # symbolic call runs inside this model's scope): one "sequential/" prefix.
+        push = not ctx.scopes or ctx.scopes[-1] != self.name
+        if push:
+            ctx.scopes.append(self.name)
         try:
             for layer in self.layers:
                 x = layer(x)
         except NotImplementedError:
             return None
         finally:
-            ctx.scopes.pop()
+            if push:
+                ctx.scopes.pop()
         return x
 
     def call(self, inputs, training=None, mask=None, **kwargs):

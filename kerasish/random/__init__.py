@@ -153,6 +153,21 @@ def _sample(seed, draw, device=None):
     return out
 
 
+def _unknown(shape):
+    return not isinstance(shape, (int, np.integer)) and any(n is None for n in shape)
+
+
+def _traced_draw(shape, dtype, seed):
+    """A draw whose shape has unknown dims (`ops.shape` of a KerasTensor in a
+    layer's symbolic call) is a KerasTensor, as in Keras's trace: `seed=None`
+    makes the global generator (one Python `random` draw, as Keras), and no
+    generator advances (Keras traces in a stateless scope)."""
+    if seed is None:
+        global_seed_generator()
+    return KerasTensor(tuple(None if n is None else int(n) for n in shape),
+                       config.standardize_dtype(dtype))
+
+
 def _shape(shape):
     return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
 
@@ -194,6 +209,8 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         >>> keras.random.normal((2, 3), seed=1).shape
         (2, 3)
     """
+    if _unknown(shape):
+        return _traced_draw(shape, _float(dtype), seed)
     dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
     return _sample(seed, lambda dev, kc, pair: _affine(
         dev.xp, philox.normal(dev.xp, kc, shape, dtype), stddev, mean, dtype))
@@ -215,6 +232,8 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         >>> keras.random.uniform((2,), seed=3).shape
         (2,)
     """
+    if _unknown(shape):
+        return _traced_draw(shape, _float(dtype), seed)
     dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
 
     def draw(dev, kc, pair):
@@ -239,6 +258,8 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     Returns:
         Tensor.
     """
+    if _unknown(shape):
+        return _traced_draw(shape, _float(dtype), seed)
     dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
     return _sample(seed, lambda dev, kc, pair: _affine(
         dev.xp, philox.truncated_normal(dev.xp, kc, shape, dtype), stddev, mean, dtype))
@@ -256,6 +277,8 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
     Returns:
         Tensor.
     """
+    if _unknown(shape):
+        return _traced_draw(shape, dtype, seed)
     dtype, shape = config.standardize_dtype(dtype), _shape(shape)
     middle = dtype if dtype in ("int32", "int64") else "int64"
     lo, hi = int(minval), int(maxval)

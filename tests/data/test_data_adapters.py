@@ -41,3 +41,69 @@ def test_seeded_shuffle_is_tensorflows_order_every_epoch(monkeypatch):
         expected = philox.tf_global_shuffle(11, 30, per_batch).tolist()
         for _ in range(2):
             assert sum(_epoch(adapter), []) == expected
+
+
+def test_fit_shuffles_pydataset_batches_with_python_random_as_keras():
+    """Keras's PyDatasetAdapter shuffles the batch indices with `random.shuffle`
+    each epoch, so a seeded fit on a PyDataset is Keras's. Expected values: the
+    same program run under Keras 3.15.1 (TF backend, CPU), printed with
+    np.round(., 5) (probe pyds3.py, probe3 session)."""
+    import random
+
+    import kerasish as keras
+
+    class Batches(keras.utils.PyDataset):
+        def __init__(self, x, y, size):
+            super().__init__()
+            self.x, self.y, self.size = x, y, size
+
+        def __len__(self):
+            return int(np.ceil(len(self.x) / self.size))
+
+        def __getitem__(self, i):
+            return self.x[i * self.size:(i + 1) * self.size], self.y[i * self.size:(i + 1) * self.size]
+
+    keras.utils.set_random_seed(2)
+    x = np.random.rand(50, 4).astype("float32")
+    y = np.random.rand(50, 1).astype("float32")
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8),
+                              keras.layers.Dropout(0.3), keras.layers.Dense(1)])
+    model.compile("adam", "mse")
+    history = model.fit(Batches(x, y, 8), epochs=3, verbose=0,
+                        validation_data=Batches(x[:10], y[:10], 4)).history
+    np.testing.assert_allclose(history["loss"], [0.47044, 0.4924, 0.4214], atol=1e-5)
+    np.testing.assert_allclose(history["val_loss"], [0.30432, 0.24752, 0.20261], atol=1e-5)
+    # one random.shuffle of 7 batch indices per epoch, none for validation
+    assert abs(random.random() - 0.5020672922450359) < 1e-15
+
+
+def test_fit_evaluate_predict_draw_a_shuffled_datasets_seeds_twice_per_pass_as_keras():
+    """Keras on TensorFlow iterates datasets through a distributed iterator,
+    which draws a reshuffling shuffle's iteration seeds twice per pass. Expected
+    values: this program run under Keras 3.15.1 (TF backend, CPU), rounded to 6
+    decimals (probe tsfit.py, probe3 session)."""
+    import kerasish as keras
+
+    def make():
+        return keras.utils.timeseries_dataset_from_array(
+            np.arange(40, dtype="float32")[:, None] / 40, np.arange(40, dtype="float32") / 40,
+            sequence_length=3, batch_size=4, shuffle=True, seed=9)
+
+    def first_targets(ds):
+        return [int(round(v * 40)) for v in np.asarray(next(iter(ds))[1]).tolist()]
+
+    keras.utils.set_random_seed(4)
+    model = keras.Sequential([keras.Input((3, 1)), keras.layers.Flatten(), keras.layers.Dense(1)])
+    model.compile("adam", "mse")
+    train, val = make(), make()
+    history = model.fit(train, epochs=2, verbose=0, validation_data=val).history
+    np.testing.assert_allclose(history["loss"], [0.000202, 0.000126], atol=1e-6)
+    # two passes of two draws each: the next plain iteration is the fifth
+    assert first_targets(train) == [3, 35, 13, 0] and first_targets(val) == [3, 35, 13, 0]
+    test = make()
+    np.testing.assert_allclose(model.evaluate(test, verbose=0), 9.6e-05, atol=1e-6)
+    assert first_targets(test) == [31, 20, 30, 15]
+    test = make()
+    np.testing.assert_allclose(model.predict(test, verbose=0)[:3].ravel(),
+                               [0.766675, 0.718402, 0.790811], atol=1e-6)
+    assert first_targets(test) == [31, 20, 30, 15]

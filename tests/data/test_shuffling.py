@@ -1,4 +1,5 @@
 """shuffle: buffer semantics, seeds and per-epoch reshuffling."""
+import numpy as np
 import pytest
 
 from kerasish.data import Dataset
@@ -49,3 +50,40 @@ def test_buffer_of_one_keeps_order_and_bad_sizes_fail():
     assert ints(Dataset.range(0).shuffle(3)) == []
     with pytest.raises(ValueError):
         Dataset.range(3).shuffle(0)
+
+
+def _tf_fixture():
+    import json
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "fixtures", "random",
+                        "dataset_shuffle.json")
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_seeded_orders_are_tensorflows(monkeypatch):
+    """Orders from tf.data's shuffle in Keras 3.15.1's TF (make_dataset_shuffle_fixture.py):
+    with and without a global seed, reshuffled per iteration or fixed, buffers
+    smaller and larger than the dataset."""
+    import kerasish as keras
+    from kerasish.backend import devices
+    for case in _tf_fixture()["shuffle"]:
+        global_seed, n, buffer_size, seed = case["case"]
+        if global_seed is None:
+            monkeypatch.setattr(devices, "_global_seed", [None])
+        else:
+            keras.utils.set_random_seed(global_seed)
+        ds = Dataset.range(n).shuffle(buffer_size, seed=seed)
+        fixed = Dataset.range(n).shuffle(buffer_size, seed=seed, reshuffle_each_iteration=False)
+        assert [ints(ds) for _ in range(3)] == case["reshuffled"], case["case"]
+        assert [ints(fixed) for _ in range(2)] == case["fixed"], case["case"]
+
+
+def test_seeded_timeseries_batches_are_keras():
+    import kerasish as keras
+    keras.utils.set_random_seed(13)
+    ts = keras.utils.timeseries_dataset_from_array(
+        np.arange(30, dtype="float32"), np.arange(30), sequence_length=3, sequence_stride=2,
+        batch_size=4, shuffle=True, seed=7)
+    got = [[np.asarray(t).tolist() for _, t in ts] for _ in range(2)]
+    assert got == _tf_fixture()["timeseries"]

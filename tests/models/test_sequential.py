@@ -134,3 +134,26 @@ def test_deferred_input_takes_the_first_layer_compute_dtype():
     model = keras.Sequential([layers.Dense(1, dtype="float64")])
     assert model(np.ones((2, 3))).dtype == "float64"
     assert model.inputs[0].dtype == "float64"                  # as Keras's InputLayer
+
+
+def test_lazy_sequential_built_by_fit_has_keras_variable_paths():
+    """Keras 3.15.1 prints these paths for a Sequential without Input built by
+    `fit` (its name scopes skip a layer already innermost); kerasish gave
+    'sequential/sequential/dense/kernel'."""
+    import kerasish as keras
+
+    class Block(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.out = keras.layers.Dense(1)
+
+        def call(self, x):
+            return self.out(x)
+
+    x = np.ones((2, 3), "float32")
+    model = keras.Sequential([keras.layers.Dense(2, name="d"), Block(name="blk")], name="seq")
+    model.compile("sgd", "mse")
+    model.fit(x, x[:, :1], verbose=0)
+    paths = [w.path for w in model.weights]
+    assert paths[:2] == ["seq/d/kernel", "seq/d/bias"]
+    assert all(p.startswith("seq/blk/dense") for p in paths[2:]) and len(paths) == 4

@@ -107,3 +107,52 @@ def test_dropout_on_a_keras_tensor_is_a_spec_and_keeps_the_seed():
     model = keras.Model(inputs, TestTimeDropout()(inputs))
     first, second = (model.predict(np.ones((32, 20)), verbose=0) for _ in range(2))
     assert set(np.unique(first)) <= {0.0, 2.0} and np.mean(np.abs(first - second)) > 0.01
+
+
+def test_draws_of_unknown_batch_size_in_a_functional_model_as_keras():
+    """keras-io's VAE `Sampling` layer: `keras.random.normal(ops.shape(mean))` in a
+    symbolic call (batch None) traces to a KerasTensor; training then draws as
+    Keras. Expected values: this program under Keras 3.15.1 (TF backend, CPU),
+    np.round(., 5) (probe rl.py, probe3 session)."""
+    import kerasish as keras
+
+    class Noisy(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.gen = keras.random.SeedGenerator(7)
+
+        def call(self, x, training=None):
+            if training:
+                shape = keras.ops.shape(x)
+                x = x + keras.random.normal(shape, stddev=0.1, seed=self.gen) + \
+                    keras.random.uniform(shape, maxval=0.01)
+            return x
+
+    class Sampling(keras.layers.Layer):
+        def call(self, z):
+            mean, log_var = z
+            return mean + keras.ops.exp(0.5 * log_var) * keras.random.normal(keras.ops.shape(mean))
+
+    keras.utils.set_random_seed(44)
+    i = keras.Input((4,))
+    h = Noisy()(keras.layers.Dense(6)(i))
+    mean, log_var = keras.layers.Dense(2)(h), keras.layers.Dense(2)(h)
+    out = keras.layers.Dense(1)(Sampling()([mean, log_var]))
+    model = keras.Model(i, out)
+    x = np.random.rand(24, 4).astype("float32")
+    y = np.random.rand(24, 1).astype("float32")
+    model.compile("adam", "mse")
+    history = model.fit(x, y, epochs=3, batch_size=6, verbose=0).history
+    np.testing.assert_allclose(history["loss"], [2.75261, 2.45177, 1.96541], atol=2e-5)
+    np.testing.assert_allclose(model.predict(x[:3], verbose=0).ravel(),
+                               [0.41275, -0.58631, -1.53218], atol=2e-5)
+    np.testing.assert_allclose(keras.random.normal((2,)).numpy(), [-0.757, -0.6034], atol=1e-4)
+
+
+def test_symbolic_draw_keeps_unknown_dims_and_does_not_advance():
+    import kerasish as keras
+    gen = keras.random.SeedGenerator(3)
+    out = keras.random.randint((None, 4), 0, 5, seed=gen)
+    assert out.shape == (None, 4) and out.dtype == "int32"
+    assert gen.state.numpy().tolist() == [3, 0]
+    assert keras.random.uniform((None, 2), dtype="float16").dtype == "float16"

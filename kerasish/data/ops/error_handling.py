@@ -23,7 +23,7 @@ class IgnoreErrorsDataset(UnaryDataset):
         self._log_warning = bool(log_warning)
 
     def _iterator(self, ctx):
-        return self._input._iterator(IterationContext(True, self._log_warning))
+        return self._input._iterator(IterationContext(True, self._log_warning, ctx.seed_draws))
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY

@@ -17,6 +17,8 @@ class AutoContrast(BaseImagePreprocessingLayer):
         [0.0, 255.0]
     """
 
+    _has_seed_generator = False  # Keras's draws nothing
+
     def __init__(self, value_range=(0, 255), **kwargs):
         super().__init__(**kwargs)
         self.value_range = check_value_range(self, value_range)

@@ -22,6 +22,9 @@ class BaseImagePreprocessingLayer(Layer):
     """
 
     _FACTOR_BOUNDS = (-1, 1)
+    # As Keras, only the layers that draw make a SeedGenerator (whose default seed
+    # comes from Python's `random`, so an extra one would shift later seeds).
+    _has_seed_generator = True
 
     def __init__(self, data_format=None, seed=None, **kwargs):
         super().__init__(**kwargs)
@@ -31,7 +34,7 @@ class BaseImagePreprocessingLayer(Layer):
                              f"'channels_first'. Received: data_format={data_format!r}")
         self.data_format = data_format
         self.seed = seed
-        self.generator = SeedGenerator(seed)
+        self.generator = SeedGenerator(seed) if self._has_seed_generator else None
         self.built = True
 
     # Geometry ------------------------------------------------------------------------------

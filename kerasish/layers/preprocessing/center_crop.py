@@ -17,6 +17,8 @@ class CenterCrop(BaseImagePreprocessingLayer):
         (1, 2, 2, 3)
     """
 
+    _has_seed_generator = False  # Keras's draws nothing
+
     def __init__(self, height, width, data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)
         self.height, self.width = height, width

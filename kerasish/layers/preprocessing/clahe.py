@@ -29,6 +29,8 @@ class ContrastLimitedAdaptiveHistogramEqualization(BaseImagePreprocessingLayer):
         (1, 16, 16, 3)
     """
 
+    _has_seed_generator = False  # Keras's draws nothing
+
     def __init__(self, value_range=(0, 255), clip_limit=4.0, tile_grid_size=(8, 8),
                  data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)

@@ -25,6 +25,8 @@ class Equalization(BaseImagePreprocessingLayer):
         ... # [[[[0.], [85.], [170.], [255.]]]]
     """
 
+    _has_seed_generator = False  # Keras's draws nothing
+
     def __init__(self, value_range=(0, 255), bins=256, data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)
         self.bins = int(bins)

@@ -1,6 +1,7 @@
 """RandomCrop: a random (height, width) box in training, the centre box at inference."""
 from kerasish import ops
 from kerasish.layers.preprocessing.base_image_layer import BaseImagePreprocessingLayer
+from kerasish.random import make_default_seed
 from kerasish.utils import image_utils
 
 
@@ -21,7 +22,11 @@ class RandomCrop(BaseImagePreprocessingLayer):
     """
 
     def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
+        # As Keras: without a seed, the config's seed is drawn first, then the
+        # generator draws its own (two draws from Python's `random`).
+        config_seed = make_default_seed() if seed is None else seed
         super().__init__(data_format=data_format, seed=seed, name=name, **kwargs)
+        self.seed = config_seed
         self.height, self.width = height, width
 
     def transform_images(self, images, training=True):

@@ -21,6 +21,8 @@ class Resizing(BaseImagePreprocessingLayer):
         (2, 4, 6, 3)
     """
 
+    _has_seed_generator = False  # Keras's draws nothing
+
     def __init__(self, height, width, interpolation="bilinear", crop_to_aspect_ratio=False,
                  pad_to_aspect_ratio=False, fill_mode="constant", fill_value=0.0,
                  antialias=False, data_format=None, **kwargs):

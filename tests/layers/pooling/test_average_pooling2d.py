@@ -34,3 +34,10 @@ def test_average_pooling1d_and_config():
     assert config["pool_size"] == (4,) and config["strides"] == (2,)
     with pytest.raises(ValueError, match="`pool_size` must be"):
         layers.AveragePooling1D(0)
+
+
+@pytest.mark.parametrize("name", ["AveragePooling1D", "AveragePooling2D", "AveragePooling3D"])
+def test_pool_size_is_required_as_in_keras(name):
+    # Keras 3.15.1: AveragePooling*D.__init__() missing 1 required positional argument
+    with pytest.raises(TypeError, match="pool_size"):
+        getattr(layers, name)()

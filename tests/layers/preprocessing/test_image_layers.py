@@ -179,3 +179,60 @@ def test_channels_first_equals_channels_last(make):
     last = make("channels_last")(IMAGES, training=True).numpy()
     first = make("channels_first")(IMAGES.transpose(0, 3, 1, 2), training=True).numpy()
     np.testing.assert_allclose(first.transpose(0, 2, 3, 1), last, rtol=1e-6, atol=1e-4)
+
+
+def _python_random_draws(make):
+    import random
+
+    import kerasish as keras
+    keras.utils.set_random_seed(1)
+    make()
+    return random.random()
+
+
+@pytest.mark.parametrize("name, args", [
+    ("CenterCrop", (2, 2)), ("Resizing", (2, 2)), ("AutoContrast", ()), ("Equalization", ()),
+    ("ContrastLimitedAdaptiveHistogramEqualization", ())])
+def test_deterministic_image_layers_draw_no_seed_as_keras(name, args):
+    """Keras 3.15.1 gives these layers no SeedGenerator, so building one must not
+    move Python's `random` (which seeds every later layer's weights)."""
+    import random
+
+    from kerasish import layers
+    random.seed(1)
+    expected = random.random()
+    assert _python_random_draws(lambda: getattr(layers, name)(*args)) == expected
+    assert getattr(layers, name)(*args).generator is None
+
+
+def test_random_crop_draws_its_config_seed_then_its_generators_as_keras():
+    """Keras 3.15.1's RandomCrop(seed=None): `make_default_seed()` for the config,
+    then `SeedGenerator(None)` draws again. Expected values: Keras 3.15.1 (TF,
+    CPU) on the program of probe cropt.py (probe3 session): a RandomCrop built
+    before the model, then trained in it."""
+    import random
+
+    import kerasish as keras
+    from kerasish import layers
+    keras.utils.set_random_seed(1)
+    crop = layers.RandomCrop(8, 8)
+    assert abs(random.random() - 0.8474337369372327) < 1e-15  # Keras after two draws
+    keras.utils.set_random_seed(1)
+    first, second = random.randint(1, 10**9), random.randint(1, 10**9)
+    keras.utils.set_random_seed(1)
+    crop = layers.RandomCrop(8, 8)
+    assert crop.get_config()["seed"] == first
+    assert crop.generator.state.numpy().tolist() == [second, 0]
+
+    keras.utils.set_random_seed(41)
+    x = (np.random.rand(16, 10, 10, 3) * 255).astype("float32")
+    y = np.random.randint(0, 2, 16)
+    crop = layers.RandomCrop(8, 8)
+    model = keras.Sequential([keras.Input((10, 10, 3)), crop, layers.Rescaling(1 / 255.),
+                              layers.Conv2D(3, 3), layers.GlobalMaxPooling2D(), layers.Dense(2)])
+    model.compile("sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(x, y, epochs=2, batch_size=4, verbose=0, shuffle=False).history
+    np.testing.assert_allclose(history["loss"], [0.90621, 0.82046], atol=2e-5)
+    np.testing.assert_allclose(np.asarray(crop(x[:2], training=True))[:, :2, :2, 0],
+                               [[[21.22, 163.95], [220.06, 211.59]], [[34.22, 46.42], [33.75, 72.7]]],
+                               atol=0.01)
