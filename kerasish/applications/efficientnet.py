@@ -230,6 +230,4 @@ EfficientNetB7 = _make("b7", 66658687)
 preprocess_input = common.passthrough_preprocess_input
 
 
-def decode_predictions(preds, top=5):
-    """The `top` ImageNet classes of each prediction (see `imagenet_utils.decode_predictions`)."""
-    return imagenet_utils.decode_predictions(preds, top=top)
+decode_predictions = imagenet_utils.decode_predictions

@@ -312,6 +312,4 @@ EfficientNetV2L = _make("L")
 preprocess_input = common.passthrough_preprocess_input
 
 
-def decode_predictions(preds, top=5):
-    """The `top` ImageNet classes of each prediction (see `imagenet_utils.decode_predictions`)."""
-    return imagenet_utils.decode_predictions(preds, top=top)
+decode_predictions = imagenet_utils.decode_predictions

@@ -108,6 +108,4 @@ def preprocess_input(x, data_format=None):
     return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
 
 
-def decode_predictions(preds, top=5):
-    """The `top` ImageNet classes of each prediction (see `imagenet_utils.decode_predictions`)."""
-    return imagenet_utils.decode_predictions(preds, top=top)
+decode_predictions = imagenet_utils.decode_predictions

@@ -28,6 +28,4 @@ def preprocess_input(x, data_format=None):
     return common.caffe_preprocess(x)
 
 
-def decode_predictions(preds, top=5):
-    """The `top` ImageNet classes of each prediction (see `imagenet_utils.decode_predictions`)."""
-    return imagenet_utils.decode_predictions(preds, top=top)
+decode_predictions = imagenet_utils.decode_predictions
