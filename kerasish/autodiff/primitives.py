@@ -4,6 +4,7 @@ Gradient accumulation (`accumulate`), seeds (`ones_like`, `zeros_like`) and
 the reshape/stack used by jacobians. `kerasish.ops.reshape` is built on
 `Reshape` too, so its gradient rule exists once.
 """
+from kerasish.autodiff import indexed_slices
 from kerasish.autodiff.capture import constant_creator
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
@@ -63,7 +64,9 @@ def accumulate(a, b):
     """
     if b._device is not a._device:
         b = Tensor(a._device.send(b._value), a._device)
-    return _ACCUMULATE(a, b)
+    total = _ACCUMULATE(a, b)
+    indexed_slices.merge(total, a, b)
+    return total
 
 
 class Reshape(Op):

@@ -58,7 +58,8 @@ class Tensor:
         ((1, 2), 'float32')
     """
 
-    __slots__ = ("_value", "_device", "_keras_mask", "__weakref__")
+    # `_indexed_slices`: set only on a lookup's gradient (see indexed_slices.py).
+    __slots__ = ("_value", "_device", "_keras_mask", "_indexed_slices", "__weakref__")
     __array_priority__ = 100  # numpy defers `ndarray + Tensor` to Tensor.__radd__
     __hash__ = object.__hash__  # by identity, although `==` is elementwise
 

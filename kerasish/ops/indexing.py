@@ -7,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from kerasish.autodiff import indexed_slices
 from kerasish.autodiff.capture import derive
 from kerasish.autodiff.keras_tensor import KerasTensor, NoShapeRule
 from kerasish.autodiff.op import Op, broadcast_shapes
@@ -85,7 +86,10 @@ class Take(Op):
         return (inputs[0].shape,)
 
     def backward(self, saved, needs, g):
-        return (ScatterAdd(self.idx, self.axis, saved[0])(g),)
+        table_grad = ScatterAdd(self.idx, self.axis, saved[0])(g)
+        if self.axis == 0:  # as TensorFlow's gather: the rows reach the optimizer
+            indexed_slices.attach(table_grad, g, self.idx)
+        return (table_grad,)
 
 
 class ScatterAdd(Op):

@@ -1,6 +1,9 @@
 """Adafactor: `keras.optimizers.Adafactor`."""
+from kerasish.autodiff.indexed_slices import slices_of
+from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import devices
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
+from kerasish.optimizers import row_updates
 from kerasish.optimizers.optimizer import Optimizer
 
 
@@ -73,7 +76,9 @@ class Adafactor(Optimizer):
             lr = ew.minimum(lr, inv_sqrt_step)
         rho = ew.minimum(lr, inv_sqrt_step)
         alpha = ew.multiply(ew.maximum(core.cast(self.epsilon_2, dtype), _rms(variable)), rho)
-        grad_sq = ew.add(ew.square(gradient), self.epsilon_1)
+        rows = slices_of(gradient)  # Keras squares a lookup gradient's rows before summing
+        grad_sq = ew.add(ew.square(gradient) if rows is None
+                         else Tensor(rows.dense(variable._device.xp.square)), self.epsilon_1)
         beta = ew.subtract(1.0, ew.power(step, self.beta_2_decay))
         v = self._v[index]
         if len(variable.shape) >= 2:
@@ -86,6 +91,10 @@ class Adafactor(Optimizer):
             v.assign(ew.multiply(shape_ops.expand_dims(row, -1), shape_ops.expand_dims(c, -2)))
         else:
             v.assign(ew.add(ew.multiply(beta, v), ew.multiply(ew.subtract(1.0, beta), grad_sq)))
+        if rows is not None:
+            row_updates.adafactor(variable._value, rows, v._value, alpha._value,
+                                  self.clip_threshold)
+            return
         update = ew.divide(gradient, ew.sqrt(v))
         update = ew.divide(update, ew.maximum(1.0, ew.divide(_rms(update), self.clip_threshold)))
         variable.assign_sub(ew.multiply(alpha, update))

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from kerasish.autodiff import capture, stateless_scope
+from kerasish.autodiff import capture, indexed_slices, stateless_scope
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish import ops
 from kerasish.backend import config, devices
@@ -117,6 +117,7 @@ class BaseOptimizer:
         self._trainable_variables = []
         self._trainable_variables_indices = {}
         self._step_cache = None
+        self._step_slices = {}  # {id(variable): IndexedSlices} of this step's lookup gradients
         self._variables = []  # from here on, Variable attributes are tracked
         # Keras (TensorFlow backend) makes it dtype "int", i.e. int64.
         self._iterations = self._new_variable(0, "int64", "iteration")
@@ -350,7 +351,19 @@ class BaseOptimizer:
         if not grads:
             return
         if capture.tracer is not None:  # a captured step replays this call as it is
-            return capture.eager_call(lambda gs: self._apply(gs, trainable_variables), grads,
+            rows = [indexed_slices.slices_of(g) for g in grads]
+            extra = [a for r in rows if r is not None for a in (r.raw_values, r.ids)]
+
+            def replay(tensors):  # the lookup gradients get their replayed rows back
+                gs = tensors[:len(grads)]
+                arrays = iter(t._value if isinstance(t, Tensor) else t
+                              for t in tensors[len(grads):])
+                for g, r in zip(gs, rows):
+                    if r is not None:
+                        g._indexed_slices = indexed_slices.IndexedSlices(
+                            next(arrays), next(arrays), r.dense_shape)
+                return self._apply(gs, trainable_variables)
+            return capture.eager_call(replay, grads + extra,
                                       lambda: self._updated_state(trainable_variables))
         return self._apply(grads, trainable_variables)
 
@@ -365,6 +378,7 @@ class BaseOptimizer:
         if stateless_scope.in_stateless_scope():  # the updates go to the scope's copies
             stateless_scope.protect(list(self.variables) + list(variables))
         grads, variables = self._filter_empty_gradients(grads, variables)
+        self._step_slices = _gradient_rows(grads, variables)
         grads = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
         grads, variables = self._overwrite_variables_with_gradients(grads, variables)
         if not variables:
@@ -372,11 +386,13 @@ class BaseOptimizer:
             return
         if self.loss_scale_factor is not None:
             grads = [g / self.loss_scale_factor for g in grads]
+            self._step_slices = {}  # TensorFlow densifies `IndexedSlices / float`
         self._step_cache = {}
         try:
             self._backend_apply_gradients(grads, variables)
         finally:
             self._step_cache = None
+            self._step_slices = {}
         for variable in variables:
             if variable.constraint is not None:
                 variable.assign(variable.constraint(variable))
@@ -473,7 +489,7 @@ class BaseOptimizer:
         if self.gradient_accumulation_steps:
             self._accumulate_or_update(grads, variables, learning_rate)
         else:
-            grads = self._clip_gradients(grads)
+            grads = self._clip_gradients(grads, variables)
             self._apply_weight_decay(variables, learning_rate)
             self._backend_update_step(grads, variables, learning_rate)
         if self.use_ema:
@@ -487,6 +503,7 @@ class BaseOptimizer:
         return int(devices.to_host(self.iterations._value))
 
     def _accumulate_or_update(self, grads, variables, learning_rate):
+        self._step_slices = {}  # `(g + accumulated) / steps` is dense on TensorFlow too
         steps = self.gradient_accumulation_steps
         accumulators = [self._accumulated_gradients[self._get_variable_index(v)]
                         for v in variables]
@@ -504,6 +521,15 @@ class BaseOptimizer:
     def _backend_update_step(self, grads, variables, learning_rate):
         """Calls `update_step` for every (gradient array, variable) pair, or, where the
         optimizer has one, updates them all in one fused multi-tensor kernel call."""
+        rows = self._step_slices
+        if rows:  # lookup gradients go row by row through `update_step`
+            for grad, variable in zip(grads, variables):
+                if id(variable) in rows:
+                    gradient = Tensor(grad, variable._device)
+                    gradient._indexed_slices = rows[id(variable)]
+                    self.update_step(gradient, variable, learning_rate)
+            kept = [(g, v) for g, v in zip(grads, variables) if id(v) not in rows]
+            grads, variables = [g for g, _ in kept], [v for _, v in kept]
         if variables and self._fused_update(grads, variables, learning_rate):
             return
         for grad, variable in zip(grads, variables):
@@ -550,17 +576,30 @@ class BaseOptimizer:
         )
 
     # Clipping, weight decay, EMA ---------------------------------------------
-    def _clip_gradients(self, grads):
+    def _clip_gradients(self, grads, variables=None):
         """clipnorm / global_clipnorm / clipvalue on gradient arrays (Tensors are
-        read as their arrays, for subclasses that call it from their own code)."""
+        read as their arrays, for subclasses that call it from their own code).
+        With `variables`, lookup gradients among them are clipped as Keras on
+        TensorFlow clips `IndexedSlices`."""
         grads = [g._value if isinstance(g, Tensor) else g for g in grads]
+        variables = variables or [None] * len(grads)
+        rows = [self._step_slices.get(id(v)) for v in variables]
         if self.clipnorm and self.clipnorm > 0:
-            return [self._clip_by_norm(g) for g in grads]
+            return [self._clip_rows(r, v, self._clip_by_norm) if r is not None
+                    else self._clip_by_norm(g) for g, r, v in zip(grads, rows, variables)]
         if self.global_clipnorm and self.global_clipnorm > 0:
-            return _clip_by_global_norm(grads, self.global_clipnorm)
+            self._step_slices = {}  # `IndexedSlices * norm` is dense on TensorFlow
+            return _clip_by_global_norm(grads, self.global_clipnorm, rows)
         if self.clipvalue and self.clipvalue > 0:
-            return [_clip_by_value(g, self.clipvalue) for g in grads]
+            clip = lambda g: _clip_by_value(g, self.clipvalue)  # noqa: E731
+            return [self._clip_rows(r, v, clip) if r is not None else clip(g)
+                    for g, r, v in zip(grads, rows, variables)]
         return grads
+
+    def _clip_rows(self, rows, variable, clip):
+        """Clips a lookup gradient's rows (tf.clip_by_norm / clip_by_value keep the rows)."""
+        rows = self._step_slices[id(variable)] = rows.with_values(clip(rows.values))
+        return rows.dense()
 
     def _clip_by_norm(self, grad):
         """`g * clipnorm / max(||g||, clipnorm)` in the gradient's dtype."""
@@ -769,12 +808,29 @@ def _clip_by_value(grad, clipvalue):
     return xp.clip(grad, dt(-clipvalue), dt(clipvalue))
 
 
-def _clip_by_global_norm(grads, clip_norm):
+def _gradient_rows(grads, variables):
+    """{id(variable): IndexedSlices in its dtype} for the lookup gradients among `grads`."""
+    rows = {}
+    for g, v in zip(grads, variables):
+        r = indexed_slices.slices_of(g)
+        if r is not None:
+            rows[id(v)] = r.astype(v._value.dtype)
+    return rows
+
+
+def _squared_sum(grad, rows):
+    """sum(g^2); for a lookup gradient summed over its rows (Keras's `ops.square` on rows)."""
+    return (grad * grad).sum() if rows is None else rows.dense(lambda x: x * x).sum()
+
+
+def _clip_by_global_norm(grads, clip_norm, rows=None):
     """Scales all gradients by `clip_norm * min(1 / ||G||, 1 / clip_norm)` (NaN if not finite)."""
     device = devices.device_of_array(grads[0])
     xp = device.xp
     dt = grads[0].dtype.type
-    squared = xp.stack([device.send((g * g).sum()).astype(grads[0].dtype) for g in grads])
+    rows = rows or [None] * len(grads)
+    squared = xp.stack([device.send(_squared_sum(g, r)).astype(grads[0].dtype)
+                        for g, r in zip(grads, rows)])
     norm = xp.sqrt(xp.sum(squared))
     with np.errstate(divide="ignore", invalid="ignore"):  # zero/inf norms are handled below
         scale = dt(clip_norm) * xp.minimum(dt(1.0) / norm, dt(1.0 / clip_norm))

@@ -1,4 +1,5 @@
 """FTRL-proximal: `keras.optimizers.Ftrl`."""
+from kerasish.autodiff.indexed_slices import slices_of
 from kerasish.optimizers.optimizer import Optimizer
 
 
@@ -74,7 +75,8 @@ class Ftrl(Optimizer):
         l1, l2 = dt(self.l1_regularization_strength), dt(self.l2_regularization_strength)
         l2 = l2 + dt(self.beta) / (dt(2.0) * lr)
         shrunk = g + dt(2.0 * self.l2_shrinkage_regularization_strength) * w
-        new_accum = accum + g * g
+        rows = slices_of(gradient)  # Keras squares a lookup gradient's rows before summing
+        new_accum = accum + (g * g if rows is None else rows.dense(xp.square))
         new_power = xp.power(new_accum, power)
         linear[...] = linear + shrunk - (new_power - xp.power(accum, power)) / lr * w
         quadratic = new_power / lr + dt(2.0) * l2

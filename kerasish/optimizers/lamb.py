@@ -1,4 +1,5 @@
 """Lamb: `keras.optimizers.Lamb`."""
+from kerasish.autodiff.indexed_slices import slices_of
 from kerasish.optimizers.optimizer import Optimizer
 
 
@@ -44,7 +45,8 @@ class Lamb(Optimizer):
         step = self._local_step(variable)
         m, v = self._momentums[index]._value, self._velocities[index]._value
         m += (g - m) * dtype.type(1 - self.beta_1)
-        v += (g * g - v) * dtype.type(1 - self.beta_2)
+        rows = slices_of(gradient)  # Keras squares a lookup gradient's rows before summing
+        v += ((g * g if rows is None else rows.dense(xp.square)) - v) * dtype.type(1 - self.beta_2)
         m_hat = m / (dtype.type(1.0) - xp.power(dtype.type(self.beta_1), step))
         v_root = xp.sqrt(v / (dtype.type(1.0) - xp.power(dtype.type(self.beta_2), step)))
         update = m_hat / (v_root + dtype.type(self.epsilon))

@@ -8,6 +8,8 @@ inf/NaN the update is skipped, the scale halves and the count restarts.
 """
 import numpy as np
 
+from kerasish.autodiff.indexed_slices import slices_of
+
 from kerasish import ops
 from kerasish.optimizers.base_optimizer import BaseOptimizer
 from kerasish import optimizers as _optimizers  # the package (serialize); used at call time
@@ -87,8 +89,7 @@ class LossScaleOptimizer(BaseOptimizer):
             self.dynamic_scale.assign(self.dynamic_scale.numpy() * np.float32(0.5))
             return
         scale = self.dynamic_scale.numpy()
-        unscaled = [None if g is None else ops.divide(g, ops.convert_to_tensor(scale))
-                    for g in grads]
+        unscaled = [None if g is None else _unscaled(g, scale) for g in grads]
         self.inner_optimizer.apply(unscaled, trainable_variables)
         if int(self.step_counter.numpy()) == self.dynamic_growth_steps - 1:
             self.step_counter.assign(0)
@@ -136,3 +137,12 @@ class LossScaleOptimizer(BaseOptimizer):
                                        custom_objects=custom_objects)
         return cls(inner, **config)
 
+
+def _unscaled(gradient, scale):
+    """`gradient / scale`; a lookup gradient's rows are divided too, as Keras's
+    sparse-aware divide does on TensorFlow (see autodiff/indexed_slices.py)."""
+    result = ops.divide(gradient, ops.convert_to_tensor(scale))
+    rows = slices_of(gradient)
+    if rows is not None:
+        result._indexed_slices = rows.with_values(rows.values / rows.values.dtype.type(scale))
+    return result

@@ -1,6 +1,7 @@
 """Muon: `keras.optimizers.Muon`."""
 import re
 
+from kerasish.autodiff.indexed_slices import slices_of
 from kerasish.optimizers.optimizer import Optimizer
 
 
@@ -75,7 +76,7 @@ class Muon(Optimizer):
         m = self._momentums[index]._value
         velocity = self._velocities[index]
         if velocity is not None:
-            self._adamw_step(g, variable, learning_rate, m, velocity._value)
+            self._adamw_step(g, variable, learning_rate, m, velocity._value, slices_of(gradient))
         else:
             self._muon_step(g, variable, learning_rate, m)
 
@@ -107,14 +108,15 @@ class Muon(Optimizer):
             x = a * x + (b * gram + c * gram @ gram) @ x
         return xp.swapaxes(x, -1, -2) if tall else x
 
-    def _adamw_step(self, g, variable, learning_rate, m, v):
+    def _adamw_step(self, g, variable, learning_rate, m, v, rows=None):
         xp, dtype = variable._device.xp, m.dtype.type
         lr = self._lr_scalar(learning_rate, variable) * dtype(self.adam_lr_ratio)
         step = self._local_step(variable)
         alpha = lr * xp.sqrt(dtype(1) - xp.power(dtype(self.adam_beta_2), step)) / (
             dtype(1) - xp.power(dtype(self.adam_beta_1), step))
         m += (g - m) * dtype(1 - self.adam_beta_1)
-        v += (g * g - v) * dtype(1 - self.adam_beta_2)
+        squared = g * g if rows is None else rows.dense(xp.square)  # a lookup: rows squared
+        v += (squared - v) * dtype(1 - self.adam_beta_2)
         variable._value -= (m * alpha / (xp.sqrt(v) + dtype(self.epsilon))).astype(
             variable._value.dtype, copy=False)
 

@@ -1,5 +1,7 @@
 """SGD with optional (Nesterov) momentum: `keras.optimizers.SGD`."""
 from kerasish.optimizers import base_optimizer
+from kerasish.autodiff.indexed_slices import slices_of
+from kerasish.optimizers import row_updates
 from kerasish.optimizers.optimizer import Optimizer
 
 
@@ -49,8 +51,11 @@ class SGD(Optimizer):
         m = None
         if self.momentum != 0:
             m = self.momentums[self._get_variable_index(variable)]._value
-        variable._device.kernel("sgd_update")(
-            variable._value, self._gradient_array(gradient, variable), m, lr,
+        rows = slices_of(gradient)
+        update = variable._device.kernel("sgd_update") if rows is None else row_updates.sgd
+        update(
+            variable._value, self._gradient_array(gradient, variable) if rows is None else rows,
+            m, lr,
             self.momentum, self.nesterov)
 
     def _fused_update(self, grads, variables, learning_rate):

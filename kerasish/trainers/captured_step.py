@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-from kerasish.autodiff import capture
+from kerasish.autodiff import capture, indexed_slices
 from kerasish.autodiff.tape import GradientTape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import devices
@@ -96,7 +96,7 @@ class CapturedTrainStep:
                     if self.custom:
                         spec = (_output_spec(tr, logs),)
                     else:
-                        spec = (tr.slot(loss), [None if g is None else tr.slot(g) for g in grads],
+                        spec = (tr.slot(loss), [_gradient_spec(tr, g) for g in grads],
                                 tree.map_structure(tr.slot, logs))
                 except capture.CaptureError as err:
                     tr.fail(str(err))
@@ -141,8 +141,7 @@ class _Captured:
         plan.run(vals, None, "check")
         plan.run(vals, "check", "apply")
         variables = model._cached_trainable_weights()
-        grads = [None if s is None else Tensor(vals[s], v._device)
-                 for s, v in zip(self.grad_slots, variables)]
+        grads = [_replayed_gradient(s, vals, v) for s, v in zip(self.grad_slots, variables)]
         model.optimizer.apply(grads, variables)
         plan.load_variables(vals)
         plan.run(vals, "apply", None)
@@ -150,6 +149,28 @@ class _Captured:
         if type(spec) is dict:
             return {k: Tensor(vals[s]) for k, s in spec.items()}
         return tree.map_structure(lambda s: Tensor(vals[s]), spec)
+
+
+def _gradient_spec(tr, gradient):
+    """The slot of a gradient; a lookup gradient's rows (indexed_slices.py) get slots too."""
+    if gradient is None:
+        return None
+    rows = indexed_slices.slices_of(gradient)
+    if rows is None:
+        return tr.slot(gradient)
+    return tr.slot(gradient), tr.slot(rows.raw_values), tr.slot(rows.ids), rows.dense_shape
+
+
+def _replayed_gradient(spec, vals, variable):
+    """The gradient Tensor of one replay from its `_gradient_spec`."""
+    if spec is None:
+        return None
+    if type(spec) is not tuple:
+        return Tensor(vals[spec], variable._device)
+    slot, values, ids, dense_shape = spec
+    gradient = Tensor(vals[slot], variable._device)
+    gradient._indexed_slices = indexed_slices.IndexedSlices(vals[values], vals[ids], dense_shape)
+    return gradient
 
 
 class _CapturedCustom(_Captured):
