@@ -1,5 +1,4 @@
 """Adadelta: `keras.optimizers.Adadelta`."""
-from kerasish.autodiff.indexed_slices import slices_of
 from kerasish.optimizers import row_updates
 from kerasish.optimizers.optimizer import Optimizer
 
@@ -36,13 +35,10 @@ class Adadelta(Optimizer):
     def update_step(self, gradient, variable, learning_rate):
         """Applies the Adadelta rule to one variable in place."""
         index = self._get_variable_index(variable)
-        rows = slices_of(gradient)
-        update = (variable._device.kernel("adadelta_update") if rows is None
-                  else row_updates.adadelta)
-        update(
-            variable._value, self._gradient_array(gradient, variable) if rows is None else rows,
-            self._accumulated_grads[index]._value, self._accumulated_delta_vars[index]._value,
-            self._lr_scalar(learning_rate, variable), self.rho, self.epsilon)
+        update, grad = self._update_rule(gradient, variable, "adadelta_update", row_updates.adadelta)
+        update(variable._value, grad,
+               self._accumulated_grads[index]._value, self._accumulated_delta_vars[index]._value,
+               self._lr_scalar(learning_rate, variable), self.rho, self.epsilon)
 
     def get_config(self):
         config = super().get_config()

@@ -1,5 +1,4 @@
 """Adagrad: `keras.optimizers.Adagrad`."""
-from kerasish.autodiff.indexed_slices import slices_of
 from kerasish.optimizers import row_updates
 from kerasish.optimizers.optimizer import Optimizer
 
@@ -37,12 +36,10 @@ class Adagrad(Optimizer):
     def update_step(self, gradient, variable, learning_rate):
         """Applies the Adagrad rule to one variable in place."""
         index = self._get_variable_index(variable)
-        rows = slices_of(gradient)
-        update = variable._device.kernel("adagrad_update") if rows is None else row_updates.adagrad
-        update(
-            variable._value, self._gradient_array(gradient, variable) if rows is None else rows,
-            self._accumulators[index]._value, self._lr_scalar(learning_rate, variable),
-            self.epsilon)
+        update, grad = self._update_rule(gradient, variable, "adagrad_update", row_updates.adagrad)
+        update(variable._value, grad,
+               self._accumulators[index]._value, self._lr_scalar(learning_rate, variable),
+               self.epsilon)
 
     def get_config(self):
         config = super().get_config()

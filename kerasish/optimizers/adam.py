@@ -1,5 +1,4 @@
 """Adam: `keras.optimizers.Adam`."""
-from kerasish.autodiff.indexed_slices import slices_of
 from kerasish.optimizers import row_updates
 from kerasish.optimizers.optimizer import Optimizer
 
@@ -62,9 +61,8 @@ class Adam(Optimizer):
         index = self._get_variable_index(variable)
         alpha = self._step_scalars(learning_rate, variable)["alpha"]
         v_hat = self._velocity_hats[index]._value if self.amsgrad else None
-        rows = slices_of(gradient)
-        update = variable._device.kernel("adam_update") if rows is None else row_updates.adam
-        update(variable._value, self._gradient_array(gradient, variable) if rows is None else rows,
+        update, grad = self._update_rule(gradient, variable, "adam_update", row_updates.adam)
+        update(variable._value, grad,
                self._momentums[index]._value, self._velocities[index]._value,
                alpha, self.beta_1, self.beta_2, self.epsilon, v_hat)
 

@@ -1,5 +1,4 @@
 """Adamax: `keras.optimizers.Adamax`."""
-from kerasish.autodiff.indexed_slices import slices_of
 from kerasish.optimizers import row_updates
 from kerasish.optimizers.optimizer import Optimizer
 
@@ -45,12 +44,10 @@ class Adamax(Optimizer):
         """Applies the Adamax rule to one variable in place."""
         index = self._get_variable_index(variable)
         scalars = self._step_scalars(learning_rate, variable)
-        rows = slices_of(gradient)
-        update = variable._device.kernel("adamax_update") if rows is None else row_updates.adamax
-        update(
-            variable._value, self._gradient_array(gradient, variable) if rows is None else rows,
-            self._m[index]._value, self._u[index]._value, scalars["lr"],
-            self.beta_1, self.beta_2, self.epsilon, scalars["beta_1_power"])
+        update, grad = self._update_rule(gradient, variable, "adamax_update", row_updates.adamax)
+        update(variable._value, grad,
+               self._m[index]._value, self._u[index]._value, scalars["lr"],
+               self.beta_1, self.beta_2, self.epsilon, scalars["beta_1_power"])
 
     def get_config(self):
         config = super().get_config()

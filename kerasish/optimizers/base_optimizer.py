@@ -12,6 +12,7 @@ Per-step scalars (learning rate, bias corrections) are 0-d arrays on the
 variables' device, computed in the variable's dtype with the same float
 operations as Keras, so training never waits on a device-to-host copy.
 """
+import functools
 import numbers
 import re
 import warnings
@@ -24,6 +25,7 @@ from kerasish import ops
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core
+from kerasish.optimizers import row_updates
 from kerasish.optimizers.schedules import learning_rate_schedule
 from kerasish.utils import naming
 
@@ -471,6 +473,26 @@ class BaseOptimizer:
                 "loss. If using `model.compile()`, did you forget to provide a `loss` argument?"
             )
         return [g for g, _ in kept], [v for _, v in kept]
+
+    def _update_rule(self, gradient, variable, kernel_name, row_rule):
+        """The update function for `gradient` and the gradient array to pass it.
+
+        The device's dense kernel `kernel_name` (large variables in slices on
+        the CPU threads, see `chunked_update`); for a lookup gradient that
+        carries its rows (autodiff/indexed_slices.py), `row_rule` from
+        `row_updates` with the rows bound, as Keras on TensorFlow applies it.
+        """
+        grad = self._gradient_array(gradient, variable)
+        rows = indexed_slices.slices_of(gradient)
+        chunked, dense_rule = (variable._device.kernel("chunked_update"),
+                               variable._device.kernel(kernel_name))
+
+        def kernel(param, *args):
+            chunked(dense_rule, param, args)
+        if rows is None:
+            return kernel, grad
+        return functools.partial(row_updates.dense_then_repeated_rows, kernel, row_rule,
+                                 rows=rows), grad
 
     @staticmethod
     def _gradient_array(gradient, variable):

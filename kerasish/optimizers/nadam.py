@@ -2,7 +2,6 @@
 from kerasish.autodiff.tensor import Variable
 from kerasish.backend import config as backend_config
 from kerasish.backend import devices
-from kerasish.autodiff.indexed_slices import slices_of
 from kerasish.optimizers import row_updates
 from kerasish.optimizers.optimizer import Optimizer
 
@@ -76,13 +75,11 @@ class Nadam(Optimizer):
         """Applies the Nadam rule to one variable in place."""
         index = self._get_variable_index(variable)
         s = self._step_scalars(learning_rate, variable)
-        rows = slices_of(gradient)
-        update = variable._device.kernel("nadam_update") if rows is None else row_updates.nadam
-        update(
-            variable._value, self._gradient_array(gradient, variable) if rows is None else rows,
-            self._momentums[index]._value, self._velocities[index]._value, s["lr"],
-            self.beta_1, self.beta_2, self.epsilon, s["u_t"], s["u_t_1"],
-            s["u_product_t"], s["u_product_t_1"], s["beta_2_power"])
+        update, grad = self._update_rule(gradient, variable, "nadam_update", row_updates.nadam)
+        update(variable._value, grad,
+               self._momentums[index]._value, self._velocities[index]._value, s["lr"],
+               self.beta_1, self.beta_2, self.epsilon, s["u_t"], s["u_t_1"],
+               s["u_product_t"], s["u_product_t_1"], s["beta_2_power"])
 
     def get_config(self):
         config = super().get_config()

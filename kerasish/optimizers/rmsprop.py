@@ -1,5 +1,4 @@
 """RMSprop: `keras.optimizers.RMSprop`."""
-from kerasish.autodiff.indexed_slices import slices_of
 from kerasish.optimizers import row_updates
 from kerasish.optimizers.optimizer import Optimizer
 
@@ -50,12 +49,10 @@ class RMSprop(Optimizer):
         index = self._get_variable_index(variable)
         momentum = self._momentums[index]._value if self.momentum > 0 else None
         average = self._average_gradients[index]._value if self.centered else None
-        rows = slices_of(gradient)
-        update = variable._device.kernel("rmsprop_update") if rows is None else row_updates.rmsprop
-        update(
-            variable._value, self._gradient_array(gradient, variable) if rows is None else rows,
-            self._velocities[index]._value, self._lr_scalar(learning_rate, variable),
-            self.rho, self.epsilon, momentum, self.momentum, average)
+        update, grad = self._update_rule(gradient, variable, "rmsprop_update", row_updates.rmsprop)
+        update(variable._value, grad,
+               self._velocities[index]._value, self._lr_scalar(learning_rate, variable),
+               self.rho, self.epsilon, momentum, self.momentum, average)
 
     def get_config(self):
         config = super().get_config()

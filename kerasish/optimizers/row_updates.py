@@ -11,33 +11,79 @@ update is scattered row by row. Each function below is the dense kernel's
 rule (`backend/kernels/numpy_kernels.py`) with exactly those steps, on the
 variable's device (`device.xp`), in place.
 
-`rows` is an `IndexedSlices` in the variable's dtype; the other arguments are
-the dense kernels' (slot arrays and 0-d scalars).
+The arguments are the dense kernel's (`grad` is the dense gradient: the rows
+summed, exactly as TensorFlow densifies them), plus `rows`, an `IndexedSlices`
+in the variable's dtype.
 """
+from kerasish.autodiff.indexed_slices import IndexedSlices
 from kerasish.backend import devices
+
+
+def dense_then_repeated_rows(kernel, row_rule, param, grad, *args, rows):
+    """`row_rule`'s result at the cost of the dense `kernel`.
+
+    A row looked up once gets the same numbers from both (its squared row is
+    the square of the summed one), so the fast fused kernel updates the whole
+    variable, and `row_rule` then redoes only the rows that repeat, on compact
+    copies of their old state. Every rule here is row by row, which makes the
+    split exact.
+
+    Args:
+        kernel: the device's dense kernel for the rule.
+        row_rule: the matching function of this module.
+        param, grad, *args: the kernel's arguments; arrays shaped like `param`
+            are its per-row state.
+        rows: the gradient's `IndexedSlices`.
+    """
+    xp = devices.xp_of(param)
+    ids, counts = xp.unique(rows.indices, return_counts=True)
+    repeated = ids[counts > 1]
+    if repeated.size == 0:
+        return kernel(param, grad, *args)
+    per_row = [i for i, a in enumerate(args) if getattr(a, "shape", None) == param.shape]
+    old_param = param[repeated]
+    old_args = list(args)
+    for i in per_row:
+        old_args[i] = args[i][repeated]
+    kernel(param, grad, *args)
+    keep = xp.isin(rows.indices, repeated)
+    compact = IndexedSlices(rows.values[keep], xp.searchsorted(repeated, rows.indices[keep]),
+                            (repeated.size,) + rows.dense_shape[1:])
+    row_rule(old_param, grad[repeated], *old_args, rows=compact)
+    param[repeated] = old_param
+    for i in per_row:
+        args[i][repeated] = old_args[i]
 
 
 def _scatter_add(target, rows, values):
     devices.device_of_array(target).kernel("index_add")(target, rows.indices, values)
 
 
-def adam(param, rows, m, v, alpha, beta_1, beta_2, epsilon, v_hat=None):
+def adam(param, grad, m, v, alpha, beta_1, beta_2, epsilon, v_hat=None, *, rows):
     """Adam / AMSGrad (`Adam.update_step`): `v` from the sum of squared rows."""
     xp, dt = devices.xp_of(param), param.dtype.type
-    m += (rows.dense() - m) * dt(1.0 - beta_1)
-    v += (rows.dense(xp.square) - v) * dt(1.0 - beta_2)
+    tmp = xp.subtract(grad, m)
+    tmp *= dt(1.0 - beta_1)
+    m += tmp
+    tmp = rows.dense(xp.square)
+    tmp -= v
+    tmp *= dt(1.0 - beta_2)
+    v += tmp
     if v_hat is not None:
         xp.maximum(v_hat, v, out=v_hat)
         v = v_hat
-    param -= (m * alpha) / (xp.sqrt(v) + dt(epsilon))
+    xp.sqrt(v, out=tmp)
+    tmp += dt(epsilon)
+    xp.divide(m * alpha, tmp, out=tmp)
+    param -= tmp
 
 
-def nadam(param, rows, m, v, lr, beta_1, beta_2, epsilon, u_t, u_t_1, u_product_t,
-          u_product_t_1, beta_2_power):
+def nadam(param, grad, m, v, lr, beta_1, beta_2, epsilon, u_t, u_t_1, u_product_t,
+          u_product_t_1, beta_2_power, *, rows):
     """Nadam: `v` from squared rows; the gradient term of `m_hat` summed from scaled rows."""
     xp, dt = devices.xp_of(param), param.dtype.type
     one = dt(1)
-    m += (rows.dense() - m) * (one - dt(beta_1))
+    m += (grad - m) * (one - dt(beta_1))
     v += (rows.dense(xp.square) - v) * (one - dt(beta_2))
     m_hat = m * dt(u_t_1) / (one - dt(u_product_t_1))
     m_hat += rows.dense(lambda g: g * (one - dt(u_t)) / (one - dt(u_product_t)))
@@ -45,16 +91,16 @@ def nadam(param, rows, m, v, lr, beta_1, beta_2, epsilon, u_t, u_t_1, u_product_
     param -= m_hat * dt(lr) / denominator
 
 
-def adamax(param, rows, m, u, lr, beta_1, beta_2, epsilon, beta_1_power):
+def adamax(param, grad, m, u, lr, beta_1, beta_2, epsilon, beta_1_power, *, rows):
     """Adamax: `u = max(beta_2 u, sum of |rows|)`."""
     xp, dt = devices.xp_of(param), param.dtype.type
-    m += (rows.dense() - m) * dt(1.0 - beta_1)
+    m += (grad - m) * dt(1.0 - beta_1)
     xp.maximum(u * dt(beta_2), rows.dense(xp.abs), out=u)
     param -= m * dt(lr) / ((u + dt(epsilon)) * (dt(1) - dt(beta_1_power)))
 
 
-def rmsprop(param, rows, velocity, lr, rho, epsilon, momentum_buf=None, momentum=0.0,
-            average_grad=None):
+def rmsprop(param, grad, velocity, lr, rho, epsilon, momentum_buf=None, momentum=0.0,
+            average_grad=None, *, rows):
     """RMSprop: `velocity` from squared rows; the increment scattered row by row."""
     xp, dt = devices.xp_of(param), param.dtype.type
     velocity *= dt(rho)
@@ -65,7 +111,7 @@ def rmsprop(param, rows, velocity, lr, rho, epsilon, momentum_buf=None, momentum
         denominator = velocity - xp.square(average_grad) + dt(epsilon)
     else:
         denominator = velocity + dt(epsilon)
-    increment = rows.values * dt(lr) / xp.sqrt(denominator)[rows.indices]
+    increment = rows.values * dt(lr) / xp.sqrt(denominator[rows.indices])
     if momentum_buf is None:
         _scatter_add(param, rows, -increment)
         return
@@ -74,7 +120,7 @@ def rmsprop(param, rows, velocity, lr, rho, epsilon, momentum_buf=None, momentum
     param -= momentum_buf
 
 
-def adagrad(param, rows, accumulator, lr, epsilon):
+def adagrad(param, grad, accumulator, lr, epsilon, *, rows):
     """Adagrad: squared rows scattered into the accumulator, then the step row by row."""
     xp, dt = devices.xp_of(param), param.dtype.type
     _scatter_add(accumulator, rows, xp.square(rows.values))
@@ -82,21 +128,21 @@ def adagrad(param, rows, accumulator, lr, epsilon):
     _scatter_add(param, rows, -(rows.values * dt(lr) / denominator))
 
 
-def adadelta(param, rows, accumulated_grad, accumulated_delta, lr, rho, epsilon):
+def adadelta(param, grad, accumulated_grad, accumulated_delta, lr, rho, epsilon, *, rows):
     """Adadelta: both accumulators from squared rows, the step scattered row by row."""
     xp, dt = devices.xp_of(param), param.dtype.type
     eps = dt(epsilon)
     accumulated_grad *= dt(rho)
     accumulated_grad += rows.dense(lambda g: dt(1.0 - rho) * xp.square(g))
-    rms_delta = xp.sqrt(accumulated_delta + eps)[rows.indices]
-    rms_grad = xp.sqrt(accumulated_grad + eps)[rows.indices]
+    rms_delta = xp.sqrt(accumulated_delta[rows.indices] + eps)
+    rms_grad = xp.sqrt(accumulated_grad[rows.indices] + eps)
     delta = -(rms_delta * rows.values / rms_grad)
     accumulated_delta *= dt(rho)
     accumulated_delta += rows.with_values(delta).dense(lambda d: dt(1.0 - rho) * xp.square(d))
     _scatter_add(param, rows, delta * dt(lr))
 
 
-def sgd(param, rows, momentum_buf, lr, momentum=0.0, nesterov=False):
+def sgd(param, grad, momentum_buf, lr, momentum=0.0, nesterov=False, *, rows):
     """SGD: without momentum the scaled rows are scattered; with it they are summed."""
     dt = param.dtype.type
     scaled = rows.values * dt(lr)

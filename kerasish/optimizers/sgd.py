@@ -1,6 +1,5 @@
 """SGD with optional (Nesterov) momentum: `keras.optimizers.SGD`."""
 from kerasish.optimizers import base_optimizer
-from kerasish.autodiff.indexed_slices import slices_of
 from kerasish.optimizers import row_updates
 from kerasish.optimizers.optimizer import Optimizer
 
@@ -51,12 +50,8 @@ class SGD(Optimizer):
         m = None
         if self.momentum != 0:
             m = self.momentums[self._get_variable_index(variable)]._value
-        rows = slices_of(gradient)
-        update = variable._device.kernel("sgd_update") if rows is None else row_updates.sgd
-        update(
-            variable._value, self._gradient_array(gradient, variable) if rows is None else rows,
-            m, lr,
-            self.momentum, self.nesterov)
+        update, grad = self._update_rule(gradient, variable, "sgd_update", row_updates.sgd)
+        update(variable._value, grad, m, lr, self.momentum, self.nesterov)
 
     def _fused_update(self, grads, variables, learning_rate):
         """All variables in one `sgd_update_multi` call (same numbers as `update_step`)."""

@@ -128,3 +128,19 @@ def test_multi_tensor_sgd_on_threads_equals_the_single_variable_kernel():
     numpy_kernels.sgd_update(ref_param, grad, ref_buf, 0.1, 0.9, True)
     np.testing.assert_array_equal(param, ref_param)
     np.testing.assert_array_equal(buf, ref_buf)
+
+
+def test_chunked_update_slices_every_array_shaped_like_the_variable():
+    """Large variables run in slices (and threads): the same numbers as one call."""
+    from kerasish.backend.kernels import numpy_kernels as nk
+    rng = np.random.default_rng(0)
+    shape = (nk.CHUNK_ABOVE // 64 + 7, 128)
+    param, grad, velocity, momentum = (rng.normal(size=shape).astype(np.float32)
+                                       for _ in range(4))
+    velocity = np.abs(velocity)
+    ref = [a.copy() for a in (param, velocity, momentum)]
+    nk.rmsprop_update(ref[0], grad, ref[1], np.float32(0.01), 0.9, 1e-7, ref[2], 0.5)
+    nk.chunked_update(nk.rmsprop_update, param,
+                      (grad, velocity, np.float32(0.01), 0.9, 1e-7, momentum, 0.5))
+    for a, r in zip((param, velocity, momentum), ref):
+        np.testing.assert_array_equal(a, r)

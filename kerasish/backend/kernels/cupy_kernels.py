@@ -113,6 +113,11 @@ def ema_update(average, param, momentum):
     _ema(param, _scalar(momentum, average.dtype), average)
 
 
+def chunked_update(update, param, args):
+    """`update(param, *args)` in one call (a fused kernel needs no slicing on the GPU)."""
+    update(param, *args)
+
+
 def sgd_update(param, grad, momentum_buf, lr, momentum=0.0, nesterov=False):
     """SGD step in one fused pass (see numpy_kernels)."""
     dt = param.dtype

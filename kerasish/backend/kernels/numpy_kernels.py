@@ -444,6 +444,34 @@ def _chunked(update, arrays, *args, **kwargs):
                                          for start in range(0, n, CHUNK)])
 
 
+def chunked_update(update, param, args):
+    """Runs the elementwise in-place kernel `update(param, *args)` slice by slice.
+
+    Like `_chunked`, for any argument order: every argument shaped like
+    `param` is sliced with it, the others are passed whole. Same numbers as
+    one call.
+
+    Args:
+        update: a single-variable kernel (e.g. `rmsprop_update`).
+        param: the variable's array.
+        args: the kernel's other arguments (a sequence).
+    """
+    sliced = [getattr(a, "shape", None) == param.shape for a in args]
+    arrays = [param] + [a for a, s in zip(args, sliced) if s]
+    n = param.size
+    if n <= max(CHUNK, CHUNK_ABOVE) or not all(a.flags.c_contiguous for a in arrays):
+        update(param, *args)
+        return
+    flat_param = param.reshape(-1)
+    flat = [a.reshape(-1) if s else a for a, s in zip(args, sliced)]
+
+    def update_slice(start, end):
+        update(flat_param[start:end], *[a[start:end] if s else a for a, s in zip(flat, sliced)])
+
+    cpu_threads.run_split(update_slice, [(start, min(n, start + CHUNK))
+                                         for start in range(0, n, CHUNK)])
+
+
 def adam_update_multi(params, grads, ms, vs, alpha, beta_1, beta_2, epsilon, v_hats=None):
     """`adam_update` over many variables in one call (large ones in cache-sized slices).
 
@@ -473,7 +501,7 @@ def sgd_update_multi(params, grads, momentum_bufs, lr, momentum=0.0, nesterov=Fa
             _chunked(sgd_update, (param, grads[i], momentum_bufs[i]), lr, momentum, nesterov)
 
 
-__all__ += ["adam_update_multi", "sgd_update_multi"]
+__all__ += ["adam_update_multi", "chunked_update", "sgd_update_multi"]
 __all__ += ["batch_chunks", "conv_im2col", "conv_input_grad", "run_batch_chunks"]
 
 
