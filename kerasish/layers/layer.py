@@ -38,9 +38,43 @@ _loss_counter = [0]  # bumped by add_loss, so clearing is skipped while nobody a
 def _context():
     if not hasattr(_state, "calls"):
         _state.calls = []      # (layer, training) of the calls in progress
+        _state.training = None  # Keras's call-context `training` (see `resolve_training`)
         _state.scopes = []     # name scope for variable paths
         _state.autocast = []   # dtype float variables are read as inside each call (or None)
     return _state
+
+
+def resolve_training(sig, kwargs):
+    """The `training` value of a layer call, by Keras's call-context rule.
+
+    Keras (`Layer._resolve_and_populate_arg`): the argument if the caller
+    passed it (even None), else the value of the call context if not None,
+    else the default of `call`'s signature. The value then becomes the call
+    context's, so it reaches later layers called inside the same outermost
+    call, siblings included: `self.d1(x, training=True)` in a model's `call`
+    makes the following `self.d2(x)` train too. It is passed to `call` only
+    when `call` takes it and it is not None.
+
+    Args:
+        sig: the layer's `call_signature`.
+        kwargs: the call's keyword arguments, updated in place.
+
+    Returns:
+        the resolved value.
+    """
+    ctx = _context()
+    if "training" in kwargs:
+        value = kwargs["training"]
+    elif ctx.training is not None:
+        value = ctx.training
+    else:
+        value = sig.training_default
+    ctx.training = value
+    if sig.has_training and value is not None:
+        kwargs["training"] = value
+    else:
+        kwargs.pop("training", None)
+    return value
 
 
 class Layer(Operation):
@@ -397,7 +431,17 @@ class Layer(Operation):
     # Calling ---------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if any_symbolic(*args, **kwargs):
-            return symbolic.symbolic_call(self, args, kwargs)
+            # As Keras: `training` is resolved on symbolic calls too, and a value
+            # that is not None (a `call` default like Dropout's False) is recorded
+            # in the graph node as if the caller had passed it.
+            ctx = _context()
+            outermost = not ctx.calls
+            resolve_training(call_signature(type(self)), kwargs)
+            try:
+                return symbolic.symbolic_call(self, args, kwargs)
+            finally:
+                if outermost:
+                    ctx.training = None
         return self._call_eager(args, kwargs)
 
     def _call_eager(self, args, kwargs):
@@ -411,13 +455,7 @@ class Layer(Operation):
             kwargs[sig.first] = _convert_input(kwargs[sig.first], self)
         first = args[0] if args else kwargs.get(sig.first)
         ctx = _context()
-        training = kwargs.get("training")
-        if training is None:
-            training = ctx.calls[-1][1] if ctx.calls else sig.training_default
-        if sig.has_training:
-            kwargs["training"] = training
-        else:
-            kwargs.pop("training", None)
+        training = resolve_training(sig, kwargs)
         previous_mask = get_mask(first)
         if sig.has_mask and kwargs.get("mask") is None and previous_mask is not None:
             kwargs["mask"] = previous_mask
@@ -449,6 +487,8 @@ class Layer(Operation):
             ctx.autocast.pop()
             ctx.calls.pop()
             ctx.scopes.pop()
+            if not ctx.calls:
+                ctx.training = None  # the outermost call ends its call context
         self._after_call(first, previous_mask, outputs)
         return outputs
 

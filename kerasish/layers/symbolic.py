@@ -145,13 +145,16 @@ def _tensor_kwargs(kwargs):
 
 
 def trace_call(layer, args, kwargs):
-    """Runs `layer`'s call on KerasTensors (inference mode) and returns fresh output specs.
+    """Runs `layer`'s call on KerasTensors and returns fresh output specs.
+
+    `training` is what the call gets by Keras's rule (`resolve_training`): as
+    recorded, else the call context's, else `call`'s default (None for most
+    layers, so they trace in inference mode).
 
     Nothing is computed or recorded on a tape, and losses added during the
     trace are dropped (Keras records none for a symbolic call).
     """
     call_kwargs = dict(kwargs)
-    call_kwargs.setdefault("training", False)
     saved = _tape._active[:]
     _tape._active.clear()
     try:

@@ -5,6 +5,7 @@ from kerasish.layers import symbolic
 from kerasish.layers.core.input_layer import InputLayer
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.keras_tensor import KerasTensor, Node
+from kerasish.layers.layer import Layer
 from kerasish.models.model import Model
 from kerasish.ops import core, manipulation
 from kerasish.ops.function import (Function,
@@ -138,9 +139,10 @@ class Functional(Model, Function):
         tensor_map = {id(kt): v for kt, v in zip(self._inputs, values)}
 
         def call_node(node, args, kwargs):
-            if training is not None and "training" in kwargs:
+            if training is not None and isinstance(node.layer, Layer):
                 # As Keras: a model called in a set mode (fit: True, predict and
-                # evaluate: False) overrides `training=` recorded in its graph.
+                # evaluate: False) passes it to every layer, overriding the
+                # `training=` recorded in its graph.
                 kwargs["training"] = training
             return node.layer(*args, **kwargs)
 

@@ -1,0 +1,106 @@
+"""`training` reaches layers by Keras's call-context rule.
+
+Expected values: real Keras 3.15.1 on TensorFlow, running the same programs
+(a layer that records the `training` it receives): the caller's argument,
+else the value the previous layer call left in the call context (siblings
+included), else `call`'s default; a non-None default is recorded in a
+functional graph as if passed.
+"""
+import numpy as np
+
+import kerasish as keras
+
+
+class Probe(keras.layers.Layer):
+    """Records the `training` each call receives."""
+
+    def __init__(self, seen, tag, **kwargs):
+        super().__init__(**kwargs)
+        self.seen, self.tag = seen, tag
+
+    def call(self, x, training=None):
+        self.seen.append((self.tag, training))
+        return x
+
+
+X = np.ones((2, 3), "float32")
+
+
+def _functional(seen):
+    inputs = keras.Input((3,))
+    h = Probe(seen, "a")(inputs, training=True)
+    h = Probe(seen, "b")(h)
+    h = keras.layers.Dropout(0.5)(h)   # its default training=False is recorded
+    return keras.Model(inputs, Probe(seen, "c")(h))
+
+
+def test_symbolic_calls_get_the_call_default():
+    seen = []
+    _functional(seen)
+    assert seen == [("a", True), ("b", None), ("c", None)]
+
+
+def test_functional_run_passes_the_context_on_to_later_layers():
+    seen = []
+    model = _functional(seen)
+    del seen[:]
+    model(X)
+    # b inherits a's True; the Dropout node carries training=False, so c gets False.
+    assert seen == [("a", True), ("b", True), ("c", False)]
+
+
+def test_a_set_mode_overrides_every_layer():
+    seen = []
+    model = _functional(seen)
+    for kwargs in ({"training": False}, {}):
+        del seen[:]
+        if kwargs:
+            model(X, **kwargs)
+        else:
+            model.predict(X, verbose=0)
+        assert seen == [("a", False), ("b", False), ("c", False)]
+
+
+def test_explicit_training_reaches_the_siblings_called_after_it():
+    seen = []
+
+    class Model(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = Probe(seen, "a"), Probe(seen, "b")
+
+        def call(self, x, training=None):
+            return self.b(self.a(x, training=True))
+
+    model = Model()
+    model(X)
+    del seen[:]
+    model(X, training=False)
+    assert seen == [("a", True), ("b", True)]
+    del seen[:]
+    model.predict(X, verbose=0)
+    assert seen == [("a", True), ("b", True)]
+
+
+def test_the_context_ends_with_the_outermost_call():
+    seen = []
+    Probe(seen, "a")(X, training=True)
+    Probe(seen, "b")(X)
+    assert seen == [("a", True), ("b", None)]
+
+
+def test_mc_dropout_then_batch_norm_in_a_subclassed_model():
+    """Keras: the explicit training=True of the first Dropout puts the BatchNormalization
+    after it in training mode too (batch statistics), even in predict."""
+    class Model(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.drop = keras.layers.Dropout(0.5, seed=1)
+            self.norm = keras.layers.BatchNormalization()
+
+        def call(self, x, training=None):
+            return self.norm(self.drop(x, training=True))
+
+    x = np.arange(12, dtype="float32").reshape(4, 3)
+    out = Model().predict(x, verbose=0)
+    np.testing.assert_allclose(out.mean(axis=0), 0.0, atol=1e-5)   # batch-normalized
