@@ -140,6 +140,11 @@ class Layer(Operation):
     def activity_regularizer(self):
         return self._activity_regularizer
 
+    @activity_regularizer.setter
+    def activity_regularizer(self, value):
+        # A plain attribute in Keras: `layer.activity_regularizer = None` turns it off.
+        self._activity_regularizer = value
+
     # Weights ----------------------------------------------------------------
     def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
                    autocast=True, regularizer=None, constraint=None, aggregation="none",

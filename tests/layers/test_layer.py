@@ -235,6 +235,18 @@ def test_activity_regularizer_is_in_the_base_config():
     assert "activity_regularizer" not in layers.Dense(2).get_config()
 
 
+def test_activity_regularizer_can_be_set_after_construction():
+    # A plain attribute in Keras (Layer.__init__ assigns it): setting it to None after a
+    # call stops the penalty; Keras 3.15.1 gives len(layer.losses) == 0 on the next call.
+    dense = layers.Dense(2, activity_regularizer="l1")
+    x = np.ones((3, 4), "float32")
+    dense(x)
+    assert len(dense.losses) == 1
+    dense.activity_regularizer = None
+    dense(x)
+    assert dense.activity_regularizer is None and len(dense.losses) == 0
+
+
 def test_unknown_keyword_argument_is_a_value_error():
     with pytest.raises(ValueError, match="Unrecognized keyword arguments passed to Dense"):
         layers.Dense(2, foo=3)
