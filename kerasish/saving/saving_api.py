@@ -209,10 +209,12 @@ def model_config(model):
 
 
 def _jsonable(value):
+    """A copy of nested dicts/lists/tuples; tuples stay tuples as in Keras's
+    `serialize_dict` (a nested model's get_config shows `(None, 4)`; JSON writes lists)."""
     if isinstance(value, dict):
         return {k: _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return type(value)(_jsonable(v) for v in value)
     return value
 
 
