@@ -136,8 +136,8 @@ class RNN(Layer):
             self.states = [ops.stop_gradient(s) for s in final]
         output = seq if self.return_sequences else last
         output, final = self._in_compute_dtype(output), [self._in_compute_dtype(s) for s in final]
-        if self.return_state:
-            return [output] + self._nest_states(list(final))
+        if self.return_state:  # a tuple, as Keras's `return output, *states`
+            return (output, *self._nest_states(list(final)))
         return output
 
     def _in_compute_dtype(self, x):
@@ -272,7 +272,7 @@ class RNN(Layer):
         units = self._output_size
         out = (batch, steps, units) if self.return_sequences else (batch, units)
         if self.return_state:
-            return [out] + self._nest_states([(batch, n) for n in self._state_sizes], True)
+            return (out, *self._nest_states([(batch, n) for n in self._state_sizes], True))
         return out
 
     def _rnn_config(self):
