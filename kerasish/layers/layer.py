@@ -405,10 +405,12 @@ class Layer(Operation):
             return symbolic.symbolic_call(self, args, kwargs)
         return self._call_eager(args, kwargs)
 
-    def _call_eager(self, args, kwargs):
+    def _call_eager(self, args, kwargs, scoped=True):
         """`__call__` on tensors: conversion, training flag, masks, build, autocast, `call`.
 
-        Symbolic tracing (`symbolic.trace_call`) runs it on KerasTensors too.
+        Symbolic tracing (`symbolic.trace_call`) runs it on KerasTensors too; with
+        `scoped=False` the layer's name is not added to the variable paths of what it
+        builds (Keras's `build_from_config` runs a model's `call` outside its name scope).
         """
         sig = call_signature(type(self))
         args = tuple(_convert_input(a, self) for a in args) if args else args
@@ -438,7 +440,8 @@ class Layer(Operation):
         if outermost and _loss_counter[0]:
             self._clear_losses()
         ctx.calls.append((self, training))
-        ctx.scopes.append(self.name)
+        if scoped:
+            ctx.scopes.append(self.name)
         cast_to = _autocast_dtype(self, ctx)
         ctx.autocast.append(cast_to)
         swapped = _cast_own_variables(self, cast_to) if cast_to is not None else None
@@ -453,7 +456,8 @@ class Layer(Operation):
                 self.__dict__.update(swapped)
             ctx.autocast.pop()
             ctx.calls.pop()
-            ctx.scopes.pop()
+            if scoped:
+                ctx.scopes.pop()
         self._after_call(first, previous_mask, outputs)
         return outputs
 

@@ -145,11 +145,12 @@ def _tensor_kwargs(kwargs):
     return any(isinstance(v, KerasTensor) for v in tree.flatten(list(kwargs.values())))
 
 
-def trace_call(layer, args, kwargs):
+def trace_call(layer, args, kwargs, scoped=True):
     """Runs `layer`'s call on KerasTensors (inference mode) and returns fresh output specs.
 
     Nothing is computed or recorded on a tape, and losses added during the
-    trace are dropped (Keras records none for a symbolic call).
+    trace are dropped (Keras records none for a symbolic call). `scoped=False`
+    leaves `layer`'s name out of the paths of the variables built meanwhile.
     """
     call_kwargs = dict(kwargs)
     call_kwargs.setdefault("training", False)
@@ -157,7 +158,7 @@ def trace_call(layer, args, kwargs):
     _tape._active.clear()
     try:
         with tracing():
-            outputs = layer._call_eager(tuple(args), call_kwargs)
+            outputs = layer._call_eager(tuple(args), call_kwargs, scoped=scoped)
     finally:
         _tape._active[:] = saved
         layer._clear_losses()
