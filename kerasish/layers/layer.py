@@ -386,13 +386,17 @@ class Layer(Operation):
 
     @property
     def losses(self):
-        """Losses added in the last call plus weight regularization penalties."""
+        """Losses added in the last call plus weight regularization penalties.
+
+        Keras's order: every `add_loss` loss (this layer's, then its sublayers'), then
+        the penalties of the regularized weights in `trainable_weights` order.
+        """
         out = []
         for layer in self._flatten_layers():
             out.extend(layer._losses)
-            for v in layer._own_variables():
-                if getattr(v, "regularizer", None) is not None and v.trainable:
-                    out.append(v.regularizer(v))
+        for v in self.trainable_weights:
+            if getattr(v, "regularizer", None) is not None:
+                out.append(v.regularizer(v))
         return out
 
     def _clear_losses(self):
