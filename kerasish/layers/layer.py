@@ -611,8 +611,10 @@ class Layer(Operation):
         if _uses_default(type(self), "get_config") and \
                 type(self).__module__.split(".")[0] != "kerasish":
             config.update(self._auto_config())
-            params = inspect.signature(type(self).__init__).parameters
-            if "name" not in params and not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+            # Keras's Operation.get_config: unless `**kwargs` (so named) is taken, `name`
+            # stays only when it is a positional-or-keyword argument of __init__
+            spec = inspect.getfullargspec(type(self).__init__)
+            if spec.varkw != "kwargs" and "name" not in spec.args[1:]:
                 config.pop("name", None)
         config["trainable"] = self.trainable
         config["dtype"] = dtype_policies.serialize(self._dtype_policy)

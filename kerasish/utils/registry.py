@@ -249,8 +249,8 @@ class Registry:
             return self.deserialize(config["config"], custom_objects, module_objects)
         cls = self.find_class(config, custom_objects, module_objects)
         inner = config.get("config", {})
-        if cls is None:
-            raise ValueError(_unknown_class(config["class_name"], custom_objects, inner))
+        if cls is None:  # a TypeError, as Keras's _retrieve_class_or_fn raises
+            raise TypeError(_unknown_class(config["class_name"], custom_objects, inner))
         if not hasattr(cls, "from_config"):
             if not cls.__module__.startswith("kerasish"):
                 raise TypeError(

@@ -202,6 +202,18 @@ def test_auto_config_follows_keras_rules():
     assert list(Scaled(5, name="s").get_config()) == ["name", "units", "act", "trainable", "dtype"]
     assert Scaled(5).get_config()["act"] == "relu"
     assert list(NoName(4).get_config()) == ["units", "trainable", "dtype"]   # no name arg
+
+    class ShortKw(keras.layers.Layer):
+        def __init__(self, units, **kw):
+            super().__init__(**kw)
+            self.units = units
+
+        def call(self, x):
+            return x
+
+    # Keras 3.15.1 keeps `name` only for `**kwargs` spelled so (or a `name` argument):
+    # ShortKw(3, name="auto").get_config() printed {'units': 3, 'trainable': True, 'dtype': ...}
+    assert list(ShortKw(3, name="auto").get_config()) == ["units", "trainable", "dtype"]
     with pytest.raises(NotImplementedError, match="non-serializable argument values"):
         Wraps(layers.Dense(3)).get_config()
 
