@@ -109,7 +109,8 @@ class ArrayAdapter:
                  class_weight=None):
         self.x = tree.map_structure(_to_numpy, x)
         self.y = tree.map_structure(_to_numpy, y) if y is not None else None
-        self.sample_weight = _to_numpy(sample_weight) if sample_weight is not None else None
+        self.sample_weight = (tree.map_structure(_to_numpy, sample_weight)
+                              if sample_weight is not None else None)
         lengths = {a.shape[0] for a in tree.flatten([self.x, self.y, self.sample_weight])
                    if a is not None}
         if len(lengths) > 1:
@@ -148,7 +149,7 @@ class ArrayAdapter:
         y = tree.map_structure(take, self.y)
         if self.sample_weight is None:
             return (x, y)
-        return (x, y, self.sample_weight[index])
+        return (x, y, tree.map_structure(take, self.sample_weight))
 
 
 def _class_weight_to_sample_weight(y, class_weight, sample_weight):

@@ -174,6 +174,11 @@ class Layer(Operation):
     def activity_regularizer(self):
         return self._activity_regularizer
 
+    @activity_regularizer.setter
+    def activity_regularizer(self, value):
+        # A plain attribute in Keras: `layer.activity_regularizer = None` turns it off.
+        self._activity_regularizer = value
+
     # Weights ----------------------------------------------------------------
     def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
                    autocast=True, regularizer=None, constraint=None, aggregation="none",
@@ -415,13 +420,17 @@ class Layer(Operation):
 
     @property
     def losses(self):
-        """Losses added in the last call plus weight regularization penalties."""
+        """Losses added in the last call plus weight regularization penalties.
+
+        Keras's order: every `add_loss` loss (this layer's, then its sublayers'), then
+        the penalties of the regularized weights in `trainable_weights` order.
+        """
         out = []
         for layer in self._flatten_layers():
             out.extend(layer._losses)
-            for v in layer._own_variables():
-                if getattr(v, "regularizer", None) is not None and v.trainable:
-                    out.append(v.regularizer(v))
+        for v in self.trainable_weights:
+            if getattr(v, "regularizer", None) is not None:
+                out.append(v.regularizer(v))
         return out
 
     def _clear_losses(self):
@@ -444,10 +453,12 @@ class Layer(Operation):
                     ctx.training = None
         return self._call_eager(args, kwargs)
 
-    def _call_eager(self, args, kwargs):
+    def _call_eager(self, args, kwargs, scoped=True):
         """`__call__` on tensors: conversion, training flag, masks, build, autocast, `call`.
 
-        Symbolic tracing (`symbolic.trace_call`) runs it on KerasTensors too.
+        Symbolic tracing (`symbolic.trace_call`) runs it on KerasTensors too; with
+        `scoped=False` the layer's name is not added to the variable paths of what it
+        builds (Keras's `build_from_config` runs a model's `call` outside its name scope).
         """
         sig = call_signature(type(self))
         args = tuple(_convert_input(a, self) for a in args) if args else args
@@ -471,7 +482,8 @@ class Layer(Operation):
         if outermost and _loss_counter[0]:
             self._clear_losses()
         ctx.calls.append((self, training))
-        ctx.scopes.append(self.name)
+        if scoped:
+            ctx.scopes.append(self.name)
         cast_to = _autocast_dtype(self, ctx)
         ctx.autocast.append(cast_to)
         swapped = _cast_own_variables(self, cast_to) if cast_to is not None else None
@@ -486,7 +498,8 @@ class Layer(Operation):
                 self.__dict__.update(swapped)
             ctx.autocast.pop()
             ctx.calls.pop()
-            ctx.scopes.pop()
+            if scoped:
+                ctx.scopes.pop()
             if not ctx.calls:
                 ctx.training = None  # the outermost call ends its call context
         self._after_call(first, previous_mask, outputs)
@@ -638,8 +651,10 @@ class Layer(Operation):
         if _uses_default(type(self), "get_config") and \
                 type(self).__module__.split(".")[0] != "kerasish":
             config.update(self._auto_config())
-            params = inspect.signature(type(self).__init__).parameters
-            if "name" not in params and not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+            # Keras's Operation.get_config: unless `**kwargs` (so named) is taken, `name`
+            # stays only when it is a positional-or-keyword argument of __init__
+            spec = inspect.getfullargspec(type(self).__init__)
+            if spec.varkw != "kwargs" and "name" not in spec.args[1:]:
                 config.pop("name", None)
         config["trainable"] = self.trainable
         config["dtype"] = dtype_policies.serialize(self._dtype_policy)

@@ -125,14 +125,15 @@ def _shapes_by_name(layer, shapes):
 
 def _shapes_to_tensors(out_shapes, dtype):
     if _is_shape(out_shapes):
-        return KerasTensor(out_shapes, dtype)
+        return KerasTensor(tuple(out_shapes), dtype)
     if isinstance(out_shapes, dict):
         return {k: _shapes_to_tensors(v, dtype) for k, v in out_shapes.items()}
     return type(out_shapes)(_shapes_to_tensors(s, dtype) for s in out_shapes)
 
 
 def _is_shape(value):
-    return isinstance(value, tuple) and all(d is None or isinstance(d, (int, np.integer)) for d in value)
+    # Keras's map_shape_structure: a list or tuple of ints/None is one shape
+    return isinstance(value, (list, tuple)) and all(d is None or isinstance(d, (int, np.integer)) for d in value)
 
 
 def _defines(layer, method):
@@ -144,7 +145,7 @@ def _tensor_kwargs(kwargs):
     return any(isinstance(v, KerasTensor) for v in tree.flatten(list(kwargs.values())))
 
 
-def trace_call(layer, args, kwargs):
+def trace_call(layer, args, kwargs, scoped=True):
     """Runs `layer`'s call on KerasTensors and returns fresh output specs.
 
     `training` is what the call gets by Keras's rule (`resolve_training`): as
@@ -152,14 +153,15 @@ def trace_call(layer, args, kwargs):
     layers, so they trace in inference mode).
 
     Nothing is computed or recorded on a tape, and losses added during the
-    trace are dropped (Keras records none for a symbolic call).
+    trace are dropped (Keras records none for a symbolic call). `scoped=False`
+    leaves `layer`'s name out of the paths of the variables built meanwhile.
     """
     call_kwargs = dict(kwargs)
     saved = _tape._active[:]
     _tape._active.clear()
     try:
         with tracing():
-            outputs = layer._call_eager(tuple(args), call_kwargs)
+            outputs = layer._call_eager(tuple(args), call_kwargs, scoped=scoped)
     finally:
         _tape._active[:] = saved
         layer._clear_losses()
@@ -182,9 +184,11 @@ def traced_output_shape(layer, args, kwargs):
     def placeholder(shape):
         return KerasTensor(shape, layer.compute_dtype, name="shape_placeholder")
     shape_args = [_to_placeholders(a, placeholder) for a in args]
-    outputs = tree.flatten(trace_call(layer, shape_args, kwargs))
-    shapes = [tuple(o.shape) for o in outputs]
-    return shapes[0] if len(shapes) == 1 else shapes
+    traced = trace_call(layer, shape_args, kwargs)
+    shapes = [tuple(o.shape) for o in tree.flatten(traced)]
+    if len(shapes) == 1:
+        return shapes[0]
+    return tuple(shapes) if isinstance(traced, tuple) else shapes  # a tuple call gives a tuple
 
 
 def _to_placeholders(value, make):

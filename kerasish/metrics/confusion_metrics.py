@@ -39,6 +39,8 @@ class _ConfusionMatrixConditionCount(Metric):
         """The count (one per threshold when several were given)."""
         if len(self.thresholds) == 1:
             return self.accumulator[0]
+        # Keras's convert_to_tensor hands back the variable itself: a later update shows
+        # through (fit's epoch logs read it after validation ran).
         return core.convert_to_tensor(self.accumulator)
 
     def get_config(self):

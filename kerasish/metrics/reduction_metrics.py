@@ -2,7 +2,7 @@
 from kerasish import losses
 from kerasish.losses import loss as loss_utils
 from kerasish.metrics.metric import Metric
-from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
+from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction, unary
 from kerasish.utils import registry
 
 
@@ -70,8 +70,9 @@ class Sum(Metric):
         self.total.assign_add(reduction.sum(values))
 
     def result(self):
-        """The total, as a Tensor."""
-        return core.convert_to_tensor(self.total)
+        """The total, as a Tensor (a copy, as Keras's read of the variable: later updates
+        do not change it)."""
+        return unary.copy(self.total)
 
 
 class Mean(Metric):

@@ -50,7 +50,9 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
                               else [input_tensors]) + new_layers
         elif model._stack and isinstance(model._stack[0], InputLayer):
             first = model._stack[0]
-            new_layers[0] = InputLayer(batch_shape=first.batch_shape, dtype=first._input_dtype)
+            new_layers[0] = InputLayer(batch_shape=first.batch_shape, dtype=first._input_dtype,
+                                       name=first.name,   # as Keras: the same name
+                                       optional=getattr(first, "optional", False))
         return _compiled_like(model, Sequential(new_layers, name=model.name,
                                                 trainable=model.trainable))
     if isinstance(model, Functional):
@@ -73,8 +75,10 @@ def _clone_functional(model, input_tensors, clone_function):
         new_inputs = []
         for t in model._inputs:
             layer = t._keras_history[0]
+            # Keras names the new Input after the input *tensor* ("keras_tensor_3" when
+            # `keras.Input` got no name), not after its layer
             new_inputs.append(InputLayer(batch_shape=layer.batch_shape, dtype=layer._input_dtype,
-                                         name=layer.name).output)
+                                         name=t.name).output)
     tensor_map = {id(old): new for old, new in zip(model._inputs, new_inputs)}
     clones = {}
 

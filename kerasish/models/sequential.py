@@ -247,6 +247,11 @@ class Sequential(Model):
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
         for entry in config["layers"]:
             layer = serialization.deserialize_keras_object(entry, custom_objects=custom_objects)
+            build = entry.get("build_config") if isinstance(entry, dict) else None
+            if build and not layer.built and not isinstance(layer, Model):
+                # as Keras's deserialize_keras_object: built here, outside the model's
+                # name scope (a loaded model's paths are "dense/kernel")
+                layer.build_from_config(build)
             model.add(layer, rebuild=False)
         model._maybe_rebuild()
         if model._functional is None and config.get("build_input_shape"):

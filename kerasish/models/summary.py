@@ -69,8 +69,10 @@ def _rows(model, layer, depth, nodes, expand_nested):
 def _output_shape(layer):
     if layer._inbound_nodes:
         outputs = layer._inbound_nodes[0].outputs
-        return summary_utils.format_shape(tree.map_structure(lambda t: t.shape, outputs)
-                                          if not hasattr(outputs, "shape") else outputs.shape)
+        if hasattr(outputs, "shape"):
+            return summary_utils.format_shape(outputs.shape)
+        # Keras's node keeps its outputs flattened: several print as a list "[(..), (..)]"
+        return summary_utils.format_shape([t.shape for t in tree.flatten(outputs)])
     if layer.built and layer._build_shapes is not None:
         # As Keras: a layer only called on data shows its shape if it can compute it
         # (its own `compute_output_shape`, or a model's `output_shape`); others show "?".

@@ -169,7 +169,9 @@ class OrthogonalRegularizer(Regularizer):
     """
 
     def __init__(self, factor=0.01, mode="rows"):
-        self.factor = validate_float_arg(factor, name="factor")
+        validate_float_arg(factor, name="factor")
+        # Keras keeps the factor as a float32 tensor: get_config reads it back rounded.
+        self.factor = ops.convert_to_tensor(factor)
         if mode not in ("rows", "columns"):
             raise ValueError(
                 'Invalid value for argument `mode`. Expected one of {"rows", "columns"}. '
@@ -192,7 +194,8 @@ class OrthogonalRegularizer(Regularizer):
             product, size = ops.matmul(ops.transpose(unit), unit), inputs.shape[1]
         off_diagonal = ops.multiply(product, ops.subtract(1.0, ops.eye(size, dtype=inputs.dtype)))
         num_pairs = size * (size - 1.0) / 2.0
-        return ops.multiply(ops.sum(ops.absolute(off_diagonal)), self.factor * 0.5 / num_pairs)
+        penalty = ops.multiply(ops.multiply(self.factor, 0.5), ops.sum(ops.absolute(off_diagonal)))
+        return ops.divide(penalty, num_pairs)
 
     def get_config(self):
-        return {"factor": self.factor, "mode": self.mode}
+        return {"factor": float(self.factor), "mode": self.mode}

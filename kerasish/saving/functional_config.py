@@ -64,7 +64,7 @@ def get_functional_config(model):
             build = layer.get_build_config() if layer.built and \
                 not layer._inbound_nodes[0].is_input else None
             if build is not None:  # Keras's key order: build_config, then name
-                entry["build_config"] = _jsonable(build)
+                entry["build_config"] = _copied(build)
         entry["name"] = layer.name
         entry["inbound_nodes"] = [
             {"args": _encode(tuple(node.call_args), local),
@@ -100,11 +100,12 @@ def _with_mask_kwarg(layer, node):
     return {**kwargs, "mask": None} if len(with_tensors) == 1 else kwargs
 
 
-def _jsonable(value):
+def _copied(value):
+    """A copy of nested dicts/lists/tuples, tuples kept (Keras's `serialize_dict`)."""
     if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
+        return {k: _copied(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return type(value)(_copied(v) for v in value)
     return value
 
 

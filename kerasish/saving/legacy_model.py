@@ -48,7 +48,7 @@ def save_model(model, h5_file, keras_version, include_optimizer=True):
 
 
 def _class_name(model):
-    name = serialization.get_registered_name(model)
+    name = serialization.get_registered_name(type(model))
     return "Functional" if name == "Functional" else name
 
 

@@ -209,10 +209,12 @@ def model_config(model):
 
 
 def _jsonable(value):
+    """A copy of nested dicts/lists/tuples; tuples stay tuples as in Keras's
+    `serialize_dict` (a nested model's get_config shows `(None, 4)`; JSON writes lists)."""
     if isinstance(value, dict):
         return {k: _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return type(value)(_jsonable(v) for v in value)
     return value
 
 
@@ -378,7 +380,10 @@ def _build_for_loading(model, build_config):
     if not model.built and _overrides(model, "build"):
         model.build_from_config(build_config)
     if saving_lib.unbuilt_layers(model):
-        symbolic.trace_call(model, [_placeholders(shape, KerasTensor, model.compute_dtype)], {})
+        # Keras's Model.build_from_config runs `call` itself, outside the model's name
+        # scope: the loaded weights' paths are "dense/kernel", not "net/dense/kernel"
+        symbolic.trace_call(model, [_placeholders(shape, KerasTensor, model.compute_dtype)], {},
+                            scoped=False)
 
 
 def _placeholders(shape, make, dtype):

@@ -319,12 +319,16 @@ class FitLoop:
         finish = getattr(self.train_step, "finish_epoch", None)
         if finish is not None:  # an asynchronous step (ParameterServerStrategy): wait for it
             logs = finish() or logs  # the logs with every step of the epoch counted
-        epoch_logs = _sorted_logs(_metrics_result_or_logs(model, logs) if logs or not resume_step
-                                  else to_floats(model.get_metrics_result()))
+        # As Keras, the metrics' results are read only after validation ran: a metric whose
+        # result() returns its own variable shows the value validation left in it.
+        epoch_logs = (_metrics_result_or_logs(model, logs, read=False) if logs or not resume_step
+                      else model.get_metrics_result())
         if self.val_adapter is not None and _should_validate(epoch, self.validation_freq):
             val_logs = evaluate_adapter(model, self.val_adapter, 0, None, self.validation_steps,
                                         callback_list=cbs)
+            epoch_logs = dict(epoch_logs)
             epoch_logs.update({f"val_{k}": v for k, v in _sorted_logs(val_logs).items()})
+        epoch_logs = _sorted_logs(to_floats(epoch_logs))
         cbs.on_epoch_end(epoch, epoch_logs)
         return epoch_logs
 
@@ -368,11 +372,16 @@ def build_with_unknown_batch(model, batch):
         pass
 
 
-def _metrics_result_or_logs(model, logs):
-    """Keras's rule: the metrics' results if their names match the step logs, else the logs."""
+def _metrics_result_or_logs(model, logs, read=True):
+    """Keras's rule: the metrics' results if their names match the step logs, else the logs.
+
+    With `read=False` the results are returned unread (Tensors, or a metric's own variable).
+    """
     logs = to_floats(logs)
-    results = to_floats(model.get_metrics_result())
-    return results if logs and set(results) == set(logs) else logs
+    results = model.get_metrics_result()
+    if logs and set(results) == set(logs):
+        return to_floats(results) if read else results
+    return logs
 
 
 def _should_validate(epoch, validation_freq):

@@ -85,9 +85,10 @@ class Registry:
         return self._keys.get(obj)
 
     def registered_name(self, obj):
-        """The registered "package>Name" of a class (or of an instance's class), else its name."""
-        cls = obj if isinstance(obj, type) else type(obj)
-        return self._keys.get(cls, cls.__name__)
+        """The "package>Name" a class or function was registered under, else its `__name__`
+        (as Keras: a registered function gives "Custom>fn", not "function")."""
+        key = self._keys.get(obj)
+        return key if key is not None else obj.__name__
 
     def registered_object(self, name, custom_objects=None, module_objects=None):
         """Looks `name` up in `custom_objects`, the active scopes (innermost first),
@@ -197,11 +198,11 @@ class Registry:
             return [self.serialize(o) for o in obj]
         if isinstance(obj, dict):
             return {k: self.serialize(v) for k, v in obj.items()}
-        if isinstance(obj, types.FunctionType) and obj in self._keys:
-            # a registered function, in Keras 3's form, so that it is found again by its
-            # registered "package>name" on loading
-            return {"module": "builtins", "class_name": "function", "config": self._keys[obj],
-                    "registered_name": "function"}
+        if isinstance(obj, types.FunctionType) and obj.__name__ != "<lambda>":
+            # Keras 3's form for every function (a loss, a metric): its registered
+            # "package>name" or its name, found again by it on loading
+            return {"module": "builtins", "class_name": "function",
+                    "config": self._keys.get(obj, obj.__name__), "registered_name": "function"}
         if isinstance(obj, types.FunctionType) or not hasattr(obj, "get_config"):
             name = getattr(obj, "__name__", None)
             if name is None:
@@ -248,8 +249,8 @@ class Registry:
             return self.deserialize(config["config"], custom_objects, module_objects)
         cls = self.find_class(config, custom_objects, module_objects)
         inner = config.get("config", {})
-        if cls is None:
-            raise ValueError(_unknown_class(config["class_name"], custom_objects, inner))
+        if cls is None:  # a TypeError, as Keras's _retrieve_class_or_fn raises
+            raise TypeError(_unknown_class(config["class_name"], custom_objects, inner))
         if not hasattr(cls, "from_config"):
             if not cls.__module__.startswith("kerasish"):
                 raise TypeError(
@@ -631,7 +632,14 @@ class FunctionCatalog(Catalog):
         name = getattr(fn, "__name__", None)
         if self.objects.get(name) is fn:
             return name
-        if isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)):
+        if isinstance(fn, types.FunctionType):
+            if name in self.objects:  # Keras checks only the name against its module
+                return name
+            # Keras 3's form for any other function, by its registered "package>name"
+            return {"module": "builtins", "class_name": "function",
+                    "config": self.registry.registered_key(fn) or name,
+                    "registered_name": "function"}
+        if isinstance(fn, types.BuiltinFunctionType):
             return self.registry.registered_key(fn) or fn.__name__
         if hasattr(fn, "get_config"):
             return self.registry.serialize(fn)

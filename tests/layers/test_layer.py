@@ -202,6 +202,18 @@ def test_auto_config_follows_keras_rules():
     assert list(Scaled(5, name="s").get_config()) == ["name", "units", "act", "trainable", "dtype"]
     assert Scaled(5).get_config()["act"] == "relu"
     assert list(NoName(4).get_config()) == ["units", "trainable", "dtype"]   # no name arg
+
+    class ShortKw(keras.layers.Layer):
+        def __init__(self, units, **kw):
+            super().__init__(**kw)
+            self.units = units
+
+        def call(self, x):
+            return x
+
+    # Keras 3.15.1 keeps `name` only for `**kwargs` spelled so (or a `name` argument):
+    # ShortKw(3, name="auto").get_config() printed {'units': 3, 'trainable': True, 'dtype': ...}
+    assert list(ShortKw(3, name="auto").get_config()) == ["units", "trainable", "dtype"]
     with pytest.raises(NotImplementedError, match="non-serializable argument values"):
         Wraps(layers.Dense(3)).get_config()
 
@@ -233,6 +245,18 @@ def test_activity_regularizer_is_in_the_base_config():
     assert list(config)[:4] == ["name", "trainable", "dtype", "activity_regularizer"]
     assert config["activity_regularizer"]["class_name"] == "L2"
     assert "activity_regularizer" not in layers.Dense(2).get_config()
+
+
+def test_activity_regularizer_can_be_set_after_construction():
+    # A plain attribute in Keras (Layer.__init__ assigns it): setting it to None after a
+    # call stops the penalty; Keras 3.15.1 gives len(layer.losses) == 0 on the next call.
+    dense = layers.Dense(2, activity_regularizer="l1")
+    x = np.ones((3, 4), "float32")
+    dense(x)
+    assert len(dense.losses) == 1
+    dense.activity_regularizer = None
+    dense(x)
+    assert dense.activity_regularizer is None and len(dense.losses) == 0
 
 
 def test_unknown_keyword_argument_is_a_value_error():
@@ -395,3 +419,31 @@ def test_seed_generator_states_are_variables_not_weights():
     assert len(model.weights) == 2 and model.non_trainable_weights == []
     model.trainable = False
     assert len(model.non_trainable_variables) == 3
+
+
+def test_losses_list_add_loss_losses_before_weight_penalties_as_keras():
+    # Keras 3.15.1's Layer.losses: add_loss losses (own, then sublayers'), then the
+    # weight penalties in trainable_weights order. Printed by Keras for this model:
+    # [6e-05 (activity, Dense(1)), 0.96009, 0.00026, 0.04424] (probe /tmp/probe5/tw2.py);
+    # here with fixed weights: the activity penalty first, then early, late2, sub/kernel.
+    class Block(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.early = self.add_weight(shape=(2,), initializer="ones", name="early",
+                                         regularizer=keras.regularizers.L2(0.5))
+            self.sub = layers.Dense(2, kernel_regularizer=keras.regularizers.L1(1.0),
+                                    kernel_initializer="ones", name="sub")
+
+        def build(self, shape):
+            self.late2 = self.add_weight(shape=(2,), initializer="ones", name="late2",
+                                         regularizer=keras.regularizers.L1(0.25))
+
+        def call(self, x):
+            return self.sub(x) * self.early + self.late2
+
+    model = keras.Sequential([keras.Input((3,)), Block(),
+                              layers.Dense(1, kernel_initializer="ones",
+                                           activity_regularizer=keras.regularizers.L2(0.1))])
+    model(np.ones((1, 3), "float32"))
+    # activity: 0.1 * (2 * (3 + 1)) ** 2 / batch 1; early: 0.5 * 2; late2: 0.25 * 2; sub: 6
+    np.testing.assert_allclose([float(v) for v in model.losses], [6.4, 1.0, 0.5, 6.0], rtol=1e-6)

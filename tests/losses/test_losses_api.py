@@ -151,6 +151,27 @@ def test_deserialize_a_function_by_name():
         keras.losses.poisson
 
 
+def test_functions_serialize_in_keras_function_form():
+    # Keras 3.15.1 prints these (losses/metrics.serialize are serialize_keras_object) and
+    # writes the same form into get_compile_config().
+    def my_loss(y, p):
+        return keras.ops.mean((y - p) ** 2)
+
+    def form(name):
+        return {"module": "builtins", "class_name": "function", "config": name,
+                "registered_name": "function"}
+
+    assert keras.losses.serialize(keras.losses.mean_squared_error) == form("mean_squared_error")
+    assert keras.losses.serialize(my_loss) == form("my_loss")
+    assert keras.metrics.serialize(keras.metrics.binary_accuracy) == form("binary_accuracy")
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile("adam", loss=keras.losses.mean_squared_error,
+                  metrics=[keras.metrics.mean_absolute_error, "mse"])
+    config = model.get_compile_config()
+    assert config["loss"] == form("mean_squared_error")
+    assert config["metrics"] == [form("mean_absolute_error"), "mse"]
+
+
 @pytest.mark.parametrize("y_true_shape,y_pred_shape,kind", [
     ((8, 1), (8, 1), "binary"), ((8,), (8, 1), "binary"),
     ((8,), (8, 4), "sparse_categorical"), ((8, 1), (8, 4), "sparse_categorical"),

@@ -31,6 +31,22 @@ def test_mean_and_sum_docstring_examples():
     close(result_of(s, [1, 3, 5, 7], sample_weight=[1, 1, 0, 0]), 4.0)
 
 
+def test_sum_result_is_a_read_but_confusion_counts_hand_back_the_variable():
+    # Keras 3.15.1 (TF): Sum.result() is ops.cast(total) (a read), so a later update leaves
+    # it at 3.0; FalsePositives(thresholds=[0.2, 0.9]).result() is the variable itself and
+    # shows the later update ([2, 2]).
+    s = keras.metrics.Sum()
+    s.update_state([1.0, 2.0])
+    first = s.result()
+    s.update_state([3.0])
+    assert float(first) == 3.0
+    fp = keras.metrics.FalsePositives(thresholds=[0.2, 0.9])
+    fp.update_state([0.0], [1.0])
+    first = fp.result()
+    fp.update_state([0.0], [1.0])
+    np.testing.assert_array_equal(np.asarray(first), [2.0, 2.0])
+
+
 def test_mean_accumulates_across_batches_and_reduces_extra_axes_per_sample():
     m = keras.metrics.Mean()
     m.update_state([[1.0, 3.0], [5.0, 7.0]])   # per-sample means 2 and 6

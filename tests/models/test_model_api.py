@@ -40,3 +40,22 @@ def test_save_model_function(tmp_path):
     model = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
     keras.models.save_model(model, tmp_path / "m.keras")
     assert len(keras.models.load_model(tmp_path / "m.keras").weights) == 2
+
+
+def test_clone_names_inputs_as_keras():
+    # Keras 3.15.1 (program /tmp/probe5/clone2.py of the probe5 session): a functional clone's
+    # Input is named after the input *tensor* ("keras_tensor" for an unnamed keras.Input),
+    # a Sequential clone's after the original InputLayer.
+    keras.backend.clear_session()
+    inp = keras.Input((4,))
+    hidden = keras.layers.Dense(3)(inp)
+    model = keras.Model(inp, keras.layers.Dense(1)(hidden))
+    clone = keras.models.clone_model(model)
+    assert [layer.name for layer in clone.layers] == ["keras_tensor", "dense", "dense_1"]
+    named = keras.Input((2,), name="a")
+    other = keras.Input((3,))
+    two = keras.Model([named, other],
+                      keras.layers.Dense(2)(keras.layers.Concatenate()([named, other])))
+    assert [t.name for t in keras.models.clone_model(two).inputs] == ["a", "keras_tensor_5"]
+    seq = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    assert [t.name for t in keras.models.clone_model(seq).inputs] == ["input_layer_2"]

@@ -300,3 +300,26 @@ def test_connections_and_layer_range_of_a_layer_shared_by_two_models():
     assert rows == ["d_shared (Dense)", "add (Add)", "f (Dense)"]
     with pytest.raises(ValueError, match="do not match"):
         m2.summary(layer_range=["nope", "f"])
+
+
+# Printed by Keras 3.15.1 (probe /tmp/probe5/summ1.py, probe5 session): a layer with several
+# outputs (return_state, merge_mode=None) lists them in brackets, the node's flat list.
+RETURN_STATE_ROWS = """│ lstm (LSTM)         │ [(None, 5, 4),    │        128 │ input_layer[0][0] │
+│                     │ (None, 4), (None, │            │                   │
+│                     │ 4)]               │            │                   │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ bi (Bidirectional)  │ [(None, 5, 2),    │         96 │ lstm[0][0]        │
+│                     │ (None, 5, 2)]     │            │                   │"""
+
+
+def test_several_outputs_print_as_a_list_as_keras(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")   # the probe's width (an 80-column terminal)
+    keras.backend.clear_session()
+    inp = keras.Input((5, 3))
+    seq, h, c = layers.LSTM(4, return_state=True, return_sequences=True, name="lstm")(inp)
+    both = layers.Bidirectional(layers.GRU(2, return_sequences=True), merge_mode=None,
+                                name="bi")(seq)
+    last = layers.Bidirectional(layers.GRU(2, return_state=True), name="bs")(seq)
+    keras.Model(inp, [h, c, both[0], last[0], last[1]]).summary()
+    text = capsys.readouterr().out
+    assert RETURN_STATE_ROWS in text

@@ -123,7 +123,8 @@ def test_unknown_layer_class_in_config(tmp_path):
     with zipfile.ZipFile(path, "w") as archive:
         for name, data in members.items():
             archive.writestr(name, data)
-    with pytest.raises(ValueError, match=r"Could not locate class 'FancyDense'.*'dense'.*"
+    # a TypeError, as Keras 3.15.1 raises for an unknown class
+    with pytest.raises(TypeError, match=r"Could not locate class 'FancyDense'.*'dense'.*"
                                          r"custom_objects"):
         keras.models.load_model(path)
 
@@ -236,3 +237,18 @@ def test_corrupted_dataset_in_archive(tmp_path):
     with pytest.raises(ValueError, match=r"m\.keras' is a damaged `\.keras` archive"):
         model.load_weights(path)
     _assert_unchanged(model, before)
+
+
+def test_unknown_class_inside_a_model_is_keras_type_error(tmp_path):
+    # Keras 3.15.1: TypeError("<class '...Sequential'> could not be deserialized properly.
+    # ... Exception encountered: Could not locate class 'Mystery'...")
+    class Mystery(keras.layers.Layer):
+        def call(self, x):
+            return x
+
+    model = keras.Sequential([keras.Input((4,)), Mystery(name="m"), keras.layers.Dense(1)])
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    with pytest.raises(TypeError, match=r"Sequential'> could not be deserialized properly"
+                                        r"(.|\n)*Could not locate class 'Mystery'"):
+        keras.models.load_model(path)

@@ -24,6 +24,8 @@ def test_node_entries_and_nested_models_as_keras():
     bn = config["layers"][2]
     assert list(bn) == ["module", "class_name", "config", "registered_name", "build_config",
                         "name", "inbound_nodes"]
+    assert bn["build_config"] == {"input_shape": (None, 2)}   # a tuple, as Keras prints it
+    assert type(bn["build_config"]["input_shape"]) is tuple
     assert bn["inbound_nodes"] == [{"args": ({"class_name": "__keras_tensor__", "config": {
         "shape": (None, 2), "dtype": "float32", "keras_history": ["d", 0, 0]}},),
         "kwargs": {"mask": None}}]
@@ -54,3 +56,12 @@ def test_functional_build_config_as_keras():
     # Keras 3.15.1 printed {'input_shape': None} for a functional model.
     i = keras.Input((3,))
     assert keras.Model(i, layers.Dense(2)(i)).get_build_config() == {"input_shape": None}
+
+
+def test_nested_sequential_build_config_keeps_tuples_as_keras():
+    # Keras 3.15.1 printed {'input_shape': (None, 4)} for the nested Sequential entry.
+    inner = keras.Sequential([keras.Input((4,)), layers.Dense(3)], name="inner")
+    i = keras.Input((4,), name="x")
+    config = keras.Model(i, layers.Dense(1)(inner(i))).get_config()
+    build = config["layers"][1]["build_config"]
+    assert build == {"input_shape": (None, 4)} and type(build["input_shape"]) is tuple

@@ -236,7 +236,7 @@ def test_custom_objects_required_and_used(tmp_path):
     _randomize(model)
     path = tmp_path / "custom.keras"
     model.save(path)
-    with pytest.raises(ValueError, match=r"Could not locate class 'Scale'.*custom_objects"):
+    with pytest.raises(TypeError, match=r"Could not locate class 'Scale'.*custom_objects"):
         keras.models.load_model(path)
     loaded = keras.models.load_model(path, custom_objects={"Scale": Scale})
     assert loaded.layers[0].factor == 3.0
@@ -316,3 +316,39 @@ def test_renamed_layers_still_load(tmp_path):
     other = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, name="renamed")])
     other.load_weights(path)
     _assert_same(other.get_weights(), model.get_weights())
+
+
+@keras.saving.register_keras_serializable(package="probe5")
+class _PathNet(keras.Model):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.hidden = keras.layers.Dense(3, name="hidden")
+
+    def call(self, x):
+        return self.hidden(x)
+
+
+def test_loaded_models_weight_paths_have_no_model_prefix_as_keras(tmp_path):
+    # Keras 3.15.1 (probe /tmp/probe5/paths3.py and save5.py, probe5 session): a built
+    # Sequential's paths carry its name ("seqB/dense/kernel"), but Sequential.from_config,
+    # model_from_json and load_model build each layer from its build_config on its own
+    # ("dense/kernel"); a loaded subclassed model is traced outside its name scope.
+    seq = keras.Sequential([keras.layers.Dense(2, name="dense")], name="seqB")
+    seq.build((None, 3))
+    assert [w.path for w in seq.weights] == ["seqB/dense/kernel", "seqB/dense/bias"]
+    rebuilt = keras.Sequential.from_config(seq.get_config())
+    assert [w.path for w in rebuilt.weights] == ["dense/kernel", "dense/bias"]
+    with_input = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, name="d")],
+                                  name="seqA")
+    path = str(tmp_path / "s.keras")
+    with_input.save(path)
+    assert [w.path for w in keras.models.load_model(path).weights] == ["d/kernel", "d/bias"]
+    net = _PathNet(name="net")
+    net(np.zeros((1, 4), "float32"))
+    assert [w.path for w in net.weights] == ["net/hidden/kernel", "net/hidden/bias"]
+    path = str(tmp_path / "n.keras")
+    net.save(path)
+    loaded = keras.models.load_model(path)
+    assert [w.path for w in loaded.weights] == ["hidden/kernel", "hidden/bias"]
+    np.testing.assert_allclose(loaded.predict(np.ones((2, 4)), verbose=0),
+                               net.predict(np.ones((2, 4)), verbose=0))

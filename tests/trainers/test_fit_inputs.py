@@ -176,3 +176,23 @@ def test_train_on_batch_dict_has_sorted_keys_as_keras():
     m.compile("sgd", "mse", metrics=["acc"])
     assert list(m.train_on_batch(x, y, return_dict=True)) == ["acc", "loss"]
     assert list(m.test_on_batch(x, y, return_dict=True)) == ["acc", "loss"]
+
+
+def test_sample_weight_as_a_dict_per_output():
+    # Keras 3.15.1 printed these histories for the same program (it failed with an
+    # IndexError before: the dict was turned into one 0-d object array).
+    x = np.arange(12, dtype="float32").reshape(6, 2) / 12
+    y = np.linspace(0, 1, 6).astype("float32")[:, None]
+    i = keras.Input((2,), name="a")
+    model = keras.Model(i, {
+        "out": keras.layers.Dense(1, kernel_initializer="ones", name="out")(i),
+        "aux": keras.layers.Dense(1, kernel_initializer="zeros", name="aux")(i)})
+    model.compile(keras.optimizers.SGD(0.1), loss={"out": "mse", "aux": "mae"})
+    history = model.fit(x, {"out": y, "aux": y},
+                        sample_weight={"out": np.array([1, 0, 1, 0, 1, 0.5]), "aux": np.ones(6)},
+                        epochs=2, batch_size=3, shuffle=False, verbose=0).history
+    expected = {"aux_loss": [0.452778, 0.32365], "loss": [0.5709, 0.385451],
+                "out_loss": [0.118123, 0.061801]}
+    assert sorted(history) == sorted(expected)
+    for key, values in expected.items():
+        np.testing.assert_allclose(history[key], values, atol=2e-6)

@@ -289,3 +289,45 @@ def test_the_unknown_batch_build_assigns_no_variable():
     model.fit(np.ones((8, 1), "float32"), np.ones((8, 1), "float32"), batch_size=2,
               callbacks=[Record()], verbose=0)
     assert seen == [(1, 1), (2, 2), (3, 3), (4, 4)]
+
+
+class _SeenSamples(keras.metrics.Metric):
+    """Counts the samples seen; `result()` hands back its own variable (keras-io style)."""
+
+    def __init__(self, name="seen", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.n = self.add_variable(shape=(), initializer="zeros", name="n")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        self.n.assign_add(keras.ops.cast(keras.ops.shape(y_true)[0], "float32"))
+
+    def result(self):
+        return self.n
+
+
+class _CountOnes(keras.metrics.Sum):
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        super().update_state(keras.ops.sum(keras.ops.ones_like(y_true)))
+
+
+def test_epoch_logs_read_metric_results_after_validation_as_keras():
+    # Keras's fit keeps the training metrics' result() objects and reads them only in
+    # on_epoch_end, after validation reset and refilled the metrics: a result that is the
+    # metric's own variable (or Keras's convert_to_tensor of it, as FalsePositives with
+    # several thresholds) shows the validation value; Sum's result (a cast, i.e. a read)
+    # does not. Expected: Keras 3.15.1 / TF 2.21 on this program
+    # (/tmp/probe5/t/epoch_read.py in the probe5 session).
+    x = np.arange(24, dtype="float32").reshape(12, 2) / 24
+    y = np.ones((12, 1), "float32")
+    model = keras.Sequential([keras.Input((2,)),
+                              keras.layers.Dense(1, kernel_initializer="ones")])
+    model.compile("sgd", "mse", metrics=[
+        _SeenSamples(), _CountOnes(name="ones"),
+        keras.metrics.FalsePositives(thresholds=[0.2, 0.9])])
+    history = model.fit(x, y, epochs=2, batch_size=4, verbose=0,
+                        validation_data=(x[:3], 0 * y[:3]))
+    got = {k: np.asarray(v).tolist() for k, v in history.history.items()
+           if k not in ("loss", "val_loss")}
+    assert got == {"false_positives": [[2.0, 0.0], [2.0, 0.0]], "ones": [12.0, 12.0],
+                   "seen": [3.0, 3.0], "val_false_positives": [[2.0, 0.0], [2.0, 0.0]],
+                   "val_ones": [3.0, 3.0], "val_seen": [3.0, 3.0]}

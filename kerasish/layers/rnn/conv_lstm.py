@@ -109,7 +109,7 @@ class ConvLSTM(Layer):
         if self.stateful:
             self.states = [ops.stop_gradient(h), ops.stop_gradient(c)]
         output = ops.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
-        return [output, h, c] if self.return_state else output
+        return (output, h, c) if self.return_state else output  # a tuple, as Keras
 
     def _initial_states(self, batch, initial_state):
         if initial_state is None:

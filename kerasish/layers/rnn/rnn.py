@@ -136,8 +136,8 @@ class RNN(Layer):
             self.states = [ops.stop_gradient(s) for s in final]
         output = seq if self.return_sequences else last
         output, final = self._in_compute_dtype(output), [self._in_compute_dtype(s) for s in final]
-        if self.return_state:
-            return [output] + self._nest_states(list(final))
+        if self.return_state:  # a tuple, as Keras's `return output, *states`
+            return (output, *self._nest_states(list(final)))
         return output
 
     def _in_compute_dtype(self, x):
@@ -150,7 +150,8 @@ class RNN(Layer):
     def _nest_states(self, flat, symbolic=None):
         """Final states as Keras returns them: flat for one cell; for stacked cells one
         entry per cell, a list of its states (a bare tensor for a single-state cell
-        when traced symbolically, as Keras's output spec)."""
+        when traced symbolically, as Keras's output spec, or when the cell has no
+        `get_initial_state`)."""
         if not isinstance(self.cell, StackedRNNCells):
             return flat
         if symbolic is None:
@@ -160,7 +161,10 @@ class RNN(Layer):
             group = flat[start:start + count]
             start += count
             single = not isinstance(cell.state_size, (list, tuple))
-            nested.append(group[0] if symbolic and single else group)
+            # Keras keeps a cell's state as its initial state came: a list from the cell's
+            # get_initial_state, a bare tensor from the zeros made for a cell without one
+            bare = single and (symbolic or not hasattr(cell, "get_initial_state"))
+            nested.append(group[0] if bare else group)
         return nested
 
     def _initial_states(self, batch, initial_state):
@@ -272,7 +276,7 @@ class RNN(Layer):
         units = self._output_size
         out = (batch, steps, units) if self.return_sequences else (batch, units)
         if self.return_state:
-            return [out] + self._nest_states([(batch, n) for n in self._state_sizes], True)
+            return (out, *self._nest_states([(batch, n) for n in self._state_sizes], True))
         return out
 
     def _rnn_config(self):

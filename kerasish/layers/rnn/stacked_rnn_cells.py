@@ -1,4 +1,5 @@
 """StackedRNNCells: several cells that act as one, each feeding the next."""
+from kerasish import ops
 from kerasish.layers.layer import Layer
 from kerasish.utils import registry
 
@@ -34,7 +35,7 @@ class StackedRNNCells(Layer):
 
     @property
     def output_size(self):
-        return self.cells[-1].output_size
+        return _output_size(self.cells[-1])
 
     def _counts(self):
         return [len(c.state_size) if isinstance(c.state_size, (list, tuple)) else 1
@@ -44,7 +45,7 @@ class StackedRNNCells(Layer):
         shape = input_shape
         for cell in self.cells:
             cell._maybe_build(shape)
-            shape = (shape[0], cell.output_size)
+            shape = (shape[0], _output_size(cell))
 
     def call(self, inputs, states, training=False):
         new_states, start = [], 0
@@ -63,7 +64,13 @@ class StackedRNNCells(Layer):
     def get_initial_state(self, batch_size=None):
         states = []
         for cell in self.cells:
-            states.extend(cell.get_initial_state(batch_size))
+            if hasattr(cell, "get_initial_state"):
+                states.extend(cell.get_initial_state(batch_size))
+            else:  # as Keras: zeros of each state size (a minimal cell has only `call`)
+                sizes = cell.state_size if isinstance(cell.state_size, (list, tuple)) \
+                    else [cell.state_size]
+                states.extend(ops.zeros((batch_size, n), dtype=self.compute_dtype)
+                              for n in sizes)
         return states
 
     def get_config(self):
@@ -77,3 +84,12 @@ class StackedRNNCells(Layer):
         config["cells"] = [registry.deserialize_keras_object(c, custom_objects=custom_objects)
                            for c in config["cells"]]
         return cls(**config)
+
+
+def _output_size(cell):
+    """A cell's `output_size`; as Keras, its (first) state size when it has none."""
+    size = getattr(cell, "output_size", None)
+    if size is not None:
+        return size
+    state = cell.state_size
+    return state[0] if isinstance(state, (list, tuple)) else state

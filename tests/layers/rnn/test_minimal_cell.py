@@ -67,3 +67,25 @@ def test_stateful_minimal_cell_keeps_state():
     assert first.tolist() == [[1.0, 1.0]] and second.tolist() == [[3.0, 3.0]]
     layer.reset_states()
     np.testing.assert_allclose(layer(x).numpy(), first)
+
+
+def test_stacked_minimal_cells_run_and_return_states_as_keras():
+    # Keras 3.15.1 (probe /tmp/probe5/t/stk.py, probe5 session): stacked cells without
+    # output_size / get_initial_state run (kerasish raised AttributeError); eagerly, a
+    # single-state cell without get_initial_state gives a bare state tensor, GRUCell a
+    # one-element list, LSTMCell a list of two; symbolically single states are bare.
+    x = np.ones((2, 3, 4), "float32")
+
+    def kinds(outputs):
+        return [("list", len(t)) if isinstance(t, list) else "tensor" for t in outputs]
+
+    for cells, eager, symbolic in [
+            ([keras.layers.GRUCell(2), MinimalCell(3)],
+             ["tensor", ("list", 1), "tensor"], ["tensor"] * 3),
+            ([MinimalCell(3), keras.layers.LSTMCell(2)],
+             ["tensor", "tensor", ("list", 2)], ["tensor", "tensor", ("list", 2)])]:
+        assert kinds(keras.layers.RNN(cells, return_state=True)(x)) == eager
+        assert kinds(keras.layers.RNN(cells, return_state=True)(keras.Input((3, 4)))) == symbolic
+    out, first, second = keras.layers.RNN([MinimalCell(3), MinimalCell(2)],
+                                          return_state=True)(x)
+    assert out.shape == (2, 2) and first.shape == (2, 3) and second.shape == (2, 2)

@@ -28,3 +28,25 @@ def test_stacked_cells_return_states_nested_per_cell_like_keras():
     assert [tuple(s.shape) for s in lstm_states] == [(None, 2), (None, 2)]
     single = layers.RNN([layers.LSTMCell(3)], return_state=True)(x)
     assert len(single) == 2 and len(single[1]) == 2
+
+
+def test_return_state_outputs_and_shapes_are_tuples_as_keras():
+    # Keras 3.15.1 (probe program /tmp/probe5/rnnst.py of the probe5 session): with
+    # return_state, eager and symbolic calls return tuples, compute_output_shape a tuple
+    # (a stacked cell's states nested in a list); Bidirectional and ConvLSTM1D alike.
+    x = np.ones((2, 4, 3), "float32")
+    stacked = layers.RNN(layers.StackedRNNCells([layers.LSTMCell(2), layers.GRUCell(3)]),
+                         return_state=True)
+    cases = [(layers.GRU(3, return_state=True), ((None, 3), (None, 3))),
+             (layers.LSTM(2, return_state=True), ((None, 2), (None, 2), (None, 2))),
+             (stacked, ((None, 3), [(None, 2), (None, 2)], (None, 3))),
+             (layers.Bidirectional(layers.LSTM(2, return_state=True)),
+              ((None, 4), (None, 2), (None, 2), (None, 2), (None, 2)))]
+    for layer, shapes in cases:
+        assert type(layer(keras.Input((4, 3)))) is tuple
+        assert type(layer(x)) is tuple
+        assert layer.compute_output_shape((None, 4, 3)) == shapes
+    conv = layers.ConvLSTM1D(2, 2, return_state=True)
+    assert type(conv(x[..., None])) is tuple and type(conv(keras.Input((4, 3, 1)))) is tuple
+    both = layers.Bidirectional(layers.GRU(2, return_sequences=True), merge_mode=None)
+    assert type(both(x)) is tuple
