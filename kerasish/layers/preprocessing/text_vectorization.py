@@ -76,7 +76,7 @@ class TextVectorization(Layer):
         self._lookup_layer = StringLookup(
             max_tokens=max_tokens, vocabulary=vocabulary, idf_weights=idf_weights,
             pad_to_max_tokens=pad_to_max_tokens, mask_token="", output_mode=output_mode,
-            encoding=encoding, name=f"{self.name}_lookup")
+            encoding=encoding)  # auto-named: takes a "string_lookup" name, as in Keras
         self.built = True
 
     @staticmethod

@@ -105,3 +105,11 @@ def test_symbolic_output_follows_keras(kwargs, input_shape, shape, dtype):
     layer = keras.layers.TextVectorization(vocabulary=["a", "b"], **kwargs)
     out = layer(keras.Input(input_shape, dtype="string"))
     assert out.shape == shape and out.dtype == dtype
+
+
+def test_inner_lookup_takes_a_string_lookup_name():
+    # Keras 3.15.1 (/tmp/probe4/cfg1.py): TextVectorization builds an unnamed
+    # StringLookup, so the next StringLookup is "string_lookup_1".
+    keras.backend.clear_session()
+    keras.layers.TextVectorization(max_tokens=10)
+    assert keras.layers.StringLookup().name == "string_lookup_1"
