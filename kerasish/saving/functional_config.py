@@ -64,7 +64,7 @@ def get_functional_config(model):
             build = layer.get_build_config() if layer.built and \
                 not layer._inbound_nodes[0].is_input else None
             if build is not None:  # Keras's key order: build_config, then name
-                entry["build_config"] = _jsonable(build)
+                entry["build_config"] = build   # shapes stay tuples, as Keras's
         entry["name"] = layer.name
         entry["inbound_nodes"] = [
             {"args": _encode(tuple(node.call_args), local),
@@ -98,14 +98,6 @@ def _with_mask_kwarg(layer, node):
     with_tensors = [v for v in list(node.call_args) + list(kwargs.values())
                     if any(isinstance(t, KerasTensor) for t in tree.flatten(v))]
     return {**kwargs, "mask": None} if len(with_tensors) == 1 else kwargs
-
-
-def _jsonable(value):
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 def _with_op_classes(config, custom_objects):

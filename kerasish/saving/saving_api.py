@@ -203,17 +203,9 @@ def model_config(model):
         if kind == "Sequential" and type(model).__module__.startswith("kerasish."):
             entry["module"] = "keras"
         build = model.get_build_config()
-        entry["build_config"] = _jsonable(build) if build else None
+        entry["build_config"] = build or None   # tuples as Keras's (JSON writes lists)
     entry["compile_config"] = _compile_config(model)
     return entry
-
-
-def _jsonable(value):
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
