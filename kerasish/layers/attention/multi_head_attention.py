@@ -234,6 +234,11 @@ class MultiHeadAttention(Layer):
         value_mask = value_mask if value_mask is not None else getattr(value, "_keras_mask", None)
         if key_mask is None and key is not value:
             key_mask = getattr(key, "_keras_mask", None)
+        for tensor in (query, value, key):
+            # Keras's MultiHeadAttention.call deletes the inputs' masks (they are
+            # handled here), so the caller's tensors carry none afterwards.
+            if hasattr(tensor, "_keras_mask"):
+                tensor._keras_mask = None
         mask = masking.merge_attention_mask(
             query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask,
             self._sliding_window)
