@@ -42,6 +42,78 @@ class DTypeName(str):
 _DTYPES = {}
 
 
+class TensorShape(tuple):
+    """A tensor's or variable's shape: a tuple of ints, printed as TensorFlow's
+    `tf.TensorShape` (repr `TensorShape([2, 3])`, str `(2, 3)`), which is what a
+    Keras program on the TensorFlow backend gets for `x.shape` of an eager
+    tensor or a variable (a KerasTensor's shape stays a plain tuple).
+
+    Slicing and `+` give TensorShapes; `as_list`, `rank`, `ndims`,
+    `num_elements`, `is_fully_defined` and `concatenate` work as TensorFlow's;
+    it equals the tuple (or list) of its dims.
+
+    Example:
+        >>> s = keras.ops.ones((2, 3)).shape
+        >>> s, str(s), s == (2, 3), s.as_list()
+        (TensorShape([2, 3]), '(2, 3)', True, [2, 3])
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"TensorShape({list(self)!r})"
+
+    def __str__(self):
+        return tuple.__repr__(self)
+
+    def __format__(self, spec):
+        return format(str(self), spec)
+
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return TensorShape(item) if isinstance(key, slice) else item
+
+    def __add__(self, other):
+        return TensorShape(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return TensorShape(tuple(other) + tuple(self))
+
+    def __eq__(self, other):
+        return tuple.__eq__(self, tuple(other) if isinstance(other, list) else other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+    def __reduce__(self):
+        return (tuple, (tuple(self),))
+
+    @property
+    def rank(self):
+        return len(self)
+
+    ndims = rank
+
+    def as_list(self):
+        return list(self)
+
+    def num_elements(self):
+        if not self.is_fully_defined():
+            return None
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+    def is_fully_defined(self):
+        return all(d is not None for d in self)
+
+    def concatenate(self, other):
+        return self + other
+
+
 class Tensor:
     """An array (numpy or cupy) on a device, recorded by GradientTape when watched.
 
@@ -55,7 +127,7 @@ class Tensor:
     Example:
         >>> t = keras.ops.convert_to_tensor([[1.0, 2.0]])
         >>> t.shape, t.dtype
-        ((1, 2), 'float32')
+        (TensorShape([1, 2]), tf.float32)
     """
 
     # `_indexed_slices`: set only on a lookup's gradient (see indexed_slices.py).
@@ -76,8 +148,8 @@ class Tensor:
 
     @property
     def shape(self):
-        """The shape as a tuple of ints."""
-        return self._value.shape
+        """The shape: a tuple of ints (a `TensorShape`, printed as TensorFlow's)."""
+        return TensorShape(self._value.shape)
 
     @property
     def dtype(self):

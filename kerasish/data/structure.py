@@ -160,17 +160,27 @@ def to_array(value):
     """
     if isinstance(value, (np.ndarray, np.generic)):
         return np.asarray(value)
+    if hasattr(value, "numpy") and hasattr(value, "dtype"):
+        # a tensor or variable (e.g. a lookup layer's int64 output in `map`)
+        # keeps its dtype, as tf.data keeps a tf.Tensor's; strings become bytes
+        array = np.asarray(value.numpy())
+        return _encoded(array) if array.dtype.kind == "U" else array
     array = np.asarray(value)
     if array.dtype == np.int64:
         return _narrow(array, np.int32)
     if array.dtype == np.float64:
         return array.astype(np.float32)
     if array.dtype.kind == "U":
-        return np.vectorize(str.encode, otypes=[object])(array) if array.ndim \
-            else np.array(str(array).encode(), dtype=object)
+        return _encoded(array)
     if array.dtype.kind == "S":
         return array.astype(object)
     return array
+
+
+def _encoded(array):
+    """A numpy unicode array as tf.string's numpy form: an object array of bytes."""
+    return np.vectorize(str.encode, otypes=[object])(array) if array.ndim \
+        else np.array(str(array).encode(), dtype=object)
 
 
 def _narrow(array, dtype):

@@ -211,14 +211,6 @@ class Sequential(Model):
         return self._traced("outputs").outputs
 
     @property
-    def input(self):
-        return self._traced("input").input
-
-    @property
-    def output(self):
-        return self._traced("output").output
-
-    @property
     def input_shape(self):
         return self._traced("input shape").input_shape
 

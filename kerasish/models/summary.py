@@ -8,7 +8,7 @@ import re
 from kerasish.backend import config
 from kerasish.layers import symbolic
 from kerasish.layers.core.input_layer import InputLayer
-from kerasish.utils import summary_utils, tree
+from kerasish.utils import summary_utils
 from kerasish.utils.registry import REGISTRY
 
 
@@ -68,11 +68,10 @@ def _rows(model, layer, depth, nodes, expand_nested):
 
 def _output_shape(layer):
     if layer._inbound_nodes:
-        outputs = layer._inbound_nodes[0].outputs
-        if hasattr(outputs, "shape"):
-            return summary_utils.format_shape(outputs.shape)
-        # Keras's node keeps its outputs flattened: several print as a list "[(..), (..)]"
-        return summary_utils.format_shape([t.shape for t in tree.flatten(outputs)])
+        # As Keras's format_layer_shape: the last call's outputs, flattened (a
+        # list, so several outputs print as "[(None, 1), (None, 2)]").
+        outputs = layer._inbound_nodes[-1].output_tensors
+        return summary_utils.format_shape([t.shape for t in outputs])
     if layer.built and layer._build_shapes is not None:
         # As Keras: a layer only called on data shows its shape if it can compute it
         # (its own `compute_output_shape`, or a model's `output_shape`); others show "?".

@@ -140,10 +140,25 @@ def arange(start, stop=None, step=None, dtype=None):
         is_int = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                      for v in (start, stop, step) if v is not None)
         dtype = "int32" if is_int else config.floatx()
+    if in_trace() and _unknown_range(start, stop, step):
+        # In a layer's symbolic trace a bound read off a KerasTensor's unknown dim
+        # (`ops.arange(0, ops.shape(x)[1], 1)`) is None; Keras's TensorFlow trace
+        # sees a dynamic scalar there and infers a length-None range.
+        return KerasTensor((None,), config.standardize_dtype(dtype))
     if stop is None:
         start, stop = 0, start
     step = 1 if step is None else step
     return _make(lambda xp, dt: xp.arange(start, stop, step, dtype=dt), dtype)
+
+
+def _unknown_range(start, stop, step):
+    """Whether `arange`'s bounds hold an unknown size: `start` unknown (the
+    one-argument form), `stop` unknown, or `stop` None where it cannot mean the
+    one-argument form (a step is given, or `start` is 0)."""
+    if _is_unknown(start) or (stop is not None and _is_unknown(stop)):
+        return True
+    return stop is None and (step is not None or (isinstance(start, (int, np.integer))
+                                                  and not isinstance(start, bool) and start == 0))
 
 
 @keras_op

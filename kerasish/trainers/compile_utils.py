@@ -30,6 +30,8 @@ def _per_output(spec, output_names, what):
                 f"{n} outputs {output_names}."
             )
         return list(spec)
+    if isinstance(spec, (list, tuple)) and n == 1 and what == "loss" and len(spec) == 1:
+        return list(spec)  # Keras takes loss=["mse"] for a single output
     return [spec] * n
 
 
@@ -45,9 +47,9 @@ class CompileLoss:
     def __init__(self, loss, loss_weights, output_names):
         self.output_names = output_names
         self._user_loss = loss
-        entries = _per_output(loss, output_names, "loss")
-        self.losses = [e if isinstance(e, str) and e.lower() in _AUTO_CROSSENTROPY
-                       else losses_module.get_for_compile(e) for e in entries]
+        # As Keras's CompileLoss, names are resolved on the first batch (build):
+        # an unknown loss name passes `compile()` and fails in fit/evaluate.
+        self.losses = _per_output(loss, output_names, "loss")
         if loss_weights is None:
             self.weights = [1.0] * len(output_names)
         elif isinstance(loss_weights, dict):
@@ -157,10 +159,11 @@ _AUTO_CROSSENTROPY = ("crossentropy", "ce")
 
 
 def _resolve_crossentropy(fn, y_true, y_pred):
-    """Keras's "crossentropy"/"ce" choice (binary/sparse/categorical) once shapes are known."""
-    if isinstance(fn, str):
+    """A compile entry as a `Loss`, once shapes are known (Keras's "crossentropy"/"ce"
+    choice of binary/sparse/categorical needs them)."""
+    if isinstance(fn, str) and fn.lower() in _AUTO_CROSSENTROPY:
         return losses_module.get_for_compile(fn, y_true, y_pred)
-    return fn
+    return losses_module.get_for_compile(fn)
 
 
 def _crossentropy_name(y_true, y_pred, suffix):

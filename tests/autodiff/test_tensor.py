@@ -4,6 +4,7 @@ import pickle
 import numpy as np
 import pytest
 
+import kerasish as keras
 from kerasish import Variable, ops
 
 
@@ -100,3 +101,22 @@ def test_tensor_dtype_is_its_name_but_prints_as_tensorflows_dtype():
     assert str(ops.cast(x, "int32").dtype) == "<dtype: 'int32'>"
     assert pickle.loads(pickle.dumps(x.dtype)) == "float32"
     assert str(Variable(1.0).dtype) == "float32"
+
+
+def test_shape_is_tensorflows_tensorshape():
+    # Keras 3.15.1 on TensorFlow (/tmp/probe4/mha_a.py, gqa.py): an eager
+    # tensor's or variable's shape prints as TensorShape([2, 3]) in a repr
+    # (a list of shapes), as (2, 3) with print; slices and sums stay
+    # TensorShapes; a KerasTensor's shape is a plain tuple.
+    shape = keras.ops.ones((2, 3)).shape
+    assert repr(shape) == "TensorShape([2, 3])" and str(shape) == "(2, 3)"
+    assert f"{shape}" == "(2, 3)" and shape == (2, 3) and shape == [2, 3]
+    assert repr(shape[1:]) == "TensorShape([3])" and shape[0] == 2
+    assert repr(shape + (1,)) == "TensorShape([2, 3, 1])"
+    assert shape.as_list() == [2, 3] and shape.rank == 2 and shape.num_elements() == 6
+    assert hash(shape) == hash((2, 3))
+    layer = keras.layers.Dense(2)
+    layer.build((None, 3))
+    assert repr([w.shape for w in layer.weights]) == "[TensorShape([3, 2]), TensorShape([2])]"
+    assert repr(keras.ops.convert_to_tensor(1.0).shape) == "TensorShape([])"
+    assert repr(keras.Input((3,)).shape) == "(None, 3)"

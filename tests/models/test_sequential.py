@@ -118,7 +118,7 @@ def test_layer_without_symbolic_shape_inference_runs_eagerly():
 
 def test_built_stack_runs_as_a_functional_model():
     model = keras.Sequential([keras.Input((3, 1)), layers.Dense(2)])
-    assert model.input is model.inputs[0] and model.output is model.outputs[0]
+    assert model.inputs[0].shape == (None, 3, 1) and model.outputs[0].shape == (None, 3, 2)
     # As Keras's functional models: a missing trailing unit axis is added.
     assert model(np.ones((4, 3), "float32")).shape == (4, 3, 2)
 
@@ -157,3 +157,19 @@ def test_lazy_sequential_built_by_fit_has_keras_variable_paths():
     paths = [w.path for w in model.weights]
     assert paths[:2] == ["seq/d/kernel", "seq/d/bias"]
     assert all(p.startswith("seq/blk/dense") for p in paths[2:]) and len(paths) == 4
+
+
+def test_input_and_output_are_the_nodes_ones_as_keras():
+    # Keras 3.15.1 (TensorFlow), /tmp/probe4/seqio.py: Sequential keeps
+    # Operation.input/output, which read the model's own call nodes, so even a
+    # built stack has none until it is called on a KerasTensor (`inputs` and
+    # `outputs` are the traced stack's).
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(2)], name="seq")
+    for attr in ("input", "output"):
+        with pytest.raises(AttributeError, match=f"^The layer seq has never been called and "
+                                                 f"thus has no defined {attr}.$"):
+            getattr(model, attr)
+    assert model.inputs[0].shape == (None, 3)
+    x = keras.Input((3,))
+    y = model(x)
+    assert model.input is x and model.output is y

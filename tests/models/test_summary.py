@@ -323,3 +323,23 @@ def test_several_outputs_print_as_a_list_as_keras(capsys, monkeypatch):
     keras.Model(inp, [h, c, both[0], last[0], last[1]]).summary()
     text = capsys.readouterr().out
     assert RETURN_STATE_ROWS in text
+
+
+def test_several_outputs_show_the_last_calls_flat_list():
+    # Keras 3.15.1 (TensorFlow), /tmp/probe4/sum4.py and mha_b.py: format_layer_shape
+    # prints the flattened outputs of the layer's last call as a list (dict
+    # outputs in sorted-key order, tuples as lists).
+    i = keras.Input((3,))
+    inner = keras.Model(i, {"b": layers.Dense(2)(i), "a": layers.Dense(1)(i)}, name="inner")
+    j = keras.Input((3,))
+    out = inner(j)
+    text = _capture(keras.Model(j, layers.Concatenate()([out["a"], out["b"]])), line_length=200)
+    assert _cells(text, "inner")[1] == "[(None, 1), (None, 2)]"
+    q = keras.Input((4, 6))
+    attended = layers.MultiHeadAttention(3, 2, name="mh")(q, q, return_attention_scores=True)
+    text = _capture(keras.Model(q, list(attended)), line_length=200)
+    assert _cells(text, "mh")[1] == "[(None, 4, 6), (None, 3, 4, 4)]"
+    shared = layers.Dense(2, name="sh")
+    a, b = keras.Input((3,)), keras.Input((4, 3))
+    text = _capture(keras.Model([a, b], [shared(a), shared(b)]), line_length=200)
+    assert _cells(text, "sh")[1] == "(None, 4, 2)"

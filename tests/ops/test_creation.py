@@ -1,6 +1,7 @@
 """kerasish.ops.creation: constructors and their default dtypes."""
 import numpy as np
 
+import kerasish as keras
 from kerasish import device, ops
 
 
@@ -33,3 +34,22 @@ def test_values():
     assert step == 0.25 and out.shape == (5,)
     np.testing.assert_allclose(ops.logspace(0, 2, 3).numpy(), [1, 10, 100])
     np.testing.assert_array_equal(ops.eye(2, 3, k=1).numpy(), np.eye(2, 3, k=1))
+
+
+def test_arange_up_to_an_unknown_dim_in_a_layer_trace():
+    # Keras 3.15.1 on TensorFlow (/tmp/probe4/s2s.py, keras-io's PositionalEmbedding):
+    # `ops.arange(0, ops.shape(x)[-1], 1)` in a layer's call on Input((None,))
+    # traces to a length-None range, so the layer's output is (None, None, 8);
+    # it was (0,) and the summary showed (None, 0, 8).
+    class Positions(keras.layers.Layer):
+        def call(self, inputs):
+            length = ops.shape(inputs)[-1]
+            return (ops.arange(0, length, 1), ops.arange(length),
+                    ops.arange(start=0, stop=length), ops.arange(4))
+
+    outs = Positions()(keras.Input((None,), dtype="int64"))
+    assert [(o.shape, o.dtype) for o in outs] == [((None,), "int32")] * 3 + [((4,), "int32")]
+    embed = keras.layers.Embedding(5, 8)
+    x = keras.Input((None,), dtype="int64")
+    assert (embed(x) + keras.layers.Embedding(6, 8)(Positions()(x)[0])).shape == (None, None, 8)
+    assert ops.arange(0, None, 1).shape == (0,)   # eagerly: as Keras, an empty range

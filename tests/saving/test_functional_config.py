@@ -65,3 +65,26 @@ def test_nested_sequential_build_config_keeps_tuples_as_keras():
     config = keras.Model(i, layers.Dense(1)(inner(i))).get_config()
     build = config["layers"][1]["build_config"]
     assert build == {"input_shape": (None, 4)} and type(build["input_shape"]) is tuple
+
+
+def test_layer_build_configs_keep_keras_tuples_and_shapes_dict():
+    # Keras 3.15.1 (TensorFlow), /tmp/probe4/bcfg2.py: a functional config's
+    # build_config entries are the layers' own, with tuple shapes, and a layer
+    # built from several shapes (MultiHeadAttention) gives {"shapes_dict": ...}.
+    inner = keras.Sequential([keras.Input((4,)), layers.Dense(3)], name="inner")
+    i = keras.Input((4,), name="in")
+    out = inner(layers.Add(name="add")([layers.Dense(4, name="d")(i), i]))
+    builds = {l["name"]: l.get("build_config")
+              for l in keras.Model(i, out).get_config()["layers"]}
+    assert repr(builds) == ("{'in': None, 'd': {'input_shape': (None, 4)}, 'add': {'input_shape':"
+                            " [(None, 4), (None, 4)]}, 'inner': {'input_shape': (None, 4)}}")
+    q = keras.Input((3, 2))
+    mha = layers.MultiHeadAttention(2, 2, name="mha")
+    config = keras.Model(q, mha(q, q)).get_config()
+    assert repr(config["layers"][1]["build_config"]) == \
+        "{'shapes_dict': {'query_shape': (None, 3, 2), 'value_shape': (None, 3, 2)}}"
+    rebuilt = keras.Model.from_config(config)
+    assert rebuilt.layers[1].built and len(rebuilt.layers[1].weights) == 8
+    fresh = layers.MultiHeadAttention(2, 2)
+    fresh.build_from_config(mha.get_build_config())
+    assert [w.shape for w in fresh.weights] == [w.shape for w in mha.weights]

@@ -202,3 +202,17 @@ def test_dict_outputs_list_their_losses_in_the_loss_dict_order(loss, order):
     by_name = {"r_loss": 0.3775, "c_loss": 1.0983}
     np.testing.assert_allclose(results, [1.4759] + [by_name[n] for n in order] + [0.3594],
                                atol=1e-4)
+
+
+def test_unknown_loss_name_fails_in_fit_not_compile():
+    # Keras 3.15.1 (TensorFlow; /tmp/probe4/err3.py and probes2 err2.py):
+    # compile(loss="msee") returns, fit/evaluate raise "Could not interpret
+    # loss identifier: msee" (CompileLoss resolves its losses when built).
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(1)])
+    model.compile(optimizer="adam", loss="msee")
+    for run in (lambda: model.fit(np.ones((2, 3)), np.ones((2, 1)), verbose=0),
+                lambda: model.evaluate(np.ones((2, 3)), np.ones((2, 1)), verbose=0)):
+        with pytest.raises(ValueError, match="^Could not interpret loss identifier: msee$"):
+            run()
+    model.compile(optimizer="adam", loss=["mse"])
+    assert model.fit(np.ones((2, 3)), np.ones((2, 1)), verbose=0).history["loss"]

@@ -234,6 +234,11 @@ class MultiHeadAttention(Layer):
         value_mask = value_mask if value_mask is not None else getattr(value, "_keras_mask", None)
         if key_mask is None and key is not value:
             key_mask = getattr(key, "_keras_mask", None)
+        for tensor in (query, value, key):
+            # Keras's MultiHeadAttention.call deletes the inputs' masks (they are
+            # handled here), so the caller's tensors carry none afterwards.
+            if hasattr(tensor, "_keras_mask"):
+                tensor._keras_mask = None
         mask = masking.merge_attention_mask(
             query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask,
             self._sliding_window)
@@ -328,18 +333,21 @@ class MultiHeadAttention(Layer):
 
 
 def shapes_build_config(build_shapes):
-    """Keras's build config of an attention layer: its query/value(/key) shapes (or None)."""
+    """Keras's build config of an attention layer (Layer.get_build_config of a
+    several-argument build): `{"shapes_dict": {query/value(/key) shapes}}`, or None."""
     if build_shapes is None:
         return None
     query_shape, value_shape, key_shape = build_shapes
-    config = {"query_shape": query_shape, "value_shape": value_shape}
+    shapes = {"query_shape": query_shape, "value_shape": value_shape}
     if key_shape is not None:
-        config["key_shape"] = key_shape
-    return config
+        shapes["key_shape"] = key_shape
+    return {"shapes_dict": shapes}
 
 
 def build_from_shapes_config(layer, build_config):
     """Builds an attention layer from `shapes_build_config`'s output; False if it holds none."""
+    if build_config and isinstance(build_config.get("shapes_dict"), dict):
+        build_config = build_config["shapes_dict"]
     if not build_config or build_config.get("query_shape") is None:
         return False
     key_shape = build_config.get("key_shape")

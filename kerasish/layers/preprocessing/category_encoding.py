@@ -60,10 +60,12 @@ class CategoryEncoding(Layer):
 
     def _weighted_counts(self, indices, weights):
         rows = indices.reshape(-1, indices.shape[-1]) if indices.ndim else indices.reshape(1, 1)
+        utils.check_non_negative(rows)
         weights = np.broadcast_to(weights, indices.shape).reshape(rows.shape)
         out = np.zeros((rows.shape[0], self.num_tokens), dtype=self.compute_dtype)
-        np.add.at(out, (np.arange(rows.shape[0])[:, None].repeat(rows.shape[1], 1), rows),
-                  weights)
+        keep = rows < self.num_tokens   # as a bincount with maxlength: dropped
+        row_ids = np.arange(rows.shape[0])[:, None].repeat(rows.shape[1], 1)
+        np.add.at(out, (row_ids[keep], rows[keep]), weights[keep])
         return out.reshape(indices.shape[:-1] + (self.num_tokens,)) if indices.ndim else out[0]
 
     def compute_output_shape(self, input_shape):

@@ -103,7 +103,8 @@ def encode_categorical(indices, output_mode, depth, dtype="float32", count_weigh
     multi_hot/count (output `(depth,)`) but one index per row for one_hot
     (output `(n, depth)`); a rank-2 input `(n, k)` gives `(n, depth)`, its last
     axis summed (multi_hot/count) or, for one_hot, only when `k == 1`.
-    Indices outside `[0, depth)` are dropped.
+    Indices >= depth are dropped; negative ones are dropped by one_hot and
+    refused (ValueError) by multi_hot/count.
 
     Args:
         indices: integer numpy array.
@@ -147,8 +148,17 @@ def _one_hot(indices, depth, dtype):
     return out
 
 
+def check_non_negative(indices):
+    """multi_hot/count encodings are a bincount, which (TensorFlow's
+    DenseBincount under Keras) refuses negative indices; one_hot drops them."""
+    if indices.size and indices.min() < 0:
+        raise ValueError("Input indices must be non-negative for a multi_hot or count "
+                         f"encoding (a bincount). Received a negative index: {indices.min()}")
+
+
 def _bincount_rows(rows, depth):
-    valid = (rows >= 0) & (rows < depth)
+    check_non_negative(rows)
+    valid = rows < depth
     row_ids = np.broadcast_to(np.arange(rows.shape[0])[:, None], rows.shape)
     counts = np.zeros((rows.shape[0], depth), dtype="int64")
     np.add.at(counts, (row_ids[valid], rows[valid]), 1)

@@ -3,6 +3,8 @@ import re
 
 import numpy as np
 
+from kerasish.backend import config
+from kerasish.autodiff.tensor import Tensor
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.preprocessing import preprocessing_utils as utils
@@ -74,7 +76,7 @@ class TextVectorization(Layer):
         self._lookup_layer = StringLookup(
             max_tokens=max_tokens, vocabulary=vocabulary, idf_weights=idf_weights,
             pad_to_max_tokens=pad_to_max_tokens, mask_token="", output_mode=output_mode,
-            encoding=encoding, name=f"{self.name}_lookup")
+            encoding=encoding)  # auto-named: takes a "string_lookup" name, as in Keras
         self.built = True
 
     @staticmethod
@@ -132,6 +134,10 @@ class TextVectorization(Layer):
         """
         self._lookup_layer._check_adaptable()
         self._lookup_layer._reset_counts()
+        if isinstance(data, (list, tuple, np.ndarray, Tensor)) and np.ndim(utils.to_host(data)) == 1:
+            # Keras: an array or list of strings is as many documents (batches
+            # of a dataset are taken as they come).
+            data = utils.to_host(data).reshape(-1, 1)
         for batch in utils.iterate_adapt_batches("TextVectorization", data, steps):
             self.update_state(batch)
         self.finalize_state()
@@ -150,8 +156,10 @@ class TextVectorization(Layer):
         strings = self._as_strings(inputs)
         strings = self._standardized(strings)
         if self._split is None:
-            documents = strings.reshape(strings.shape[0], -1).tolist() if strings.ndim \
-                else [[str(strings)]]
+            # Unsplit strings go to the lookup as they are, and Keras's lookup
+            # reads a rank-1 tensor as one sample (one document).
+            documents = strings.reshape(strings.shape[0], -1).tolist() if strings.ndim > 1 \
+                else [strings.reshape(-1).tolist()]
         else:
             if strings.ndim > 1:
                 if strings.shape[-1] != 1:
@@ -205,8 +213,12 @@ class TextVectorization(Layer):
         lengths = [len(d) for d in documents]
         indices = self._lookup_layer._lookup([t for d in documents for t in d])
         if self._output_mode == "int":
-            return utils.to_tensor(self._pad(indices, lengths))
-        return utils.to_tensor(self._bag_of_words(indices, lengths))
+            out = self._pad(indices, lengths)
+        else:
+            out = self._bag_of_words(indices, lengths)
+        if self._split is None and np.ndim(utils.to_host(inputs)) == 1:
+            out = out[0]  # one rank-1 sample in, one out (Keras's lookup)
+        return utils.to_tensor(out)
 
     def _pad(self, indices, lengths):
         width = self._output_sequence_length
@@ -234,17 +246,22 @@ class TextVectorization(Layer):
         return counts
 
     def compute_output_shape(self, input_shape):
-        batch = tuple(input_shape)[:1] or (None,)
+        """Keras 3.15.1's rule, which the symbolic shapes (and summaries) show:
+        "int" gives (batch, output_sequence_length); the bag-of-words modes
+        take the lookup's shape of the split tokens, so an input of shape
+        (batch, 1) gives (batch, 1, depth) although a call returns (batch, depth)."""
+        input_shape = tuple(input_shape)
         if self._output_mode == "int":
-            if self._split is None and len(input_shape) > 1:
-                return tuple(input_shape)
-            return batch + (self._output_sequence_length,)
-        depth = self._max_tokens if self._pad_to_max_tokens else \
-            self._lookup_layer.vocabulary_size()
-        return batch + (depth,)
+            return (input_shape[0] if input_shape else None, self._output_sequence_length)
+        if self._split is None:
+            if len(input_shape) <= 1:
+                input_shape = input_shape + (1,)
+        else:
+            input_shape = input_shape + (None,)
+        return self._lookup_layer.compute_output_shape(input_shape)
 
     def compute_output_spec(self, inputs):
-        dtype = "float32" if self._output_mode == "tf_idf" else "int64"
+        dtype = "int64" if self._output_mode == "int" else config.floatx()  # as Keras
         return KerasTensor(self.compute_output_shape(inputs.shape), dtype)
 
     # Config and saving --------------------------------------------------------------

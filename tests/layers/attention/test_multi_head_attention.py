@@ -152,3 +152,19 @@ def test_symbolic_calls_keep_known_lengths_and_accept_masks_as_keras():
     mask = keras.Input((5, 5), dtype="bool")
     assert keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)(
         q, q, attention_mask=mask).shape == (None, 5, 8)
+
+
+def test_call_deletes_the_inputs_keras_masks():
+    # Keras 3.15.1 (TensorFlow), /tmp/probe4/mhaclr.py and mhaclr3.py:
+    # MultiHeadAttention.call reads the masks, then sets the query/value/key
+    # masks to None, so a later layer on the same tensor sees no mask; the
+    # output keeps the query's mask.
+    ids = np.array([[1, 2, 0, 0]])
+    x = keras.layers.Embedding(10, 4, mask_zero=True)(ids)
+    pool = keras.layers.GlobalAveragePooling1D()
+    masked = pool(x).numpy()
+    out = keras.layers.MultiHeadAttention(2, 2)(x, x)
+    assert x._keras_mask is None and out._keras_mask.numpy().tolist() == [[True, True, False,
+                                                                           False]]
+    np.testing.assert_allclose(pool(x).numpy(), x.numpy().mean(axis=1), rtol=1e-6)
+    assert not np.allclose(pool(x).numpy(), masked)

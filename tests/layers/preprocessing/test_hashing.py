@@ -51,3 +51,21 @@ def test_category_encoding_count_weights():
     layer = keras.layers.CategoryEncoding(num_tokens=3, output_mode="count")
     out = layer(np.array([[0, 1, 1]]), count_weights=np.array([[0.5, 1.0, 2.0]]))
     np.testing.assert_allclose(out.numpy(), [[0.5, 3.0, 0.0]])   # real Keras's output
+
+
+# Real Keras 3.15.1 on TensorFlow (/tmp/probe4/ce_neg.py): an index >= num_tokens
+# is dropped; a negative one is dropped by one_hot but is an error for
+# multi_hot/count (TensorFlow's bincount: "Input 'in' must be non-negative").
+def test_category_encoding_out_of_range_indices():
+    one_hot = keras.layers.CategoryEncoding(num_tokens=4, output_mode="one_hot")
+    assert one_hot(np.array([[-1], [2]])).numpy().tolist() == [[0, 0, 0, 0], [0, 0, 1, 0]]
+    count = keras.layers.CategoryEncoding(num_tokens=4, output_mode="count")
+    assert count(np.array([[5], [2]])).numpy().tolist() == [[0, 0, 0, 0], [0, 0, 1, 0]]
+    out = count(np.array([[7, 2, 2]]), count_weights=np.array([[0.5, 1.0, 0.25]]))
+    np.testing.assert_allclose(out.numpy(), [[0.0, 0.0, 1.25, 0.0]])
+    for mode in ["multi_hot", "count"]:
+        layer = keras.layers.CategoryEncoding(num_tokens=4, output_mode=mode)
+        with pytest.raises(ValueError, match="non-negative"):
+            layer(np.array([-1, 2]))
+    with pytest.raises(ValueError, match="non-negative"):
+        count(np.array([[-1, 2]]), count_weights=np.array([[0.5, 1.0]]))

@@ -153,3 +153,16 @@ def test_configs_as_keras_prints_them():
     text = keras.layers.TextVectorization(output_mode="tf_idf", max_tokens=5).get_config()
     assert list(text)[:4] == ["name", "trainable", "dtype", "max_tokens"]
     assert text["vocabulary_size"] == 1
+
+
+def test_lookup_in_dataset_map_keeps_int64():
+    # Keras 3.15.1 with tf.data (/tmp/probe4/pp_map.py): a StringLookup in
+    # `map` yields int64 (tf.data keeps a tensor's dtype; only Python ints
+    # become int32), and an inverted lookup yields bytes.
+    lookup = keras.layers.StringLookup(vocabulary=["cat", "dog"])
+    invert = keras.layers.StringLookup(vocabulary=["cat", "dog"], invert=True)
+    ds = keras.data.Dataset.from_tensor_slices(np.array(["dog", "cat", "emu"])).batch(3)
+    ids, = list(ds.map(lambda s: lookup(s)))
+    assert ids.dtype == np.int64 and ids.tolist() == [2, 1, 0]
+    words, = list(ds.map(lambda s: invert(lookup(s))))
+    assert words.tolist() == [b"dog", b"cat", b"[UNK]"]

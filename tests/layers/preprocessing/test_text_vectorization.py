@@ -87,3 +87,29 @@ def test_fit_on_raw_string_arrays():
     history = model.fit(np.array(["a b", "good", "bad c", "d"]), np.array([1, 0, 1, 0]),
                         epochs=2, batch_size=2, verbose=0)
     assert len(history.history["loss"]) == 2 and np.isfinite(history.history["loss"]).all()
+
+
+@pytest.mark.parametrize("kwargs, input_shape, shape, dtype", [
+    # Keras 3.15.1 on TensorFlow (oracle run of /tmp/probe4/tvspec.py): the
+    # symbolic shapes follow TextVectorization.compute_output_shape, so a
+    # (batch, 1) input to a bag-of-words mode shows (None, 1, depth), and the
+    # bag-of-words specs are floatx.
+    ({}, (1,), (None, None), "int64"),
+    ({"output_sequence_length": 4}, (), (None, 4), "int64"),
+    ({"output_mode": "multi_hot"}, (1,), (None, 1, 3), "float32"),
+    ({"output_mode": "multi_hot"}, (), (None, 3), "float32"),
+    ({"output_mode": "count", "split": None}, (1,), (None, 3), "float32"),
+    ({"split": None}, (1,), (None, None), "int64"),
+])
+def test_symbolic_output_follows_keras(kwargs, input_shape, shape, dtype):
+    layer = keras.layers.TextVectorization(vocabulary=["a", "b"], **kwargs)
+    out = layer(keras.Input(input_shape, dtype="string"))
+    assert out.shape == shape and out.dtype == dtype
+
+
+def test_inner_lookup_takes_a_string_lookup_name():
+    # Keras 3.15.1 (/tmp/probe4/cfg1.py): TextVectorization builds an unnamed
+    # StringLookup, so the next StringLookup is "string_lookup_1".
+    keras.backend.clear_session()
+    keras.layers.TextVectorization(max_tokens=10)
+    assert keras.layers.StringLookup().name == "string_lookup_1"
