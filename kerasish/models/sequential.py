@@ -180,8 +180,11 @@ class Sequential(Model):
         if self._functional is not None:
             return self._functional.call(inputs, training=training, mask=mask)
         x = inputs
+        # As Keras: a set mode reaches every layer as an argument (so it overrides
+        # what an earlier layer's own calls left in the call context).
+        kwargs = {} if training is None else {"training": training}
         for layer in self.layers:
-            x = layer(x)
+            x = layer(x, **kwargs)
         return x
 
     def _build_from_inputs(self, args, kwargs, sig):

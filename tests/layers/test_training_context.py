@@ -104,3 +104,25 @@ def test_mc_dropout_then_batch_norm_in_a_subclassed_model():
     x = np.arange(12, dtype="float32").reshape(4, 3)
     out = Model().predict(x, verbose=0)
     np.testing.assert_allclose(out.mean(axis=0), 0.0, atol=1e-5)   # batch-normalized
+
+
+def test_a_sequential_in_a_set_mode_passes_it_to_every_layer():
+    """Keras's Sequential passes its `training` (when not None) to each layer, which
+    overrides what a layer's inner calls left in the call context."""
+    seen = []
+
+    class Forces(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = Probe(seen, "inner")
+
+        def call(self, x):
+            return self.inner(x, training=True)
+
+    model = keras.Sequential([keras.Input((3,)), Forces(), Probe(seen, "after")])
+    del seen[:]
+    model.predict(X, verbose=0)
+    assert seen == [("inner", True), ("after", False)]
+    del seen[:]
+    model(X)
+    assert seen == [("inner", True), ("after", True)]
