@@ -43,14 +43,13 @@ def _callbacks(model, callbacks, verbose, epochs, steps, history):
 
 
 def to_floats(logs):
-    """Reads metric tensors once (one device->host transfer per value).
-
-    Nested dicts (a metric whose result is a dict, e.g. `compile_metrics`
-    returned by a custom `train_step`) are flattened, as Keras's
-    `pythonify_logs` does; a value that is not a scalar stays an array.
+    """Keras's `pythonify_logs`: keys in sorted order, a nested dict (a metric whose
+    result is a dict, e.g. `compile_metrics` returned by a custom `train_step`)
+    expanded, sorted too, at its own key's place; metric tensors read once (one
+    device->host transfer per value); a value that is not a scalar stays an array.
     """
     out = {}
-    for k, v in (logs or {}).items():
+    for k, v in sorted((logs or {}).items()):
         if isinstance(v, dict):
             out.update(to_floats(v))
             continue
@@ -201,10 +200,6 @@ class EpochIterator:
         self._iterator = None
 
 
-def _sorted_logs(logs):
-    return {k: logs[k] for k in sorted(logs)}
-
-
 def _steps_per_execution(model):
     return check_count("compile", "steps_per_execution",
                        getattr(model, "steps_per_execution", 1) or 1, allow_none=False)
@@ -327,10 +322,9 @@ class FitLoop:
             val_logs = evaluate_adapter(model, self.val_adapter, 0, None, self.validation_steps,
                                         callback_list=cbs)
             epoch_logs = dict(epoch_logs)
-            epoch_logs.update({f"val_{k}": v for k, v in _sorted_logs(val_logs).items()})
-        epoch_logs = _sorted_logs(to_floats(epoch_logs))
-        cbs.on_epoch_end(epoch, epoch_logs)
-        return epoch_logs
+            epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+        cbs.on_epoch_end(epoch, epoch_logs)   # flattened once, there, as Keras's
+        return to_floats(epoch_logs)
 
     def _run_execution(self, batches, logs):
         """Runs `train_step` on each batch of one execution."""
@@ -377,11 +371,10 @@ def _metrics_result_or_logs(model, logs, read=True):
 
     With `read=False` the results are returned unread (Tensors, or a metric's own variable).
     """
-    logs = to_floats(logs)
     results = model.get_metrics_result()
-    if logs and set(results) == set(logs):
+    if logs and set(results) == set(logs):   # the step's own keys, nested dicts unexpanded
         return to_floats(results) if read else results
-    return logs
+    return to_floats(logs) if read else logs
 
 
 def _should_validate(epoch, validation_freq):
@@ -398,7 +391,7 @@ def evaluate(model, x, y, batch_size, verbose, sample_weight, steps, callbacks, 
     check_count("evaluate", "steps", steps)
     adapter = data_adapters.get_adapter(x, y, sample_weight, batch_size, shuffle=False)
     logs = evaluate_adapter(model, adapter, _verbose(verbose), callbacks, steps)
-    return format_results(model, logs, return_dict)
+    return format_results(model, logs, return_dict, pythonified=True)
 
 
 def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=None):
@@ -430,15 +423,19 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
         if model.stop_evaluating:
             break
     # Keras's rule: the metrics' results, unless a custom test_step returned other names.
-    logs = _sorted_logs(_metrics_result_or_logs(model, logs) if logs
-                        else to_floats(model.get_metrics_result()))
+    logs = (_metrics_result_or_logs(model, logs) if logs
+            else to_floats(model.get_metrics_result()))
     cbs.on_test_end(logs)
     return logs
 
 
-def format_results(model, logs, return_dict):
-    """Keras's evaluate return: a scalar, a list in metrics order, or the dict."""
-    logs = _sorted_logs(to_floats(logs))  # Keras pythonifies them: sorted keys
+def format_results(model, logs, return_dict, pythonified=False):
+    """Keras's evaluate return: a scalar, a list in metrics order, or the dict.
+
+    `logs` are a step's logs, or with `pythonified=True` logs `to_floats` already
+    made (flattening twice would re-sort a custom step's nested dicts).
+    """
+    logs = logs if pythonified else to_floats(logs)  # Keras pythonifies them once
     if return_dict:
         return logs
     names = []

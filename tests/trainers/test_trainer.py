@@ -331,3 +331,42 @@ def test_epoch_logs_read_metric_results_after_validation_as_keras():
     assert got == {"false_positives": [[2.0, 0.0], [2.0, 0.0]], "ones": [12.0, 12.0],
                    "seen": [3.0, 3.0], "val_false_positives": [[2.0, 0.0], [2.0, 0.0]],
                    "val_ones": [3.0, 3.0], "val_seen": [3.0, 3.0]}
+
+
+def test_custom_step_logs_are_flattened_once_in_keras_order():
+    """Keras's `pythonify_logs` sorts the step's own keys and expands a nested dict
+    (`compile_metrics`) at its key's place, once. Real Keras 3.15.1 (TensorFlow):
+    history keys ['mae', 'loss', 'val_loss', 'val_mae'], evaluate(return_dict=True)
+    keys ['mae', 'mse', 'loss'] for the steps below."""
+    class Custom(keras.Model):
+        def train_step(self, data):
+            x, y = data
+            with keras.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply(grads, self.trainable_variables)
+            for metric in self.metrics:
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+        def test_step(self, data):
+            x, y = data
+            y_pred = self(x, training=False)
+            self.compute_loss(y=y, y_pred=y_pred)
+            for metric in self.metrics:
+                if metric.name != "loss":
+                    metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    inputs = keras.Input((4,))
+    model = Custom(inputs, keras.layers.Dense(1)(inputs))
+    model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+    x, y = np.ones((8, 4), "float32"), np.ones((8, 1), "float32")
+    history = model.fit(x, y, epochs=1, verbose=0, validation_data=(x, y))
+    assert list(history.history) == ["mae", "loss", "val_loss", "val_mae"]
+    model.compile(optimizer="adam", loss="mse", metrics=["mae", "mse"])
+    assert list(model.evaluate(x, y, verbose=0, return_dict=True)) == ["mae", "mse", "loss"]
