@@ -43,23 +43,32 @@ def _callbacks(model, callbacks, verbose, epochs, steps, history):
 
 
 def to_floats(logs):
-    """Reads metric tensors once (one device->host transfer per value).
-
-    Nested dicts (a metric whose result is a dict, e.g. `compile_metrics`
-    returned by a custom `train_step`) are flattened, as Keras's
-    `pythonify_logs` does; a value that is not a scalar stays an array.
+    """Keras's `pythonify_logs`: reads metric tensors once (one device->host transfer
+    per value), keys in sorted order, and a nested dict (a metric whose result is a
+    dict, `compile_metrics` returned by a custom `train_step`) flattened where its key
+    sorts, its own keys sorted in turn; a value that is not a scalar stays an array.
     """
     out = {}
-    for k, v in (logs or {}).items():
+    for k, v in sorted((logs or {}).items(), key=lambda item: item[0]):
         if isinstance(v, dict):
             out.update(to_floats(v))
             continue
-        value = core.convert_to_numpy(v) if v is not None else v
-        try:
-            out[k] = float(value)
-        except (TypeError, ValueError):
-            out[k] = value
+        out[k] = _read_value(v)
     return out
+
+
+def _read_logs(logs):
+    """The logs with every value read (floats or arrays), nested dicts kept as they are."""
+    return {k: _read_logs(v) if isinstance(v, dict) else _read_value(v)
+            for k, v in logs.items()}
+
+
+def _read_value(v):
+    value = core.convert_to_numpy(v) if v is not None else v
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return value
 
 
 def to_device(batch):
@@ -327,8 +336,10 @@ class FitLoop:
             val_logs = evaluate_adapter(model, self.val_adapter, 0, None, self.validation_steps,
                                         callback_list=cbs)
             epoch_logs = dict(epoch_logs)
-            epoch_logs.update({f"val_{k}": v for k, v in _sorted_logs(val_logs).items()})
-        epoch_logs = _sorted_logs(to_floats(epoch_logs))
+            epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+        # read now; the callbacks' pythonify sorts the keys and flattens a dict result
+        # where its key sorts (Keras's order: "mean_absolute_error", then "stats"'s keys)
+        epoch_logs = _read_logs(epoch_logs)
         cbs.on_epoch_end(epoch, epoch_logs)
         return epoch_logs
 
@@ -377,11 +388,10 @@ def _metrics_result_or_logs(model, logs, read=True):
 
     With `read=False` the results are returned unread (Tensors, or a metric's own variable).
     """
-    logs = to_floats(logs)
     results = model.get_metrics_result()
-    if logs and set(results) == set(logs):
-        return to_floats(results) if read else results
-    return logs
+    chosen = results if isinstance(logs, dict) and logs and set(results) == set(logs) \
+        else logs   # Keras compares the top-level names (a dict result is one name)
+    return to_floats(chosen) if read else chosen
 
 
 def _should_validate(epoch, validation_freq):
@@ -398,7 +408,7 @@ def evaluate(model, x, y, batch_size, verbose, sample_weight, steps, callbacks, 
     check_count("evaluate", "steps", steps)
     adapter = data_adapters.get_adapter(x, y, sample_weight, batch_size, shuffle=False)
     logs = evaluate_adapter(model, adapter, _verbose(verbose), callbacks, steps)
-    return format_results(model, logs, return_dict)
+    return format_results(model, logs, return_dict, pythonify=False)
 
 
 def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=None):
@@ -430,15 +440,19 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
         if model.stop_evaluating:
             break
     # Keras's rule: the metrics' results, unless a custom test_step returned other names.
-    logs = _sorted_logs(_metrics_result_or_logs(model, logs) if logs
-                        else to_floats(model.get_metrics_result()))
+    logs = (_metrics_result_or_logs(model, logs) if logs
+            else to_floats(model.get_metrics_result()))
     cbs.on_test_end(logs)
     return logs
 
 
-def format_results(model, logs, return_dict):
-    """Keras's evaluate return: a scalar, a list in metrics order, or the dict."""
-    logs = _sorted_logs(to_floats(logs))  # Keras pythonifies them: sorted keys
+def format_results(model, logs, return_dict, pythonify=True):
+    """Keras's evaluate return: a scalar, a list in metrics order, or the dict.
+
+    `pythonify=False` takes logs that `evaluate_adapter` already put in Keras's order.
+    """
+    if pythonify:
+        logs = to_floats(logs)  # Keras pythonifies them: sorted keys
     if return_dict:
         return logs
     names = []
