@@ -495,7 +495,7 @@ class Layer(Operation):
             raise with_call_info(error, self, args, kwargs) from None
         finally:
             if swapped:
-                self.__dict__.update(swapped)
+                _restore_variables(self, swapped)
             ctx.autocast.pop()
             ctx.calls.pop()
             if scoped:
@@ -527,7 +527,7 @@ class Layer(Operation):
             yield
         finally:
             if swapped:
-                self.__dict__.update(swapped)
+                _restore_variables(self, swapped)
 
     def _build_from_inputs(self, args, kwargs, sig):
         first = args[0] if args else kwargs.get(sig.first)
@@ -784,8 +784,64 @@ def _cast_own_variables(layer, dtype):
                 and config.is_float_dtype(value.dtype):
             swapped[name] = value
     for name, value in swapped.items():
-        layer.__dict__[name] = core.cast(value, dtype)
+        read = core.cast(value, dtype)
+        if type(read) is Tensor:
+            read.__class__ = _AutocastRead  # same layout: the recorded cast, still differentiable
+            _AUTOCAST_MASTERS[id(read)] = value
+        layer.__dict__[name] = read
     return swapped
+
+
+def _restore_variables(layer, swapped):
+    """Puts the Variables `_cast_own_variables` replaced back."""
+    for name in swapped:
+        _AUTOCAST_MASTERS.pop(id(layer.__dict__.get(name)), None)
+    layer.__dict__.update(swapped)
+
+
+_AUTOCAST_MASTERS = {}  # id(an _AutocastRead in use) -> the Variable it reads
+
+
+class _AutocastRead(Tensor):
+    """A float variable read in the autocast dtype during a call: the cast value, with
+    the variable's `assign`/`assign_add`/`assign_sub`, which update the float32 variable
+    (and this read), as a Keras variable does inside its autocast scope (a
+    non-trainable counter or moving average updated in `call` under "mixed_float16")."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        """The autocast dtype's name, a plain `str` as a Keras variable's in its scope."""
+        return config.standardize_dtype(self._value.dtype)
+
+    def _variable(self):
+        try:
+            return _AUTOCAST_MASTERS[id(self)]
+        except KeyError:
+            raise ValueError("This autocast read of a variable is used outside the layer "
+                             "call that made it; use the layer's variable itself.") from None
+
+    def _updated(self, method, value):
+        variable = self._variable()
+        getattr(variable, method)(value)
+        self._value = variable._value.astype(self._value.dtype)
+        return variable
+
+    def assign(self, value):
+        return self._updated("assign", value)
+
+    def assign_add(self, delta):
+        return self._updated("assign_add", delta)
+
+    def assign_sub(self, delta):
+        return self._updated("assign_sub", delta)
+
+    def __getattr__(self, name):
+        if name in ("name", "path", "trainable", "constraint", "regularizer", "aggregation",
+                    "synchronization", "autocast"):
+            return getattr(self._variable(), name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 def _scan(layer):

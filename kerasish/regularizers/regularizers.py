@@ -76,12 +76,20 @@ class Regularizer:
         return f"{type(self).__name__}({args})"
 
 
+def _factor(factor, dtype):
+    """Keras's `ops.cast(factor, x.dtype)`: TensorFlow first makes a Python float a
+    float32 tensor, so a float64 weight is penalised by float32(factor)."""
+    return ops.cast(ops.convert_to_tensor(factor, dtype="float32"), dtype)
+
+
 def _l1_penalty(x, factor):
-    return ops.multiply(ops.sum(ops.absolute(x)), factor)
+    x = ops.convert_to_tensor(x)
+    return ops.multiply(_factor(factor, x.dtype), ops.sum(ops.absolute(x)))
 
 
 def _l2_penalty(x, factor):
-    return ops.multiply(ops.sum(ops.square(x)), factor)
+    x = ops.convert_to_tensor(x)
+    return ops.multiply(_factor(factor, x.dtype), ops.sum(ops.square(x)))
 
 
 class L1(Regularizer):
@@ -95,13 +103,16 @@ class L1(Regularizer):
     """
 
     def __init__(self, l1=0.01):
-        self.l1 = validate_float_arg(0.01 if l1 is None else l1, name="l1")
+        validate_float_arg(0.01 if l1 is None else l1, name="l1")
+        # Keras keeps L1's factor (only L1's) as a float32 tensor: a float64 weight is
+        # penalised by float32(l1), and get_config reads 0.009999999776482582 back
+        self.l1 = ops.convert_to_tensor(0.01 if l1 is None else l1)
 
     def __call__(self, x):
         return _l1_penalty(x, self.l1)
 
     def get_config(self):
-        return {"l1": self.l1}
+        return {"l1": float(self.l1)}
 
 
 class L2(Regularizer):

@@ -101,6 +101,12 @@ def _children(obj):
         return
     attrs = dict(vars(obj))
     attrs.update(_user_properties(obj))
+    if isinstance(obj, Layer) and "layers" not in attrs and \
+            isinstance(getattr(type(obj), "layers", None), property):
+        # a subclassed Model: Keras walks `dir()`, where Model's `layers` property is
+        # not skipped (its skip set is a plain Layer's), so the sublayers not reached
+        # under an attribute sorting before "layers" are saved as "layers/<class>"
+        attrs["layers"] = obj.layers
     names = sorted((k for k in attrs if k not in _SKIP), key=lambda k: (k.startswith("_"), k))
     for name in names:
         value = attrs[name]

@@ -43,22 +43,32 @@ def _callbacks(model, callbacks, verbose, epochs, steps, history):
 
 
 def to_floats(logs):
-    """Keras's `pythonify_logs`: keys in sorted order, a nested dict (a metric whose
-    result is a dict, e.g. `compile_metrics` returned by a custom `train_step`)
-    expanded, sorted too, at its own key's place; metric tensors read once (one
-    device->host transfer per value); a value that is not a scalar stays an array.
+    """Keras's `pythonify_logs`: reads metric tensors once (one device->host transfer
+    per value), keys in sorted order, and a nested dict (a metric whose result is a
+    dict, `compile_metrics` returned by a custom `train_step`) flattened where its key
+    sorts, its own keys sorted in turn; a value that is not a scalar stays an array.
     """
     out = {}
-    for k, v in sorted((logs or {}).items()):
+    for k, v in sorted((logs or {}).items(), key=lambda item: item[0]):
         if isinstance(v, dict):
             out.update(to_floats(v))
             continue
-        value = core.convert_to_numpy(v) if v is not None else v
-        try:
-            out[k] = float(value)
-        except (TypeError, ValueError):
-            out[k] = value
+        out[k] = _read_value(v)
     return out
+
+
+def _read_logs(logs):
+    """The logs with every value read (floats or arrays), nested dicts kept as they are."""
+    return {k: _read_logs(v) if isinstance(v, dict) else _read_value(v)
+            for k, v in logs.items()}
+
+
+def _read_value(v):
+    value = core.convert_to_numpy(v) if v is not None else v
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return value
 
 
 def to_device(batch):
@@ -323,8 +333,11 @@ class FitLoop:
                                         callback_list=cbs)
             epoch_logs = dict(epoch_logs)
             epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
-        cbs.on_epoch_end(epoch, epoch_logs)   # flattened once, there, as Keras's
-        return to_floats(epoch_logs)
+        # read now; the callbacks' pythonify sorts the keys and flattens a dict result
+        # where its key sorts (Keras's order: "mean_absolute_error", then "stats"'s keys)
+        epoch_logs = _read_logs(epoch_logs)
+        cbs.on_epoch_end(epoch, epoch_logs)
+        return epoch_logs
 
     def _run_execution(self, batches, logs):
         """Runs `train_step` on each batch of one execution."""
@@ -372,9 +385,9 @@ def _metrics_result_or_logs(model, logs, read=True):
     With `read=False` the results are returned unread (Tensors, or a metric's own variable).
     """
     results = model.get_metrics_result()
-    if logs and set(results) == set(logs):   # the step's own keys, nested dicts unexpanded
-        return to_floats(results) if read else results
-    return to_floats(logs) if read else logs
+    chosen = results if isinstance(logs, dict) and logs and set(results) == set(logs) \
+        else logs   # Keras compares the top-level names (a dict result is one name)
+    return to_floats(chosen) if read else chosen
 
 
 def _should_validate(epoch, validation_freq):
@@ -391,7 +404,7 @@ def evaluate(model, x, y, batch_size, verbose, sample_weight, steps, callbacks, 
     check_count("evaluate", "steps", steps)
     adapter = data_adapters.get_adapter(x, y, sample_weight, batch_size, shuffle=False)
     logs = evaluate_adapter(model, adapter, _verbose(verbose), callbacks, steps)
-    return format_results(model, logs, return_dict, pythonified=True)
+    return format_results(model, logs, return_dict, pythonify=False)
 
 
 def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=None):
@@ -429,13 +442,13 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
     return logs
 
 
-def format_results(model, logs, return_dict, pythonified=False):
+def format_results(model, logs, return_dict, pythonify=True):
     """Keras's evaluate return: a scalar, a list in metrics order, or the dict.
 
-    `logs` are a step's logs, or with `pythonified=True` logs `to_floats` already
-    made (flattening twice would re-sort a custom step's nested dicts).
+    `pythonify=False` takes logs that `evaluate_adapter` already put in Keras's order.
     """
-    logs = logs if pythonified else to_floats(logs)  # Keras pythonifies them once
+    if pythonify:
+        logs = to_floats(logs)  # Keras pythonifies them: sorted keys
     if return_dict:
         return logs
     names = []

@@ -86,3 +86,33 @@ def test_auto_scale_loss_false_keeps_the_optimizer(mixed_float16):
     model = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
     model.compile(keras.optimizers.SGD(0.01), "mse", auto_scale_loss=False)
     assert type(model.optimizer).__name__ == "SGD"
+
+
+class _Counter(keras.layers.Layer):
+    def build(self, shape):
+        self.count = self.add_weight(shape=(), initializer="zeros", name="count",
+                                     trainable=False)
+        self.ema = self.add_weight(shape=(shape[-1],), initializer="zeros", name="ema",
+                                   trainable=False)
+        self.w = self.add_weight(shape=(shape[-1],), initializer="ones", name="w")
+
+    def call(self, x, training=None):
+        if training:
+            self.count.assign_add(1.0)
+            self.ema.assign(0.9 * self.ema + 0.1 * keras.ops.mean(x, axis=0))
+        self.seen = (self.count.dtype, self.ema.dtype)
+        return x * self.w * keras.ops.cast(self.count, x.dtype)
+
+
+def test_variables_assigned_in_call_under_mixed_precision_as_keras():
+    # Keras 3.15.1 printed these for the same program (probe /tmp/probe5/t/mpc.py): in the
+    # autocast scope the variables read as float16 ("float16" strings), assign updates the
+    # float32 variable and later reads in the call see it (kerasish raised AttributeError).
+    layer = _Counter(dtype="mixed_float16")
+    x = np.array([[1.0, 2.0], [3.0, 4.0]], "float32")
+    layer(x, training=True)
+    out = layer(x, training=True)
+    assert np.asarray(out).tolist() == [[2.0, 4.0], [6.0, 8.0]]
+    assert float(layer.count.numpy()) == 2.0 and layer.count.dtype == "float32"
+    assert layer.ema.numpy().tolist() == [0.3798828125, 0.5693359375]
+    assert layer.seen == ("float16", "float16")

@@ -122,3 +122,17 @@ def test_config_round_trips_through_json(reg):
 def test_serialize_matches_keras3_dict():
     assert R.serialize(R.L2(0.01)) == {"module": "keras.regularizers", "class_name": "L2",
                                        "config": {"l2": 0.01}, "registered_name": None}
+
+
+def test_factors_are_float32_on_float64_weights_as_keras():
+    # Keras 3.15.1 (TF): L1 keeps its factor as a float32 tensor and L2/L1L2 cast the
+    # Python float through a float32 tensor, so on float64 ones(3) the penalties print
+    # 0.029999999329447746 (L1(0.01), L2(0.01)) and 0.05999999865889549 (L1L2(0.01, 0.01));
+    # L1's config reads back 0.009999999776482582.
+    w = ops.ones((3,), dtype="float64")
+    assert float(R.L1(0.01)(w)) == 0.029999999329447746
+    assert float(R.L2(0.01)(w)) == 0.029999999329447746
+    assert float(R.L1L2(0.01, 0.01)(w)) == 0.05999999865889549
+    assert R.L1(0.01).get_config() == {"l1": 0.009999999776482582}
+    assert R.get("l1").get_config() == {"l1": 0.009999999776482582}
+    assert R.L2(0.01).get_config() == {"l2": 0.01}   # L2 keeps the Python float

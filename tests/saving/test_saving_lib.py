@@ -41,3 +41,33 @@ def test_a_layer_reached_through_a_property_loads_from_its_other_path(tmp_path):
     assert names == ["a_dense", "a_dense/vars", "a_dense/vars/0", "a_dense/vars/1", "vars"]
     with pytest.raises(ValueError, match="1 objects could not be loaded"):  # as Keras
         plain.load_weights(str(tmp_path / "aliased.weights.h5"))
+
+
+def test_subclassed_model_sublayers_after_layers_go_under_layers_as_keras(tmp_path):
+    # Keras 3.15.1 walks dir(model): Model's `layers` property sorts between "alpha" and
+    # "zeta", so `zeta` is saved in the layers list as "layers/dense_1" (the file Keras
+    # wrote for this model had exactly these datasets; probe /tmp/probe5/t/h5b.py).
+    import h5py
+
+    class Net(keras.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.alpha = keras.layers.Dense(2, name="first")
+            self.zeta = keras.layers.Dense(1, name="second")
+
+        def call(self, x):
+            return self.zeta(self.alpha(x))
+
+    net = Net()
+    net(np.zeros((1, 3), "float32"))
+    path = str(tmp_path / "n.weights.h5")
+    net.save_weights(path)
+    with h5py.File(path) as f:
+        datasets = []
+        f.visititems(lambda k, v: datasets.append(k) if hasattr(v, "shape") else None)
+    assert datasets == ["alpha/vars/0", "alpha/vars/1", "layers/dense_1/vars/0",
+                        "layers/dense_1/vars/1"]
+    twin = Net()
+    twin(np.zeros((1, 3), "float32"))
+    twin.load_weights(path)
+    np.testing.assert_allclose(twin.zeta.kernel.numpy(), net.zeta.kernel.numpy())

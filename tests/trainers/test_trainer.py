@@ -370,3 +370,31 @@ def test_custom_step_logs_are_flattened_once_in_keras_order():
     assert list(history.history) == ["mae", "loss", "val_loss", "val_mae"]
     model.compile(optimizer="adam", loss="mse", metrics=["mae", "mse"])
     assert list(model.evaluate(x, y, verbose=0, return_dict=True)) == ["mae", "mse", "loss"]
+
+
+class _DictResult(keras.metrics.Metric):
+    def __init__(self, name="stats", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.total = self.add_variable(shape=(), initializer="zeros", name="total")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        self.total.assign_add(keras.ops.sum(keras.ops.abs(y_true - y_pred)))
+
+    def result(self):
+        return {"mean_err": self.total * 1.0, "max_err": self.total * 2.0}
+
+
+def test_a_dict_metric_result_is_flattened_where_its_name_sorts_as_keras():
+    # Keras's pythonify_logs sorts the top-level names and flattens a dict result in
+    # place ("stats" sorts after "mean_absolute_error"). Key orders printed by Keras
+    # 3.15.1 for this setup (probe /tmp/probe5/cmetric3.py, probe5 session).
+    x = np.ones((8, 3), "float32")
+    y = np.zeros((8, 1), "float32")
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse", metrics=[_DictResult(), keras.metrics.MeanAbsoluteError()])
+    history = model.fit(x, y, epochs=1, batch_size=4, verbose=0, validation_split=0.25)
+    assert list(history.history) == [
+        "loss", "mean_absolute_error", "max_err", "mean_err",
+        "val_loss", "val_max_err", "val_mean_absolute_error", "val_mean_err"]
+    result = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert list(result) == ["loss", "mean_absolute_error", "max_err", "mean_err"]
