@@ -45,6 +45,11 @@ def _encode(value, local):
         return [_encode(v, local) for v in value]
     if isinstance(value, dict):
         return {k: _encode(v, local) for k, v in value.items()}
+    if isinstance(value, slice):  # an index of `x[...]` (GetItem), as Keras serializes it
+        return {"class_name": "__slice__", "config": {
+            "start": value.start, "stop": value.stop, "step": value.step}}
+    if value is Ellipsis:
+        return {"class_name": "__ellipsis__", "config": {}}
     return value
 
 
@@ -214,6 +219,11 @@ def _decode(value, outputs_of):
     if isinstance(value, dict) and value.get("class_name") == "__keras_tensor__":
         name, node_index, tensor_index = value["config"]["keras_history"]
         return tree.flatten(outputs_of[(name, node_index)])[tensor_index]
+    if isinstance(value, dict) and value.get("class_name") == "__slice__":
+        config = value["config"]
+        return slice(config["start"], config["stop"], config["step"])
+    if isinstance(value, dict) and value.get("class_name") == "__ellipsis__":
+        return Ellipsis
     if isinstance(value, (list, tuple)):
         return type(value)(_decode(v, outputs_of) for v in value)
     if isinstance(value, dict):

@@ -1,4 +1,8 @@
 """Functional configs (`get_config` / `to_json`) as Keras 3.15.1 writes them."""
+import json
+
+import numpy as np
+
 import kerasish as keras
 from kerasish import layers, ops
 
@@ -115,3 +119,30 @@ def test_filled_in_masks_are_recorded_only_when_keras_records_them():
     assert kwargs["c"] == {} and kwargs["d1"] == {"mask": None} and kwargs["d2"] == {}
     assert kwargs["d3"]["mask"]["config"]["keras_history"] == ["not_equal", 0, 0]
     assert [type(op).__name__ for op in model.operations].count("NotEqual") == 1
+
+
+# Keras 3.15.1 (TensorFlow), /tmp/probe4/getitem.py: `k[:, :, None]`'s node, as to_json writes it.
+GET_ITEM_NODE = ('[{"args": [{"class_name": "__keras_tensor__", "config": {"shape": [null, 3, 4], '
+                 '"dtype": "float32", "keras_history": ["k", 0, 0]}}, [{"class_name": "__slice__", '
+                 '"config": {"start": null, "stop": null, "step": null}}, {"class_name": '
+                 '"__slice__", "config": {"start": null, "stop": null, "step": null}}, null]], '
+                 '"kwargs": {}}]')
+
+
+def test_indexing_ops_serialize_their_key_as_keras(tmp_path):
+    # A functional model with `x[...]` could not be configured or saved (the key
+    # was hidden in a closure); Keras records it as GetItem's second argument.
+    k = keras.Input((3, 4), name="k")
+    model = keras.Model(k, [k[:, :, None], k[:, 0], k[..., 1:3], k[:, ::2, :]])
+    entry = model.get_config()["layers"][1]
+    assert (entry["class_name"], entry["module"]) == ("GetItem", "keras.src.ops.numpy")
+    assert json.dumps(entry["inbound_nodes"]) == GET_ITEM_NODE
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    expected = [x[:, :, None], x[:, 0], x[..., 1:3], x[:, ::2, :]]
+    for rebuilt in (keras.models.model_from_json(model.to_json()),
+                    keras.Model.from_config(model.get_config())):
+        for got, want in zip(rebuilt.predict(x, verbose=0), expected):
+            np.testing.assert_array_equal(got, want)
+    model.save(tmp_path / "m.keras")
+    loaded = keras.models.load_model(tmp_path / "m.keras")
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0)[0], expected[0])
