@@ -42,6 +42,14 @@ class DTypeName(str):
 _DTYPES = {}
 
 
+def _encoded_strings(array):
+    """A numpy unicode array as tf.string's numpy form: an object array of bytes."""
+    out = np.empty(array.shape, dtype=object)
+    flat = out.reshape(-1)
+    flat[:] = [s.encode("utf-8") for s in array.reshape(-1).tolist()]
+    return out
+
+
 class TensorShape(tuple):
     """A tensor's or variable's shape: a tuple of ints, printed as TensorFlow's
     `tf.TensorShape` (repr `TensorShape([2, 3])`, str `(2, 3)`), which is what a
@@ -176,33 +184,48 @@ class Tensor:
 
     # Conversions ----------------------------------------------------------
     def numpy(self):
-        """Returns the value as a numpy array (copied from the GPU if needed)."""
-        return _device.to_host(self._value)
+        """Returns the value as a numpy array (copied from the GPU if needed).
+
+        String tensors give what a TensorFlow string tensor gives: an object
+        array of UTF-8 `bytes` (a `bytes` object for a scalar)."""
+        array = _device.to_host(self._value)
+        if array.dtype.kind == "U":
+            encoded = _encoded_strings(array)
+            return encoded.item() if encoded.ndim == 0 else encoded
+        return array
 
     def __array__(self, dtype=None, copy=None):
         array = _device.to_host(self._value)
+        if array.dtype.kind == "U":
+            array = _encoded_strings(array)
         if dtype is not None:
             array = array.astype(dtype, copy=False)
         return array
 
+    def _host(self):
+        """The raw value on the host (strings as numpy unicode)."""
+        return _device.to_host(self._value)
+
     def item(self):
-        return self.numpy().item()
+        value = self.numpy()
+        return value if isinstance(value, bytes) else value.item()
 
     def tolist(self):
-        return self.numpy().tolist()
+        value = self.numpy()
+        return value if isinstance(value, bytes) else value.tolist()
 
     def __float__(self):
-        return float(self.numpy())
+        return float(self._host())
 
     def __int__(self):
-        return int(self.numpy())
+        return int(self._host())
 
     def __index__(self):
         if not config.is_int_dtype(self.dtype):
             raise TypeError(
                 f"Only integer tensors can be used as an index; got dtype {self.dtype}."
             )
-        return int(self.numpy())
+        return int(self._host())
 
     def __bool__(self):
         if self._value.size != 1:
@@ -210,7 +233,7 @@ class Tensor:
                 f"The truth value of a tensor with shape {self.shape} is ambiguous. "
                 "Use ops.any() or ops.all()."
             )
-        return bool(self.numpy())
+        return bool(self._host())
 
     def __len__(self):
         if self._value.ndim == 0:
@@ -226,25 +249,25 @@ class Tensor:
     # print(), repr() and f"{}" give the text Keras's TensorFlow backend prints
     # (`tf.Tensor(...)`), so that programs print the same under both.
     def __repr__(self):
-        array = _as_printed(self.numpy())
+        array = _as_printed(self._host())
         text = repr(array.item()) if array.ndim == 0 else repr(array)
         if "\n" in text:
             text = "\n" + text
         return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
 
     def __str__(self):
-        text = str(_as_printed(self.numpy()))
+        text = str(_as_printed(self._host()))
         if "\n" in text:
             text = "\n" + text
         return f"tf.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __format__(self, spec):
         if self._value.ndim == 0:
-            return format(self.numpy().item(), spec)
-        return self.numpy().__format__(spec)
+            return format(self._host().item(), spec)
+        return self._host().__format__(spec)
 
     def __reduce__(self):  # pickling moves data to the host
-        return (_rebuild_tensor, (self.numpy(),))
+        return (_rebuild_tensor, (self._host(),))
 
 
 def _as_printed(array):

@@ -41,8 +41,22 @@ def symbolic_call(layer, args, kwargs):
         raise with_call_info(error, layer, args, call_kwargs, symbolic=True) from None
     _attach_masks(layer, first, outputs)
     if not in_trace():
-        Node(layer, args, kwargs, outputs)
+        Node(layer, args, kwargs if records_filled_arguments(layer, args, call_kwargs)
+             else call_kwargs, outputs)
     return outputs
+
+
+def records_filled_arguments(layer, args, kwargs):
+    """Whether Keras's node of this call records the `mask` that `__call__` filled
+    in. Keras fills it into the caller's kwargs dict, which the node records,
+    unless step 1 of `__call__` converted the inputs into new containers: it does
+    so when there are keyword arguments, not exactly one positional tensor, or a
+    tensor whose dtype is not the layer's input dtype (never for layers that
+    convert no inputs, as a functional model)."""
+    if not getattr(layer, "_convert_input_args", True):
+        return True
+    return (not kwargs and len(args) == 1 and isinstance(args[0], KerasTensor)
+            and args[0].dtype == layer.compute_dtype)
 
 
 def _with_mask_argument(layer, args, kwargs):

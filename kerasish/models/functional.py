@@ -40,6 +40,9 @@ class Functional(Model, Function):
     # Keras counts a functional model's own (input) node first when a config's
     # input_layers/output_layers name one of its calls: the first call is node 1.
     _config_node_offset = 1
+    # As Keras's Functional: its `__call__` converts no inputs, so the mask it fills
+    # in is recorded in the call's node (layers.symbolic.records_filled_arguments).
+    _convert_input_args = False
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         super().__init__(name=name or _functional_name(type(self)), trainable=trainable, **kwargs)

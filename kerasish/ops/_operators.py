@@ -6,10 +6,10 @@ graph node Keras records (`x / 2` is `TrueDivide`, `x[:, 0]` is `GetItem`).
 """
 import numpy as np
 
-from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.autodiff.keras_tensor import KerasTensor, in_trace
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
-from kerasish.ops import core, elementwise as ew, linalg, manipulation as shape, symbolic
+from kerasish.ops import core, elementwise as ew, extras, linalg, manipulation as shape, symbolic
 
 
 def _swap(fn):
@@ -97,10 +97,13 @@ _SYMBOLIC_COMPARISONS = {"lt": (ew.less, "Less"), "le": (ew.less_equal, "LessEqu
                          "gt": (ew.greater, "Greater"), "ge": (ew.greater_equal, "GreaterEqual")}
 
 
-def _get_item(key):
-    def get_item(x):
+def _symbolic_getitem(x, key):
+    """`x[key]` on a KerasTensor: inside a trace, the indexing shape rule; at the
+    top level a `GetItem` node whose arguments are `x` and the key, as Keras
+    records (and serializes) it."""
+    if in_trace():
         return shape.getitem(x, key)
-    return get_item
+    return symbolic.symbolic_call(extras.get_item, "GetItem", (x, key), {})
 
 
 def install_symbolic():
@@ -118,5 +121,4 @@ def install_symbolic():
         setattr(KerasTensor, f"__{name}__", binary(fn, op_name))
     KerasTensor.__neg__ = lambda self: symbolic.symbolic_call(ew.negative, "Negative", (self,), {})
     KerasTensor.__abs__ = lambda self: symbolic.symbolic_call(ew.absolute, "Absolute", (self,), {})
-    KerasTensor.__getitem__ = lambda self, key: symbolic.symbolic_call(
-        _get_item(key), "GetItem", (self,), {})
+    KerasTensor.__getitem__ = _symbolic_getitem

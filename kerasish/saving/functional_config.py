@@ -8,6 +8,7 @@ count only the nodes that belong to this model. tf.keras 2 configs list
 each node as `[[layer_name, node_index, tensor_index, kwargs], ...]`;
 `functional_from_config` accepts both.
 """
+from kerasish.layers import symbolic
 from kerasish.layers.call_utils import call_signature
 from kerasish.layers.core.lambda_layer import SymbolicOp
 from kerasish.layers.keras_tensor import KerasTensor
@@ -44,6 +45,11 @@ def _encode(value, local):
         return [_encode(v, local) for v in value]
     if isinstance(value, dict):
         return {k: _encode(v, local) for k, v in value.items()}
+    if isinstance(value, slice):  # an index of `x[...]` (GetItem), as Keras serializes it
+        return {"class_name": "__slice__", "config": {
+            "start": value.start, "stop": value.stop, "step": value.step}}
+    if value is Ellipsis:
+        return {"class_name": "__ellipsis__", "config": {}}
     return value
 
 
@@ -91,9 +97,12 @@ def get_functional_config(model):
 
 def _with_mask_kwarg(layer, node):
     """A node's kwargs as Keras records them: a layer whose `call` takes `mask`,
-    called on one tensor argument, gets `mask` (None when the input has none)."""
+    called on one tensor argument, gets `mask` (None when the input has none),
+    unless Keras's `__call__` converted the inputs (then the node keeps the
+    caller's kwargs: `symbolic.records_filled_arguments`)."""
     kwargs = node.call_kwargs
-    if "mask" in kwargs or not call_signature(type(layer)).has_mask:
+    if "mask" in kwargs or not call_signature(type(layer)).has_mask or \
+            not symbolic.records_filled_arguments(layer, node.call_args, kwargs):
         return kwargs
     with_tensors = [v for v in list(node.call_args) + list(kwargs.values())
                     if any(isinstance(t, KerasTensor) for t in tree.flatten(v))]
@@ -219,6 +228,11 @@ def _decode(value, outputs_of):
     if isinstance(value, dict) and value.get("class_name") == "__keras_tensor__":
         name, node_index, tensor_index = value["config"]["keras_history"]
         return tree.flatten(outputs_of[(name, node_index)])[tensor_index]
+    if isinstance(value, dict) and value.get("class_name") == "__slice__":
+        config = value["config"]
+        return slice(config["start"], config["stop"], config["step"])
+    if isinstance(value, dict) and value.get("class_name") == "__ellipsis__":
+        return Ellipsis
     if isinstance(value, (list, tuple)):
         return type(value)(_decode(v, outputs_of) for v in value)
     if isinstance(value, dict):

@@ -120,3 +120,17 @@ def test_shape_is_tensorflows_tensorshape():
     assert repr([w.shape for w in layer.weights]) == "[TensorShape([3, 2]), TensorShape([2])]"
     assert repr(keras.ops.convert_to_tensor(1.0).shape) == "TensorShape([])"
     assert repr(keras.Input((3,)).shape) == "(None, 3)"
+
+
+def test_string_tensors_give_bytes_to_numpy_as_tensorflow():
+    # Keras 3.15.1 on TensorFlow (/tmp/probe4/lookup2.py): `.numpy()` (and
+    # np.asarray, ops.convert_to_numpy) of a string tensor is an object array of
+    # bytes, a scalar one a bytes object: `t.numpy()[0].decode()` works.
+    inv = keras.layers.StringLookup(vocabulary=["a", "b"], invert=True)
+    out = inv(np.array([[1, 0]]))
+    assert repr(out.numpy()) == "array([[b'a', b'[UNK]']], dtype=object)"
+    assert np.asarray(out).tolist() == [[b"a", b"[UNK]"]]
+    assert ops.convert_to_numpy(out)[0, 0].decode("utf-8") == "a"
+    assert inv(np.array(2)).numpy() == b"b"
+    assert str(out) == "tf.Tensor([[b'a' b'[UNK]']], shape=(1, 2), dtype=string)"
+    assert pickle.loads(pickle.dumps(out)).numpy().tolist() == [[b"a", b"[UNK]"]]

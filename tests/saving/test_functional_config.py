@@ -1,6 +1,10 @@
 """Functional configs (`get_config` / `to_json`) as Keras 3.15.1 writes them."""
+import json
+
+import numpy as np
+
 import kerasish as keras
-from kerasish import layers
+from kerasish import layers, ops
 
 # Printed by Keras 3.15.1 for the model built in the first test (exact text).
 SINGLE_INPUT_JSON = '{"module": "keras.src.models.functional", "class_name": "Functional", "config": {"name": "m", "trainable": true, "layers": [{"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_shape": [null, 3], "dtype": "float32", "sparse": false, "ragged": false, "name": "i", "optional": false}, "registered_name": null, "name": "i", "inbound_nodes": []}, {"module": "keras.layers", "class_name": "Dense", "config": {"name": "d", "trainable": true, "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null}, "units": 2, "activation": "linear", "use_bias": true, "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null, "input_axes": null, "output_axes": null}, "registered_name": null}, "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null}, "kernel_regularizer": null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null, "quantization_config": null}, "registered_name": null, "build_config": {"input_shape": [null, 3]}, "name": "d", "inbound_nodes": [{"args": [{"class_name": "__keras_tensor__", "config": {"shape": [null, 3], "dtype": "float32", "keras_history": ["i", 0, 0]}}], "kwargs": {}}]}], "input_layers": ["i", 0, 0], "output_layers": ["d", 0, 0]}, "registered_name": "Functional", "build_config": {"input_shape": null}, "compile_config": {}}'
@@ -88,3 +92,68 @@ def test_layer_build_configs_keep_keras_tuples_and_shapes_dict():
     fresh = layers.MultiHeadAttention(2, 2)
     fresh.build_from_config(mha.get_build_config())
     assert [w.shape for w in fresh.weights] == [w.shape for w in mha.weights]
+
+
+def test_filled_in_masks_are_recorded_only_when_keras_records_them():
+    # Keras 3.15.1 (TensorFlow), /tmp/probe4/mlistcfg.py and mlist.py: `__call__`
+    # fills `mask` into the caller's kwargs, which the node records, unless it
+    # converted the inputs first (a list argument, keyword arguments, or a dtype
+    # other than the layer's): then neither the config nor "Connected to" has it.
+    class Pair(layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.supports_masking = True
+
+        def call(self, inputs, mask=None):
+            return inputs[0] + inputs[1]
+
+    class Twice(layers.Layer):
+        def call(self, x, mask=None):
+            return x * 2
+
+    class Lift(layers.Layer):
+        def call(self, x):
+            return ops.cast(ops.expand_dims(x, -1), "float32")
+
+        def compute_mask(self, x, mask=None):
+            return ops.not_equal(x, 0)
+
+    keras.backend.clear_session()
+    i, j = keras.Input((None,), dtype="int64"), keras.Input((None,), dtype="int64")
+    k = keras.Input((3,))
+    a, b = Lift()(i), Lift()(j)
+    outs = [Pair(name="c")([a, b]), Twice(name="d1")(k), Twice(name="d2")(i),
+            Twice(name="d3")(a)]
+    model = keras.Model([i, j, k], outs)
+    kwargs = {l["name"]: l["inbound_nodes"][0]["kwargs"] for l in model.get_config()["layers"]
+              if l["name"] in ("c", "d1", "d2", "d3")}
+    assert kwargs["c"] == {} and kwargs["d1"] == {"mask": None} and kwargs["d2"] == {}
+    assert kwargs["d3"]["mask"]["config"]["keras_history"] == ["not_equal", 0, 0]
+    assert [type(op).__name__ for op in model.operations].count("NotEqual") == 1
+
+
+# Keras 3.15.1 (TensorFlow), /tmp/probe4/getitem.py: `k[:, :, None]`'s node, as to_json writes it.
+GET_ITEM_NODE = ('[{"args": [{"class_name": "__keras_tensor__", "config": {"shape": [null, 3, 4], '
+                 '"dtype": "float32", "keras_history": ["k", 0, 0]}}, [{"class_name": "__slice__", '
+                 '"config": {"start": null, "stop": null, "step": null}}, {"class_name": '
+                 '"__slice__", "config": {"start": null, "stop": null, "step": null}}, null]], '
+                 '"kwargs": {}}]')
+
+
+def test_indexing_ops_serialize_their_key_as_keras(tmp_path):
+    # A functional model with `x[...]` could not be configured or saved (the key
+    # was hidden in a closure); Keras records it as GetItem's second argument.
+    k = keras.Input((3, 4), name="k")
+    model = keras.Model(k, [k[:, :, None], k[:, 0], k[..., 1:3], k[:, ::2, :]])
+    entry = model.get_config()["layers"][1]
+    assert (entry["class_name"], entry["module"]) == ("GetItem", "keras.src.ops.numpy")
+    assert json.dumps(entry["inbound_nodes"]) == GET_ITEM_NODE
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    expected = [x[:, :, None], x[:, 0], x[..., 1:3], x[:, ::2, :]]
+    for rebuilt in (keras.models.model_from_json(model.to_json()),
+                    keras.Model.from_config(model.get_config())):
+        for got, want in zip(rebuilt.predict(x, verbose=0), expected):
+            np.testing.assert_array_equal(got, want)
+    model.save(tmp_path / "m.keras")
+    loaded = keras.models.load_model(tmp_path / "m.keras")
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0)[0], expected[0])

@@ -184,6 +184,8 @@ class SymbolicOp(Layer):
         return f"<Operation name={self.name}>"  # as Keras prints an op of a graph
 
     def call(self, *args):
+        if type(self).__name__ == "GetItem" and len(args) == 2 and isinstance(args[1], list):
+            args = (args[0], tuple(args[1]))  # Keras's GetItem.call: a list key is a tuple
         n = len(self.tensor_kwarg_names)
         kwargs = self.fn_kwargs
         if n:
