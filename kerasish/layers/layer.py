@@ -445,9 +445,10 @@ class Layer(Operation):
             # in the graph node as if the caller had passed it.
             ctx = _context()
             outermost = not ctx.calls
+            caller_kwargs = dict(kwargs)
             resolve_training(call_signature(type(self)), kwargs)
             try:
-                return symbolic.symbolic_call(self, args, kwargs)
+                return symbolic.symbolic_call(self, args, kwargs, caller_kwargs)
             finally:
                 if outermost:
                     ctx.training = None

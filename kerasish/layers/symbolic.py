@@ -21,11 +21,15 @@ from kerasish.layers.keras_tensor import KerasTensor, Node, in_trace, tracing
 from kerasish.utils import tree
 
 
-def symbolic_call(layer, args, kwargs):
+def symbolic_call(layer, args, kwargs, caller_kwargs=None):
     """Builds `layer` from symbolic shapes, infers outputs, records a Node.
 
     Inside a trace (a layer called from a traced `call`), no Node is recorded.
+    `kwargs` are the call's arguments with `training` resolved; `caller_kwargs`
+    the caller's own (default: `kwargs`), which decide what the Node records
+    (`records_filled_arguments`).
     """
+    caller_kwargs = kwargs if caller_kwargs is None else caller_kwargs
     first = args[0] if args else next(iter(kwargs.values()))
     if layer.input_spec is not None and isinstance(first, (KerasTensor, list, tuple)):
         assert_input_compatibility(layer.input_spec, first, layer.name)
@@ -41,14 +45,14 @@ def symbolic_call(layer, args, kwargs):
         raise with_call_info(error, layer, args, call_kwargs, symbolic=True) from None
     _attach_masks(layer, first, outputs)
     if not in_trace():
-        Node(layer, args, kwargs if records_filled_arguments(layer, args, call_kwargs)
-             else call_kwargs, outputs)
+        Node(layer, args, kwargs if records_filled_arguments(layer, args, caller_kwargs)
+             else caller_kwargs, outputs)
     return outputs
 
 
 def records_filled_arguments(layer, args, kwargs):
-    """Whether Keras's node of this call records the `mask` that `__call__` filled
-    in. Keras fills it into the caller's kwargs dict, which the node records,
+    """Whether Keras's node of this call records the `mask` (and `training`) that
+    `__call__` filled in. Keras fills it into the caller's kwargs dict, which the node records,
     unless step 1 of `__call__` converted the inputs into new containers: it does
     so when there are keyword arguments, not exactly one positional tensor, or a
     tensor whose dtype is not the layer's input dtype (never for layers that
