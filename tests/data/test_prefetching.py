@@ -131,9 +131,13 @@ def _abandoned_pipeline(parallel):
     element 1, about a second from now.
     """
     import _thread
+    import threading
+
+    entered = threading.Event()
 
     def slow(x):
         if x == 1:
+            entered.set()
             time.sleep(1.0)
             _thread.interrupt_main()
         return x
@@ -143,7 +147,7 @@ def _abandoned_pipeline(parallel):
     next(it)
     cycle = [it]
     cycle.append(cycle)
-    time.sleep(0.1)  # the worker is inside slow(1) now
+    assert entered.wait(30)  # the worker is inside slow(1) now (even on a loaded machine)
 
 
 @pytest.mark.parametrize("parallel", [False, True])
