@@ -426,11 +426,16 @@ class Layer(Operation):
         the penalties of the regularized weights in `trainable_weights` order.
         """
         out = []
+        regularized = False
         for layer in self._flatten_layers():
             out.extend(layer._losses)
-        for v in self.trainable_weights:
-            if getattr(v, "regularizer", None) is not None:
-                out.append(v.regularizer(v))
+            regularized = regularized or any(  # add_weight's variables carry regularizers
+                v.regularizer is not None
+                for v in layer._trainable_variables + layer._non_trainable_variables)
+        if regularized:  # (walking trainable_weights costs ~50 us a step otherwise)
+            for v in self.trainable_weights:
+                if getattr(v, "regularizer", None) is not None:
+                    out.append(v.regularizer(v))
         return out
 
     def _clear_losses(self):
