@@ -128,3 +128,51 @@ def test_multi_tensor_sgd_on_threads_equals_the_single_variable_kernel():
     numpy_kernels.sgd_update(ref_param, grad, ref_buf, 0.1, 0.9, True)
     np.testing.assert_array_equal(param, ref_param)
     np.testing.assert_array_equal(buf, ref_buf)
+
+
+def _two_blas_threads():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    return threadpoolctl.ThreadpoolController().limit(limits=2, user_api="blas")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_split_matmul_equals_one_product(dtype):
+    """Rows split over two threads: each row is one single-threaded BLAS row."""
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((2, 96, 700)).astype(dtype)       # 3-D, contiguous
+    b = rng.standard_normal((700, 130)).astype(dtype)
+    assert a.size // 700 * 700 * 130 >= numpy_kernels.SPLIT_MATMUL_MIN
+    with _two_blas_threads():
+        split = numpy_kernels.split_matmul(a, b)
+        transposed = numpy_kernels.split_matmul(a[0].T, a[0])   # a strided 2-D operand
+    assert split.shape == (2, 96, 130) and split.dtype == dtype
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(split, a @ b, rtol=tol, atol=tol)
+    np.testing.assert_allclose(transposed, a[0].T @ a[0], rtol=tol, atol=tol * 10)
+    halves = np.concatenate([a.reshape(-1, 700)[:96] @ b, a.reshape(-1, 700)[96:] @ b])
+    np.testing.assert_array_equal(split.reshape(-1, 130), halves)
+
+
+def test_split_matmul_falls_back_to_one_call():
+    small = np.ones((3, 4), "float32"), np.ones((4, 2), "float32")
+    ints = np.ones((200, 200), "int64"), np.ones((200, 200), "int64")
+    mixed = np.ones((200, 200), "float32"), np.ones((200, 200), "float64")
+    with _two_blas_threads():
+        for a, b in (small, ints, mixed):
+            out = numpy_kernels.split_matmul(a, b)
+            np.testing.assert_array_equal(out, a @ b)
+            assert out.dtype == (a @ b).dtype
+
+
+@pytest.mark.parametrize("n, per_item, workers", [(128, 24336, 2), (128, 663552, 2),
+                                                  (5, 1, 2), (7, 10, 1), (3, 1, 4), (0, 8, 2)])
+def test_batch_chunks_are_even_and_a_multiple_of_the_workers(n, per_item, workers):
+    chunks = numpy_kernels._split_batch(n, per_item, 2 * 2 ** 20, workers)
+    assert [i for b0, b1 in chunks for i in range(b0, b1)] == list(range(n))
+    sizes = [b1 - b0 for b0, b1 in chunks]
+    assert all(s * per_item <= 2 * 2 ** 20 or s == 1 for s in sizes)
+    if n:
+        assert max(sizes) - min(sizes) <= 1
+        assert len(chunks) == n or len(chunks) % workers == 0
+    if (n, per_item) == (128, 24336):   # the MNIST convnet's first conv: 64 + 64, not 86 + 42
+        assert sizes == [64, 64]
