@@ -22,17 +22,25 @@ contiguous block copies, while the view forces einsum/tensordot into a
 generic strided copy. im2col is therefore used for every shape.
 
 The batch is processed in chunks whose size the device picks
-(`conv_batch_chunk` kernel): on CPU a chunk's column buffer fits the caches,
+(`batch_chunks` kernel): on CPU a chunk's column buffer fits the caches,
 so the patch copy and the GEMM reading it stay out of DRAM (2-3x faster than
-one whole-batch buffer on the MNIST convnet); on GPU chunks only bound memory.
+one whole-batch buffer on the MNIST convnet), the chunks are spread over the
+CPU worker threads (`run_batch_chunks`: one single-threaded BLAS call per
+chunk and thread; the thread count follows the BLAS thread setting), and the
+bias add and a fused relu run on each chunk's output while it is in cache;
+on GPU chunks only bound memory and run in order.
 
-Backward (each an Op, see `Conv`): `gx = col2im(gy @ W^T)` (the `conv_input_grad` kernel: on CPU one
-GEMM per kernel offset into a contiguous buffer, then one strided add into
-the input window; on GPU one cuBLAS GEMM and a col2im kernel),
-`gW = cols^T @ gy` (reusing the forward's columns when the batch was one
-chunk, otherwise rebuilding them chunk by chunk) and `gb = ones @ gy` (a GEMV). The
-three maps -- convolution, its input gradient and its filter gradient -- are
-Ops whose backwards are written in terms of one another, so gradients of
+Backward: one `ConvGrad` op computes, chunk by chunk in the same threaded
+pass, the relu mask `gz = g * (out > 0)`, the input gradient
+`gx = col2im(gz @ W^T)` (the `conv_input_grad` kernel: on CPU one GEMM per
+kernel offset into a contiguous buffer, then one strided add into the input
+window; on GPU one cuBLAS GEMM and a col2im kernel), the filter gradient
+`gW = cols^T @ gz` (on the forward's columns when the batch was one chunk,
+otherwise on columns rebuilt per chunk) and the bias gradient `ones @ gz`;
+partial filter and bias gradients are summed in chunk order, so the numbers
+do not depend on the thread count. The maps -- convolution, its input
+gradient and its filter gradient -- are also Ops whose backwards are written
+in terms of one another (`ConvGrad`'s backward uses them), so gradients of
 any order work and each formula exists once. Without an outer tape they run
 on raw arrays and record nothing. `conv_transpose` is the input-gradient op.
 """
@@ -234,18 +242,11 @@ def _gemm(dev, cols, w, groups):
     return y.transpose(1, 0, 2).reshape(m, w.shape[-1])
 
 
-def _filter_grad_raw(dev, x, gy, geom, w_shape, cols=None):
-    """gW = cols(x)^T @ gy, summed over batch chunks when no columns are cached."""
-    if cols is not None:
-        return _filter_gemm(dev, cols, gy, geom.groups, w_shape)
-    per_item = math.prod(geom.out_spatial) * math.prod(geom.kernel) * x.shape[-1] * x.itemsize
-    parts = _run_chunks(dev, lambda b0, b1: _filter_gemm(
+def _filter_grad_raw(dev, x, gy, geom, w_shape):
+    """gW = cols(x)^T @ gy, summed over batch chunks (columns rebuilt per chunk)."""
+    return _sum_in_order(_run_chunks(dev, lambda b0, b1: _filter_gemm(
         dev, _columns(dev, x[b0:b1], geom), gy[b0:b1], geom.groups, w_shape),
-        _chunks(dev, x.shape[0], per_item))
-    total = parts[0]
-    for part in parts[1:]:  # summed in chunk order: the same numbers on any thread count
-        total = total + part
-    return total
+        _chunks(dev, x.shape[0], _per_item_bytes(geom, x.shape[-1], x.itemsize))))
 
 
 def _filter_gemm(dev, cols, gy, groups, w_shape):
@@ -263,8 +264,7 @@ def _filter_gemm(dev, cols, gy, groups, w_shape):
 def _input_grad_raw(dev, gy, w, geom, x_shape):
     """gx = col2im(gy @ W^T), cropped to the unpadded input."""
     n, c = x_shape[0], x_shape[-1]
-    per_item = math.prod(geom.out_spatial) * math.prod(geom.kernel) * c * gy.itemsize
-    chunks = _chunks(dev, n, per_item)
+    chunks = _chunks(dev, n, _per_item_bytes(geom, c, gy.itemsize))
     if len(chunks) == 1:
         return _input_grad_chunk(dev, gy, w, geom, x_shape)
     gx = dev.xp.empty(x_shape, dtype=np.result_type(gy.dtype, w.dtype))
@@ -478,12 +478,11 @@ class ConvFilterGrad(Op):
 
     name = "conv_filter_grad"
 
-    def __init__(self, geom, w_shape, cols=None):
-        self.geom, self.w_shape, self.cols = geom, tuple(w_shape), cols
+    def __init__(self, geom, w_shape):
+        self.geom, self.w_shape = geom, tuple(w_shape)
 
     def forward(self, device, x, gy):
-        cols, self.cols = self.cols, None   # the forward's columns serve one use
-        return _filter_grad_raw(device, x, gy, self.geom, self.w_shape, cols)
+        return _filter_grad_raw(device, x, gy, self.geom, self.w_shape)
 
     def save(self, inputs, outputs):
         return tuple(inputs)
