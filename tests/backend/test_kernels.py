@@ -164,15 +164,25 @@ def test_split_matmul_falls_back_to_one_call():
             assert out.dtype == (a @ b).dtype
 
 
-@pytest.mark.parametrize("n, per_item, workers", [(128, 24336, 2), (128, 663552, 2),
-                                                  (5, 1, 2), (7, 10, 1), (3, 1, 4), (0, 8, 2)])
-def test_batch_chunks_are_even_and_a_multiple_of_the_workers(n, per_item, workers):
-    chunks = numpy_kernels._split_batch(n, per_item, 2 * 2 ** 20, workers)
+@pytest.mark.parametrize("n, per_item, multiple", [(128, 24336, 4), (128, 663552, 4),
+                                                   (5, 1, 4), (7, 10, 1), (3, 1, 4), (0, 8, 4)])
+def test_batch_chunks_are_even_and_a_multiple_of_four(n, per_item, multiple):
+    chunks = numpy_kernels._split_batch(n, per_item, 2 * 2 ** 20, multiple)
     assert [i for b0, b1 in chunks for i in range(b0, b1)] == list(range(n))
     sizes = [b1 - b0 for b0, b1 in chunks]
     assert all(s * per_item <= 2 * 2 ** 20 or s == 1 for s in sizes)
     if n:
         assert max(sizes) - min(sizes) <= 1
-        assert len(chunks) == n or len(chunks) % workers == 0
-    if (n, per_item) == (128, 24336):   # the MNIST convnet's first conv: 64 + 64, not 86 + 42
-        assert sizes == [64, 64]
+        assert len(chunks) == n or len(chunks) % multiple == 0
+    if (n, per_item) == (128, 24336):   # the MNIST convnet's first conv: not 86 + 42
+        assert sizes == [32] * 4
+    if (n, per_item) == (128, 663552):  # its second conv: 44 chunks of 2-3 items
+        assert len(chunks) == 44
+
+
+def test_batch_chunks_do_not_depend_on_the_thread_count(monkeypatch):
+    from kerasish.backend.kernels import cpu_threads
+    for workers in (1, 2, 3):
+        monkeypatch.setattr(cpu_threads, "worker_count", lambda: workers)
+        assert len(numpy_kernels.batch_chunks(128, 663552)) == 44
+        assert numpy_kernels.batch_chunks(128, 24336) == [(0, 32), (32, 64), (64, 96), (96, 128)]

@@ -311,22 +311,25 @@ def test_fused_conv_grad_matches_the_separate_ops(relu, strides, padding, chunke
     np.testing.assert_allclose(gb, ref_gb, rtol=1e-5, atol=1e-4)
 
 
-def test_threaded_chunks_give_the_serial_numbers(threaded_chunks):
-    """Two threads over chunks of two items: forward identical to one thread over the
-    same chunks (the thread count changes no operation), gradients too (partial
+def test_threaded_chunks_give_the_serial_numbers(monkeypatch):
+    """Two threads over chunks of one or two items: bit for bit the numbers of one
+    thread over the same chunks (the thread count changes no operation; partial
     filter and bias gradients are summed in chunk order)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from kerasish.backend.kernels import cpu_threads, numpy_kernels
     rng = np.random.default_rng(12)
     x = rng.standard_normal((9, 8, 8, 3)).astype("float32")
     w = rng.standard_normal((3, 3, 3, 4)).astype("float32")
     b = rng.standard_normal(4).astype("float32")
     dy = rng.standard_normal((9, 6, 6, 4)).astype("float32")
-    from kerasish.backend.kernels import cpu_threads
-    if cpu_threads.worker_count() < 2:
-        pytest.skip("one CPU: nothing to split over")
-    assert len(threaded_chunks.batch_chunks(9, 1)) == 9  # one item per chunk
-    threaded = _conv_grads(x, w, b, True, dy)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cpu_threads, "worker_count", lambda: 1)
+    per_item = 6 * 6 * 3 * 3 * 3 * 4
+    monkeypatch.setattr(numpy_kernels, "CHUNK_BYTES", 2 * per_item)
+    assert [b1 - b0 for b0, b1 in numpy_kernels.batch_chunks(9, per_item)] == [1] * 7 + [2]
+    with threadpoolctl.ThreadpoolController().limit(limits=2, user_api="blas"):
+        if cpu_threads.worker_count() < 2:
+            pytest.skip("one CPU: nothing to split over")
+        threaded = _conv_grads(x, w, b, True, dy)
+    with threadpoolctl.ThreadpoolController().limit(limits=1, user_api="blas"):
         serial = _conv_grads(x, w, b, True, dy)
     for a, s in zip(threaded, serial):
         np.testing.assert_array_equal(a, s)

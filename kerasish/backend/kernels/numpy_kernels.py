@@ -492,8 +492,11 @@ def split_matmul(a, b):
     """`a @ b` for a 2-D `b`, with the rows of `a` spread over the CPU threads.
 
     Small products, dtypes other than float32/float64 and a single worker
-    thread use one `a @ b` call. Each output row is one BLAS call's row, so
-    the numbers do not depend on the thread count.
+    thread use one `a @ b` call. Each piece is a block of rows; OpenBLAS's
+    large-matrix kernels compute an output element with the same K loop
+    whatever the block, so the numbers match one call bit for bit on the
+    shapes checked (the benchmark workloads' dense layers), though no BLAS
+    promises it for every shape.
 
     Args:
         a: array of shape (..., K).
@@ -537,6 +540,9 @@ __all__ += ["split_matmul"]
 CHUNK_BYTES = 2 * 2 ** 20
 
 
+CHUNK_MULTIPLE = 4   # chunk counts are rounded up to a multiple of this
+
+
 def batch_chunks(n, per_item_bytes):
     """The batch ranges a chunked kernel is computed in on this device.
 
@@ -546,19 +552,19 @@ def batch_chunks(n, per_item_bytes):
 
     Returns:
         list of (start, stop) ranges covering range(n), of even sizes, as many
-        as a multiple of the CPU worker threads (when there are enough items).
+        as a multiple of `CHUNK_MULTIPLE` (when there are enough items): even
+        shares for 2 or 4 threads, and the same chunks (so the same numbers)
+        whatever the thread count.
     """
-    return _split_batch(n, per_item_bytes, CHUNK_BYTES, cpu_threads.worker_count())
+    return _split_batch(n, per_item_bytes, CHUNK_BYTES, CHUNK_MULTIPLE)
 
 
-def _split_batch(n, per_item_bytes, chunk_bytes, workers=1):
+def _split_batch(n, per_item_bytes, chunk_bytes, multiple=1):
     """(start, stop) ranges of range(n) holding at most `chunk_bytes` each (one item at
-    least), of even sizes, their count rounded up to a multiple of `workers` (at most n):
-    an uneven split leaves a thread idle (e.g. 86 + 42 items over two threads)."""
+    least), of even sizes, their count rounded up to a multiple of `multiple` (at most
+    n): an uneven split leaves a thread idle (e.g. 86 + 42 items over two threads)."""
     step = max(1, chunk_bytes // max(per_item_bytes, 1))
-    count = -(-n // step)
-    if workers > 1:
-        count = min(n, -(-count // workers) * workers)
+    count = min(n, -(-(-(-n // step)) // multiple) * multiple)
     return [(n * k // count, n * (k + 1) // count) for k in range(count)]
 
 
