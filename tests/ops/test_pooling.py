@@ -39,6 +39,7 @@ CASES = [  # shape, pool, strides, padding
     ((1, 5, 5, 2), (2, 2), (1, 1), "valid"),    # overlapping
     ((2, 7, 3), (3,), (2,), "same"),            # 1-D
     ((1, 5, 4, 3, 2), (2, 2, 2), (2, 2, 2), "same"),  # 3-D
+    ((2, 7, 7, 2), (2, 2), (2, 2), "valid"),    # the last row and column in no window
 ]
 
 
@@ -98,7 +99,7 @@ def test_pooling_errors():
 
 
 @pytest.mark.parametrize("mode", ["max", "average"])
-@pytest.mark.parametrize("shape, pool, strides, padding", CASES[:3])
+@pytest.mark.parametrize("shape, pool, strides, padding", CASES[:3] + CASES[-1:])
 def test_pooling_in_threaded_batch_chunks_gives_the_same_numbers(mode, shape, pool, strides,
                                                                   padding, monkeypatch):
     """One batch item per chunk, two threads: bit-identical to the whole batch."""
