@@ -4,6 +4,7 @@ Every function is written against `xp` (taken from its array arguments), so
 it also runs on cupy arrays where no cupy-specific kernel exists.
 """
 import functools
+import itertools
 
 import numpy as np
 
@@ -589,13 +590,13 @@ def run_batch_chunks(run, chunks):
 # never over pixels or batch items.
 
 
+@functools.lru_cache(maxsize=256)   # built once per geometry, not per batch chunk
 def _conv_windows(kernel_spatial, strides, dilation, out_spatial):
-    """(offset index, strided input slices) for every kernel offset, row-major."""
-    import itertools
-    for index, offsets in enumerate(itertools.product(*(range(k) for k in kernel_spatial))):
-        yield index, offsets, (slice(None),) + tuple(
-            slice(k * d, k * d + s * (o - 1) + 1, s)
-            for k, d, s, o in zip(offsets, dilation, strides, out_spatial))
+    """(offset index, offsets, strided input slices) for every kernel offset, row-major."""
+    return tuple((index, offsets, (slice(None),) + tuple(
+        slice(k * d, k * d + s * (o - 1) + 1, s)
+        for k, d, s, o in zip(offsets, dilation, strides, out_spatial)))
+        for index, offsets in enumerate(itertools.product(*(range(k) for k in kernel_spatial))))
 
 
 def conv_im2col(x, kernel_spatial, strides, dilation, out_spatial, groups=1):
@@ -614,7 +615,8 @@ def conv_im2col(x, kernel_spatial, strides, dilation, out_spatial, groups=1):
     cg = x.shape[-1] // groups
     cols = xp.empty((x.shape[0], *out_spatial, groups, *kernel_spatial, cg), dtype=x.dtype)
     xg = x.reshape(x.shape[:-1] + (groups, cg))
-    for _, offsets, window in _conv_windows(kernel_spatial, strides, dilation, out_spatial):
+    for _, offsets, window in _conv_windows(tuple(kernel_spatial), tuple(strides),
+                                            tuple(dilation), tuple(out_spatial)):
         cols[(Ellipsis,) + offsets + (slice(None),)] = xg[window]
     return cols
 
@@ -654,7 +656,8 @@ def conv_input_grad(gy, w, padded_shape, kernel_spatial, strides, dilation, grou
         gyg = gy2.reshape(m, groups, fg).transpose(1, 0, 2)                # (G, M, F/G)
         tmp = xp.empty((groups, m, cg), dtype=dtype)
         src = tmp.transpose(1, 0, 2).reshape(gy.shape[:-1] + (groups, cg))  # a view
-    for index, _, window in _conv_windows(kernel_spatial, strides, dilation, out_spatial):
+    for index, _, window in _conv_windows(tuple(kernel_spatial), tuple(strides),
+                                          tuple(dilation), tuple(out_spatial)):
         if groups == 1:
             xp.matmul(gy2, kernels[index].T, out=tmp)
         else:
