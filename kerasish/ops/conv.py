@@ -409,7 +409,8 @@ class Conv(Op):
 class ConvGrad(Op):
     """The gradients of `Conv` in one pass: (g, x, w[, out]) -> the wanted ones of
     (gx, gw, gb), where gz = g * (out > 0) with a fused relu (else g),
-    gx = ConvInputGrad(gz, w), gw = ConvFilterGrad(x, gz), gb = gz summed over all but the last axis.
+    gx = ConvInputGrad(gz, w), gw = ConvFilterGrad(x, gz) and gb = gz summed over all
+    but the last axis.
 
     Its backward is written with those ops again (each map's adjoint), so
     gradients of any order work.
