@@ -136,27 +136,35 @@ def _two_blas_threads():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_split_matmul_equals_one_product(dtype):
-    """Rows split over two threads: each row is one single-threaded BLAS row."""
+def test_split_matmul_equals_one_product(dtype, monkeypatch):
+    """Blocks of rows (more rows than columns) or of 64-byte aligned columns over two
+    threads, each a single-threaded BLAS call."""
+    monkeypatch.setattr(numpy_kernels, "SPLIT_MATMUL_MIN", 1 << 20)
     rng = np.random.default_rng(2)
     a = rng.standard_normal((2, 96, 700)).astype(dtype)       # 3-D, contiguous
     b = rng.standard_normal((700, 130)).astype(dtype)
-    assert a.size // 700 * 700 * 130 >= numpy_kernels.SPLIT_MATMUL_MIN
+    wide = rng.standard_normal((700, 330)).astype(dtype)      # more columns than rows
     with _two_blas_threads():
         split = numpy_kernels.split_matmul(a, b)
         transposed = numpy_kernels.split_matmul(a[0].T, a[0])   # a strided 2-D operand
+        columns = numpy_kernels.split_matmul(a[0], wide)
     assert split.shape == (2, 96, 130) and split.dtype == dtype
     threadpoolctl = pytest.importorskip("threadpoolctl")
     with threadpoolctl.ThreadpoolController().limit(limits=1, user_api="blas"):  # references
-        whole, whole_t = a @ b, a[0].T @ a[0]
+        whole, whole_t, whole_c = a @ b, a[0].T @ a[0], a[0] @ wide
         halves = np.concatenate([a.reshape(-1, 700)[:96] @ b, a.reshape(-1, 700)[96:] @ b])
+        cut = 176 if dtype == "float32" else 168   # 165 rounded up to 64 bytes
+        column_halves = np.concatenate([a[0] @ wide[:, :cut], a[0] @ wide[:, cut:]], axis=1)
     tol = 1e-4 if dtype == "float32" else 1e-10
     np.testing.assert_allclose(split, whole, rtol=tol, atol=tol)
     np.testing.assert_allclose(transposed, whole_t, rtol=tol, atol=tol)
+    np.testing.assert_allclose(columns, whole_c, rtol=tol, atol=tol)
     np.testing.assert_array_equal(split.reshape(-1, 130), halves)
+    np.testing.assert_array_equal(columns, column_halves)
 
 
-def test_split_matmul_falls_back_to_one_call():
+def test_split_matmul_falls_back_to_one_call(monkeypatch):
+    monkeypatch.setattr(numpy_kernels, "SPLIT_MATMUL_MIN", 1 << 20)
     small = np.ones((3, 4), "float32"), np.ones((4, 2), "float32")
     ints = np.ones((200, 200), "int64"), np.ones((200, 200), "int64")
     mixed = np.ones((200, 200), "float32"), np.ones((200, 200), "float64")

@@ -484,20 +484,27 @@ __all__ += ["batch_chunks", "conv_im2col", "conv_input_grad", "run_batch_chunks"
 # the CPU worker threads of the next chunked kernel (measured on the MNIST
 # convnet step, 2 threads, load average 2.4: 315 ms per step with 2-thread
 # BLAS for the dense layers against 185 ms with all BLAS calls on one thread).
-# So large products are split by rows over the CPU worker threads instead,
-# each piece a single-threaded BLAS call.
-SPLIT_MATMUL_MIN = 1 << 22   # multiply-adds below which one call is cheaper
+# So large products are split over the CPU worker threads instead, each piece
+# a single-threaded BLAS call. Not small ones: handing a product to the
+# threads costs about 0.3 ms (the MLP step, 784-512-512-10 at batch 128, took
+# 9-10 ms with its products split against 5.8 with 2-thread OpenBLAS on a
+# quiet machine), so below 2**26 multiply-adds BLAS keeps its own threads.
+SPLIT_MATMUL_MIN = 1 << 26
 
 
 def split_matmul(a, b):
-    """`a @ b` for a 2-D `b`, with the rows of `a` spread over the CPU threads.
+    """`a @ b` for a 2-D `b`, in blocks spread over the CPU threads.
 
-    Small products, dtypes other than float32/float64 and a single worker
-    thread use one `a @ b` call. Each piece is a block of rows; OpenBLAS's
-    large-matrix kernels compute an output element with the same K loop
-    whatever the block, so the numbers match one call bit for bit on the
-    shapes checked (the benchmark workloads' dense layers), though no BLAS
-    promises it for every shape.
+    The longer side of the output is split: blocks of rows of `a` when it has
+    at least as many rows as `b` has columns (each thread then packs all of
+    `b`, the smaller operand), else blocks of columns of `b` (64-byte aligned,
+    each thread packing all of `a`); a multi-threaded BLAS splits the same
+    way. Small products, dtypes other than float32/float64 and a single
+    worker thread use one `a @ b` call. OpenBLAS's large-matrix kernels
+    compute an output element with the same K loop whatever the block, so
+    the numbers match one call bit for bit on the shapes checked (the
+    benchmark workloads' dense layers), though no BLAS promises it for every
+    shape.
 
     Args:
         a: array of shape (..., K).
@@ -516,14 +523,24 @@ def split_matmul(a, b):
             or a.dtype not in (np.float32, np.float64) or a.shape[-1] != k
             or (a.ndim > 2 and not a.flags.c_contiguous)):
         return a @ b
-    workers = min(cpu_threads.worker_count(), m)
+    workers = cpu_threads.worker_count()
     if workers < 2:
         return a @ b
     a2 = a.reshape(m, k)
     out = np.empty((m, n), dtype=a.dtype)
-    bounds = [m * i // workers for i in range(workers + 1)]
-    cpu_threads.run_split(lambda r0, r1: np.matmul(a2[r0:r1], b, out=out[r0:r1]),
-                          list(zip(bounds[:-1], bounds[1:])))
+    if m >= n:
+        bounds = [m * i // workers for i in range(workers + 1)]
+        pieces = [(slice(r0, r1), slice(None)) for r0, r1 in zip(bounds[:-1], bounds[1:])]
+    else:
+        align = max(1, 64 // a.itemsize)   # no cache line written by two threads
+        bounds = [min(n, -(-n * i // workers // align) * align) for i in range(workers)] + [n]
+        pieces = [(slice(None), slice(c0, c1)) for c0, c1 in zip(bounds[:-1], bounds[1:])
+                  if c1 > c0]
+
+    def run(rows, cols):
+        np.matmul(a2[rows], b[:, cols], out=out[rows, cols])
+
+    cpu_threads.run_split(run, pieces)
     return out.reshape(a.shape[:-1] + (n,))
 
 
