@@ -22,17 +22,25 @@ contiguous block copies, while the view forces einsum/tensordot into a
 generic strided copy. im2col is therefore used for every shape.
 
 The batch is processed in chunks whose size the device picks
-(`conv_batch_chunk` kernel): on CPU a chunk's column buffer fits the caches,
+(`batch_chunks` kernel): on CPU a chunk's column buffer fits the caches,
 so the patch copy and the GEMM reading it stay out of DRAM (2-3x faster than
-one whole-batch buffer on the MNIST convnet); on GPU chunks only bound memory.
+one whole-batch buffer on the MNIST convnet), the chunks are spread over the
+CPU worker threads (`run_batch_chunks`: one single-threaded BLAS call per
+chunk and thread; the thread count follows the BLAS thread setting), and the
+bias add and a fused relu run on each chunk's output while it is in cache;
+on GPU chunks only bound memory and run in order.
 
-Backward (each an Op, see `Conv`): `gx = col2im(gy @ W^T)` (the `conv_input_grad` kernel: on CPU one
-GEMM per kernel offset into a contiguous buffer, then one strided add into
-the input window; on GPU one cuBLAS GEMM and a col2im kernel),
-`gW = cols^T @ gy` (reusing the forward's columns when the batch was one
-chunk, otherwise rebuilding them chunk by chunk) and `gb = ones @ gy` (a GEMV). The
-three maps -- convolution, its input gradient and its filter gradient -- are
-Ops whose backwards are written in terms of one another, so gradients of
+Backward: one `ConvGrad` op computes, chunk by chunk in the same threaded
+pass, the relu mask `gz = g * (out > 0)`, the input gradient
+`gx = col2im(gz @ W^T)` (the `conv_input_grad` kernel: on CPU one GEMM per
+kernel offset into a contiguous buffer, then one strided add into the input
+window; on GPU one cuBLAS GEMM and a col2im kernel), the filter gradient
+`gW = cols^T @ gz` (on the forward's columns when the batch was one chunk,
+otherwise on columns rebuilt per chunk) and the bias gradient `ones @ gz`;
+partial filter and bias gradients are summed in chunk order, so the numbers
+do not depend on the thread count. The maps -- convolution, its input
+gradient and its filter gradient -- are also Ops whose backwards are written
+in terms of one another (`ConvGrad`'s backward uses them), so gradients of
 any order work and each formula exists once. Without an outer tape they run
 on raw arrays and record nothing. `conv_transpose` is the input-gradient op.
 """
@@ -190,20 +198,35 @@ def _grouped_kernel(w, groups):
     return w.reshape(kg, groups, fg).transpose(1, 0, 2)
 
 
-def _forward_raw(dev, x, w, geom, keep_columns):
-    """y = conv(x, w) and (if kept and built in one piece) the column buffer."""
+def _per_item_bytes(geom, channels, itemsize):
+    """Bytes of one batch item's column buffer: what the chunk size is chosen from."""
+    return math.prod(geom.out_spatial) * math.prod(geom.kernel) * channels * itemsize
+
+
+def _forward_raw(dev, x, w, geom, keep_columns, bias=None, relu=False):
+    """y = conv(x, w) [+ bias] [then relu] and (if kept and built in one piece) the
+    column buffer. Bias and relu are applied chunk by chunk, while the chunk's
+    output is still in cache (the same float operations as on the whole array)."""
     n, f = x.shape[0], w.shape[-1]
-    per_item = math.prod(geom.out_spatial) * math.prod(geom.kernel) * x.shape[-1] * x.itemsize
-    chunks = _chunks(dev, n, per_item)
+    xp = dev.xp
+    chunks = _chunks(dev, n, _per_item_bytes(geom, x.shape[-1], x.itemsize))
+    row = _bias_row(xp, bias, geom.out_spatial, f)
     if len(chunks) == 1:
         cols = _columns(dev, x, geom)
-        return _gemm(dev, cols, w, geom.groups).reshape((n,) + geom.out_spatial + (f,)), \
-            (cols if keep_columns else None)
-    y = dev.xp.empty((n,) + geom.out_spatial + (f,), dtype=np.result_type(x.dtype, w.dtype))
+        y = _gemm(dev, cols, w, geom.groups).reshape((n,) + geom.out_spatial + (f,))
+        _bias_relu(xp, y, bias, row, relu)
+        return y, (cols if keep_columns else None)
+    y = xp.empty((n,) + geom.out_spatial + (f,), dtype=np.result_type(x.dtype, w.dtype))
 
     def run(b0, b1):
         cols = _columns(dev, x[b0:b1], geom)
-        y[b0:b1] = _gemm(dev, cols, w, geom.groups).reshape((b1 - b0,) + geom.out_spatial + (f,))
+        part = y[b0:b1]
+        if geom.groups == 1:  # the GEMM writes straight into the output rows
+            m = math.prod(cols.shape[:-2 - len(geom.kernel)])
+            xp.matmul(cols.reshape(m, -1), w.reshape(-1, f), out=part.reshape(m, f))
+        else:
+            part[...] = _gemm(dev, cols, w, geom.groups).reshape(part.shape)
+        _bias_relu(xp, part, bias, row, relu)
 
     _run_chunks(dev, run, chunks)
     return y, None
@@ -219,18 +242,11 @@ def _gemm(dev, cols, w, groups):
     return y.transpose(1, 0, 2).reshape(m, w.shape[-1])
 
 
-def _filter_grad_raw(dev, x, gy, geom, w_shape, cols=None):
-    """gW = cols(x)^T @ gy, summed over batch chunks when no columns are cached."""
-    if cols is not None:
-        return _filter_gemm(dev, cols, gy, geom.groups, w_shape)
-    per_item = math.prod(geom.out_spatial) * math.prod(geom.kernel) * x.shape[-1] * x.itemsize
-    parts = _run_chunks(dev, lambda b0, b1: _filter_gemm(
+def _filter_grad_raw(dev, x, gy, geom, w_shape):
+    """gW = cols(x)^T @ gy, summed over batch chunks (columns rebuilt per chunk)."""
+    return _sum_in_order(_run_chunks(dev, lambda b0, b1: _filter_gemm(
         dev, _columns(dev, x[b0:b1], geom), gy[b0:b1], geom.groups, w_shape),
-        _chunks(dev, x.shape[0], per_item))
-    total = parts[0]
-    for part in parts[1:]:  # summed in chunk order: the same numbers on any thread count
-        total = total + part
-    return total
+        _chunks(dev, x.shape[0], _per_item_bytes(geom, x.shape[-1], x.itemsize))))
 
 
 def _filter_gemm(dev, cols, gy, groups, w_shape):
@@ -248,8 +264,7 @@ def _filter_gemm(dev, cols, gy, groups, w_shape):
 def _input_grad_raw(dev, gy, w, geom, x_shape):
     """gx = col2im(gy @ W^T), cropped to the unpadded input."""
     n, c = x_shape[0], x_shape[-1]
-    per_item = math.prod(geom.out_spatial) * math.prod(geom.kernel) * c * gy.itemsize
-    chunks = _chunks(dev, n, per_item)
+    chunks = _chunks(dev, n, _per_item_bytes(geom, c, gy.itemsize))
     if len(chunks) == 1:
         return _input_grad_chunk(dev, gy, w, geom, x_shape)
     gx = dev.xp.empty(x_shape, dtype=np.result_type(gy.dtype, w.dtype))
@@ -283,19 +298,74 @@ def _input_grad_chunk(dev, gy, w, geom, x_shape):
     return full
 
 
+def _backward_raw(dev, g, x, w, out, geom, need_x, need_w, need_b, cols=None):
+    """(gx, gw, gb) of `conv(x, w) [+ b] [relu]` from its output gradient `g`, in
+    one pass over batch chunks (None for those not needed).
+
+    Per chunk: the relu mask `gz = g * (out > 0)` (when `out` is given), the
+    input gradient, the chunk's filter-gradient GEMM (on the forward's columns
+    `cols` when given, else columns rebuilt from the chunk) and its bias sum,
+    all while the chunk is in cache; the chunks run on the device's threads.
+    The partial filter and bias gradients are summed in chunk order, so the
+    numbers do not depend on the thread count.
+    """
+    xp = dev.xp
+    n, f = x.shape[0], w.shape[-1]
+    chunks = _chunks(dev, n, _per_item_bytes(geom, x.shape[-1], x.itemsize))
+    gx = xp.empty(x.shape, dtype=np.result_type(g.dtype, w.dtype)) \
+        if need_x and len(chunks) > 1 else None
+
+    def run(b0, b1):
+        gz = g[b0:b1] if out is None else g[b0:b1] * (out[b0:b1] > 0)
+        gx_part = gw_part = gb_part = None
+        if need_x:
+            gx_part = _input_grad_chunk(dev, gz, w, geom, (b1 - b0,) + tuple(x.shape[1:]))
+            if gx is not None:
+                gx[b0:b1] = gx_part
+                gx_part = None
+        if need_w:
+            c = cols[b0:b1] if cols is not None else _columns(dev, x[b0:b1], geom)
+            gw_part = _filter_gemm(dev, c, gz, geom.groups, w.shape)
+        if need_b:
+            gz2 = gz.reshape(-1, f)
+            gb_part = xp.ones(gz2.shape[0], gz.dtype) @ gz2
+        return gx_part, gw_part, gb_part
+
+    parts = _run_chunks(dev, run, chunks)
+    return (gx if gx is not None else parts[0][0],
+            _sum_in_order([p[1] for p in parts]) if need_w else None,
+            _sum_in_order([p[2] for p in parts]) if need_b else None)
+
+
+def _sum_in_order(parts):
+    total = parts[0]
+    for part in parts[1:]:  # in chunk order: the same numbers on any thread count
+        total = total + part
+    return total
+
+
 # Differentiable primitives (channels_last, geometry fixed) ----------------------
-def _add_bias(xp, y, bias):
-    """y += bias in place, over rows of (last spatial axis x filters) elements.
+def _bias_row(xp, bias, out_spatial, filters):
+    """The bias tiled along the last spatial axis (None without a bias).
 
     Broadcasting a short (filters,) vector makes numpy run its inner loop
     `filters` elements at a time; tiling it along the last spatial axis gives
     inner loops ~last-axis times longer (about 2x faster for 32 filters).
     """
-    if not y.flags.c_contiguous:  # e.g. a grouped GEMM's transposed result: reshape would copy
-        y += bias
-        return
-    row = y.shape[-2] * y.shape[-1] if y.ndim > 2 else y.shape[-1]
-    y.reshape(-1, row)[...] += xp.tile(bias, row // bias.shape[0])
+    if bias is None:
+        return None
+    return xp.tile(bias, out_spatial[-1] if out_spatial else 1)
+
+
+def _bias_relu(xp, y, bias, row, relu):
+    """y += bias, then relu, in place (`row` from `_bias_row`)."""
+    if bias is not None:
+        if y.flags.c_contiguous and y.ndim > 2 and row.shape[0] == y.shape[-2] * y.shape[-1]:
+            y.reshape(-1, row.shape[0])[...] += row
+        else:  # e.g. a grouped GEMM's transposed result: reshape would copy
+            y += bias
+    if relu:
+        xp.maximum(y, 0, out=y)
 
 
 class Conv(Op):
@@ -303,8 +373,9 @@ class Conv(Op):
 
     Inputs (x, w[, b]). While a tape records, the forward's column buffer is
     kept (on the instance, one instance per call) and saved for the filter
-    gradient. Backward: `ReluMask`, `ConvInputGrad`, `ConvFilterGrad` and
-    `BiasGrad`, Ops whose own backwards are convolutions again.
+    gradient. Backward: `ConvGrad` (all gradients in one pass over batch
+    chunks), whose own backward is `Conv`, `ConvInputGrad`, `ConvFilterGrad`
+    and `ReluMask`, Ops whose backwards are convolutions again.
     """
 
     def __init__(self, geom, relu=False, name="conv"):
@@ -312,11 +383,8 @@ class Conv(Op):
         self._cols = None
 
     def forward(self, device, x, w, b=None):
-        y, self._cols = _forward_raw(device, x, w, self.geom, keep_columns=bool(_tape._active))
-        if b is not None:
-            _add_bias(device.xp, y, b)
-        if self.relu:
-            device.xp.maximum(y, 0, out=y)
+        y, self._cols = _forward_raw(device, x, w, self.geom, bool(_tape._active), b,
+                                     self.relu)
         return y
 
     def save(self, inputs, outputs):
@@ -325,12 +393,65 @@ class Conv(Op):
 
     def backward(self, saved, needs, g):
         x, w, out, has_bias, cols = saved
-        gz = _RELU_MASK(g, out) if self.relu else g
-        grads = [ConvInputGrad(self.geom, x.shape)(gz, w) if needs[0] else None,
-                 ConvFilterGrad(self.geom, w.shape, cols)(x, gz) if needs[1] else None]
-        if has_bias:
-            grads.append(_BIAS_GRAD(gz) if needs[2] else None)
+        wanted = (needs[0], needs[1], has_bias and needs[2])
+        grads = [None, None] + ([None] if has_bias else [])
+        if not any(wanted):
+            return grads
+        op = ConvGrad(self.geom, self.relu, wanted, cols)
+        results = op(g, x, w, out) if self.relu else op(g, x, w)
+        results = iter(results if type(results) is tuple else (results,))
+        for i, want in enumerate(wanted):
+            if want:
+                grads[i] = next(results)
         return grads
+
+
+class ConvGrad(Op):
+    """The gradients of `Conv` in one pass: (g, x, w[, out]) -> the wanted ones of
+    (gx, gw, gb), where gz = g * (out > 0) with a fused relu (else g),
+    gx = ConvInputGrad(gz, w), gw = ConvFilterGrad(x, gz) and gb = gz summed over all
+    but the last axis.
+
+    Its backward is written with those ops again (each map's adjoint), so
+    gradients of any order work.
+    """
+
+    name = "conv_grad"
+
+    def __init__(self, geom, relu, wanted, cols=None):
+        self.geom, self.relu, self.wanted, self.cols = geom, relu, tuple(wanted), cols
+
+    def forward(self, device, g, x, w, out=None):
+        cols, self.cols = self.cols, None   # the forward's columns serve one use
+        grads = _backward_raw(device, g, x, w, out, self.geom, *self.wanted, cols=cols)
+        grads = tuple(a for a, want in zip(grads, self.wanted) if want)
+        return grads if len(grads) > 1 else grads[0]
+
+    def save(self, inputs, outputs):
+        return tuple(inputs)
+
+    def backward(self, saved, needs, grads):
+        g, x, w = saved[:3]
+        out = saved[3] if self.relu else None
+        grads = iter(grads if sum(self.wanted) > 1 else [grads])
+        ggx, ggw, ggb = (next(grads) if want else None for want in self.wanted)
+        gz = _RELU_MASK(g, out) if self.relu else g
+        terms = []  # the adjoint of gz -> (gx, gw, gb), applied to (ggx, ggw, ggb)
+        if ggx is not None:
+            terms.append(Conv(self.geom)(ggx, w))
+        if ggw is not None:
+            terms.append(Conv(self.geom)(x, ggw))
+        if ggb is not None:
+            terms.append(shape_ops.broadcast_to(ggb, g.shape))
+        ggz = terms[0]
+        for term in terms[1:]:
+            ggz = ggz + term
+        result = [(_RELU_MASK(ggz, out) if self.relu else ggz) if needs[0] else None,
+                  ConvInputGrad(self.geom, x.shape)(gz, ggw)
+                  if ggw is not None and needs[1] else None,
+                  ConvFilterGrad(self.geom, w.shape)(ggx, gz)
+                  if ggx is not None and needs[2] else None]
+        return result + ([None] if self.relu else [])
 
 
 class ConvInputGrad(Op):
@@ -358,12 +479,11 @@ class ConvFilterGrad(Op):
 
     name = "conv_filter_grad"
 
-    def __init__(self, geom, w_shape, cols=None):
-        self.geom, self.w_shape, self.cols = geom, tuple(w_shape), cols
+    def __init__(self, geom, w_shape):
+        self.geom, self.w_shape = geom, tuple(w_shape)
 
     def forward(self, device, x, gy):
-        cols, self.cols = self.cols, None   # the forward's columns serve one use
-        return _filter_grad_raw(device, x, gy, self.geom, self.w_shape, cols)
+        return _filter_grad_raw(device, x, gy, self.geom, self.w_shape)
 
     def save(self, inputs, outputs):
         return tuple(inputs)
@@ -391,23 +511,7 @@ class ReluMask(Op):
         return self(gg, saved[0]), None
 
 
-class BiasGrad(Op):
-    """The bias gradient `ones @ gz` over all but the last axis (a GEMV). Input gz."""
-
-    name = "bias_grad"
-
-    def forward(self, device, gz):
-        gz2 = gz.reshape(-1, gz.shape[-1])
-        return device.xp.ones(gz2.shape[0], gz.dtype) @ gz2
-
-    def save(self, inputs, outputs):
-        return (inputs[0].shape,)
-
-    def backward(self, saved, needs, g):
-        return (shape_ops.broadcast_to(g, saved[0]),)
-
-
-_RELU_MASK, _BIAS_GRAD = ReluMask(), BiasGrad()
+_RELU_MASK = ReluMask()
 
 
 def _conv_channels_last(x, w, geom, bias=None, relu=False, name="conv"):

@@ -95,7 +95,7 @@ class Dense(Op):
         self.relu = relu
 
     def forward(self, device, x, w, b=None):
-        y = x @ w
+        y = device.kernel("split_matmul")(x, w)
         if y.dtype != x.dtype:  # numpy multiplies bfloat16 into float32: keep the input dtype
             y = y.astype(x.dtype)
         if b is not None:
@@ -137,10 +137,11 @@ class DenseGrad(Op):
     def forward(self, device, g, x, w, out=None):
         gz = g * (out > 0) if self.relu else g
         gz2 = gz.reshape(-1, gz.shape[-1])
+        matmul = device.kernel("split_matmul")
         grads = []
         if self.need_x:
-            grads.append((gz2 @ w.T).reshape(x.shape))
-        grads.append(x.reshape(-1, x.shape[-1]).T @ gz2)
+            grads.append(matmul(gz2, w.T).reshape(x.shape))
+        grads.append(matmul(x.reshape(-1, x.shape[-1]).T, gz2))
         if self.has_bias:
             grads.append(gz2.sum(axis=0))
         return tuple(a if a.dtype == x.dtype else a.astype(x.dtype) for a in grads)

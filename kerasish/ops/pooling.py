@@ -103,14 +103,28 @@ def _prepare(op, inputs, pool_size, strides, padding, data_format):
     return x, _geometry(op, x.shape, pool_size, strides, padding), data_format
 
 
-def _combine(xp, ufunc, xpad, geom):
+def _in_chunks(dev, run, n, per_item_bytes):
+    """`run(b0, b1)` over the device's batch chunks (on CPU: cache-sized, threaded).
+
+    Every kernel below works on batch items independently, so each chunk
+    runs the same float operations as the whole array would."""
+    dev.kernel("run_batch_chunks")(run, dev.kernel("batch_chunks")(n, per_item_bytes))
+
+
+def _combine(dev, ufunc, xpad, geom):
     """`ufunc` (maximum or add) folded over the windows of every pool offset."""
     windows = list(geom.windows())
     if len(windows) == 1:
         return xpad[windows[0]].copy()
-    out = ufunc(xpad[windows[0]], xpad[windows[1]])
-    for window in windows[2:]:
-        ufunc(out, xpad[window], out=out)
+    out = dev.xp.empty(xpad.shape[:1] + geom.out_spatial + xpad.shape[-1:], dtype=xpad.dtype)
+
+    def run(b0, b1):
+        part, chunk = out[b0:b1], xpad[b0:b1]
+        ufunc(chunk[windows[0]], chunk[windows[1]], out=part)
+        for window in windows[2:]:
+            ufunc(part, chunk[window], out=part)
+
+    _in_chunks(dev, run, out.shape[0], xpad[:1].nbytes + out[:1].nbytes)
     return out
 
 
@@ -119,27 +133,47 @@ def _lowest(dtype):
     return -np.inf if is_float(np.dtype(dtype)) else np.iinfo(dtype).min
 
 
-def _max_routes(xp, xpad, out, geom):
+def _max_routes(dev, xpad, out, geom):
     """One boolean mask per pool offset marking, per window, its first maximum."""
-    masks, taken = [], None
-    for window in geom.windows():
-        hit = xpad[window] == out
-        if taken is None:
-            taken = hit.copy()
-        else:
-            hit &= ~taken
-            taken |= hit
-        masks.append(hit)
+    xp = dev.xp
+    windows = list(geom.windows())
+    masks = [xp.empty(out.shape, dtype=bool) for _ in windows]
+
+    def run(b0, b1):
+        taken = None
+        for window, mask in zip(windows, masks):
+            hit = xp.equal(xpad[b0:b1][window], out[b0:b1], out=mask[b0:b1])
+            if taken is None:
+                taken = hit.copy()
+            else:
+                hit &= ~taken
+                taken |= hit
+
+    _in_chunks(dev, run, out.shape[0], xpad[:1].nbytes + out[:1].nbytes * (len(masks) + 1))
     return masks
 
 
-def _route_raw(xp, g, masks, geom, x_shape):
-    gpad = geom.padded_zeros(xp, x_shape, g.dtype)
-    for window, mask in zip(geom.windows(), masks):
-        if geom.overlapping:
-            gpad[window] += g * mask
-        else:  # each input position belongs to one window: write in place
-            xp.multiply(g, mask, out=gpad[window])
+def _route_raw(dev, g, masks, geom, x_shape):
+    xp = dev.xp
+    gpad = xp.empty((x_shape[0],) + tuple(s + lo + hi for s, (lo, hi) in
+                                          zip(geom.in_spatial, geom.pads)) + (x_shape[-1],),
+                    dtype=g.dtype)
+
+    tiled = not geom.padded and all(  # the windows cover every input position once
+        s == k and o * s == n for k, s, o, n in
+        zip(geom.pool, geom.strides, geom.out_spatial, geom.in_spatial))
+
+    def run(b0, b1):
+        part, gc = gpad[b0:b1], g[b0:b1]
+        if not tiled:
+            part.fill(0)
+        for window, mask in zip(geom.windows(), masks):
+            if geom.overlapping:
+                part[window] += gc * mask[b0:b1]
+            else:  # each input position belongs to one window: write in place
+                xp.multiply(gc, mask[b0:b1], out=part[window])
+
+    _in_chunks(dev, run, g.shape[0], gpad[:1].nbytes + g[:1].nbytes * (len(masks) + 1))
     return geom.crop(gpad)
 
 
@@ -165,7 +199,7 @@ class MaxPool(Op):
     def forward(self, device, x):
         xp = device.xp
         self._xpad = xpad = self.geom.pad(xp, x, _lowest(x.dtype))
-        return _combine(xp, xp.maximum, xpad, self.geom)
+        return _combine(device, xp.maximum, xpad, self.geom)
 
     def save(self, inputs, outputs):
         xpad, self._xpad = self._xpad, None
@@ -173,8 +207,8 @@ class MaxPool(Op):
 
     def backward(self, saved, needs, g):
         x_shape, xpad, out = saved
-        xp, geom = g._device.xp, self.geom
-        masks = derive(lambda xpad, out: _max_routes(xp, xpad, out, geom), xpad, out)
+        dev, geom = g._device, self.geom
+        masks = derive(lambda xpad, out: _max_routes(dev, xpad, out, geom), xpad, out)
         return (MaxPoolRoute(masks, self.geom, x_shape)(g),)
 
     def compute_output_spec(self, spec):
@@ -192,7 +226,7 @@ class MaxPoolRoute(Op):
         self.masks, self.geom, self.x_shape = masks, geom, x_shape
 
     def forward(self, device, g):
-        return _route_raw(device.xp, g, self.masks, self.geom, self.x_shape)
+        return _route_raw(device, g, self.masks, self.geom, self.x_shape)
 
     def save(self, inputs, outputs):
         return (inputs[0].shape,)
@@ -261,8 +295,9 @@ def _window_counts(xp, geom, dtype):
     return xp.asarray(counts.reshape((1,) + counts.shape + (1,)).astype(dtype))
 
 
-def _avg_raw(xp, x, geom):
-    total = _combine(xp, xp.add, geom.pad(xp, x, 0), geom)
+def _avg_raw(device, x, geom):
+    xp = device.xp
+    total = _combine(device, xp.add, geom.pad(xp, x, 0), geom)
     total /= _window_counts(xp, geom, total.dtype)
     return total
 
@@ -287,7 +322,7 @@ class AveragePool(Op):
         self.geom = geom
 
     def forward(self, device, x):
-        return _avg_raw(device.xp, x, self.geom)
+        return _avg_raw(device, x, self.geom)
 
     def save(self, inputs, outputs):
         return (inputs[0].shape,)

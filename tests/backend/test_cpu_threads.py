@@ -70,3 +70,24 @@ def test_threaded_work_gives_the_serial_numbers(two_blas_threads):
     parts = cpu_threads.run_split(lambda s, e: a[s:e] @ b, [(i, i + 8) for i in range(0, 64, 8)])
     np.testing.assert_array_equal(np.concatenate(parts), np.concatenate(
         [a[i:i + 8] @ b for i in range(0, 64, 8)]))
+
+
+def test_a_held_up_thread_leaves_the_other_pieces_to_the_others(two_blas_threads):
+    """Pieces are handed out as threads come free: while piece 0 waits for every
+    other piece to finish, the other thread runs them all (a fixed split would
+    have given piece 1 to the waiting thread and never finished)."""
+    if cpu_threads.worker_count() < 2:
+        pytest.skip("one CPU: nothing to split over")
+    others_done = threading.Event()
+    done = []
+
+    def run(i):
+        if i == 0:
+            assert others_done.wait(timeout=30), "the other pieces never ran"
+        else:
+            done.append(i)
+            if len(done) == 5:
+                others_done.set()
+        return i
+
+    assert cpu_threads.run_split(run, [(i,) for i in range(6)]) == list(range(6))

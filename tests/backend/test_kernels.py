@@ -144,3 +144,72 @@ def test_chunked_update_slices_every_array_shaped_like_the_variable():
                       (grad, velocity, np.float32(0.01), 0.9, 1e-7, momentum, 0.5))
     for a, r in zip((param, velocity, momentum), ref):
         np.testing.assert_array_equal(a, r)
+
+
+def _two_blas_threads():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    return threadpoolctl.ThreadpoolController().limit(limits=2, user_api="blas")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_split_matmul_equals_one_product(dtype, monkeypatch):
+    """Blocks of rows (more rows than columns) or of 64-byte aligned columns over two
+    threads, each a single-threaded BLAS call."""
+    monkeypatch.setattr(numpy_kernels, "SPLIT_MATMUL_MIN", 1 << 20)
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((2, 96, 700)).astype(dtype)       # 3-D, contiguous
+    b = rng.standard_normal((700, 130)).astype(dtype)
+    wide = rng.standard_normal((700, 330)).astype(dtype)      # more columns than rows
+    with _two_blas_threads():
+        split = numpy_kernels.split_matmul(a, b)
+        transposed = numpy_kernels.split_matmul(a[0].T, a[0])   # a strided 2-D operand
+        columns = numpy_kernels.split_matmul(a[0], wide)
+    assert split.shape == (2, 96, 130) and split.dtype == dtype
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with threadpoolctl.ThreadpoolController().limit(limits=1, user_api="blas"):  # references
+        whole, whole_t, whole_c = a @ b, a[0].T @ a[0], a[0] @ wide
+        halves = np.concatenate([a.reshape(-1, 700)[:96] @ b, a.reshape(-1, 700)[96:] @ b])
+        cut = 176 if dtype == "float32" else 168   # 165 rounded up to 64 bytes
+        column_halves = np.concatenate([a[0] @ wide[:, :cut], a[0] @ wide[:, cut:]], axis=1)
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(split, whole, rtol=tol, atol=tol)
+    np.testing.assert_allclose(transposed, whole_t, rtol=tol, atol=tol)
+    np.testing.assert_allclose(columns, whole_c, rtol=tol, atol=tol)
+    np.testing.assert_array_equal(split.reshape(-1, 130), halves)
+    np.testing.assert_array_equal(columns, column_halves)
+
+
+def test_split_matmul_falls_back_to_one_call(monkeypatch):
+    monkeypatch.setattr(numpy_kernels, "SPLIT_MATMUL_MIN", 1 << 20)
+    small = np.ones((3, 4), "float32"), np.ones((4, 2), "float32")
+    ints = np.ones((200, 200), "int64"), np.ones((200, 200), "int64")
+    mixed = np.ones((200, 200), "float32"), np.ones((200, 200), "float64")
+    with _two_blas_threads():
+        for a, b in (small, ints, mixed):
+            out = numpy_kernels.split_matmul(a, b)
+            np.testing.assert_array_equal(out, a @ b)
+            assert out.dtype == (a @ b).dtype
+
+
+@pytest.mark.parametrize("n, per_item, multiple", [(128, 24336, 4), (128, 663552, 4),
+                                                   (5, 1, 4), (7, 10, 1), (3, 1, 4), (0, 8, 4)])
+def test_batch_chunks_are_even_and_a_multiple_of_four(n, per_item, multiple):
+    chunks = numpy_kernels._split_batch(n, per_item, 2 * 2 ** 20, multiple)
+    assert [i for b0, b1 in chunks for i in range(b0, b1)] == list(range(n))
+    sizes = [b1 - b0 for b0, b1 in chunks]
+    assert all(s * per_item <= 2 * 2 ** 20 or s == 1 for s in sizes)
+    if n:
+        assert max(sizes) - min(sizes) <= 1
+        assert len(chunks) == n or len(chunks) % multiple == 0
+    if (n, per_item) == (128, 24336):   # the MNIST convnet's first conv: not 86 + 42
+        assert sizes == [32] * 4
+    if (n, per_item) == (128, 663552):  # its second conv: 44 chunks of 2-3 items
+        assert len(chunks) == 44
+
+
+def test_batch_chunks_do_not_depend_on_the_thread_count(monkeypatch):
+    from kerasish.backend.kernels import cpu_threads
+    for workers in (1, 2, 3):
+        monkeypatch.setattr(cpu_threads, "worker_count", lambda: workers)
+        assert len(numpy_kernels.batch_chunks(128, 663552)) == 44
+        assert numpy_kernels.batch_chunks(128, 24336) == [(0, 32), (32, 64), (64, 96), (96, 128)]

@@ -246,3 +246,128 @@ def test_fused_bias_with_one_filter_per_group():
     y = conv_module.fused_conv(x, w, b, padding="same")
     np.testing.assert_allclose(y.numpy(), ops.conv(x, w, padding="same").numpy() + b,
                                atol=1e-12)
+
+
+# The fused backward and the threaded batch chunks -----------------------------------
+@pytest.fixture
+def threaded_chunks(monkeypatch):
+    """Small batch chunks (two items each) spread over two CPU threads (2-thread BLAS)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from kerasish.backend.kernels import numpy_kernels
+    monkeypatch.setattr(numpy_kernels, "CHUNK_BYTES", 1)
+    with threadpoolctl.ThreadpoolController().limit(limits=2, user_api="blas"):
+        yield numpy_kernels
+
+
+def _conv_grads(x, w, b, relu, dy, **kw):
+    """(y, gx, gw, gb) of fused_conv through the tape (one ConvGrad in the backward)."""
+    x, w, b = (keras.Variable(v) for v in (x, w, b))
+    with keras.GradientTape() as tape:
+        y = conv_module.fused_conv(x, w, b, activation="relu" if relu else None, **kw)
+        total = ops.sum(y * dy)
+    return (y.numpy(),) + tuple(g.numpy() for g in tape.gradient(total, [x, w, b]))
+
+
+def _unfused_grads(x, w, y, dy, relu, strides, padding):
+    """The gradients from the separate ops (mask, input gradient, filter gradient, sum),
+    each computed over the whole batch on one thread."""
+    x_cl = ops.convert_to_tensor(x)
+    nd = x.ndim - 2
+    geom = conv_module._conv_geometry("test", x.shape, w.shape, (strides,) * nd, padding,
+                                      (1,) * nd, 1)
+    gz = dy * (y > 0) if relu else dy
+    gz_t = ops.convert_to_tensor(gz.astype(x.dtype))
+    gx = conv_module.ConvInputGrad(geom, x.shape)(gz_t, ops.convert_to_tensor(w)).numpy()
+    gw = conv_module.ConvFilterGrad(geom, w.shape)(x_cl, gz_t).numpy()
+    return gx, gw, gz.reshape(-1, gz.shape[-1]).sum(axis=0, dtype=np.float64)
+
+
+@pytest.mark.parametrize("relu, strides, padding", [(True, 1, "valid"), (False, 2, "same")])
+@pytest.mark.parametrize("chunked", [False, True])
+def test_fused_conv_grad_matches_the_separate_ops(relu, strides, padding, chunked, monkeypatch):
+    """ConvGrad (mask, input, filter and bias gradients in one pass) against the
+    separate ops over the whole batch on one thread; `chunked`: ConvGrad over
+    one-item chunks on two threads."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((7, 9, 8, 3)).astype("float32")
+    w = rng.standard_normal((3, 3, 3, 5)).astype("float32")
+    b = rng.standard_normal(5).astype("float32")
+    kw = dict(strides=strides, padding=padding)
+    y = conv_module.fused_conv(x, w, b, activation="relu" if relu else None, **kw).numpy()
+    dy = rng.standard_normal(y.shape).astype("float32")
+    ref_gx, ref_gw, ref_gb = _unfused_grads(x, w, y, dy, relu, strides, padding)
+    if chunked:
+        threadpoolctl = pytest.importorskip("threadpoolctl")
+        from kerasish.backend.kernels import numpy_kernels
+        monkeypatch.setattr(numpy_kernels, "CHUNK_BYTES", 1)
+        with threadpoolctl.ThreadpoolController().limit(limits=2, user_api="blas"):
+            y2, gx, gw, gb = _conv_grads(x, w, b, relu, dy, **kw)
+        np.testing.assert_allclose(y2, y, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(gx, ref_gx, rtol=1e-6, atol=1e-6)
+    else:
+        _, gx, gw, gb = _conv_grads(x, w, b, relu, dy, **kw)
+        np.testing.assert_array_equal(gx, ref_gx)   # the same operations
+    np.testing.assert_allclose(gw, ref_gw, rtol=1e-5, atol=1e-4)   # float32 sums, reordered
+    np.testing.assert_allclose(gb, ref_gb, rtol=1e-5, atol=1e-4)
+
+
+def test_threaded_chunks_give_the_serial_numbers(monkeypatch):
+    """Two threads over chunks of one or two items: bit for bit the numbers of one
+    thread over the same chunks (the thread count changes no operation; partial
+    filter and bias gradients are summed in chunk order)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from kerasish.backend.kernels import cpu_threads, numpy_kernels
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((9, 8, 8, 3)).astype("float32")
+    w = rng.standard_normal((3, 3, 3, 4)).astype("float32")
+    b = rng.standard_normal(4).astype("float32")
+    dy = rng.standard_normal((9, 6, 6, 4)).astype("float32")
+    per_item = 6 * 6 * 3 * 3 * 3 * 4
+    monkeypatch.setattr(numpy_kernels, "CHUNK_BYTES", 2 * per_item)
+    assert [b1 - b0 for b0, b1 in numpy_kernels.batch_chunks(9, per_item)] == [1] * 7 + [2]
+    with threadpoolctl.ThreadpoolController().limit(limits=2, user_api="blas"):
+        if cpu_threads.worker_count() < 2:
+            pytest.skip("one CPU: nothing to split over")
+        threaded = _conv_grads(x, w, b, True, dy)
+    with threadpoolctl.ThreadpoolController().limit(limits=1, user_api="blas"):
+        serial = _conv_grads(x, w, b, True, dy)
+    for a, s in zip(threaded, serial):
+        np.testing.assert_array_equal(a, s)
+
+
+def test_chunked_forward_matches_the_whole_batch(monkeypatch):
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((6, 7, 7, 2)).astype("float32")
+    w = rng.standard_normal((3, 3, 2, 4)).astype("float32")
+    b = rng.standard_normal(4).astype("float32")
+    whole = conv_module.fused_conv(x, w, b, activation="relu").numpy()
+    from kerasish.backend.kernels import numpy_kernels
+    monkeypatch.setattr(numpy_kernels, "CHUNK_BYTES", 1)
+    chunked = conv_module.fused_conv(x, w, b, activation="relu").numpy()
+    np.testing.assert_allclose(chunked, whole, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(whole, np.maximum(ops.conv(x, w).numpy() + b, 0))
+
+
+def test_threaded_chunked_gradients_match_finite_differences(threaded_chunks):
+    rng = np.random.default_rng(14)
+    x, w, b = rng.standard_normal((3, 5, 5, 2)), rng.standard_normal((3, 3, 2, 3)), \
+        rng.standard_normal(3)
+    check_gradients(lambda x, w, b: conv_module.fused_conv(x, w, b, activation="relu",
+                                                           padding="same"), [x, w, b])
+    check_gradients(lambda x, w, b: conv_module.fused_conv(x, w, b, strides=2), [x, w, b])
+    check_second_order(lambda x, w, b: conv_module.fused_conv(x, w, b, activation="relu"),
+                       [x[:2], w, b])
+
+
+def test_fused_conv_grad_with_only_some_inputs_watched():
+    rng = np.random.default_rng(15)
+    x = ops.convert_to_tensor(rng.standard_normal((2, 5, 5, 2)))
+    w = keras.Variable(rng.standard_normal((3, 3, 2, 3)))
+    b = ops.convert_to_tensor(rng.standard_normal(3))
+    with keras.GradientTape() as tape:
+        tape.watch(b)
+        total = ops.sum(conv_module.fused_conv(x, w, b, activation="relu") ** 2)
+    gx, gb = tape.gradient(total, [x, b])
+    assert gx is None
+    y = conv_module.fused_conv(x, w, b, activation="relu").numpy()
+    np.testing.assert_allclose(gb.numpy(), (2 * y).sum(axis=(0, 1, 2)), rtol=1e-12)

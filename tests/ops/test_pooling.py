@@ -39,6 +39,7 @@ CASES = [  # shape, pool, strides, padding
     ((1, 5, 5, 2), (2, 2), (1, 1), "valid"),    # overlapping
     ((2, 7, 3), (3,), (2,), "same"),            # 1-D
     ((1, 5, 4, 3, 2), (2, 2, 2), (2, 2, 2), "same"),  # 3-D
+    ((2, 7, 7, 2), (2, 2), (2, 2), "valid"),    # the last row and column in no window
 ]
 
 
@@ -95,3 +96,31 @@ def test_pooling_errors():
         ops.max_pool(np.zeros((1, 4, 4, 1)), 2, padding="causal")
     with pytest.raises(ValueError, match="`pool_size` must be"):
         ops.max_pool(np.zeros((1, 4, 4, 1)), (2, 2, 2))
+
+
+@pytest.mark.parametrize("mode", ["max", "average"])
+@pytest.mark.parametrize("shape, pool, strides, padding", CASES[:3] + CASES[-1:])
+def test_pooling_in_threaded_batch_chunks_gives_the_same_numbers(mode, shape, pool, strides,
+                                                                  padding, monkeypatch):
+    """One batch item per chunk, two threads: bit-identical to the whole batch."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import kerasish as keras
+    from kerasish.backend.kernels import numpy_kernels
+    fn = ops.max_pool if mode == "max" else ops.average_pool
+    rng = np.random.default_rng(3)
+    x = np.round(rng.standard_normal((5,) + shape[1:]), 1).astype("float32")  # ties too
+    dy = rng.standard_normal(fn(x, pool, strides, padding).shape).astype("float32")
+
+    def run():
+        xv = keras.Variable(x)
+        with keras.GradientTape() as tape:
+            y = fn(xv, pool, strides, padding)
+            total = ops.sum(y * dy)
+        return y.numpy(), tape.gradient(total, xv).numpy()
+
+    whole = run()
+    monkeypatch.setattr(numpy_kernels, "CHUNK_BYTES", 1)
+    with threadpoolctl.ThreadpoolController().limit(limits=2, user_api="blas"):
+        chunked = run()
+    for a, b in zip(chunked, whole):
+        np.testing.assert_array_equal(a, b)

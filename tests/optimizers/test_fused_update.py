@@ -74,7 +74,7 @@ def test_chunked_kernel_slices_large_variables_and_matches_one_call(monkeypatch)
         np.testing.assert_array_equal(a, b)
     seen = []
     numpy_kernels._chunked(lambda p: seen.append(p.size), (np.zeros((5, 11), "float32"),))
-    assert seen == [16, 16, 16, 7]
+    assert sorted(seen) == [7, 16, 16, 16]  # pieces may run on several threads, in any order
     seen.clear()
     numpy_kernels._chunked(lambda p: seen.append(p.size), (np.zeros(30, "float32"),))
     assert seen == [30]  # not above CHUNK_ABOVE: whole

@@ -12,6 +12,7 @@ threads per piece against 41-59 ms with 2 Python threads of 1 BLAS thread).
 The number of threads is the BLAS library's own thread count (so
 `OPENBLAS_NUM_THREADS=1`, or threadpoolctl's limits, make everything serial).
 """
+import itertools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -22,6 +23,7 @@ except ImportError:  # a dependency of kerasish; without it work runs on one thr
     ThreadpoolController = None
 
 _lock = threading.Lock()
+_CPUS = os.cpu_count() or 1
 _state = {"controller": None, "pool": None, "pool_size": 0, "inside": 0, "saved": None}
 
 
@@ -43,7 +45,7 @@ def worker_count():
     if _state["inside"]:  # already inside a parallel region: its threads are taken
         return 1
     counts = [lib.num_threads for lib in _blas().lib_controllers]
-    return max(1, min(max(counts, default=1), os.cpu_count() or 1))
+    return max(1, min(max(counts, default=1), _CPUS))
 
 
 def _enter_single_blas():
@@ -74,8 +76,11 @@ def _pool(workers):
 def run_split(run, pieces):
     """Calls `run(*piece)` for every piece, spread over the CPU worker threads.
 
-    Consecutive pieces go to the same thread, and BLAS runs single-threaded
-    meanwhile. Each piece must touch memory no other piece writes.
+    Each thread starts with a piece of its own, then takes the next piece not
+    yet taken (so a thread the OS deschedules on a busy machine holds up at
+    most one piece, where a fixed split would leave its share undone).
+    BLAS runs single-threaded meanwhile. Each piece must touch memory no
+    other piece writes.
 
     Args:
         run: callable taking one piece's arguments.
@@ -91,19 +96,22 @@ def run_split(run, pieces):
     workers = min(worker_count(), len(pieces))
     if workers <= 1:
         return [run(*piece) for piece in pieces]
-    bounds = [len(pieces) * k // workers for k in range(workers + 1)]
-    groups = [pieces[bounds[k]:bounds[k + 1]] for k in range(workers)]
+    results = [None] * len(pieces)
+    taken = itertools.count(workers)   # next() is atomic under the GIL
 
-    def run_group(group):
-        return [run(*piece) for piece in group]
+    def work(first):
+        index = first
+        while index < len(pieces):
+            results[index] = run(*pieces[index])
+            index = next(taken)
 
     _enter_single_blas()
     futures = []
     try:
-        futures = [_pool(workers).submit(run_group, group) for group in groups[1:]]
-        results = run_group(groups[0])
+        futures = [_pool(workers).submit(work, k) for k in range(1, workers)]
+        work(0)
         for future in futures:
-            results.extend(future.result())
+            future.result()
     finally:
         wait(futures)  # an exception leaves no thread running on the caller's arrays
         _exit_single_blas()

@@ -227,6 +227,11 @@ _col2im_2d = cupy.ElementwiseKernel(
     """, "kerasish_col2im_2d")
 
 
+def split_matmul(a, b):
+    """`a @ b` (one cuBLAS call; see numpy_kernels.split_matmul)."""
+    return a @ b
+
+
 # A GPU kernel wants its GEMMs as large as memory allows: the batch is only
 # split when one chunk's scratch arrays would pass this size; chunks run in order.
 CHUNK_BYTES = 256 * 2 ** 20

@@ -4,6 +4,7 @@ Every function is written against `xp` (taken from its array arguments), so
 it also runs on cupy arrays where no cupy-specific kernel exists.
 """
 import functools
+import itertools
 
 import numpy as np
 
@@ -505,6 +506,75 @@ __all__ += ["adam_update_multi", "chunked_update", "sgd_update_multi"]
 __all__ += ["batch_chunks", "conv_im2col", "conv_input_grad", "run_batch_chunks"]
 
 
+# Row-split matrix products ------------------------------------------------------
+# A multi-threaded OpenBLAS call costs more than its work on a shared machine:
+# its threads synchronise at every call and, after it, spin for a while beside
+# the CPU worker threads of the next chunked kernel (measured on the MNIST
+# convnet step, 2 threads, load average 2.4: 315 ms per step with 2-thread
+# BLAS for the dense layers against 185 ms with all BLAS calls on one thread).
+# So large products are split over the CPU worker threads instead, each piece
+# a single-threaded BLAS call. Not small ones: handing a product to the
+# threads costs about 0.3 ms (the MLP step, 784-512-512-10 at batch 128, took
+# 9-10 ms with its products split against 5.8 with 2-thread OpenBLAS on a
+# quiet machine), so below 2**26 multiply-adds BLAS keeps its own threads.
+SPLIT_MATMUL_MIN = 1 << 26
+
+
+def split_matmul(a, b):
+    """`a @ b` for a 2-D `b`, in blocks spread over the CPU threads.
+
+    The longer side of the output is split: blocks of rows of `a` when it has
+    at least as many rows as `b` has columns (each thread then packs all of
+    `b`, the smaller operand), else blocks of columns of `b` (64-byte aligned,
+    each thread packing all of `a`); a multi-threaded BLAS splits the same
+    way. Small products, dtypes other than float32/float64 and a single
+    worker thread use one `a @ b` call. OpenBLAS's large-matrix kernels
+    compute an output element with the same K loop whatever the block, so
+    the numbers match one call bit for bit on the shapes checked (the
+    benchmark workloads' dense layers), though no BLAS promises it for every
+    shape.
+
+    Args:
+        a: array of shape (..., K).
+        b: array of shape (K, N).
+
+    Returns:
+        array of shape (..., N).
+
+    Example:
+        >>> split_matmul(np.ones((4, 3)), np.ones((3, 2))).shape
+        (4, 2)
+    """
+    k, n = b.shape
+    m = a.size // max(k, 1)
+    if (m * k * n < SPLIT_MATMUL_MIN or a.dtype != b.dtype
+            or a.dtype not in (np.float32, np.float64) or a.shape[-1] != k
+            or (a.ndim > 2 and not a.flags.c_contiguous)):
+        return a @ b
+    workers = cpu_threads.worker_count()
+    if workers < 2:
+        return a @ b
+    a2 = a.reshape(m, k)
+    out = np.empty((m, n), dtype=a.dtype)
+    if m >= n:
+        bounds = [m * i // workers for i in range(workers + 1)]
+        pieces = [(slice(r0, r1), slice(None)) for r0, r1 in zip(bounds[:-1], bounds[1:])]
+    else:
+        align = max(1, 64 // a.itemsize)   # no cache line written by two threads
+        bounds = [min(n, -(-n * i // workers // align) * align) for i in range(workers)] + [n]
+        pieces = [(slice(None), slice(c0, c1)) for c0, c1 in zip(bounds[:-1], bounds[1:])
+                  if c1 > c0]
+
+    def run(rows, cols):
+        np.matmul(a2[rows], b[:, cols], out=out[rows, cols])
+
+    cpu_threads.run_split(run, pieces)
+    return out.reshape(a.shape[:-1] + (n,))
+
+
+__all__ += ["split_matmul"]
+
+
 # Batch chunks ---------------------------------------------------------------
 # Kernels whose batch items are independent (convolutions, fused attention)
 # work through the batch in pieces whose scratch arrays fit a core's L2 cache
@@ -516,6 +586,9 @@ __all__ += ["batch_chunks", "conv_im2col", "conv_input_grad", "run_batch_chunks"
 CHUNK_BYTES = 2 * 2 ** 20
 
 
+CHUNK_MULTIPLE = 4   # chunk counts are rounded up to a multiple of this
+
+
 def batch_chunks(n, per_item_bytes):
     """The batch ranges a chunked kernel is computed in on this device.
 
@@ -524,15 +597,21 @@ def batch_chunks(n, per_item_bytes):
         per_item_bytes: bytes of one batch item's scratch arrays.
 
     Returns:
-        list of (start, stop) ranges covering range(n).
+        list of (start, stop) ranges covering range(n), of even sizes, as many
+        as a multiple of `CHUNK_MULTIPLE` (when there are enough items): even
+        shares for 2 or 4 threads, and the same chunks (so the same numbers)
+        whatever the thread count.
     """
-    return _split_batch(n, per_item_bytes, CHUNK_BYTES)
+    return _split_batch(n, per_item_bytes, CHUNK_BYTES, CHUNK_MULTIPLE)
 
 
-def _split_batch(n, per_item_bytes, chunk_bytes):
-    """(start, stop) ranges of range(n) holding at most `chunk_bytes` each (one item at least)."""
+def _split_batch(n, per_item_bytes, chunk_bytes, multiple=1):
+    """(start, stop) ranges of range(n) holding at most `chunk_bytes` each (one item at
+    least), of even sizes, their count rounded up to a multiple of `multiple` (at most
+    n): an uneven split leaves a thread idle (e.g. 86 + 42 items over two threads)."""
     step = max(1, chunk_bytes // max(per_item_bytes, 1))
-    return [(i, min(i + step, n)) for i in range(0, n, step)]
+    count = min(n, -(-(-(-n // step)) // multiple) * multiple)
+    return [(n * k // count, n * (k + 1) // count) for k in range(count)]
 
 
 def run_batch_chunks(run, chunks):
@@ -556,13 +635,13 @@ def run_batch_chunks(run, chunks):
 # never over pixels or batch items.
 
 
+@functools.lru_cache(maxsize=256)   # built once per geometry, not per batch chunk
 def _conv_windows(kernel_spatial, strides, dilation, out_spatial):
-    """(offset index, strided input slices) for every kernel offset, row-major."""
-    import itertools
-    for index, offsets in enumerate(itertools.product(*(range(k) for k in kernel_spatial))):
-        yield index, offsets, (slice(None),) + tuple(
-            slice(k * d, k * d + s * (o - 1) + 1, s)
-            for k, d, s, o in zip(offsets, dilation, strides, out_spatial))
+    """(offset index, offsets, strided input slices) for every kernel offset, row-major."""
+    return tuple((index, offsets, (slice(None),) + tuple(
+        slice(k * d, k * d + s * (o - 1) + 1, s)
+        for k, d, s, o in zip(offsets, dilation, strides, out_spatial)))
+        for index, offsets in enumerate(itertools.product(*(range(k) for k in kernel_spatial))))
 
 
 def conv_im2col(x, kernel_spatial, strides, dilation, out_spatial, groups=1):
@@ -581,7 +660,8 @@ def conv_im2col(x, kernel_spatial, strides, dilation, out_spatial, groups=1):
     cg = x.shape[-1] // groups
     cols = xp.empty((x.shape[0], *out_spatial, groups, *kernel_spatial, cg), dtype=x.dtype)
     xg = x.reshape(x.shape[:-1] + (groups, cg))
-    for _, offsets, window in _conv_windows(kernel_spatial, strides, dilation, out_spatial):
+    for _, offsets, window in _conv_windows(tuple(kernel_spatial), tuple(strides),
+                                            tuple(dilation), tuple(out_spatial)):
         cols[(Ellipsis,) + offsets + (slice(None),)] = xg[window]
     return cols
 
@@ -621,7 +701,8 @@ def conv_input_grad(gy, w, padded_shape, kernel_spatial, strides, dilation, grou
         gyg = gy2.reshape(m, groups, fg).transpose(1, 0, 2)                # (G, M, F/G)
         tmp = xp.empty((groups, m, cg), dtype=dtype)
         src = tmp.transpose(1, 0, 2).reshape(gy.shape[:-1] + (groups, cg))  # a view
-    for index, _, window in _conv_windows(kernel_spatial, strides, dilation, out_spatial):
+    for index, _, window in _conv_windows(tuple(kernel_spatial), tuple(strides),
+                                          tuple(dilation), tuple(out_spatial)):
         if groups == 1:
             xp.matmul(gy2, kernels[index].T, out=tmp)
         else:
