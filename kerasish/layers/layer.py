@@ -876,7 +876,8 @@ _SKIP_ATTRS = {"_inbound_nodes", "_init_args", "_trainable_variables", "_trainab
                "_non_trainable_variables", "_losses", "_build_shapes", "_initial_weights",
                "_outputs", "_inputs", "_nodes_by_depth", "_trainer_state", "optimizer",
                "history", "_compile_config", "_callbacks", "_parent_model", "_loss_tracker",
-               "_compile_metrics", "_compile_loss", "_scan_cache", "_functional"}
+               "_compile_metrics", "_compile_loss", "_scan_cache", "_functional",
+               "_state_variables"}
 
 
 def _input_shape_from_kwargs(kwargs):

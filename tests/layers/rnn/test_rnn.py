@@ -50,3 +50,28 @@ def test_return_state_outputs_and_shapes_are_tuples_as_keras():
     assert type(conv(x[..., None])) is tuple and type(conv(keras.Input((4, 3, 1)))) is tuple
     both = layers.Bidirectional(layers.GRU(2, return_sequences=True), merge_mode=None)
     assert type(both(x)) is tuple
+
+
+def test_stateful_states_are_variables_as_keras():
+    # Keras 3.15.1 (probes /tmp/probe5/stf.py and mp8.py, probe5 session): a stateful
+    # layer's states are non-trainable Variables of the variable dtype (float32 under
+    # "mixed_float16"), not among the weights, assigned the final states of each call.
+    x = np.random.default_rng(0).random((2, 3, 2)).astype("float32")
+    layer = layers.GRU(2, stateful=True)
+    model = keras.Sequential([keras.Input((3, 2), batch_size=2), layer, layers.Dense(1)])
+    assert len(model.weights) == 5 and len(layer.weights) == 3
+    (state,) = layer.states
+    assert isinstance(state, keras.Variable) and not state.trainable
+    assert state.dtype == "float32" and state.shape == (2, 2)
+    out = layer(x)
+    np.testing.assert_allclose(state.numpy(), np.asarray(out))
+    layer.reset_state()
+    assert not state.numpy().any() and layer.states[0] is state
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        lstm = layers.LSTM(2, stateful=True, return_state=True)
+        outputs = lstm(x)
+        assert [keras.backend.standardize_dtype(t.dtype) for t in outputs] == ["float16"] * 3
+        assert [s.dtype for s in lstm.states] == ["float32", "float32"]
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
