@@ -75,3 +75,20 @@ def test_stateful_states_are_variables_as_keras():
         assert [s.dtype for s in lstm.states] == ["float32", "float32"]
     finally:
         keras.mixed_precision.set_global_policy("float32")
+
+
+def test_stateful_conv_lstm_states_are_variables_as_keras():
+    # Keras 3.15.1 (probe /tmp/probe5/stf2.py): a stateful ConvLSTM2D's (h, c) are
+    # non-trainable float32 Variables, not weights, refreshed by each call.
+    x = np.random.default_rng(1).random((2, 3, 5, 5, 2)).astype("float32")
+    layer = layers.ConvLSTM2D(2, 3, stateful=True, padding="same", return_state=True)
+    model = keras.Sequential([keras.Input((3, 5, 5, 2), batch_size=2), layer])
+    assert len(model.weights) == 3 and len(layer.states) == 2
+    h_var, c_var = layer.states
+    assert isinstance(h_var, keras.Variable) and not h_var.trainable
+    assert h_var.dtype == "float32" and tuple(h_var.shape) == (2, 5, 5, 2)
+    _, h, c = layer(x)
+    np.testing.assert_allclose(h_var.numpy(), np.asarray(h))
+    np.testing.assert_allclose(c_var.numpy(), np.asarray(c))
+    layer.reset_state()
+    assert not c_var.numpy().any()
