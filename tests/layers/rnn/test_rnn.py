@@ -92,3 +92,22 @@ def test_stateful_conv_lstm_states_are_variables_as_keras():
     np.testing.assert_allclose(c_var.numpy(), np.asarray(c))
     layer.reset_state()
     assert not c_var.numpy().any()
+
+
+def test_mask_is_not_passed_when_initial_state_is_a_second_tensor_argument():
+    # Keras's Layer.__call__ fills `mask` from the inputs only when the call has one tensor
+    # argument; with several (`lstm(x, initial_state=[h, c])`) only `<arg>_mask`
+    # parameters get masks, so a seq2seq decoder on Embedding(mask_zero=True) runs
+    # unmasked. The probe /tmp/probe5/s2s2.py (such a model's predict and fit) matches
+    # Keras 3.15.1 only with this rule.
+    ids = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
+    embedded = layers.Embedding(5, 2, mask_zero=True)(ids)
+    assert embedded._keras_mask is not None
+    lstm = layers.LSTM(3, return_sequences=True)
+    state = [np.full((2, 3), 0.1, "float32"), np.full((2, 3), -0.2, "float32")]
+    plain = keras.ops.convert_to_tensor(np.asarray(embedded))  # the same values, no mask
+    with_state = np.asarray(lstm(embedded, initial_state=state))
+    np.testing.assert_allclose(with_state, np.asarray(lstm(plain, initial_state=state)))
+    masked = np.asarray(lstm(embedded))  # one tensor argument: masked (steps repeat)
+    np.testing.assert_allclose(masked[1, 1:], np.repeat(masked[1, :1], 3, axis=0))
+    assert not np.allclose(masked, np.asarray(lstm(plain)))
