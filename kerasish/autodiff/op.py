@@ -31,7 +31,7 @@ Tensors and records one tape node when a tape watches an input.
 """
 from kerasish.autodiff import recording
 from kerasish.autodiff.keras_tensor import KerasTensor, NoShapeRule
-from kerasish.autodiff.tensor import Tensor
+from kerasish.autodiff.tensor import Tensor, Variable
 
 
 class Op:
@@ -130,6 +130,8 @@ class Op:
             if any(x.__class__ is KerasTensor for x in inputs):
                 return self.symbolic_call(*inputs)
             raise
+        if inputs[0].__class__ is Variable:  # a view of a variable must not follow it
+            result = _detached(result, inputs[0]._value)
         if type(result) is tuple:
             outputs = tuple([Tensor(r, dev) for r in result])
             if recording._active and self.differentiable:
@@ -156,6 +158,19 @@ class Op:
 
     def __repr__(self):
         return f"<Op {self.name}>"
+
+
+def _detached(result, source):
+    """`result`, with any array that is a view of `source` (a Variable's array) copied:
+    a variable is updated in place, and TF's slices, reshapes and transposes of a variable
+    are new tensors that keep the value read (a view here would change with it)."""
+    if type(result) is tuple:
+        return tuple(_detached(r, source) for r in result)
+    base = getattr(result, "base", None)
+    if base is not None and (base is source or base is getattr(source, "base", None)
+                             or result is source):
+        return result.copy()
+    return result
 
 
 def apply(op, inputs):

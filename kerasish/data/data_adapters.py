@@ -107,6 +107,8 @@ class ArrayAdapter:
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False,
                  class_weight=None):
+        if sample_weight is not None and class_weight is not None:
+            raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
         self.x = tree.map_structure(_to_numpy, x)
         self.y = tree.map_structure(_to_numpy, y) if y is not None else None
         self.sample_weight = (tree.map_structure(_to_numpy, sample_weight)

@@ -1,9 +1,12 @@
 """What `Layer.__call__` reads off a call: the `call` signature and the input masks."""
 import inspect
 
+import numpy as np
+
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.switches import is_traceback_filtering_enabled
+from kerasish.utils import tree
 
 
 class CallSignature:
@@ -13,6 +16,9 @@ class CallSignature:
         params = inspect.signature(cls.call).parameters
         names = [p for p in params if p != "self"]
         self.first = names[0] if names else None
+        self.names = [p for p in names if params[p].kind in (
+            params[p].POSITIONAL_ONLY, params[p].POSITIONAL_OR_KEYWORD, params[p].KEYWORD_ONLY)]
+        self.mask_args = {p[:-len("_mask")] for p in names if p.endswith("_mask")}
         self.has_training = "training" in params or any(
             p.kind == p.VAR_KEYWORD for p in params.values())
         self.has_mask = "mask" in params
@@ -29,6 +35,29 @@ def call_signature(cls):
     if sig is None:
         sig = _signatures[cls] = CallSignature(cls)
     return sig
+
+
+def tensor_arguments(sig, args, kwargs):
+    """The call's tensor arguments by name, as Keras's CallSpec counts them: a tensor (or a
+    numpy array, which Keras converts first) or a non-empty structure of them; `training`
+    and `mask` are not among them."""
+    found = {}
+    named = list(zip(sig.names, args)) + list(kwargs.items())
+    for name, value in named:
+        if name in ("training", "mask"):
+            continue
+        if _is_tensor(value) or (isinstance(value, (list, tuple, dict)) and value and all(
+                v is None or _is_tensor(v) for v in tree.flatten(value))):
+            found[name] = value
+    extra = args[len(sig.names):]
+    for j, value in enumerate(extra):  # *args beyond the named parameters
+        if _is_tensor(value):
+            found[f"args{j}"] = value
+    return found
+
+
+def _is_tensor(x):
+    return isinstance(x, (Tensor, KerasTensor, np.ndarray))
 
 
 def get_mask(x):

@@ -19,7 +19,8 @@ from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
 from kerasish.layers import symbolic
-from kerasish.layers.call_utils import call_signature, get_mask, with_call_info
+from kerasish.layers.call_utils import (call_signature, get_mask, tensor_arguments,
+                                       with_call_info)
 from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, any_symbolic
 from kerasish.metrics.metric import Metric
@@ -474,8 +475,9 @@ class Layer(Operation):
         ctx = _context()
         training = resolve_training(sig, kwargs)
         previous_mask = get_mask(first)
-        if sig.has_mask and kwargs.get("mask") is None and previous_mask is not None:
-            kwargs["mask"] = previous_mask
+        if (sig.has_mask or sig.mask_args) and (previous_mask is not None or len(args) > 1
+                                                or len(kwargs) > 1):
+            _populate_masks(sig, args, kwargs, previous_mask)
         if kwargs.get("mask") is not None:
             previous_mask = kwargs["mask"]  # as Keras: an explicit mask also masks the output
         if not self.built:
@@ -763,6 +765,23 @@ def _convert_input(x, layer):
     return x
 
 
+def _populate_masks(sig, args, kwargs, first_mask):
+    """Keras's rule for the implicit masks: with one tensor argument, its mask goes to
+    `mask`; with several (`lstm(x, initial_state=s)`), only to `<argument>_mask`
+    parameters (so a decoder LSTM given `initial_state` is not masked, as in Keras)."""
+    tensors = tensor_arguments(sig, args, kwargs)
+    if len(tensors) <= 1:
+        if sig.has_mask and kwargs.get("mask") is None and first_mask is not None:
+            kwargs["mask"] = first_mask
+        return
+    for name, value in tensors.items():
+        key = f"{name}_mask"
+        if name in sig.mask_args and kwargs.get(key) is None:
+            mask = get_mask(value)
+            if mask is not None:
+                kwargs[key] = mask
+
+
 def _autocast_dtype(layer, ctx):
     """The dtype this call reads float variables as (None: as stored), Keras's rules.
 
@@ -922,7 +941,8 @@ _SKIP_ATTRS = {"_inbound_nodes", "_init_args", "_trainable_variables", "_trainab
                "_non_trainable_variables", "_losses", "_build_shapes", "_initial_weights",
                "_outputs", "_inputs", "_nodes_by_depth", "_trainer_state", "optimizer",
                "history", "_compile_config", "_callbacks", "_parent_model", "_loss_tracker",
-               "_compile_metrics", "_compile_loss", "_scan_cache", "_functional"}
+               "_compile_metrics", "_compile_loss", "_scan_cache", "_functional",
+               "_state_variables"}
 
 
 def _input_shape_from_kwargs(kwargs):

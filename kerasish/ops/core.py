@@ -7,6 +7,7 @@ explicit saved values, backward written with ops.
 import numpy as np
 
 from kerasish.autodiff import capture as _capture
+from kerasish.autodiff import primitives as _primitives, recording as _recording
 from kerasish.autodiff.keras_tensor import KerasTensor, NoShapeRule, in_trace
 from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.tensor import Tensor, Variable
@@ -127,7 +128,23 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
             "convert_to_tensor: kerasish has no sparse or ragged tensors "
             f"(got sparse={sparse}, ragged={ragged}).")
     device = _dev.current_device()
-    return Tensor(to_array(x, device, dtype), device)
+    out = Tensor(to_array(x, device, dtype), device)
+    if _recording._active and isinstance(x, (list, tuple)) and _holds_tensor(x):
+        # TF packs a list of tensors with a (differentiable) stack: `ops.sum(model.losses)`
+        # inside a GradientTape has gradients
+        return _stacked(x, out.dtype)
+    return out
+
+
+def _holds_tensor(x):
+    return any(_holds_tensor(v) if isinstance(v, (list, tuple)) else isinstance(v, Tensor)
+               for v in x)
+
+
+def _stacked(x, dtype):
+    if isinstance(x, (list, tuple)):
+        return _primitives.stack([_stacked(v, dtype) for v in x], axis=0)
+    return convert_to_tensor(x, dtype)
 
 
 def convert_to_numpy(x):

@@ -84,6 +84,38 @@ def _weight_grad(xp, parts, d):
     return xp.concatenate([p.T @ d[:, g * n:(g + 1) * n] for g, p in enumerate(parts)], axis=1)
 
 
+def _low_precision(w):
+    """float16/bfloat16 weights: a layer under a mixed policy reads its float32 variables
+    through a cast."""
+    return w.dtype.itemsize < 4
+
+
+def _step_rows(t, batch, length, time_major):
+    return slice(t * batch, (t + 1) * batch) if time_major else slice(t, None, length)
+
+
+def _stepwise_weight_grad(xp, parts, d, batch, length, order, time_major=False):
+    """The weight gradient as Keras's step loop makes it under a mixed policy: each step
+    reads the weights through its own cast, so each step's float16 gradient is cast to
+    float32 before the sum over the steps (last step first, as the backward loop runs);
+    one float16 sum over all steps would overflow where Keras's does not."""
+    total = None
+    for t in reversed(list(order)):
+        rows = _step_rows(t, batch, length, time_major)
+        step = _weight_grad(xp, [p[rows] for p in parts], d[rows]).astype(xp.float32)
+        total = step if total is None else total + step
+    return total
+
+
+def _stepwise_bias_grad(xp, d, batch, length, order, time_major=False):
+    """`d.sum(axis=0)` as `_stepwise_weight_grad` sums: per step, then in float32."""
+    total = None
+    for t in reversed(list(order)):
+        step = d[_step_rows(t, batch, length, time_major)].sum(axis=0).astype(xp.float32)
+        total = step if total is None else total + step
+    return total
+
+
 def _gate_states(h, masks, gates):
     """The state as each gate's recurrent projection sees it: one (masked) array per gate."""
     if masks is None:
@@ -367,6 +399,14 @@ class _LSTM:
         flat = dz_all.reshape(length * batch, -1)
         dx = _project_back(flat, kernel, _rows_tm(xp, in_masks, length))
         dx = _swap_time_batch(xp, dx.reshape(length, batch, -1))
+        if _low_precision(kernel):
+            order = _steps(length, go_backwards)
+            d_kernel = _stepwise_weight_grad(xp, _masked_rows_tm(x_tm, in_masks), flat, batch,
+                                             length, order, time_major=True)
+            d_rec = _stepwise_weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat, batch,
+                                          length, order, time_major=True)
+            return dx, [d_kernel, d_rec, _stepwise_bias_grad(xp, flat, batch, length, order,
+                                                             time_major=True)], [dh, dc]
         d_kernel = _weight_grad(xp, _masked_rows_tm(x_tm, in_masks), flat)
         d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat)  # one GEMM for all steps
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
@@ -446,8 +486,10 @@ class _GRU:
         in_masks, rec_masks = drop
         g_out, dh = g_final
         dx_all = xp.zeros((batch, length, 3 * u), dtype=x.dtype)
-        d_rec = xp.zeros_like(rec)
-        d_brec = xp.zeros((3 * u,), dtype=x.dtype)
+        low = _low_precision(kernel)  # sum the steps' weight gradients in float32 (see above)
+        acc = xp.float32 if low else x.dtype
+        d_rec = xp.zeros(rec.shape, dtype=acc)
+        d_brec = xp.zeros((3 * u,), dtype=acc)
         for k, t, h_prev, z, r, hh, rh, m in reversed(cache):
             g_out = g_out + g_seq[:, k]
             if m is None:
@@ -461,17 +503,17 @@ class _GRU:
             if self.reset_after:
                 dr = dhh * rh * r * (1 - r)
                 d_hr = xp.concatenate([dz, dr, dhh * r], axis=1)
-                d_rec += _weight_grad(xp, _masked_rows(h_prev, rec_masks), d_hr)
-                d_brec += d_hr.sum(axis=0)
+                d_rec += _weight_grad(xp, _masked_rows(h_prev, rec_masks), d_hr).astype(acc)
+                d_brec += d_hr.sum(axis=0).astype(acc)
                 dh_prev = dh_prev + _project_back(d_hr, rec, rec_masks)
             else:
                 hz, hr_, hh_ = _gate_states(h_prev, rec_masks, 3)
                 d_rh = dhh
                 d_rhprod = d_rh @ rec[:, 2 * u:].T
                 dr = d_rhprod * hh_ * r * (1 - r)
-                d_rec[:, 2 * u:] += (r * hh_).T @ d_rh
-                d_rec[:, :u] += hz.T @ dz
-                d_rec[:, u:2 * u] += hr_.T @ dr
+                d_rec[:, 2 * u:] += ((r * hh_).T @ d_rh).astype(acc)
+                d_rec[:, :u] += (hz.T @ dz).astype(acc)
+                d_rec[:, u:2 * u] += (hr_.T @ dr).astype(acc)
                 dh_prev = (dh_prev + _times(d_rhprod * r, rec_masks, 2)
                            + _times(dz @ rec[:, :u].T, rec_masks, 0)
                            + _times(dr @ rec[:, u:2 * u].T, rec_masks, 1))
@@ -479,8 +521,14 @@ class _GRU:
             dh = carry + dh_prev
         flat = dx_all.reshape(batch * length, -1)
         dx = _project_back(flat, kernel, in_masks, x.shape)
-        d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat)
-        d_bin = flat.sum(axis=0)
+        if low:
+            order = _steps(length, go_backwards)
+            d_kernel = _stepwise_weight_grad(xp, _masked_rows(x, in_masks), flat, batch,
+                                             length, order)
+            d_bin = _stepwise_bias_grad(xp, flat, batch, length, order)
+        else:
+            d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat)
+            d_bin = flat.sum(axis=0)
         d_bias = xp.stack([d_bin, d_brec]) if self.reset_after else d_bin
         return dx, [d_kernel, d_rec, d_bias], [dh]
 
@@ -539,6 +587,14 @@ class _SimpleRNN:
             dh = carry + _project_back(dz, rec, rec_masks)
         flat = dz_all.reshape(batch * length, -1)
         dx = _project_back(flat, kernel, in_masks, x.shape)
+        if _low_precision(kernel):
+            order = _steps(length, go_backwards)
+            d_kernel = _stepwise_weight_grad(xp, _masked_rows(x, in_masks), flat, batch,
+                                             length, order)
+            d_rec = _stepwise_weight_grad(xp, _masked_rows(h_prevs, rec_masks), flat, batch,
+                                          length, order)
+            return dx, [d_kernel, d_rec, _stepwise_bias_grad(xp, flat, batch, length,
+                                                             order)], [dh]
         d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat)
         d_rec = _weight_grad(xp, _masked_rows(h_prevs, rec_masks), flat)  # one GEMM for all steps
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh]

@@ -241,9 +241,16 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         values = philox.uniform_float(xp, kc, shape, dtype)
         if _is(minval, 0) and _is(maxval, 1):
             return values
-        lo, hi = xp.asarray(minval, dtype=dtype), xp.asarray(maxval, dtype=dtype)
+        lo, hi = (xp.asarray(_tf_cast_operand(v), dtype=dtype) for v in (minval, maxval))
         return _affine(xp, values, hi - lo, lo, dtype)
     return _sample(seed, draw)
+
+
+def _tf_cast_operand(value):
+    """Keras's uniform passes `tf.cast(minval, dtype)`: TF first makes a Python float a
+    float32 tensor, so a float64 draw's bounds are float32-rounded (GlorotUniform's
+    `limit` in a float64 model)."""
+    return np.float32(value) if type(value) is float else value
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):

@@ -341,6 +341,11 @@ class Trainer:
         """One gradient update on one batch; returns the metrics (scalar/list/dict)."""
         self._assert_compiled("train_on_batch")
         if class_weight is not None:
+            if sample_weight is not None:  # Keras's words
+                raise ValueError(
+                    "Arguments `sample_weight` and `class_weight` cannot be specified at the "
+                    f"same time. Received: sample_weight={sample_weight}, "
+                    f"class_weight={class_weight}")
             sample_weight = data_adapters._class_weight_to_sample_weight(
                 core.convert_to_numpy(y), class_weight, sample_weight)
         self.reset_metrics()

@@ -736,10 +736,13 @@ class _ClassConfigCatalog(Catalog):
         cls = type(obj)
         builtin = cls in self.objects.values()
         return {
-            "module": self.module if builtin else cls.__module__,
+            "module": self.module if builtin else (None if cls.__module__ == "__main__"
+                                                   else cls.__module__),   # as Keras
             "class_name": cls.__name__,
             "config": obj.get_config(),
-            "registered_name": None if builtin else cls.__name__,
+            # a registered class by its "package>Name" (as Keras), else its class name
+            "registered_name": None if builtin else (self.registry.registered_key(cls)
+                                                     or cls.__name__),
         }
 
 
@@ -753,9 +756,11 @@ class OptimizerCatalog(_ClassConfigCatalog):
                 "Could not interpret optimizer config: expected a dict with 'class_name' "
                 f"and 'config'. Received: {config!r}"
             )
-        custom = dict(custom_objects or {})
-        names = [config.get("registered_name"), config["class_name"]]
-        cls = next((custom[n] for n in names if n in custom), None)
+        names = [n for n in (config.get("registered_name"), config["class_name"]) if n]
+        # custom_objects, the active scopes, then the registered classes (Keras finds a
+        # `register_keras_serializable` optimizer by its "package>Name")
+        cls = next((found for found in (self.registry.registered_object(n, custom_objects)
+                                        for n in names) if found is not None), None)
         if cls is None:
             cls = self.objects.get(str(config["class_name"]).lower())
         if cls is None:
@@ -793,8 +798,14 @@ class ScheduleCatalog(_ClassConfigCatalog):
             )
         known = dict(self.objects)
         known.update(custom_objects or {})
-        name = config.get("registered_name") or config["class_name"]
-        cls = known.get(name) or known.get(config["class_name"])
+        cls = None
+        for name in (config.get("registered_name"), config["class_name"]):
+            # custom_objects, the active scopes, the registered classes, then built-ins
+            found = self.registry.registered_object(name, custom_objects, self.objects) \
+                if name else None
+            if found is not None:
+                cls = found
+                break
         if cls is None:
             raise ValueError(
                 f"Unknown decay: '{config['class_name']}'. Valid schedules: "

@@ -134,3 +134,16 @@ def test_string_tensors_give_bytes_to_numpy_as_tensorflow():
     assert inv(np.array(2)).numpy() == b"b"
     assert str(out) == "tf.Tensor([[b'a' b'[UNK]']], shape=(1, 2), dtype=string)"
     assert pickle.loads(pickle.dumps(out)).numpy().tolist() == [[b"a", b"[UNK]"]]
+
+
+def test_slices_and_reshapes_of_a_variable_keep_the_value_read():
+    # Keras 3.15.1 (TF): v[0], v[:, 1:], reshape, transpose, expand_dims and unstack of a
+    # variable are new tensors; after v.assign_add(1) they still hold the old values
+    # (printed by the oracle). kerasish returned numpy views that followed the variable.
+    v = Variable(np.arange(6.0).reshape(2, 3).astype("float32"))
+    reads = [v[0], v[:, 1:], ops.reshape(v, (3, 2)), ops.transpose(v), ops.expand_dims(v, 0),
+             ops.unstack(v)[1]]
+    v.assign_add(np.ones((2, 3), "float32"))
+    assert [np.asarray(r).ravel().tolist() for r in reads] == [
+        [0.0, 1.0, 2.0], [1.0, 2.0, 4.0, 5.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0],
+        [0.0, 3.0, 1.0, 4.0, 2.0, 5.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], [3.0, 4.0, 5.0]]

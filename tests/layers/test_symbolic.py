@@ -154,3 +154,31 @@ def test_time_distributed_submodel_is_traced_with_unknown_steps():
     outputs = layers.TimeDistributed(sub)(inputs)
     assert outputs.shape == (None, None, 4)
     assert keras.Model(inputs, outputs)(np.ones((2, 3, 4))).shape == (2, 3, 4)
+
+
+def test_updates_in_call_are_dropped_while_a_functional_model_is_built():
+    # Keras builds a functional model through compute_output_spec in a stateless scope:
+    # a metric updated in `call`, and any variable assigned there, are untouched until
+    # the first call on data. Printed by Keras 3.15.1 (probe /tmp/probe5/t/trmet.py):
+    # 0.0 0.0 0.0 after building, 2.0 1.0 1.0 after one call. kerasish raised (a metric
+    # update with a KerasTensor) or counted the trace.
+    class Enc(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.d = keras.layers.Dense(3, kernel_initializer="ones")
+            self.kl = keras.metrics.Mean("kl")
+            self.calls = self.add_weight(shape=(), initializer="zeros", trainable=False,
+                                         name="calls")
+
+        def call(self, x):
+            z = self.d(x)
+            self.kl.update_state(keras.ops.mean(z))
+            self.calls.assign_add(1.0)
+            return z
+
+    inp = keras.Input((2,))
+    enc = Enc()
+    model = keras.Model(inp, enc(inp))
+    assert (float(enc.kl.result()), float(enc.kl.count), float(enc.calls.numpy())) == (0, 0, 0)
+    model(np.ones((2, 2), "float32"))
+    assert (float(enc.kl.result()), float(enc.kl.count), float(enc.calls.numpy())) == (2, 1, 1)

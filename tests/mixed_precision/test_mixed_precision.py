@@ -116,3 +116,36 @@ def test_variables_assigned_in_call_under_mixed_precision_as_keras():
     assert float(layer.count.numpy()) == 2.0 and layer.count.dtype == "float32"
     assert layer.ema.numpy().tolist() == [0.3798828125, 0.5693359375]
     assert layer.seen == ("float16", "float16")
+
+
+def test_rnn_weight_gradients_sum_steps_in_float32_as_keras():
+    # Under "mixed_float16" Keras's step loop reads the float32 weights through a cast in
+    # every step, so the steps' float16 weight gradients meet in float32: with the initial
+    # loss scale 32768 no step of this fit overflows. kerasish summed all steps in float16
+    # (SimpleRNN's bias gradient became -inf) and skipped the first step. Printed by Keras
+    # 3.15.1 for this program (probe /tmp/probe5/mp10.py, probe5 session).
+    keras.utils.set_random_seed(75)
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        x = np.random.rand(8, 5, 3).astype("float32")
+        y = np.random.rand(8, 1).astype("float32")
+        keras.Sequential([  # built and dropped, as in the probe: it draws initial weights
+            keras.Input((5, 3)), layers.GRU(4, reset_after=True, return_sequences=True),
+            layers.SimpleRNN(3), layers.Dense(1, dtype="float32")])
+        model = keras.Sequential([
+            keras.Input((5, 3)), layers.GRU(4, reset_after=False, return_sequences=True),
+            layers.SimpleRNN(3), layers.Dense(1, dtype="float32")])
+        model.compile(keras.optimizers.Adam(0.01), "mse")
+        seen = []
+
+        class Record(keras.callbacks.Callback):
+            def on_train_batch_end(self, batch, logs=None):
+                optimizer = self.model.optimizer
+                seen.append((round(float(logs["loss"]), 4), float(optimizer.scale_loss(1.0)),
+                             int(optimizer.iterations)))
+
+        model.fit(x, y, epochs=2, batch_size=4, verbose=0, callbacks=[Record()])
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    assert seen == [(0.076, 32768.0, 1), (0.1534, 32768.0, 2), (0.0289, 32768.0, 3),
+                    (0.0697, 32768.0, 4)]

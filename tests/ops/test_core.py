@@ -88,3 +88,19 @@ def test_promote_keeps_python_scalars_weak():
     a, b = core.promote(np.ones(2, "int32"), np.ones(2, "float32"))
     assert a.dtype == b.dtype == np.float32
     assert core.result_dtype(np.ones(1, "int16"), 1.0) == "float32"
+
+
+def test_a_list_of_tensors_converts_differentiably_as_tf():
+    # TF packs a list of tensors with a stack, so `ops.sum(model.losses)` inside a tape
+    # has gradients (Keras 3.15.1: d/dk of sum([L1(0.01)(k)]) = 0.01 * sign(k), printed by
+    # the probe /tmp/probe5/l1g.py); kerasish's conversion went through numpy: None.
+    k = Variable(np.array([[0.5, -0.25], [0.0, 1.0]], "float32"))
+    with GradientTape() as tape:
+        total = ops.sum([0.01 * ops.sum(ops.absolute(k)), ops.sum(k * k)])
+    np.testing.assert_allclose(tape.gradient(total, k).numpy(),
+                               [[0.01 + 1.0, -0.01 - 0.5], [0.0, 0.01 + 2.0]], rtol=1e-6)
+    with GradientTape() as tape:
+        nested = ops.convert_to_tensor([[k[0, 0], 2.0], [k[1, 1], k[0, 1]]])
+        total = ops.sum(nested * nested)
+    np.testing.assert_allclose(tape.gradient(total, k).numpy(), [[1.0, -0.5], [0.0, 2.0]])
+    assert nested.dtype == "float32" and nested.shape == (2, 2)

@@ -158,3 +158,39 @@ def test_errors():
         schedules.deserialize({"class_name": "StepDecay", "config": {}})
     with pytest.raises(NotImplementedError):
         schedules.LearningRateSchedule()(0)
+
+
+def test_registered_schedule_and_optimizer_round_trip_as_keras(tmp_path):
+    # Keras 3.15.1 (probes /tmp/probe5/t/sched.py and save9.py, probe5 session): a
+    # register_keras_serializable schedule/optimizer is written with its "package>Name"
+    # and found again by it; load_model of a model compiled with one works (kerasish
+    # wrote "Warm" and then could not find it: "Unknown decay").
+    @keras.saving.register_keras_serializable(package="probe5")
+    class Warm(keras.optimizers.schedules.LearningRateSchedule):
+        def __init__(self, base=0.1):
+            self.base = base
+
+        def __call__(self, step):
+            return self.base
+
+        def get_config(self):
+            return {"base": self.base}
+
+    @keras.saving.register_keras_serializable(package="probe5opt")
+    class MySGD(keras.optimizers.SGD):
+        pass
+
+    config = keras.optimizers.schedules.serialize(Warm(0.2))
+    assert (config["class_name"], config["registered_name"]) == ("Warm", "probe5>Warm")
+    assert isinstance(keras.optimizers.schedules.deserialize(config), Warm)
+    config = keras.optimizers.serialize(MySGD(0.1))
+    assert config["registered_name"] == "probe5opt>MySGD"
+    assert isinstance(keras.optimizers.deserialize(config), MySGD)
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile(MySGD(Warm(0.05)), "mse")
+    model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    assert isinstance(loaded.optimizer, MySGD)
+    assert isinstance(loaded.optimizer._learning_rate, Warm)

@@ -156,3 +156,13 @@ def test_symbolic_draw_keeps_unknown_dims_and_does_not_advance():
     assert out.shape == (None, 4) and out.dtype == "int32"
     assert gen.state.numpy().tolist() == [3, 0]
     assert keras.random.uniform((None, 2), dtype="float16").dtype == "float16"
+
+
+def test_float64_uniform_bounds_are_float32_rounded_as_keras():
+    # Keras's TF uniform passes tf.cast(minval, dtype): a Python float becomes a float32
+    # tensor first. Values printed by Keras 3.15.1 (probe /tmp/probe5/f64b.py, probe5 session).
+    draw = random.uniform((2,), minval=-0.3, maxval=0.7, seed=5, dtype="float64")
+    assert [float(v) for v in np.asarray(draw)] == [0.19482664732573385, 0.4886172718270696]
+    glorot = keras.initializers.GlorotUniform(seed=2)((2, 2), dtype="float64")
+    assert [float(v) for v in np.asarray(glorot).ravel()] == [
+        -0.22576385830519974, 0.18965588549986112, -0.5554885921885242, 0.4286230568823688]

@@ -99,6 +99,15 @@ def test_sample_weight_and_class_weight():
     clf = keras.Sequential([keras.Input((2,)), layers.Dense(2, activation="softmax")])
     clf.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
     clf.fit(np.ones((4, 2)), np.array([0, 0, 1, 1]), class_weight={0: 1.0, 1: 3.0}, verbose=0)
+    # Keras 3.15.1 refuses both at once (its ArrayDataAdapter's and train_on_batch's words)
+    with pytest.raises(ValueError, match="You cannot `class_weight` and `sample_weight` at "
+                                         "the same time"):
+        clf.fit(np.ones((4, 2)), np.array([0, 0, 1, 1]), class_weight={0: 1.0, 1: 3.0},
+                sample_weight=np.ones(4), verbose=0)
+    with pytest.raises(ValueError, match="`sample_weight` and `class_weight` cannot be "
+                                         "specified at the same time"):
+        clf.train_on_batch(np.ones((4, 2)), np.array([0, 0, 1, 1]), class_weight={0: 1.0},
+                           sample_weight=np.ones(4))
 
 
 def test_multi_output_losses_weights_and_log_names():

@@ -42,15 +42,19 @@ def _all_positive(value):
 
 
 def conv_arguments(layer, rank, kernel_size, strides, padding, data_format, dilation_rate,
-                   allow_causal=False):
-    """Validated (kernel_size, strides, padding, data_format, dilation_rate)."""
+                   allow_causal=False, strided_dilation=False):
+    """Validated (kernel_size, strides, padding, data_format, dilation_rate).
+
+    `strided_dilation=True` accepts strides and dilation above 1 together (Keras's
+    depthwise and separable convolutions do; its Conv and ConvTranspose refuse).
+    """
     label = layer_label(layer)
     kernel_size = positive_tuple(layer, kernel_size, rank, "kernel_size")
     strides = positive_tuple(layer, strides, rank, "strides")
     dilation_rate = positive_tuple(layer, dilation_rate, rank, "dilation_rate")
     padding = standardize_padding(padding, label, allow_causal)
     data_format = standardize_data_format(data_format, label)
-    if max(strides) > 1 and max(dilation_rate) > 1:
+    if not strided_dilation and max(strides) > 1 and max(dilation_rate) > 1:
         raise ValueError(f"{label}: `strides > 1` not supported in conjunction with "
                          f"`dilation_rate > 1`. Received: strides={strides} and "
                          f"dilation_rate={dilation_rate}")

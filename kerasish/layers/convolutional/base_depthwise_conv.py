@@ -43,7 +43,8 @@ class BaseDepthwiseConv(Layer):
         self.depth_multiplier = check_positive_int(self, "depth_multiplier", depth_multiplier)
         (self.kernel_size, self.strides, self.padding, self.data_format,
          self.dilation_rate) = conv_arguments(self, rank, kernel_size, strides, padding,
-                                              data_format, dilation_rate)
+                                              data_format, dilation_rate,
+                                              strided_dilation=True)  # as Keras
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.depthwise_initializer = initializers.get(depthwise_initializer)

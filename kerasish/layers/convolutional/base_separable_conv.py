@@ -49,7 +49,8 @@ class BaseSeparableConv(Layer):
         self.filters = check_positive_int(self, "filters", filters)
         (self.kernel_size, self.strides, self.padding, self.data_format,
          self.dilation_rate) = conv_arguments(self, rank, kernel_size, strides, padding,
-                                              data_format, dilation_rate)
+                                              data_format, dilation_rate,
+                                              strided_dilation=True)  # as Keras
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.depthwise_initializer = initializers.get(depthwise_initializer)

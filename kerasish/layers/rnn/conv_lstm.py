@@ -1,5 +1,6 @@
 """ConvLSTM: the recurrent layer shared by ConvLSTM1D/2D/3D (Keras 3 semantics and weights)."""
 from kerasish import ops
+from kerasish.autodiff.tensor import Variable
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.layers.rnn.conv_lstm_cell import ConvLSTMCell
@@ -75,7 +76,25 @@ class ConvLSTM(Layer):
             if sequences_shape[0] is None:
                 raise ValueError("When using `stateful=True` in a RNN, the batch size must be "
                                  f"static. Found dynamic batch size: {sequences_shape}")
-            self.states = self.cell.get_initial_state(sequences_shape[0])
+            if self.states is not None:
+                self.reset_states()
+            else:  # as Keras (an RNN): non-trainable variables of the variable dtype
+                self.states = [self._state_variable(v)
+                               for v in self.cell.get_initial_state(sequences_shape[0])]
+
+    @property
+    def states(self):
+        """A stateful layer's states (h, c): Variables, or None."""
+        return self._state_variables
+
+    @states.setter
+    def states(self, value):
+        self._state_variables = value
+
+    def _state_variable(self, value):
+        variable = Variable(value, trainable=False, dtype=self.variable_dtype, name="rnn_state")
+        variable.path = f"{self.name}/rnn_state"
+        return variable
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
         # the cell's kernels are read here, inside this layer's autocast scope (as Keras)
@@ -107,14 +126,15 @@ class ConvLSTM(Layer):
             outputs.append(out)
             previous = out
         if self.stateful:
-            self.states = [ops.stop_gradient(h), ops.stop_gradient(c)]
+            for variable, value in zip(self.states, (h, c)):
+                variable.assign(ops.stop_gradient(value))
         output = ops.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
         return (output, h, c) if self.return_state else output  # a tuple, as Keras
 
     def _initial_states(self, batch, initial_state):
         if initial_state is None:
-            if self.stateful and self.states is not None:
-                return list(self.states)
+            if self.stateful and self.states is not None:  # reads (copies) of the variables
+                return [ops.copy(ops.cast(v, self.compute_dtype)) for v in self.states]
             return self.cell.get_initial_state(batch)
         states = [ops.convert_to_tensor(s) for s in initial_state]
         expected = self.cell.state_shape(batch)
@@ -140,10 +160,12 @@ class ConvLSTM(Layer):
 
     def reset_states(self, states=None):
         """Resets a stateful layer's states to zeros (or to `states`)."""
-        if states is not None:
-            self.states = [ops.convert_to_tensor(s) for s in states]
-        elif self.states is not None:
-            self.states = [ops.zeros_like(s) for s in self.states]
+        if self.states is None:
+            if states is not None:
+                self.states = [self._state_variable(ops.convert_to_tensor(s)) for s in states]
+            return
+        for i, variable in enumerate(self.states):
+            variable.assign(ops.zeros_like(variable) if states is None else states[i])
 
     reset_state = reset_states
 

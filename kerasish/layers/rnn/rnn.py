@@ -10,6 +10,7 @@ advance as in Keras), shared by all steps, and forgotten after the call.
 from kerasish import ops
 from kerasish.backend import config
 from kerasish.autodiff import tape as _tape
+from kerasish.autodiff.tensor import Variable
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.rnn.gru_cell import GRUCell
@@ -81,7 +82,25 @@ class RNN(Layer):
                     "When using `stateful=True` in a RNN, the batch size must be static. Found "
                     f"dynamic batch size: sequence.shape={tuple(sequences_shape)}"
                 )
-            self.states = list(self._cell_initial_state(sequences_shape[0]))
+            if self.states is not None:
+                self.reset_states()
+            else:  # as Keras: non-trainable variables of the variable dtype, not weights
+                self.states = [self._state_variable(v)
+                               for v in self._cell_initial_state(sequences_shape[0])]
+
+    @property
+    def states(self):
+        """A stateful layer's states: Variables (float32 under a mixed policy), or None."""
+        return self._state_variables
+
+    @states.setter
+    def states(self, value):
+        self._state_variables = value
+
+    def _state_variable(self, value):
+        variable = Variable(value, trainable=False, dtype=self.variable_dtype, name="rnn_state")
+        variable.path = f"{self.name}/rnn_state"
+        return variable
 
     def _cell_initial_state(self, batch):
         """The cell's `get_initial_state`, or zeros of each `state_size` (Keras's
@@ -132,8 +151,9 @@ class RNN(Layer):
         finally:
             if drops:
                 self.cell.reset_dropout_masks()
-        if self.stateful:
-            self.states = [ops.stop_gradient(s) for s in final]
+        if self.stateful:  # the variables take the final states (cast to their dtype)
+            for variable, value in zip(self.states, final):
+                variable.assign(ops.stop_gradient(value))
         output = seq if self.return_sequences else last
         output, final = self._in_compute_dtype(output), [self._in_compute_dtype(s) for s in final]
         if self.return_state:  # a tuple, as Keras's `return output, *states`
@@ -170,7 +190,9 @@ class RNN(Layer):
     def _initial_states(self, batch, initial_state):
         if initial_state is None:
             if self.stateful and self.states is not None:
-                return list(self.states)
+                # a read of each variable (a copy: the variables are assigned in place
+                # while the step's backward may still need these values)
+                return [ops.copy(ops.cast(v, self.compute_dtype)) for v in self.states]
             return self._cell_initial_state(batch)
         states = [ops.convert_to_tensor(s) for s in tree.flatten(initial_state)]
         sizes = self._state_sizes
@@ -258,10 +280,12 @@ class RNN(Layer):
 
     def reset_states(self, states=None):
         """Resets a stateful layer's states to zeros (or to `states`), keeping their shapes."""
-        if states is not None:
-            self.states = [ops.convert_to_tensor(s) for s in states]
-        elif self.states is not None:
-            self.states = [ops.zeros_like(s) for s in self.states]
+        if self.states is None:
+            if states is not None:
+                self.states = [self._state_variable(ops.convert_to_tensor(s)) for s in states]
+            return
+        for i, variable in enumerate(self.states):
+            variable.assign(ops.zeros_like(variable) if states is None else states[i])
 
     reset_state = reset_states
 

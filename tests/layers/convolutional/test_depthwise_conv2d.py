@@ -39,3 +39,25 @@ def test_gradients_config_and_errors():
         layers.DepthwiseConv2D(3, depth_multiplier=0)
     with pytest.raises(ValueError, match=r"DepthwiseConv2D layer .*larger than the input"):
         layers.DepthwiseConv2D(5)(keras.Input((3, 3, 2)))
+
+
+def test_strides_with_dilation_are_computed_as_keras():
+    # Keras 3.15.1 computes depthwise/separable convolutions with strides and dilation
+    # above 1 together (only Conv/ConvTranspose refuse); values printed by Keras for this
+    # program (probe /tmp/probe5/t/dw.py, probe5 session). kerasish refused them.
+    x = (np.arange(2 * 9 * 9 * 2, dtype="float32").reshape(2, 9, 9, 2) % 7) / 7
+    depthwise = layers.DepthwiseConv2D(3, strides=2, dilation_rate=2,
+                                       depthwise_initializer="ones")
+    out = np.asarray(depthwise(x))
+    assert out.shape == (2, 3, 3, 2)
+    np.testing.assert_allclose(out[0, :, :, 0], [[3.42857, 4.57143, 3.71429],
+                                                 [3.71429, 3.85714, 4.0],
+                                                 [4.0, 3.14286, 4.28571]], atol=1e-5)
+    np.testing.assert_allclose(out.sum(), 141.1429, atol=1e-3)
+    separable = layers.SeparableConv1D(2, 2, strides=3, dilation_rate=2, padding="same",
+                                       depthwise_initializer="ones",
+                                       pointwise_initializer="ones")
+    np.testing.assert_allclose(np.asarray(separable(x[:, 0]))[0],
+                               [[1.42857] * 2, [1.85714] * 2, [2.28571] * 2], atol=1e-5)
+    with pytest.raises(ValueError, match="not supported in conjunction"):
+        layers.Conv2D(2, 3, strides=2, dilation_rate=2)

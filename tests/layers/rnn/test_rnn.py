@@ -50,3 +50,64 @@ def test_return_state_outputs_and_shapes_are_tuples_as_keras():
     assert type(conv(x[..., None])) is tuple and type(conv(keras.Input((4, 3, 1)))) is tuple
     both = layers.Bidirectional(layers.GRU(2, return_sequences=True), merge_mode=None)
     assert type(both(x)) is tuple
+
+
+def test_stateful_states_are_variables_as_keras():
+    # Keras 3.15.1 (probes /tmp/probe5/stf.py and mp8.py, probe5 session): a stateful
+    # layer's states are non-trainable Variables of the variable dtype (float32 under
+    # "mixed_float16"), not among the weights, assigned the final states of each call.
+    x = np.random.default_rng(0).random((2, 3, 2)).astype("float32")
+    layer = layers.GRU(2, stateful=True)
+    model = keras.Sequential([keras.Input((3, 2), batch_size=2), layer, layers.Dense(1)])
+    assert len(model.weights) == 5 and len(layer.weights) == 3
+    (state,) = layer.states
+    assert isinstance(state, keras.Variable) and not state.trainable
+    assert state.dtype == "float32" and state.shape == (2, 2)
+    out = layer(x)
+    np.testing.assert_allclose(state.numpy(), np.asarray(out))
+    layer.reset_state()
+    assert not state.numpy().any() and layer.states[0] is state
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        lstm = layers.LSTM(2, stateful=True, return_state=True)
+        outputs = lstm(x)
+        assert [keras.backend.standardize_dtype(t.dtype) for t in outputs] == ["float16"] * 3
+        assert [s.dtype for s in lstm.states] == ["float32", "float32"]
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+
+
+def test_stateful_conv_lstm_states_are_variables_as_keras():
+    # Keras 3.15.1 (probe /tmp/probe5/stf2.py): a stateful ConvLSTM2D's (h, c) are
+    # non-trainable float32 Variables, not weights, refreshed by each call.
+    x = np.random.default_rng(1).random((2, 3, 5, 5, 2)).astype("float32")
+    layer = layers.ConvLSTM2D(2, 3, stateful=True, padding="same", return_state=True)
+    model = keras.Sequential([keras.Input((3, 5, 5, 2), batch_size=2), layer])
+    assert len(model.weights) == 3 and len(layer.states) == 2
+    h_var, c_var = layer.states
+    assert isinstance(h_var, keras.Variable) and not h_var.trainable
+    assert h_var.dtype == "float32" and tuple(h_var.shape) == (2, 5, 5, 2)
+    _, h, c = layer(x)
+    np.testing.assert_allclose(h_var.numpy(), np.asarray(h))
+    np.testing.assert_allclose(c_var.numpy(), np.asarray(c))
+    layer.reset_state()
+    assert not c_var.numpy().any()
+
+
+def test_mask_is_not_passed_when_initial_state_is_a_second_tensor_argument():
+    # Keras's Layer.__call__ fills `mask` from the inputs only when the call has one tensor
+    # argument; with several (`lstm(x, initial_state=[h, c])`) only `<arg>_mask`
+    # parameters get masks, so a seq2seq decoder on Embedding(mask_zero=True) runs
+    # unmasked. The probe /tmp/probe5/s2s2.py (such a model's predict and fit) matches
+    # Keras 3.15.1 only with this rule.
+    ids = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
+    embedded = layers.Embedding(5, 2, mask_zero=True)(ids)
+    assert embedded._keras_mask is not None
+    lstm = layers.LSTM(3, return_sequences=True)
+    state = [np.full((2, 3), 0.1, "float32"), np.full((2, 3), -0.2, "float32")]
+    plain = keras.ops.convert_to_tensor(np.asarray(embedded))  # the same values, no mask
+    with_state = np.asarray(lstm(embedded, initial_state=state))
+    np.testing.assert_allclose(with_state, np.asarray(lstm(plain, initial_state=state)))
+    masked = np.asarray(lstm(embedded))  # one tensor argument: masked (steps repeat)
+    np.testing.assert_allclose(masked[1, 1:], np.repeat(masked[1, :1], 3, axis=0))
+    assert not np.allclose(masked, np.asarray(lstm(plain)))
