@@ -21,7 +21,7 @@ from kerasish.distribute import distribute_lib
 from kerasish.layers import symbolic
 from kerasish.layers.call_utils import call_signature, get_mask, with_call_info
 from kerasish.layers.input_spec import assert_input_compatibility
-from kerasish.layers.keras_tensor import KerasTensor, any_symbolic
+from kerasish.layers.keras_tensor import KerasTensor, any_symbolic, in_trace
 from kerasish.metrics.metric import Metric
 from kerasish.ops import core
 from kerasish.ops.operation import Operation, auto_config
@@ -444,22 +444,30 @@ class Layer(Operation):
             # that is not None (a `call` default like Dropout's False) is recorded
             # in the graph node as if the caller had passed it.
             ctx = _context()
+            # Inside a trace the inputs stand for tensors: Keras's pass there is an eager one
+            # (a failure is silent and the layer is marked built after its call).
+            if symbolic.builds_by_tracing(self) and not symbolic.trace_to_build(
+                    self, args, kwargs, self._convert, eager=in_trace()):
+                self.__dict__["_build_after_call"] = True  # read by `symbolic_call`, `_call_eager`
             outermost = not ctx.calls
             caller_kwargs = dict(kwargs)
             resolve_training(call_signature(type(self)), kwargs)
             try:
                 return symbolic.symbolic_call(self, args, kwargs, caller_kwargs)
             finally:
+                self.__dict__.pop("_build_after_call", None)
                 if outermost:
                     ctx.training = None
         return self._call_eager(args, kwargs)
 
-    def _call_eager(self, args, kwargs, scoped=True):
-        """`__call__` on tensors: conversion, training flag, masks, build, autocast, `call`.
+    def _call_eager(self, args, kwargs, scoped=True, traced=False):
+        """`__call__` on tensors: conversion, build, training flag, masks, autocast, `call`.
 
-        Symbolic tracing (`symbolic.trace_call`) runs it on KerasTensors too; with
-        `scoped=False` the layer's name is not added to the variable paths of what it
-        builds (Keras's `build_from_config` runs a model's `call` outside its name scope).
+        Symbolic tracing (`symbolic.trace_call`, `traced=True`) runs it on KerasTensors
+        too, calling `call` itself as Keras's `compute_output_spec` does (no build-by-tracing
+        pass of this layer); with `scoped=False` the layer's name is not added to the variable
+        paths of what it builds (Keras's `build_from_config` runs a model's `call` outside
+        its name scope).
         """
         sig = call_signature(type(self))
         args = tuple(_convert_input(a, self) for a in args) if args else args
@@ -467,13 +475,21 @@ class Layer(Operation):
             kwargs[sig.first] = _convert_input(kwargs[sig.first], self)
         first = args[0] if args else kwargs.get(sig.first)
         ctx = _context()
+        # As Keras's `_maybe_build`: before `training` is resolved, a layer without its own
+        # `build` and with unbuilt sublayers runs `call` symbolically; if that fails, the
+        # real call builds the sublayers and the layer is marked built after it.
+        if traced:
+            build_after = self.__dict__.pop("_build_after_call", False)
+        else:
+            build_after = symbolic.builds_by_tracing(self) and \
+                not symbolic.trace_to_build(self, args, kwargs, self._convert, eager=True)
         training = resolve_training(sig, kwargs)
         previous_mask = get_mask(first)
         if sig.has_mask and kwargs.get("mask") is None and previous_mask is not None:
             kwargs["mask"] = previous_mask
         if kwargs.get("mask") is not None:
             previous_mask = kwargs["mask"]  # as Keras: an explicit mask also masks the output
-        if not self.built:
+        if not self.built and not build_after:
             self._build_from_inputs(args, kwargs, sig)
         shape = getattr(first, "shape", None)
         if shape is None or shape != self._checked_shape:
@@ -503,8 +519,14 @@ class Layer(Operation):
                 ctx.scopes.pop()
             if not ctx.calls:
                 ctx.training = None  # the outermost call ends its call context
+        if build_after and not self.built:
+            self._build_from_inputs(args, kwargs, sig)
         self._after_call(first, previous_mask, outputs)
         return outputs
+
+    def _convert(self, x):
+        """`x` converted as this layer's call converts its inputs (dtype, autocast)."""
+        return _convert_input(x, self)
 
     def _call_in_caller_scope(self, *args, **kwargs):
         """`self.call(...)` as Keras's wrappers run their inner layer: no input
@@ -939,4 +961,7 @@ def _as_shape(value):
 def warn_not_built(layer):
     warnings.warn(
         f"`build()` was called on layer '{layer.name}', however the layer does not have a "
-        "`build()` method implemented and it looks like it has unbuilt state.", stacklevel=3)
+        "`build()` method implemented and it looks like it has unbuilt state. This will "
+        "cause the layer to be marked as built, despite not being actually built, which may "
+        "cause failures down the line. Make sure to implement a proper `build()` method.",
+        stacklevel=3)

@@ -33,9 +33,9 @@ def symbolic_call(layer, args, kwargs, caller_kwargs=None):
     first = args[0] if args else next(iter(kwargs.values()))
     if layer.input_spec is not None and isinstance(first, (KerasTensor, list, tuple)):
         assert_input_compatibility(layer.input_spec, first, layer.name)
-    if not layer.built:
-        shapes = tree.map_structure(
-            lambda t: tuple(t.shape) if isinstance(t, KerasTensor) else _shape_of(t), first)
+    shapes = None if layer.built else tree.map_structure(
+        lambda t: tuple(t.shape) if isinstance(t, KerasTensor) else _shape_of(t), first)
+    if not layer.built and not layer.__dict__.get("_build_after_call"):
         layer._maybe_build(shapes)
     call_kwargs = kwargs
     kwargs = _with_mask_argument(layer, args, kwargs)
@@ -43,6 +43,8 @@ def symbolic_call(layer, args, kwargs, caller_kwargs=None):
         outputs = layer.compute_output_spec(*args, **kwargs)
     except Exception as error:
         raise with_call_info(error, layer, args, call_kwargs, symbolic=True) from None
+    if layer.__dict__.pop("_build_after_call", False) and not layer.built:
+        layer._maybe_build(shapes)  # the build-by-tracing pass failed: built after the call
     _attach_masks(layer, first, outputs)
     if not in_trace():
         Node(layer, args, kwargs if records_filled_arguments(layer, args, caller_kwargs)
@@ -179,7 +181,7 @@ def trace_call(layer, args, kwargs, scoped=True):
     _tape._active.clear()
     try:
         with tracing():
-            outputs = layer._call_eager(tuple(args), call_kwargs, scoped=scoped)
+            outputs = layer._call_eager(tuple(args), call_kwargs, scoped=scoped, traced=True)
     finally:
         _tape._active[:] = saved
         layer._clear_losses()
@@ -215,3 +217,105 @@ def _to_placeholders(value, make):
     if isinstance(value, (list, tuple)):
         return [_to_placeholders(v, make) for v in value]
     return value
+
+
+def builds_by_tracing(layer):
+    """Whether Keras's `Layer._maybe_build` builds this unbuilt layer by running its
+    `call` on symbolic inputs first: its class has no `build` of its own and some
+    direct sublayer is not built (`might_have_unbuilt_state`)."""
+    from kerasish.layers.layer import _overrides
+    return (not layer.built and not _overrides(layer, "build")
+            and any(not sub.built for sub in layer._layers))
+
+
+def trace_to_build(layer, args, kwargs, convert, eager):
+    """Keras's build-by-tracing pass of `__call__` (step 4, before `training` is resolved).
+
+    `layer.call` runs once on KerasTensor stand-ins of the inputs, with the
+    caller's arguments bound to `call`'s signature and its defaults filled in
+    (passed by name, as Keras's `compute_output_spec(self.call, **arguments)`),
+    inside the layer's name scope, a trace and a `StatelessScope`: sublayers
+    build, nothing is computed, no variable or seed generator changes, no loss
+    is kept. An eager input's stand-in has its shape and its mask; when the
+    traced call removes a mask (as MultiHeadAttention does), the input loses
+    it too, as in Keras where the real tensor is passed. A KerasTensor input's
+    stand-in carries no mask (Keras's placeholder has none).
+
+    Args:
+        layer: the unbuilt layer.
+        args, kwargs: the call's converted arguments (`training` as the caller passed it).
+        convert: the layer's input conversion, applied to the stand-ins.
+        eager: whether the inputs are tensors (not KerasTensors).
+
+    Returns:
+        False when the traced call failed on eager inputs (Keras then lets the
+        real call build the sublayers and marks the layer built after it);
+        True otherwise (a failure on symbolic inputs is warned about).
+    """
+    from kerasish.autodiff.stateless_scope import StatelessScope
+    from kerasish.layers.layer import _context
+    signature = inspect.signature(layer.call)
+    kwargs = dict(kwargs)
+    if "training" in kwargs and "training" not in signature.parameters:
+        kwargs.pop("training")
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return True  # the real call reports the bad arguments
+    bound.apply_defaults()
+    pairs = []
+    arguments = tree.map_structure(lambda v: _stand_in(v, pairs), dict(bound.arguments))
+    ctx = _context()
+    ctx.scopes.append(layer.name)
+    saved = _tape._active[:]
+    _tape._active.clear()
+    try:
+        with StatelessScope(), tracing():
+            arguments = tree.map_structure(
+                lambda v: convert(v) if isinstance(v, KerasTensor) else v, arguments)
+            layer.call(**arguments)
+        return True
+    except Exception as error:  # noqa: BLE001 - Keras catches everything here
+        if eager:
+            return False
+        _warn_untraceable(layer, error)
+        if any(not sub.built for sub in layer._layers):
+            from kerasish.layers.layer import warn_not_built
+            warn_not_built(layer)  # Keras then calls the default `build`, which warns
+        return True
+    finally:
+        _tape._active[:] = saved
+        ctx.scopes.pop()
+        for real, stand in pairs:
+            if stand._keras_mask is None:
+                real._keras_mask = None
+
+
+def _stand_in(value, pairs):
+    """A KerasTensor standing in for a call argument (see `trace_to_build`)."""
+    if isinstance(value, KerasTensor):
+        return KerasTensor(tuple(value.shape), value.dtype, sparse=value.sparse,
+                           ragged=value.ragged)
+    if not isinstance(value, Tensor):
+        return value
+    stand = KerasTensor(tuple(value.shape), value.dtype)
+    mask = getattr(value, "_keras_mask", None)
+    if isinstance(mask, Tensor):
+        stand._keras_mask = KerasTensor(tuple(mask.shape), mask.dtype)
+        pairs.append((value, stand))
+    return stand
+
+
+def _warn_untraceable(layer, error):
+    import warnings
+    warnings.warn(
+        f"Layer '{layer.name}' looks like it has unbuilt state, but Keras is not able to "
+        "trace the layer `call()` in order to build it automatically. Possible causes:\n"
+        "1. The `call()` method of your layer may be crashing. Try to `__call__()` the "
+        "layer eagerly on some test input first to see if it works. E.g. "
+        "`x = np.random.random((3, 4)); y = layer(x)`\n"
+        "2. If the `call()` method is correct, then you may need to implement the "
+        "`def build(self, input_shape)` method on your layer. It should create all "
+        "variables used by the layer (e.g. by calling `layer.build()` on all its children "
+        "layers).\n"
+        f"Exception encountered: ''{error}''", stacklevel=4)
