@@ -7,6 +7,7 @@ import threading
 
 import numpy as np
 
+from kerasish.autodiff.keras_tensor import KerasTensor, in_trace
 from kerasish.backend import config, devices as _device
 from kerasish.utils import naming
 
@@ -369,18 +370,24 @@ class Variable(Tensor):
 
     def assign(self, value):
         """Sets the value in place (cast to this variable's dtype). Returns self."""
+        if value.__class__ is KerasTensor and in_trace():
+            return self  # a traced call's update: Keras traces in a StatelessScope (dropped)
         self._protect()
         self._value[...] = self._new_array(value, "assign")
         return self
 
     def assign_add(self, delta):
         """Adds `delta` in place. Returns self."""
+        if delta.__class__ is KerasTensor and in_trace():
+            return self  # a traced call's update: Keras traces in a StatelessScope (dropped)
         self._protect()
         self._value += self._new_array(delta, "assign_add").astype(self._value.dtype, copy=False)
         return self
 
     def assign_sub(self, delta):
         """Subtracts `delta` in place. Returns self."""
+        if delta.__class__ is KerasTensor and in_trace():
+            return self  # a traced call's update: Keras traces in a StatelessScope (dropped)
         self._protect()
         self._value -= self._new_array(delta, "assign_sub").astype(self._value.dtype, copy=False)
         return self

@@ -15,13 +15,14 @@ import warnings
 from kerasish import constraints, dtype_policies, initializers, regularizers
 from kerasish.backend.config import is_float
 from kerasish.autodiff import stateless_scope
+from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
 from kerasish.layers import symbolic
 from kerasish.layers.call_utils import call_signature, get_mask, with_call_info
 from kerasish.layers.input_spec import assert_input_compatibility
-from kerasish.layers.keras_tensor import KerasTensor, any_symbolic, in_trace
+from kerasish.layers.keras_tensor import KerasTensor, any_symbolic, in_trace, tracing
 from kerasish.metrics.metric import Metric
 from kerasish.ops import core
 from kerasish.ops.operation import Operation, auto_config
@@ -446,8 +447,8 @@ class Layer(Operation):
             ctx = _context()
             # Inside a trace the inputs stand for tensors: Keras's pass there is an eager one
             # (a failure is silent and the layer is marked built after its call).
-            if symbolic.builds_by_tracing(self) and not symbolic.trace_to_build(
-                    self, args, kwargs, self._convert, eager=in_trace()):
+            if self._builds_by_tracing() and not self._trace_to_build(
+                    args, kwargs, eager=in_trace()):
                 self.__dict__["_build_after_call"] = True  # read by `symbolic_call`, `_call_eager`
             outermost = not ctx.calls
             caller_kwargs = dict(kwargs)
@@ -481,8 +482,8 @@ class Layer(Operation):
         if traced:
             build_after = self.__dict__.pop("_build_after_call", False)
         else:
-            build_after = symbolic.builds_by_tracing(self) and \
-                not symbolic.trace_to_build(self, args, kwargs, self._convert, eager=True)
+            build_after = self._builds_by_tracing() and \
+                not self._trace_to_build(args, kwargs, eager=True)
         training = resolve_training(sig, kwargs)
         previous_mask = get_mask(first)
         if sig.has_mask and kwargs.get("mask") is None and previous_mask is not None:
@@ -524,9 +525,70 @@ class Layer(Operation):
         self._after_call(first, previous_mask, outputs)
         return outputs
 
-    def _convert(self, x):
-        """`x` converted as this layer's call converts its inputs (dtype, autocast)."""
-        return _convert_input(x, self)
+    def _builds_by_tracing(self):
+        """Whether Keras's `Layer._maybe_build` builds this unbuilt layer by running its
+        `call` on symbolic inputs first: its class has no `build` of its own and some
+        direct sublayer is not built (`might_have_unbuilt_state`)."""
+        return (not self.built and not _overrides(self, "build")
+                and any(not sub.built for sub in self._layers))
+
+    def _trace_to_build(self, args, kwargs, eager):
+        """Keras's build-by-tracing pass of `__call__` (step 4, before `training` is resolved).
+
+        `call` runs once on KerasTensor stand-ins of the inputs (`symbolic.stand_in`),
+        with the caller's arguments bound to `call`'s signature and its defaults filled
+        in (passed by name, as Keras's `compute_output_spec(self.call, **arguments)`),
+        inside this layer's name scope, a trace and a `StatelessScope`: sublayers build,
+        nothing is computed, no variable or seed generator changes, no loss is kept. No
+        call context is opened (each sublayer call in it opens its own, unless an outer
+        call's is active). When the traced call removes an eager input's mask (as
+        MultiHeadAttention does), the input loses it too: Keras passes the tensor itself.
+
+        Args:
+            args, kwargs: the call's arguments (`training` as the caller passed it).
+            eager: whether the inputs stand for tensors (not KerasTensors outside a trace).
+
+        Returns:
+            False when the traced call failed on eager inputs (Keras then lets the real
+            call build the sublayers and marks the layer built after it); True otherwise
+            (a failure on symbolic inputs is warned about, as Keras does).
+        """
+        signature = inspect.signature(self.call)
+        kwargs = dict(kwargs)
+        if "training" in kwargs and "training" not in signature.parameters:
+            kwargs.pop("training")
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return True  # the real call reports the bad arguments
+        bound.apply_defaults()
+        pairs = []
+        arguments = tree.map_structure(lambda v: symbolic.stand_in(v, pairs),
+                                       dict(bound.arguments))
+        ctx = _context()
+        ctx.scopes.append(self.name)
+        saved = _tape._active[:]
+        _tape._active.clear()
+        try:
+            with stateless_scope.StatelessScope(), tracing():
+                arguments = tree.map_structure(
+                    lambda v: _convert_input(v, self) if isinstance(v, KerasTensor) else v,
+                    arguments)
+                self.call(**arguments)
+            return True
+        except Exception as error:  # noqa: BLE001 - Keras catches everything here
+            if eager:
+                return False
+            symbolic.warn_untraceable(self, error)
+            if any(not sub.built for sub in self._layers):
+                warn_not_built(self)  # Keras then runs the default `build`, which warns
+            return True
+        finally:
+            _tape._active[:] = saved
+            ctx.scopes.pop()
+            for real, stand in pairs:
+                if stand._keras_mask is None:
+                    real._keras_mask = None
 
     def _call_in_caller_scope(self, *args, **kwargs):
         """`self.call(...)` as Keras's wrappers run their inner layer: no input

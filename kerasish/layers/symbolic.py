@@ -10,6 +10,7 @@ trace are in turn asked for their output spec, without recording nodes.
 No layer is ever run on made-up values.
 """
 import inspect
+import warnings
 
 import numpy as np
 
@@ -219,80 +220,9 @@ def _to_placeholders(value, make):
     return value
 
 
-def builds_by_tracing(layer):
-    """Whether Keras's `Layer._maybe_build` builds this unbuilt layer by running its
-    `call` on symbolic inputs first: its class has no `build` of its own and some
-    direct sublayer is not built (`might_have_unbuilt_state`)."""
-    from kerasish.layers.layer import _overrides
-    return (not layer.built and not _overrides(layer, "build")
-            and any(not sub.built for sub in layer._layers))
-
-
-def trace_to_build(layer, args, kwargs, convert, eager):
-    """Keras's build-by-tracing pass of `__call__` (step 4, before `training` is resolved).
-
-    `layer.call` runs once on KerasTensor stand-ins of the inputs, with the
-    caller's arguments bound to `call`'s signature and its defaults filled in
-    (passed by name, as Keras's `compute_output_spec(self.call, **arguments)`),
-    inside the layer's name scope, a trace and a `StatelessScope`: sublayers
-    build, nothing is computed, no variable or seed generator changes, no loss
-    is kept. An eager input's stand-in has its shape and its mask; when the
-    traced call removes a mask (as MultiHeadAttention does), the input loses
-    it too, as in Keras where the real tensor is passed. A KerasTensor input's
-    stand-in carries no mask (Keras's placeholder has none).
-
-    Args:
-        layer: the unbuilt layer.
-        args, kwargs: the call's converted arguments (`training` as the caller passed it).
-        convert: the layer's input conversion, applied to the stand-ins.
-        eager: whether the inputs are tensors (not KerasTensors).
-
-    Returns:
-        False when the traced call failed on eager inputs (Keras then lets the
-        real call build the sublayers and marks the layer built after it);
-        True otherwise (a failure on symbolic inputs is warned about).
-    """
-    from kerasish.autodiff.stateless_scope import StatelessScope
-    from kerasish.layers.layer import _context
-    signature = inspect.signature(layer.call)
-    kwargs = dict(kwargs)
-    if "training" in kwargs and "training" not in signature.parameters:
-        kwargs.pop("training")
-    try:
-        bound = signature.bind(*args, **kwargs)
-    except TypeError:
-        return True  # the real call reports the bad arguments
-    bound.apply_defaults()
-    pairs = []
-    arguments = tree.map_structure(lambda v: _stand_in(v, pairs), dict(bound.arguments))
-    ctx = _context()
-    ctx.scopes.append(layer.name)
-    saved = _tape._active[:]
-    _tape._active.clear()
-    try:
-        with StatelessScope(), tracing():
-            arguments = tree.map_structure(
-                lambda v: convert(v) if isinstance(v, KerasTensor) else v, arguments)
-            layer.call(**arguments)
-        return True
-    except Exception as error:  # noqa: BLE001 - Keras catches everything here
-        if eager:
-            return False
-        _warn_untraceable(layer, error)
-        if any(not sub.built for sub in layer._layers):
-            from kerasish.layers.layer import warn_not_built
-            warn_not_built(layer)  # Keras then calls the default `build`, which warns
-        return True
-    finally:
-        _tape._active[:] = saved
-        ctx.scopes.pop()
-        for real, stand in pairs:
-            if stand._keras_mask is None:
-                real._keras_mask = None
-
-
-def _stand_in(value, pairs):
-    """A KerasTensor standing in for a call argument (see `trace_to_build`)."""
+def stand_in(value, pairs):
+    """A KerasTensor standing in for a call argument in a layer's build-by-tracing pass
+    (`Layer._trace_to_build`); `(value, stand-in)` is added to `pairs` when `value` has a mask."""
     if isinstance(value, KerasTensor):
         return KerasTensor(tuple(value.shape), value.dtype, sparse=value.sparse,
                            ragged=value.ragged)
@@ -306,8 +236,8 @@ def _stand_in(value, pairs):
     return stand
 
 
-def _warn_untraceable(layer, error):
-    import warnings
+def warn_untraceable(layer, error):
+    """Keras's warning when a symbolic call cannot trace a layer to build it."""
     warnings.warn(
         f"Layer '{layer.name}' looks like it has unbuilt state, but Keras is not able to "
         "trace the layer `call()` in order to build it automatically. Possible causes:\n"

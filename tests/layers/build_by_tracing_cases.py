@@ -177,4 +177,29 @@ def case_attention_masks(keras):
     return {"seen": seen, "p": _round(p), "q": _round(q)}
 
 
+def case_updates_in_pass(keras):
+    """Metric and BatchNormalization updates in the traced pass are dropped (the pass
+    still succeeds: the call runs twice on the first call)."""
+    keras.backend.clear_session()
+    layers = keras.layers
+    seen = []
+
+    class Normed(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.bn = layers.BatchNormalization()
+            self.mean = keras.metrics.Mean()
+
+        def call(self, x):
+            y = self.bn(x, training=True)
+            self.mean.update_state(y)
+            seen.append("call")
+            return y
+
+    n = Normed()
+    n(np.arange(8, dtype="float32").reshape(4, 2))
+    return {"seen": seen, "moving_mean": _round(n.bn.moving_mean),
+            "metric": _round(n.mean.result())}
+
+
 CASES = {name[5:]: fn for name, fn in dict(globals()).items() if name.startswith("case_")}
