@@ -563,13 +563,13 @@ class Layer(Operation):
             return True  # the real call reports the bad arguments
         bound.apply_defaults()
         pairs = []
-        arguments = tree.map_structure(lambda v: symbolic.stand_in(v, pairs),
-                                       dict(bound.arguments))
         ctx = _context()
         ctx.scopes.append(self.name)
         saved = _tape._active[:]
         _tape._active.clear()
         try:
+            arguments = tree.map_structure(lambda v: symbolic.stand_in(v, pairs),
+                                           dict(bound.arguments))
             with stateless_scope.StatelessScope(), tracing():
                 arguments = tree.map_structure(
                     lambda v: _convert_input(v, self) if isinstance(v, KerasTensor) else v,
