@@ -15,6 +15,7 @@ import warnings
 from kerasish import constraints, dtype_policies, initializers, regularizers
 from kerasish.backend.config import is_float
 from kerasish.autodiff import stateless_scope
+from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
@@ -22,7 +23,7 @@ from kerasish.layers import symbolic
 from kerasish.layers.call_utils import (call_signature, get_mask, tensor_arguments,
                                        with_call_info)
 from kerasish.layers.input_spec import assert_input_compatibility
-from kerasish.layers.keras_tensor import KerasTensor, any_symbolic
+from kerasish.layers.keras_tensor import KerasTensor, any_symbolic, in_trace, tracing
 from kerasish.metrics.metric import Metric
 from kerasish.ops import core
 from kerasish.ops.operation import Operation, auto_config
@@ -450,22 +451,30 @@ class Layer(Operation):
             # that is not None (a `call` default like Dropout's False) is recorded
             # in the graph node as if the caller had passed it.
             ctx = _context()
+            # Inside a trace the inputs stand for tensors: Keras's pass there is an eager one
+            # (a failure is silent and the layer is marked built after its call).
+            if self._builds_by_tracing() and not self._trace_to_build(
+                    args, kwargs, eager=in_trace()):
+                self.__dict__["_build_after_call"] = True  # read by `symbolic_call`, `_call_eager`
             outermost = not ctx.calls
             caller_kwargs = dict(kwargs)
             resolve_training(call_signature(type(self)), kwargs)
             try:
                 return symbolic.symbolic_call(self, args, kwargs, caller_kwargs)
             finally:
+                self.__dict__.pop("_build_after_call", None)
                 if outermost:
                     ctx.training = None
         return self._call_eager(args, kwargs)
 
-    def _call_eager(self, args, kwargs, scoped=True):
-        """`__call__` on tensors: conversion, training flag, masks, build, autocast, `call`.
+    def _call_eager(self, args, kwargs, scoped=True, traced=False):
+        """`__call__` on tensors: conversion, build, training flag, masks, autocast, `call`.
 
-        Symbolic tracing (`symbolic.trace_call`) runs it on KerasTensors too; with
-        `scoped=False` the layer's name is not added to the variable paths of what it
-        builds (Keras's `build_from_config` runs a model's `call` outside its name scope).
+        Symbolic tracing (`symbolic.trace_call`, `traced=True`) runs it on KerasTensors
+        too, calling `call` itself as Keras's `compute_output_spec` does (no build-by-tracing
+        pass of this layer); with `scoped=False` the layer's name is not added to the variable
+        paths of what it builds (Keras's `build_from_config` runs a model's `call` outside
+        its name scope).
         """
         sig = call_signature(type(self))
         args = tuple(_convert_input(a, self) for a in args) if args else args
@@ -473,6 +482,14 @@ class Layer(Operation):
             kwargs[sig.first] = _convert_input(kwargs[sig.first], self)
         first = args[0] if args else kwargs.get(sig.first)
         ctx = _context()
+        # As Keras's `_maybe_build`: before `training` is resolved, a layer without its own
+        # `build` and with unbuilt sublayers runs `call` symbolically; if that fails, the
+        # real call builds the sublayers and the layer is marked built after it.
+        if traced:
+            build_after = self.__dict__.pop("_build_after_call", False)
+        else:
+            build_after = self._builds_by_tracing() and \
+                not self._trace_to_build(args, kwargs, eager=True)
         training = resolve_training(sig, kwargs)
         previous_mask = get_mask(first)
         if (sig.has_mask or sig.mask_args) and (previous_mask is not None or len(args) > 1
@@ -480,7 +497,7 @@ class Layer(Operation):
             _populate_masks(sig, args, kwargs, previous_mask)
         if kwargs.get("mask") is not None:
             previous_mask = kwargs["mask"]  # as Keras: an explicit mask also masks the output
-        if not self.built:
+        if not self.built and not build_after:
             self._build_from_inputs(args, kwargs, sig)
         shape = getattr(first, "shape", None)
         if shape is None or shape != self._checked_shape:
@@ -510,8 +527,75 @@ class Layer(Operation):
                 ctx.scopes.pop()
             if not ctx.calls:
                 ctx.training = None  # the outermost call ends its call context
+        if build_after and not self.built:
+            self._build_from_inputs(args, kwargs, sig)
         self._after_call(first, previous_mask, outputs)
         return outputs
+
+    def _builds_by_tracing(self):
+        """Whether Keras's `Layer._maybe_build` builds this unbuilt layer by running its
+        `call` on symbolic inputs first: its class has no `build` of its own and some
+        direct sublayer is not built (`might_have_unbuilt_state`)."""
+        return (not self.built and not _overrides(self, "build")
+                and any(not sub.built for sub in self._layers))
+
+    def _trace_to_build(self, args, kwargs, eager):
+        """Keras's build-by-tracing pass of `__call__` (step 4, before `training` is resolved).
+
+        `call` runs once on KerasTensor stand-ins of the inputs (`symbolic.stand_in`),
+        with the caller's arguments bound to `call`'s signature and its defaults filled
+        in (passed by name, as Keras's `compute_output_spec(self.call, **arguments)`),
+        inside this layer's name scope, a trace and a `StatelessScope`: sublayers build,
+        nothing is computed, no variable or seed generator changes, no loss is kept. No
+        call context is opened (each sublayer call in it opens its own, unless an outer
+        call's is active). When the traced call removes an eager input's mask (as
+        MultiHeadAttention does), the input loses it too: Keras passes the tensor itself.
+
+        Args:
+            args, kwargs: the call's arguments (`training` as the caller passed it).
+            eager: whether the inputs stand for tensors (not KerasTensors outside a trace).
+
+        Returns:
+            False when the traced call failed on eager inputs (Keras then lets the real
+            call build the sublayers and marks the layer built after it); True otherwise
+            (a failure on symbolic inputs is warned about, as Keras does).
+        """
+        signature = inspect.signature(self.call)
+        kwargs = dict(kwargs)
+        if "training" in kwargs and "training" not in signature.parameters:
+            kwargs.pop("training")
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return True  # the real call reports the bad arguments
+        bound.apply_defaults()
+        pairs = []
+        ctx = _context()
+        ctx.scopes.append(self.name)
+        saved = _tape._active[:]
+        _tape._active.clear()
+        try:
+            arguments = tree.map_structure(lambda v: symbolic.stand_in(v, pairs),
+                                           dict(bound.arguments))
+            with stateless_scope.StatelessScope(), tracing():
+                arguments = tree.map_structure(
+                    lambda v: _convert_input(v, self) if isinstance(v, KerasTensor) else v,
+                    arguments)
+                self.call(**arguments)
+            return True
+        except Exception as error:  # noqa: BLE001 - Keras catches everything here
+            if eager:
+                return False
+            symbolic.warn_untraceable(self, error)
+            if any(not sub.built for sub in self._layers):
+                warn_not_built(self)  # Keras then runs the default `build`, which warns
+            return True
+        finally:
+            _tape._active[:] = saved
+            ctx.scopes.pop()
+            for real, stand in pairs:
+                if stand._keras_mask is None:
+                    real._keras_mask = None
 
     def _call_in_caller_scope(self, *args, **kwargs):
         """`self.call(...)` as Keras's wrappers run their inner layer: no input
@@ -964,4 +1048,7 @@ def _as_shape(value):
 def warn_not_built(layer):
     warnings.warn(
         f"`build()` was called on layer '{layer.name}', however the layer does not have a "
-        "`build()` method implemented and it looks like it has unbuilt state.", stacklevel=3)
+        "`build()` method implemented and it looks like it has unbuilt state. This will "
+        "cause the layer to be marked as built, despite not being actually built, which may "
+        "cause failures down the line. Make sure to implement a proper `build()` method.",
+        stacklevel=3)

@@ -10,6 +10,7 @@ trace are in turn asked for their output spec, without recording nodes.
 No layer is ever run on made-up values.
 """
 import inspect
+import warnings
 
 import numpy as np
 
@@ -33,9 +34,9 @@ def symbolic_call(layer, args, kwargs, caller_kwargs=None):
     first = args[0] if args else next(iter(kwargs.values()))
     if layer.input_spec is not None and isinstance(first, (KerasTensor, list, tuple)):
         assert_input_compatibility(layer.input_spec, first, layer.name)
-    if not layer.built:
-        shapes = tree.map_structure(
-            lambda t: tuple(t.shape) if isinstance(t, KerasTensor) else _shape_of(t), first)
+    shapes = None if layer.built else tree.map_structure(
+        lambda t: tuple(t.shape) if isinstance(t, KerasTensor) else _shape_of(t), first)
+    if not layer.built and not layer.__dict__.get("_build_after_call"):
         layer._maybe_build(shapes)
     call_kwargs = kwargs
     kwargs = _with_mask_argument(layer, args, kwargs)
@@ -43,6 +44,8 @@ def symbolic_call(layer, args, kwargs, caller_kwargs=None):
         outputs = layer.compute_output_spec(*args, **kwargs)
     except Exception as error:
         raise with_call_info(error, layer, args, call_kwargs, symbolic=True) from None
+    if layer.__dict__.pop("_build_after_call", False) and not layer.built:
+        layer._maybe_build(shapes)  # the build-by-tracing pass failed: built after the call
     _attach_masks(layer, first, outputs)
     if not in_trace():
         Node(layer, args, kwargs if records_filled_arguments(layer, args, caller_kwargs)
@@ -179,7 +182,7 @@ def trace_call(layer, args, kwargs, scoped=True):
     _tape._active.clear()
     try:
         with tracing():
-            outputs = layer._call_eager(tuple(args), call_kwargs, scoped=scoped)
+            outputs = layer._call_eager(tuple(args), call_kwargs, scoped=scoped, traced=True)
     finally:
         _tape._active[:] = saved
         layer._clear_losses()
@@ -215,3 +218,34 @@ def _to_placeholders(value, make):
     if isinstance(value, (list, tuple)):
         return [_to_placeholders(v, make) for v in value]
     return value
+
+
+def stand_in(value, pairs):
+    """A KerasTensor standing in for a call argument in a layer's build-by-tracing pass
+    (`Layer._trace_to_build`); `(value, stand-in)` is added to `pairs` when `value` has a mask."""
+    if isinstance(value, KerasTensor):
+        return KerasTensor(tuple(value.shape), value.dtype, sparse=value.sparse,
+                           ragged=value.ragged)
+    if not isinstance(value, Tensor):
+        return value
+    stand = KerasTensor(tuple(value.shape), value.dtype)
+    mask = getattr(value, "_keras_mask", None)
+    if isinstance(mask, Tensor):
+        stand._keras_mask = KerasTensor(tuple(mask.shape), mask.dtype)
+        pairs.append((value, stand))
+    return stand
+
+
+def warn_untraceable(layer, error):
+    """Keras's warning when a symbolic call cannot trace a layer to build it."""
+    warnings.warn(
+        f"Layer '{layer.name}' looks like it has unbuilt state, but Keras is not able to "
+        "trace the layer `call()` in order to build it automatically. Possible causes:\n"
+        "1. The `call()` method of your layer may be crashing. Try to `__call__()` the "
+        "layer eagerly on some test input first to see if it works. E.g. "
+        "`x = np.random.random((3, 4)); y = layer(x)`\n"
+        "2. If the `call()` method is correct, then you may need to implement the "
+        "`def build(self, input_shape)` method on your layer. It should create all "
+        "variables used by the layer (e.g. by calling `layer.build()` on all its children "
+        "layers).\n"
+        f"Exception encountered: ''{error}''", stacklevel=4)

@@ -86,7 +86,8 @@ class SeedGenerator:
         return tuple(int(v) for v in _dev.to_host(self.state._value))
 
     def set_state(self, state):
-        """Sets the state from 2 ints."""
+        """Sets the state from 2 ints (inside a `StatelessScope`, the scope's copy)."""
+        self.state._protect()
         self.state._value[...] = self.state._device.send(
             np.array([int(state[0]), int(state[1])], dtype=np.int64))
 

@@ -93,7 +93,9 @@ def test_training_flag_propagates_to_nested_layers():
     outer(np.ones(2), training=True)
     outer(np.ones(2))
     outer(np.ones(2), training=False)
-    assert seen == [True, None, False]
+    # real Keras 3.15.1: [None, True, None, False] -- the first call builds `outer` by
+    # tracing its call first (the probe is unbuilt), with `training` not yet resolved
+    assert seen == [None, True, None, False]
 
 
 def test_add_loss_is_cleared_on_each_outer_call():

@@ -5,7 +5,7 @@ from kerasish import constraints, initializers, ops, random, regularizers
 from kerasish.layers.activations.softmax import Softmax
 from kerasish.layers.attention import masking
 from kerasish.layers.core.einsum_dense import EinsumDense
-from kerasish.layers.keras_tensor import KerasTensor
+from kerasish.layers.keras_tensor import KerasTensor, in_trace
 from kerasish.layers.layer import Layer
 from kerasish.layers.regularization.dropout import Dropout
 from kerasish.ops.fused_attention import attention as fused_attention
@@ -157,7 +157,16 @@ class MultiHeadAttention(Layer):
     def __call__(self, *args, **kwargs):
         if not self.built:  # build from query, value and key shapes (symbolic calls too)
             self._maybe_build(call_shapes(args, kwargs))
-        return super().__call__(*args, **kwargs)
+        outputs = super().__call__(*args, **kwargs)
+        if in_trace():
+            # Inside a traced call (e.g. a custom layer's build-by-tracing pass) Keras runs
+            # `call` itself on graph tensors, which deletes the inputs' masks (see `call`);
+            # the output spec here comes from the shapes, so the masks are deleted here.
+            for i, name in enumerate(("query", "value", "key")):
+                tensor = args[i] if len(args) > i else kwargs.get(name)
+                if isinstance(tensor, KerasTensor):
+                    tensor._keras_mask = None
+        return outputs
 
     def _build_from_inputs(self, args, kwargs, sig):
         self._maybe_build(call_shapes(args, kwargs))
