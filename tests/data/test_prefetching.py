@@ -7,6 +7,21 @@ import pytest
 from kerasish.data import AUTOTUNE, Dataset
 
 
+
+@pytest.fixture(autouse=True)
+def python_sigint_handler():
+    """These tests press Ctrl-C with `_thread.interrupt_main()`, which does nothing
+    unless SIGINT has a Python handler: give it Python's default one for the test
+    (another test or library in the same worker process may have replaced it)."""
+    import signal
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("Ctrl-C (interrupt_main) reaches only the main thread; this test runs "
+                    "on another one")
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield previous
+    signal.signal(signal.SIGINT, previous)
+
 def ints(ds):
     return [int(x) for x in ds]
 
