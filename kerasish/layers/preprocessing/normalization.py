@@ -181,6 +181,11 @@ class Normalization(Layer):
         self.variance = ops.cast(ops.reshape(self.adapt_variance, self._broadcast_shape),
                                  self.compute_dtype)
 
+    def load_own_variables(self, store):
+        """Loads the adapted statistics, then refreshes `mean`/`variance` from them (Keras)."""
+        super().load_own_variables(store)
+        self.finalize_state()
+
     def call(self, inputs):
         if self.mean is None:
             raise ValueError(f"Normalization ({self.name}): you must call "

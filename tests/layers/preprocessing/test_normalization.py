@@ -64,3 +64,16 @@ def test_errors():
         layer.adapt(np.zeros((2, 4), "float32"))
     with pytest.raises(ValueError, match="axis"):
         keras.layers.Normalization(axis=3).build((None, 2))
+
+
+def test_adapted_statistics_are_readable_right_after_load_model(tmp_path):
+    """Keras's Normalization.load_own_variables calls finalize_state: `layer.mean` of a
+    loaded model is the adapted one before any call (real Keras 3.15.1: [[2.0, 4.0]])."""
+    layer = keras.layers.Normalization()
+    layer.adapt(np.array([[1.0, 2.0], [3.0, 6.0]]))
+    inputs = keras.Input((2,))
+    model = keras.Model(inputs, keras.layers.Dense(1)(layer(inputs)))
+    model.save(tmp_path / "m.keras")
+    loaded = keras.models.load_model(tmp_path / "m.keras")
+    np.testing.assert_allclose(np.asarray(loaded.layers[1].mean), [[2.0, 4.0]])
+    np.testing.assert_allclose(np.asarray(loaded.layers[1].variance), [[1.0, 4.0]])
