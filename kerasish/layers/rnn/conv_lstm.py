@@ -1,8 +1,8 @@
 """ConvLSTM: the recurrent layer shared by ConvLSTM1D/2D/3D (Keras 3 semantics and weights)."""
 from kerasish import ops
-from kerasish.autodiff.tensor import Variable
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
+from kerasish.layers.rnn.state_variables import StateVariables
 from kerasish.layers.rnn.conv_lstm_cell import ConvLSTMCell
 from kerasish.utils import registry
 
@@ -14,7 +14,7 @@ _CELL_ARGS = ("filters", "kernel_size", "strides", "padding", "data_format", "di
               "recurrent_dropout")
 
 
-class ConvLSTM(Layer):
+class ConvLSTM(StateVariables, Layer):
     """Convolutional LSTM over (batch, time, *spatial, channels) sequences.
 
     The input convolution of every time step runs as one convolution over
@@ -81,20 +81,6 @@ class ConvLSTM(Layer):
             else:  # as Keras (an RNN): non-trainable variables of the variable dtype
                 self.states = [self._state_variable(v)
                                for v in self.cell.get_initial_state(sequences_shape[0])]
-
-    @property
-    def states(self):
-        """A stateful layer's states (h, c): Variables, or None."""
-        return self._state_variables
-
-    @states.setter
-    def states(self, value):
-        self._state_variables = value
-
-    def _state_variable(self, value):
-        variable = Variable(value, trainable=False, dtype=self.variable_dtype, name="rnn_state")
-        variable.path = f"{self.name}/rnn_state"
-        return variable
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
         # the cell's kernels are read here, inside this layer's autocast scope (as Keras)

@@ -10,9 +10,9 @@ advance as in Keras), shared by all steps, and forgotten after the call.
 from kerasish import ops
 from kerasish.backend import config
 from kerasish.autodiff import tape as _tape
-from kerasish.autodiff.tensor import Variable
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
+from kerasish.layers.rnn.state_variables import StateVariables
 from kerasish.layers.rnn.gru_cell import GRUCell
 from kerasish.layers.rnn.lstm_cell import LSTMCell
 from kerasish.layers.rnn.simple_rnn_cell import SimpleRNNCell
@@ -21,7 +21,7 @@ from kerasish.ops import rnn as rnn_ops
 from kerasish.utils import registry, tree
 
 
-class RNN(Layer):
+class RNN(StateVariables, Layer):
     """Base class for recurrent layers: `RNN(cell)` iterates `cell` over time.
 
     Args:
@@ -87,20 +87,6 @@ class RNN(Layer):
             else:  # as Keras: non-trainable variables of the variable dtype, not weights
                 self.states = [self._state_variable(v)
                                for v in self._cell_initial_state(sequences_shape[0])]
-
-    @property
-    def states(self):
-        """A stateful layer's states: Variables (float32 under a mixed policy), or None."""
-        return self._state_variables
-
-    @states.setter
-    def states(self, value):
-        self._state_variables = value
-
-    def _state_variable(self, value):
-        variable = Variable(value, trainable=False, dtype=self.variable_dtype, name="rnn_state")
-        variable.path = f"{self.name}/rnn_state"
-        return variable
 
     def _cell_initial_state(self, batch):
         """The cell's `get_initial_state`, or zeros of each `state_size` (Keras's
