@@ -36,7 +36,8 @@ def dense_then_repeated_rows(kernel, row_rule, param, grad, *args, rows):
         rows: the gradient's `IndexedSlices`.
     """
     xp = devices.xp_of(param)
-    ids, counts = xp.unique(rows.indices, return_counts=True)
+    indices = rows.indices
+    ids, counts = xp.unique(indices, return_counts=True)
     repeated = ids[counts > 1]
     if repeated.size == 0:
         return kernel(param, grad, *args)
@@ -46,8 +47,8 @@ def dense_then_repeated_rows(kernel, row_rule, param, grad, *args, rows):
     for i in per_row:
         old_args[i] = args[i][repeated]
     kernel(param, grad, *args)
-    keep = xp.isin(rows.indices, repeated)
-    compact = IndexedSlices(rows.values[keep], xp.searchsorted(repeated, rows.indices[keep]),
+    keep = xp.isin(indices, repeated)
+    compact = IndexedSlices(rows.values[keep], xp.searchsorted(repeated, indices[keep]),
                             (repeated.size,) + rows.dense_shape[1:])
     row_rule(old_param, grad[repeated], *old_args, rows=compact)
     param[repeated] = old_param
