@@ -9,6 +9,7 @@ None, and no graph node is recorded inside the trace. Sublayers met during a
 trace are in turn asked for their output spec, without recording nodes.
 No layer is ever run on made-up values.
 """
+import copy
 import inspect
 import warnings
 
@@ -177,6 +178,8 @@ def trace_call(layer, args, kwargs, scoped=True):
     trace are dropped (Keras records none for a symbolic call). `scoped=False`
     leaves `layer`'s name out of the paths of the variables built meanwhile.
     """
+    if not in_trace():
+        args, kwargs = _stand_ins(args, kwargs)
     call_kwargs = dict(kwargs)
     saved = _tape._active[:]
     _tape._active.clear()
@@ -187,6 +190,25 @@ def trace_call(layer, args, kwargs, scoped=True):
         _tape._active[:] = saved
         layer._clear_losses()
     return tree.map_structure(_fresh_spec, outputs)
+
+
+def _stand_ins(args, kwargs):
+    """`args` and `kwargs` with each KerasTensor replaced by a copy (one per tensor).
+
+    Keras traces `call` on graph placeholders made from the KerasTensors, so what
+    `call` does to its inputs (MultiHeadAttention deletes their `_keras_mask`) does
+    not reach the caller's tensors.
+    """
+    copies = {}
+
+    def stand_in(x):
+        if not isinstance(x, KerasTensor):
+            return x
+        if id(x) not in copies:
+            copies[id(x)] = copy.copy(x)
+        return copies[id(x)]
+    return (tuple(tree.map_structure(stand_in, a) for a in args),
+            {k: tree.map_structure(stand_in, v) for k, v in kwargs.items()})
 
 
 def _fresh_spec(x):

@@ -182,3 +182,29 @@ def test_updates_in_call_are_dropped_while_a_functional_model_is_built():
     assert (float(enc.kl.result()), float(enc.kl.count), float(enc.calls.numpy())) == (0, 0, 0)
     model(np.ones((2, 2), "float32"))
     assert (float(enc.kl.result()), float(enc.kl.count), float(enc.calls.numpy())) == (2, 1, 1)
+
+
+def test_what_a_traced_call_does_to_its_inputs_stays_in_the_trace():
+    # Keras traces `call` on graph placeholders: MultiHeadAttention deleting its
+    # inputs' masks inside a custom block leaves the caller's KerasTensor masked
+    # (checked with Keras 3.15.1: the mask is still `not_equal`'s output, and the
+    # next functional model called on the block's output gets it as an input).
+    class Block(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.attention = layers.MultiHeadAttention(num_heads=2, key_dim=4)
+            self.supports_masking = True
+
+        def call(self, inputs, mask=None):
+            return self.attention(inputs, inputs)
+
+    inputs = keras.Input((6,), dtype="int64")
+    x = layers.Embedding(20, 8, mask_zero=True)(inputs)
+    mask = x._keras_mask
+    y = Block()(x)
+    assert x._keras_mask is mask
+    assert y._keras_mask is mask
+    inner_input = keras.Input((6, 8))
+    inner = keras.Model(inner_input, layers.Dense(2)(inner_input))
+    node = inner(y)._keras_history[0]._inbound_nodes[-1]
+    assert node.call_kwargs["mask"] is mask
