@@ -1,4 +1,12 @@
-"""`keras.utils.image_dataset_from_directory` on `kerasish.data.Dataset` (Pillow decodes)."""
+"""`keras.utils.image_dataset_from_directory` on `kerasish.data.Dataset`.
+
+Files decode to the pixels TensorFlow's decoders give: JPEGs with libjpeg-turbo's
+fast integer DCT and fancy upsampling (TensorFlow's defaults) through simplejpeg,
+other formats with Pillow (both in the `image` extra).
+"""
+import io
+import warnings
+
 import numpy as np
 
 from kerasish.backend import config
@@ -171,22 +179,51 @@ def load_image(path, image_size, color_mode, interpolation, crop, pad, data_form
 def decode_image(path, color_mode):
     """uint8 array (height, width, channels) as TensorFlow's decoders give it.
 
-    Grayscale from colour follows TensorFlow: a JPEG's own luma channel
-    (libjpeg), and for PNG libpng's `(9797 R + 19234 G + 3737 B) >> 15`.
+    JPEGs decode as `tf.io.decode_image` does (libjpeg-turbo, fast integer
+    DCT, fancy upsampling; grayscale is the JPEG's own luma channel). Pillow
+    decodes other formats; grayscale from a colour PNG is libpng's
+    `(9797 R + 19234 G + 3737 B) >> 15`, as TensorFlow.
     """
-    pil_image = image_utils._pil()
     with open(path, "rb") as f:
-        img = pil_image.open(f)
-        gray_from_colour = color_mode == "grayscale" and img.mode not in ("L", "I;16", "I")
-        if gray_from_colour and img.format == "JPEG":
-            img.draft("L", img.size)   # libjpeg's own luma channel, as TensorFlow decodes
-        img.load()
-        if gray_from_colour and img.format == "PNG":
-            rgb = np.asarray(img.convert("RGB"), dtype="int64")
-            gray = (9797 * rgb[..., 0] + 19234 * rgb[..., 1] + 3737 * rgb[..., 2]) >> 15
-            return gray.astype("uint8")[..., None]
-        img = image_utils._convert_mode(img, color_mode)
-        array = np.asarray(img, dtype="uint8")
+        data = f.read()
+    if data[:3] == b"\xff\xd8\xff":
+        array = _decode_jpeg(data, path, color_mode)
+        if array is not None:
+            return array
+    pil_image = image_utils._pil()
+    img = pil_image.open(io.BytesIO(data))
+    gray_from_colour = color_mode == "grayscale" and img.mode not in ("L", "I;16", "I")
+    if gray_from_colour and img.format == "JPEG":
+        img.draft("L", img.size)   # libjpeg's own luma channel
+    img.load()
+    if gray_from_colour and img.format == "PNG":
+        rgb = np.asarray(img.convert("RGB"), dtype="int64")
+        gray = (9797 * rgb[..., 0] + 19234 * rgb[..., 1] + 3737 * rgb[..., 2]) >> 15
+        return gray.astype("uint8")[..., None]
+    array = np.asarray(image_utils._convert_mode(img, color_mode), dtype="uint8")
+    return array[..., None] if array.ndim == 2 else array
+
+
+_JPEG_COLORSPACES = {"rgb": "RGB", "rgba": "RGBA", "grayscale": "GRAY"}
+
+
+def _decode_jpeg(data, path, color_mode):
+    """TensorFlow's JPEG pixels, or None when simplejpeg is missing or cannot
+    decode the file (CMYK, say): Pillow then decodes it, whose default (accurate)
+    DCT differs from TensorFlow's by a few levels, so a missing simplejpeg warns."""
+    try:
+        import simplejpeg
+    except ImportError:
+        warnings.warn(f"{_CALLER}: JPEG files are decoded with Pillow because simplejpeg is "
+                      "not installed; their pixel values differ from Keras's (TensorFlow's "
+                      "fast-DCT decoder) by a few levels. Install the `image` extra "
+                      "(`pip install kerasish[image]`) for the same pixels.", stacklevel=4)
+        return None
+    try:
+        array = simplejpeg.decode_jpeg(data, colorspace=_JPEG_COLORSPACES[color_mode],
+                                       fastdct=True, fastupsample=False)
+    except ValueError:
+        return None
     return array[..., None] if array.ndim == 2 else array
 
 

@@ -161,3 +161,30 @@ def test_audio_dataset_errors(tmp_path):
         keras.utils.audio_dataset_from_directory(str(tmp_path), verbose=False)
     with pytest.raises(NotImplementedError, match="ragged"):
         keras.utils.audio_dataset_from_directory(str(tmp_path), ragged=True)
+
+
+JPEG_ROOT = str(FIXTURES / "jpeg")
+
+
+@pytest.mark.parametrize("color_mode", ["rgb", "grayscale"])
+def test_jpeg_pixels_match_keras(color_mode):
+    # TensorFlow decodes JPEGs with libjpeg-turbo's fast integer DCT; Pillow's accurate
+    # DCT differed by up to 3 levels (see make_jpeg_fixtures.py for the files).
+    pytest.importorskip("simplejpeg", reason="simplejpeg (the `image` extra) decodes JPEGs")
+    expected = np.load(FIXTURES / "jpeg_fixtures.npz")
+    ds = keras.utils.image_dataset_from_directory(JPEG_ROOT, labels=None, color_mode=color_mode,
+                                                  image_size=(9, 7), batch_size=None,
+                                                  shuffle=False, verbose=False)
+    assert [os.path.basename(p) for p in ds.file_paths] == \
+        expected[f"{color_mode}_paths"].tolist()
+    np.testing.assert_array_equal(np.stack([np.asarray(x) for x in ds]), expected[color_mode])
+
+
+def test_jpeg_without_simplejpeg_warns_and_uses_pillow(monkeypatch):
+    monkeypatch.setitem(sys.modules, "simplejpeg", None)   # import fails
+    with pytest.warns(UserWarning, match=r"simplejpeg is not installed.*kerasish\[image\]"):
+        ds = keras.utils.image_dataset_from_directory(JPEG_ROOT, labels=None, image_size=(9, 7),
+                                                      batch_size=None, shuffle=False,
+                                                      verbose=False)
+        pixels = np.stack([np.asarray(x) for x in ds])
+    assert pixels.shape == (4, 9, 7, 3)
