@@ -56,7 +56,8 @@ def normalize_moments(x, axes, scale=None, offset=None, epsilon=1e-3):
     """Normalizes `x` with its own mean and variance over `axes`, fused.
 
     Computes `mean`, biased `variance` over `axes`, then
-    `(x - mean) / sqrt(variance + epsilon) * scale + offset`.
+    `(x - mean) / sqrt(variance + epsilon) * scale + offset`, rounded as Keras
+    computes it: `x * a + (offset - mean * a)` with `a = scale / sqrt(variance + epsilon)`.
 
     Args:
         x: the input tensor (float).
@@ -111,10 +112,15 @@ class NormalizeMoments(Op):
         xhat = x - mean
         var = xp.square(xhat).mean(axis=axes, keepdims=True)
         inv = 1.0 / xp.sqrt(var + self.epsilon)
-        xhat *= inv
-        y = xhat * scale if scale is not None else xhat.copy()
+        # Keras's (TensorFlow's) formula, whose rounding differs from (x - mean) * inv:
+        # x * a + (offset - mean * a), a = inv * scale.
+        a = inv * scale if scale is not None else inv
+        shift = -(mean * a)
         if offset is not None:
-            y += offset
+            shift += offset
+        y = x * a
+        y += shift
+        xhat *= inv
         self._stats = (xhat, inv)
         kept = tuple(n for i, n in enumerate(x.shape) if i not in axes)
         return y, mean.reshape(kept), var.reshape(kept)
