@@ -4,6 +4,7 @@ import numpy as np
 from kerasish import ops
 from kerasish.backend import config
 from kerasish.initializers.initializer import Initializer
+from kerasish.utils.registry import serialize_object_as_keras
 
 
 class Zeros(Initializer):
@@ -47,23 +48,23 @@ class Constant(Initializer):
         return ops.cast(filled, dtype)
 
     def get_config(self):
-        return {"value": _plain(self.value)}
+        # As Keras: Python and numpy scalars stay plain, arrays and tensors become
+        # `__numpy__` / `__tensor__` entries
+        return {"value": serialize_object_as_keras(self.value)}
 
     @classmethod
     def from_config(cls, config):
-        value = config["value"]
-        if isinstance(value, dict) and value.get("class_name") == "__numpy__":
-            inner = value["config"]
-            value = np.array(inner["value"], dtype=inner.get("dtype"))
-        return cls(value)
+        return cls(deserialize_value(config["value"]))
 
 
-def _plain(value):
-    """A JSON-friendly copy of a scalar / array / Tensor value."""
-    if isinstance(value, (bool, int, float)) or value is None:
-        return value
-    array = np.asarray(ops.convert_to_numpy(value))
-    return array.item() if array.ndim == 0 else array.tolist()
+def deserialize_value(value):
+    """A `Constant` value from its config: `__numpy__` entries become arrays,
+    `__tensor__` entries tensors, anything else stays as it is."""
+    if isinstance(value, dict) and value.get("class_name") in ("__numpy__", "__tensor__"):
+        inner = value["config"]
+        array = np.array(inner["value"], dtype=inner.get("dtype"))
+        return array if value["class_name"] == "__numpy__" else ops.convert_to_tensor(array)
+    return value
 
 
 class Identity(Initializer):

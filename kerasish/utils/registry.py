@@ -412,7 +412,7 @@ def serialize_object_as_keras(obj):
     ops = REGISTRY.lookup_public("", "ops")
     if ops is not None and ops.is_tensor(obj) and not hasattr(obj, "assign"):
         return {"class_name": "__tensor__",
-                "config": {"value": obj.numpy().tolist(), "dtype": obj.dtype}}
+                "config": {"value": obj.numpy().tolist(), "dtype": str(np.dtype(obj.dtype))}}
     if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)) and \
             obj.__name__ != "<lambda>":
         kind = type(obj).__name__

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from kerasish import initializers, random
+import kerasish as keras
+from kerasish import initializers, ops, random
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "bool"])
@@ -77,3 +78,20 @@ def test_identity_config_is_empty_as_keras():
     # Keras 3.15.1 printed {} for Identity(gain=...).get_config() (no get_config of its own).
     assert initializers.Identity(gain=2.0).get_config() == {}
     assert initializers.IdentityInitializer().get_config() == {}
+
+
+def test_constant_config_writes_arrays_and_tensors_as_keras():
+    # Keras 3.15.1: scalars stay plain; arrays and tensors become `__numpy__` /
+    # `__tensor__` entries (an Embedding built from a pretrained matrix saves this way)
+    assert keras.initializers.Constant(np.array(3.0)).get_config() == {"value": 3.0}
+    matrix = np.array([[1, 2]], dtype="int64")
+    config = keras.initializers.Constant(matrix).get_config()
+    assert config == {"value": {"class_name": "__numpy__",
+                                "config": {"value": [[1, 2]], "dtype": "int64"}}}
+    tensor_config = keras.initializers.Constant(ops.convert_to_tensor([1.0, 2.0])).get_config()
+    assert tensor_config == {"value": {"class_name": "__tensor__",
+                                       "config": {"value": [1.0, 2.0], "dtype": "float32"}}}
+    restored = keras.initializers.Constant.from_config(config)
+    np.testing.assert_array_equal(np.asarray(restored((1, 2), dtype="int64")), matrix)
+    restored = keras.initializers.Constant.from_config(tensor_config)
+    np.testing.assert_array_equal(np.asarray(restored((2,))), [1.0, 2.0])
