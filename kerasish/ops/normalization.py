@@ -117,7 +117,7 @@ class NormalizeMoments(Op):
         a = inv * scale if scale is not None else inv
         shift = -(mean * a)
         if offset is not None:
-            shift += offset
+            shift = shift + offset   # not in place: without a scale, it may broadcast wider
         y = x * a
         y += shift
         xhat *= inv
