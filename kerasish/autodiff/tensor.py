@@ -139,8 +139,10 @@ class Tensor:
         (TensorShape([1, 2]), tf.float32)
     """
 
-    # `_indexed_slices`: set only on a lookup's gradient (see indexed_slices.py).
-    __slots__ = ("_value", "_device", "_keras_mask", "_indexed_slices", "__weakref__")
+    # `_indexed_slices`: set only on a lookup's gradient (see indexed_slices.py);
+    # `_keras_logits`: only on a softmax's or sigmoid's output (see ops/crossentropy.py).
+    __slots__ = ("_value", "_device", "_keras_mask", "_indexed_slices", "_keras_logits",
+                 "__weakref__")
     __array_priority__ = 100  # numpy defers `ndarray + Tensor` to Tensor.__radd__
     __hash__ = object.__hash__  # by identity, although `==` is elementwise
 

@@ -1,11 +1,18 @@
 """Cross-entropies with Keras 3 `ops` semantics (no reduction over the batch).
 
-Probabilities are clipped to [epsilon, 1 - epsilon] like Keras. From logits,
+As Keras on TensorFlow, an `output` made by `ops.softmax` or `ops.sigmoid` (the
+softmax/sigmoid activations included) is replaced by the logits it was made
+from, and the loss is computed from logits: a model ending in
+`Dense(..., activation="softmax")` gets the exact log-softmax loss and its
+gradient, not the clipped probabilities'. Other probabilities are clipped to
+[epsilon, 1 - epsilon] like Keras. From logits,
 binary cross-entropy uses the exact `max(x, 0) - x t + log1p(exp(-|x|))` and
 the categorical ones a fused log-softmax, so logits of +-1e4 give finite
 losses and gradients. The fused ops' gradients are Ops of their own (first
 order on raw arrays, second order written with ops).
 """
+import warnings
+
 from kerasish.backend.config import is_float
 from kerasish.autodiff.capture import host_check
 from kerasish.autodiff.keras_tensor import KerasTensor
@@ -16,6 +23,21 @@ from kerasish.ops import core, elementwise as ew, reduction, manipulation as sha
 from kerasish.ops.core import convert_to_tensor, float_operand
 from kerasish.ops.softmax import log_softmax, softmax
 from kerasish.ops.symbolic import keras_op
+
+
+def _logits_if_known(fn_name, output, from_logits, op_type):
+    """Keras-on-TensorFlow's `_get_logits`: (logits, True) when `output` remembers
+    the logits it was computed from (a softmax's or sigmoid's output), else
+    (output, from_logits). Passing such an output with `from_logits=True` warns
+    and still uses its logits, as Keras does."""
+    logits = getattr(output, "_keras_logits", None)
+    if logits is None:
+        return output, from_logits
+    if from_logits:
+        warnings.warn(f'"`{fn_name}` received `from_logits=True`, but the `output` argument '
+                      f"was produced by a {op_type} activation and thus does not represent "
+                      "logits. Was this intended?", stacklevel=3)
+    return logits, True
 
 
 def _clip_probs(output):
@@ -52,10 +74,17 @@ def binary_crossentropy(target, output, from_logits=False):
     output = float_operand(output)
     target = core.cast(convert_to_tensor(target), output.dtype)
     _check_same_shape("binary_crossentropy", target, output)
+    output, from_logits = _logits_if_known("binary_crossentropy", output, from_logits,
+                                           "Sigmoid")
     if from_logits:
+        # tf.nn.sigmoid_cross_entropy_with_logits, written as TensorFlow writes it (so
+        # the gradient at 0 is TensorFlow's too)
         x = output
-        return ew.add(ew.subtract(ew.maximum(x, 0.0), ew.multiply(x, target)),
-                      ew.log1p(ew.exp(ew.negative(ew.absolute(x)))))
+        positive = ew.greater_equal(x, 0.0)
+        relu_logits = ew.where(positive, x, 0.0)
+        neg_abs_logits = ew.where(positive, ew.negative(x), x)
+        return ew.add(ew.subtract(relu_logits, ew.multiply(x, target)),
+                      ew.log1p(ew.exp(neg_abs_logits)))
     p = _clip_probs(output)
     return ew.negative(ew.add(ew.multiply(target, ew.log(p)),
                               ew.multiply(ew.subtract(1.0, target), ew.log(ew.subtract(1.0, p)))))
@@ -82,6 +111,8 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     _check_same_shape("categorical_crossentropy", target, output)
     if output.ndim < 1:
         raise ValueError("ops.categorical_crossentropy: inputs must be at least rank 1.")
+    output, from_logits = _logits_if_known("categorical_crossentropy", output, from_logits,
+                                           "Softmax")
     if from_logits:
         return _softmax_xent(target, output, axis)
     probs = ew.divide(output, reduction.sum(output, axis=axis, keepdims=True))
@@ -96,15 +127,15 @@ def _softmax_xent(target, logits, axis):
 class SoftmaxXent(Op):
     """`-sum(target * log_softmax(logits))` over `axis`. Inputs (logits, target).
 
-    The forward's log-probabilities are kept (on the instance, one per call)
-    for the backward, the Op `SoftmaxXentGrad`.
+    The forward's log-probabilities and probabilities are kept (on the
+    instance, one per call) for the backward, the Op `SoftmaxXentGrad`.
     """
 
     name = "softmax_cross_entropy"
 
     def __init__(self, axis):
         self.axis = axis
-        self._log_probs = None
+        self._stats = None
 
     def compute_output_spec(self, logits, target):
         shape, dtype = logits
@@ -114,37 +145,43 @@ class SoftmaxXent(Op):
     def forward(self, device, z, t):
         xp = device.xp
         shifted = z - xp.max(z, axis=self.axis, keepdims=True)
-        log_probs = shifted - xp.log(xp.sum(xp.exp(shifted), axis=self.axis, keepdims=True))
-        self._log_probs = log_probs
+        exps = xp.exp(shifted)
+        sums = xp.sum(exps, axis=self.axis, keepdims=True)
+        log_probs = shifted - xp.log(sums)
+        exps /= sums   # the probabilities as TensorFlow's kernel rounds them
+        self._stats = (log_probs, exps)
         return -xp.sum(t * log_probs, axis=self.axis)
 
     def save(self, inputs, outputs):
-        log_probs, self._log_probs = self._log_probs, None
-        return inputs[0], inputs[1], log_probs
+        stats, self._stats = self._stats, None
+        return inputs[0], inputs[1], stats
 
     def backward(self, saved, needs, g):
-        logits, target, log_probs = saved
-        grads = SoftmaxXentGrad(self.axis, needs[1], log_probs)(logits, target, g)
+        logits, target, stats = saved
+        grads = SoftmaxXentGrad(self.axis, needs[1], stats)(logits, target, g)
         return grads if needs[1] else (grads, None)
 
 
 class SoftmaxXentGrad(Op):
-    """Gradients of `SoftmaxXent`: `g * (softmax(z) * sum(t) - t)` for the logits and
-    (when `need_target`) `-g * log_softmax(z)` for the target. Inputs (logits, target, g).
+    """Gradients of `SoftmaxXent`, TensorFlow's rule: `g * (softmax(z) - t)` for the
+    logits (TensorFlow's kernel leaves out the factor `sum(t)`, which is 1 for
+    one-hot and smoothed labels, so unnormalized targets train as in Keras) and,
+    when `need_target`, `-g * log_softmax(z)` for the target. Inputs (logits, target, g).
 
-    First order on raw arrays from the forward's log-probabilities (a
-    parameter); the backward (second order) is written with ops.
+    First order on raw arrays from the forward's statistics (a parameter); the
+    backward (second order) is written with ops.
     """
 
     name = "softmax_cross_entropy_grad"
 
-    def __init__(self, axis, need_target, log_probs):
-        self.axis, self.need_target, self.log_probs = axis, need_target, log_probs
+    def __init__(self, axis, need_target, stats):
+        self.axis, self.need_target, self.stats = axis, need_target, stats
 
     def forward(self, device, z, t, g):
-        xp, axis, log_probs = device.xp, self.axis, self.log_probs
+        xp, axis = device.xp, self.axis
+        log_probs, probs = self.stats
         ge = xp.expand_dims(g, axis)
-        glogits = ge * (xp.exp(log_probs) * xp.sum(t, axis=axis, keepdims=True) - t)
+        glogits = ge * (probs - t)
         return (glogits, ge * -log_probs) if self.need_target else glogits
 
     def save(self, inputs, outputs):
@@ -156,15 +193,12 @@ class SoftmaxXentGrad(Op):
         g_logits, g_target = grads if self.need_target else (grads, None)
         probs = softmax(z, axis=axis)
         ge = shape_ops.expand_dims(g, axis)
-        t_sum = reduction.sum(t, axis=axis, keepdims=True)
-        # glogits = ge * t_sum * probs - ge * t
-        u = ew.multiply(ew.multiply(ge, t_sum), g_logits)
+        # glogits = ge * (probs - t)
+        u = ew.multiply(ge, g_logits)
         gz = ew.multiply(probs, ew.subtract(u, reduction.sum(ew.multiply(probs, u), axis=axis,
                                                              keepdims=True)))
-        gt = ew.multiply(ge, ew.subtract(reduction.sum(ew.multiply(g_logits, probs), axis=axis,
-                                                       keepdims=True), g_logits))
-        gg = reduction.sum(ew.multiply(g_logits, ew.subtract(ew.multiply(probs, t_sum), t)),
-                           axis=axis)
+        gt = ew.negative(u)
+        gg = reduction.sum(ew.multiply(g_logits, ew.subtract(probs, t)), axis=axis)
         if g_target is not None:
             # gtarget = -ge * log_softmax(z)
             v = ew.negative(ew.multiply(ge, g_target))
@@ -198,6 +232,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     name = "sparse_categorical_crossentropy"
     output = float_operand(output)
     labels = convert_to_tensor(target)
+    output, from_logits = _logits_if_known(name, output, from_logits, "Softmax")
     if output.__class__ is KerasTensor or labels.__class__ is KerasTensor:
         axis = shape_ops._axis(name, axis, output.ndim)
         return KerasTensor(output.shape[:axis] + output.shape[axis + 1:], output.dtype)
@@ -242,7 +277,7 @@ def _sparse_softmax_xent(labels, logits):
 class SparseSoftmaxXent(Op):
     """`logsumexp(z) - z[label]` over the last axis; the labels (raw ints) are a parameter.
 
-    Keeps the forward's shifted logits and log-sum-exp for its backward, the
+    Keeps the forward's shifted logits and sum of exponentials for its backward, the
     Op `SparseSoftmaxXentGrad`.
     """
 
@@ -255,8 +290,9 @@ class SparseSoftmaxXent(Op):
     def forward(self, device, z):
         xp = device.xp
         shifted = z - xp.max(z, axis=-1, keepdims=True)
-        lse = xp.log(xp.sum(xp.exp(shifted), axis=-1, keepdims=True))
-        self._stats = (shifted, lse)
+        sums = xp.sum(xp.exp(shifted), axis=-1, keepdims=True)
+        lse = xp.log(sums)
+        self._stats = (shifted, sums)
         return (lse - xp.take_along_axis(shifted, self.labels[..., None], axis=-1))[..., 0]
 
     def save(self, inputs, outputs):
@@ -272,7 +308,7 @@ class SparseSoftmaxXentGrad(Op):
     """`g * (softmax(z) - one_hot(labels))`, the logits' gradient. Inputs (logits, g).
 
     First order on raw arrays from the forward's shifted logits and
-    log-sum-exp (a parameter); the backward (second order) is written with ops.
+    sum of exponentials (a parameter); the backward (second order) is written with ops.
     """
 
     name = "sparse_softmax_cross_entropy_grad"
@@ -282,8 +318,9 @@ class SparseSoftmaxXentGrad(Op):
 
     def forward(self, device, z, g):
         xp = device.xp
-        shifted, lse = self.stats
-        grad = xp.exp(shifted - lse)
+        shifted, sums = self.stats
+        grad = xp.exp(shifted)
+        grad /= sums   # TensorFlow's rounding of the probabilities
         grad -= _one_hot_raw(xp, self.labels, z.shape[-1], z.dtype)
         grad *= g[..., None]
         return grad

@@ -22,11 +22,12 @@ class Activation(Unary):
     def forward(self, device, a):
         return self.compute(device.xp, a, Tensor(a, device))
 
-def _activation(name, compute, grad, doc, keep_ints=False):
+def _activation(name, compute, grad, doc, keep_ints=False, keep_logits=False):
     """Builds an activation function around an `Activation` Op.
 
     `keep_ints`: int inputs keep their dtype (Keras's relu/relu6); otherwise
-    they become floatx.
+    they become floatx. `keep_logits`: the output remembers its input as
+    `_keras_logits`, which the cross-entropies use instead (as Keras on TensorFlow).
     """
     the_op = Activation(name, compute, grad)
     vjp = the_op.backward
@@ -41,6 +42,8 @@ def _activation(name, compute, grad, doc, keep_ints=False):
         if _capture.tracer is not None:
             _capture.hook_pair(lambda xp, a, dev=x._device: compute(xp, a, Tensor(a, dev)),
                                None, x._device, (x,), (x._value,), out)
+        if keep_logits:
+            out._keras_logits = x
         return out
     op.__name__ = op.__qualname__ = name
     op.op = the_op
@@ -66,7 +69,7 @@ relu6 = _activation("relu6", lambda xp, a, x: xp.clip(a, 0, 6).astype(a.dtype, c
 sigmoid = _activation(
     "sigmoid", lambda xp, a, x: ew.sigmoid_array(x),
     lambda g, x, o: ew.multiply(g, ew.multiply(o, ew.subtract(1.0, o))),
-    "1 / (1 + exp(-x)), computed without overflow.")
+    "1 / (1 + exp(-x)), computed without overflow.", keep_logits=True)
 softsign = _activation(
     "softsign", lambda xp, a, x: a / (1 + xp.abs(a)),
     lambda g, x, o: ew.divide(g, ew.square(ew.add(ew.absolute(x), 1.0))), "x / (1 + |x|).")

@@ -2,6 +2,7 @@
 import warnings
 
 from kerasish.autodiff.op import Op
+from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import elementwise as ew, reduction
 from kerasish.ops.core import float_operand
 from kerasish.ops.symbolic import keras_op
@@ -86,7 +87,10 @@ def softmax(x, axis=-1):
             f"You are using a softmax over axis {axis} of a tensor of shape {tuple(x.shape)}. "
             "This axis has size 1. The softmax operation will always return the value 1, "
             "which is likely not what you intended. Did you mean to use a sigmoid instead?")
-    return Softmax(_axis(axis))(x)
+    out = Softmax(_axis(axis))(x)
+    if isinstance(out, Tensor):
+        out._keras_logits = x   # the cross-entropies use the logits, as Keras on TensorFlow
+    return out
 
 
 @keras_op

@@ -47,7 +47,8 @@ def test_categorical_and_sparse_match_reference():
 @pytest.mark.parametrize("from_logits", [False, True])
 def test_gradients(from_logits):
     out = LOGITS if from_logits else PROBS
-    check_gradients(lambda o: ops.categorical_crossentropy(ONEHOT * 0.8 + 0.05, o, from_logits=from_logits), [out])
+    soft = ONEHOT * 0.85 + 0.05   # rows sum to 1
+    check_gradients(lambda o: ops.categorical_crossentropy(soft, o, from_logits=from_logits), [out])
     check_gradients(lambda o: ops.sparse_categorical_crossentropy(LABELS, o, from_logits=from_logits), [out])
     bout = LOGITS if from_logits else special.expit(LOGITS)
     check_gradients(lambda o: ops.binary_crossentropy(BINARY, o, from_logits=from_logits), [bout])
@@ -100,3 +101,41 @@ def test_fused_backward_skips_unwatched_targets_but_serves_watched_ones():
         loss = ops.categorical_crossentropy(target, logits, from_logits=True)
     gt = tape.gradient(loss, target)
     np.testing.assert_allclose(gt.numpy(), -special.log_softmax(LOGITS, axis=-1))
+
+
+def _loss_and_grad(fn, x):
+    x = ops.convert_to_tensor(np.asarray(x, "float32"))
+    with GradientTape() as tape:
+        tape.watch(x)
+        loss = fn(x)
+    return loss.numpy(), tape.gradient(loss, x).numpy()
+
+
+def test_softmax_and_sigmoid_outputs_are_scored_from_their_logits():
+    # Keras on TensorFlow (`_get_logits`): a softmax's or sigmoid's output is replaced by
+    # its logits, so saturated predictions give the exact loss and a gradient (values
+    # printed by Keras 3.15.1; clipped probabilities would give 16.1 and no gradient).
+    loss, grad = _loss_and_grad(lambda z: ops.binary_crossentropy(
+        np.array([[1.0, 0.0]]), ops.sigmoid(z)), [[-40.0, 40.0]])
+    np.testing.assert_array_equal(loss, [[40.0, 40.0]])
+    np.testing.assert_array_equal(grad, [[-1.0, 1.0]])
+    target = np.array([[1.0, 1.0, 0.0]])
+    for fn in (lambda z: ops.categorical_crossentropy(target, ops.softmax(z)),
+               lambda z: ops.categorical_crossentropy(target, z, from_logits=True)):
+        loss, grad = _loss_and_grad(fn, [[1.0, 2.0, 3.0]])
+        np.testing.assert_allclose(loss, [3.815211772918701], rtol=3e-7)
+        # TensorFlow's gradient is softmax(z) - target even when the target does not
+        # sum to 1 (the exact derivative would be softmax(z) * 2 - target)
+        np.testing.assert_allclose(grad, [[-0.9099694490432739, -0.7552715539932251,
+                                           0.6652409434318542]], rtol=1e-6)
+
+
+def test_from_logits_on_a_softmax_output_warns_as_keras():
+    probs = ops.softmax(ops.convert_to_tensor([[1.0, 2.0, 3.0]]))
+    with pytest.warns(UserWarning) as record:
+        loss = ops.sparse_categorical_crossentropy([1], probs, from_logits=True)
+    assert str(record[0].message) == (
+        '"`sparse_categorical_crossentropy` received `from_logits=True`, but the `output` '
+        "argument was produced by a Softmax activation and thus does not represent logits. "
+        "Was this intended?")
+    np.testing.assert_allclose(loss.numpy(), [1.4076059644443801], rtol=1e-6)
