@@ -79,8 +79,13 @@ def normalize(x, axis=-1, order=2, epsilon=None):
     x = float_operand(x)
     eps = config.epsilon() if epsilon is None else epsilon
     if order == 2:
+        # Keras's bound: min(rsqrt(sum of squares), 1 / epsilon). A zero sum takes the
+        # bound through `where` (rsqrt(0) = inf is never formed), so its gradient is 0
+        # there, as TensorFlow's (whose rsqrt gradient is 0 for a zero upstream).
         sq = reduction.sum(ew.square(x), axis=axis, keepdims=True)
-        return ew.multiply(x, ew.rsqrt(ew.maximum(sq, eps * eps)))
+        zero = ew.equal(sq, 0.0)
+        bounded = ew.minimum(ew.rsqrt(ew.where(zero, 1.0, sq)), 1.0 / eps)
+        return ew.multiply(x, ew.where(zero, 1.0 / eps, bounded))
     norm = linalg.norm(x, ord=order, axis=axis, keepdims=True)
     return ew.divide(x, ew.maximum(norm, eps))
 
