@@ -233,6 +233,9 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         >>> keras.random.uniform((2,), seed=3).shape
         (2,)
     """
+    if dtype and not config.is_float_dtype(config.standardize_dtype(dtype)):
+        raise ValueError("`keras.random.uniform` requires a floating point `dtype`. "
+                         f"Received: dtype={dtype} ")
     if _unknown(shape):
         return _traced_draw(shape, _float(dtype), seed)
     dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
@@ -285,6 +288,9 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
     Returns:
         Tensor.
     """
+    if dtype and not config.is_int_dtype(config.standardize_dtype(dtype)):
+        raise ValueError("`keras.random.randint` requires an integer `dtype`. "
+                         f"Received: dtype={dtype} ")
     if _unknown(shape):
         return _traced_draw(shape, dtype, seed)
     dtype, shape = config.standardize_dtype(dtype), _shape(shape)

@@ -67,6 +67,13 @@ def test_distributions_have_the_right_moments_and_dtypes():
         random.normal((2,), dtype="int32")
     with pytest.raises(ValueError, match="seed"):
         random.normal((2,), seed="abc")
+    # Keras 3.15.1's texts
+    with pytest.raises(ValueError, match=r"^`keras.random.uniform` requires a floating point "
+                                         r"`dtype`. Received: dtype=int32 $"):
+        random.uniform((2,), dtype="int32")
+    with pytest.raises(ValueError, match=r"^`keras.random.randint` requires an integer `dtype`. "
+                                         r"Received: dtype=float64 $"):
+        random.randint((2,), 0, 3, dtype="float64")
 
 
 def test_dropout_rate_semantics_and_gradient():
