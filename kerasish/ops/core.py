@@ -38,15 +38,21 @@ def is_tensor(x):
 
 
 def _default_dtype(array, x):
-    """Keras's dtype for Python data: floats -> floatx, ints -> int32."""
+    """Keras's dtype for Python data: floats -> floatx, ints -> int32 (int64 when a
+    value does not fit in int32, as TensorFlow infers; int32 wrapped it silently)."""
     if isinstance(x, (np.ndarray, np.generic)) or _dev.is_array(x):
         return None
     kind = array.dtype.kind
     if kind == "f":
         return config.floatx()
     if kind in "iu":
+        if array.size and (array.min() < _INT32_MIN or array.max() > _INT32_MAX):
+            return "int64"
         return "int32"
     return None
+
+
+_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
 
 
 def to_array(x, device=None, dtype=None):
