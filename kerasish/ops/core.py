@@ -142,6 +142,19 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
     return out
 
 
+def strong_scalar(x):
+    """A Python scalar as a tensor of TensorFlow's inferred dtype (bool, int32 or
+    int64, float32 whatever floatx is); anything else unchanged.
+
+    Keras's TensorFlow backend converts both operands of some binary ops
+    (arctan2, hypot, logaddexp, gcd, bitwise ops, ...) before promoting, so a
+    Python scalar there is not weak: `arctan2(float16, 1.5)` is float32.
+    """
+    if isinstance(x, (bool, int, float)) and not hasattr(x, "dtype"):
+        return convert_to_tensor(x, "float32" if isinstance(x, float) else None)
+    return x
+
+
 def _holds_tensor(x):
     return any(_holds_tensor(v) if isinstance(v, (list, tuple)) else isinstance(v, Tensor)
                for v in x)
