@@ -420,4 +420,6 @@ def psnr(x1, x2, max_val):
     if x1.shape != x2.shape:
         raise ValueError(f"ops.psnr: inputs must have the same shape; got {core.describe(x1, x2)}.")
     mse = reduction.mean(ew.square(ew.subtract(x1, x2)))
-    return ew.subtract(20.0 * np.log10(max_val), ew.multiply(ew.log10(mse), 10.0))
+    # as Keras: max_val becomes a tensor of x2's dtype (a numpy float64 scalar made it float64)
+    peak = ew.multiply(ew.log10(convert_to_tensor(max_val, dtype=x2.dtype)), 20.0)
+    return ew.subtract(peak, ew.multiply(ew.log10(mse), 10.0))

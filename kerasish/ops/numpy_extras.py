@@ -454,14 +454,21 @@ def cdist(x, y):
 
 @keras_op
 def polar(abs_, angle):  # noqa: F811 - Keras's argument name shadows the op
-    """The complex numbers `abs_ * (cos(angle) + i sin(angle))` (complex64; no gradient).
+    """The complex numbers `abs_ * (cos(angle) + i sin(angle))` (no gradient).
+
+    complex64 from float32 (and smaller) inputs, complex128 from float64, as
+    Keras on TensorFlow.
 
     Example:
         >>> ops.polar(ops.ones(1), ops.zeros(1))   # [1+0j]
     """
-    r, theta = _as_float(abs_, "float32"), _as_float(angle, "float32")
+    r, theta = _as_float(abs_), _as_float(angle)
+    wide = "float64" in (r.dtype, theta.dtype)
+    real = "float64" if wide else "float32"
+    r, theta = core.cast(r, real), core.cast(theta, real)
     (a, t), _, dev = core.operands("polar", r, theta)
-    return Tensor((a * dev.xp.cos(t) + 1j * (a * dev.xp.sin(t))).astype("complex64"), dev)
+    value = a * dev.xp.cos(t) + 1j * (a * dev.xp.sin(t))
+    return Tensor(value.astype("complex128" if wide else "complex64"), dev)
 
 
 @keras_op

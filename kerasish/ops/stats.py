@@ -152,7 +152,9 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     res = ew.negative(ew.multiply(mean, inv))
     if offset is not None:
         res = ew.add(res, _along(offset, axis, x.ndim))
-    return ew.add(ew.multiply(x, inv), res)
+    # As tf.nn.batch_normalization: the statistics' terms are cast to x's dtype, so the
+    # result has x's dtype whatever the statistics' (float64 numpy vectors included)
+    return ew.add(ew.multiply(x, core.cast(inv, x.dtype)), core.cast(res, x.dtype))
 
 
 @keras_op

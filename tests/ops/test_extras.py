@@ -229,3 +229,13 @@ def test_scalar_operands_convert_as_keras_tensorflow_backend():
     # a shift's Python-int amount takes the tensor's dtype
     out = ops.left_shift(i8, 2)
     assert out.dtype == "int8" and out.numpy().tolist() == [4, -8, 12]
+
+
+def test_psnr_keeps_the_inputs_dtype_as_keras():
+    # Keras 3.15.1: max_val becomes a tensor of x2's dtype (kerasish gave float64)
+    x = np.array([[0.5, 1.0], [2.0, -1.0]], "float32")
+    out = ops.psnr(x, x * 0.9, 1.0)
+    assert out.dtype == "float32"
+    np.testing.assert_allclose(float(out), 18.061798095703125, rtol=1e-6)
+    half = ops.psnr(x.astype("float16"), (x * 0.5).astype("float16"), 255)
+    assert half.dtype == "float16"

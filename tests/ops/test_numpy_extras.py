@@ -155,3 +155,11 @@ def test_fmax_fmin_keep_python_numbers_weak_as_keras():
     assert out.dtype == "float16" and out.numpy().tolist() == [1.5, 1.5, 1.5]
     out = ops.fmin(np.array([1, -2, 3], "int8"), 2)
     assert out.dtype == "int8" and out.numpy().tolist() == [1, -2, 2]
+
+
+def test_polar_of_float64_is_complex128_as_keras():
+    out = ops.polar(np.array([1.0, 2.0]), np.array([0.3, 1.0]))
+    assert out.dtype == "complex128"
+    np.testing.assert_allclose(out.numpy(), [0.955336489125606 + 0.29552020666133955j,
+                                             1.0806046117362795 + 1.682941969615793j], rtol=1e-15)
+    assert ops.polar(np.array([1.0], "float32"), np.array([0.3], "float32")).dtype == "complex64"

@@ -119,3 +119,14 @@ def test_softmax_over_a_size_one_axis_warns():
                                          r"shape \(1, 1\)\. This axis has size 1\."):
         out = ops.softmax(np.array([[1.0]]), axis=1)
     np.testing.assert_array_equal(out.numpy(), [[1.0]])
+
+
+def test_batch_normalization_keeps_x_dtype_as_tensorflow():
+    # Keras 3.15.1 (tf.nn.batch_normalization casts the statistics' terms to x's dtype):
+    # float64 numpy statistics leave a float32 x float32.
+    x = np.array([[0.5, 1.0], [2.0, -1.0]], "float32")
+    out = ops.batch_normalization(x, np.zeros(2), np.ones(2) * 2, axis=-1, offset=np.ones(2),
+                                  scale=np.ones(2) * 3, epsilon=0.1)
+    assert out.dtype == "float32"
+    np.testing.assert_allclose(out.numpy(), [[2.0350983, 3.0701966], [5.1403933, -1.0701966]],
+                               rtol=1e-6)
