@@ -502,30 +502,24 @@ def log_sigmoid(x):
 
 
 def sparsemax(x, axis=-1):
-    """Euclidean projection of `x` onto the probability simplex along `axis`.
+    """Sparsemax along `axis`, with Keras 3.15.1's threshold (`ops.sparsemax`).
 
-    `max(x - tau, 0)` with `tau` chosen so each slice sums to 1 (sparse
-    outputs, unlike softmax). Found by pairwise comparisons, so memory
-    grows with the square of the `axis` size.
+    `max(x - tau, 0)`. Keras's `tau` is `(sum over the support of the
+    cumulative sums of the sorted values - 1) / k`, which equals the paper's
+    (slices summing to 1) only when one value is in the support; kerasish
+    gives Keras's numbers (see `ops.sparsemax`).
 
     Args:
         x: input tensor.
-        axis: axis to normalise over (-1).
+        axis: axis to work along (-1).
 
     Returns:
-        Tensor whose slices along `axis` sum to 1.
+        Tensor of the shape of `x`.
 
     Example:
         >>> keras.activations.sparsemax([[2.0, 0.5, 0.0]])   # [[1., 0., 0.]]
     """
-    z = ops.moveaxis(ops.convert_to_tensor(x), axis, -1)
-    not_below = ops.cast(ops.greater_equal(ops.expand_dims(z, -2), ops.expand_dims(z, -1)), z.dtype)
-    rank = ops.sum(not_below, axis=-1)
-    cumulative = ops.sum(ops.multiply(not_below, ops.expand_dims(z, -2)), axis=-1)
-    support = ops.cast(ops.greater(ops.add(ops.multiply(rank, z), 1.0), cumulative), z.dtype)
-    size = ops.sum(support, axis=-1, keepdims=True)
-    tau = ops.divide(ops.subtract(ops.sum(ops.multiply(support, z), axis=-1, keepdims=True), 1.0), size)
-    return ops.moveaxis(ops.maximum(ops.subtract(z, tau), 0.0), -1, axis)
+    return ops.sparsemax(ops.convert_to_tensor(x), axis=axis)
 
 
 def linear(x):

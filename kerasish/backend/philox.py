@@ -94,7 +94,7 @@ def _rounds(xp, steps, key_counter, out):
     out[:, 3] = x3
 
 
-def random_words(xp, key_counter, groups, skip=1, blocks=1):
+def random_words(xp, key_counter, groups, skip=1, blocks=1, start=0):
     """Raw Philox output: `blocks` consecutive blocks for each of `groups` groups.
 
     Group `g` starts at the counter advanced by `g * skip`. On the CPU the
@@ -106,21 +106,23 @@ def random_words(xp, key_counter, groups, skip=1, blocks=1):
         groups: number of groups.
         skip: counter steps between the starts of consecutive groups.
         blocks: blocks per group.
+        start: blocks already used in each group (the first block taken).
 
     Returns:
         uint32 array (groups, blocks * 4), in the order Philox emits them.
     """
     _, (c0, c1, _, _) = key_counter
     total = groups * blocks
-    if c0 or c1 or (groups - 1) * skip + blocks > _MASK:
+    if c0 or c1 or (groups - 1) * skip + start + blocks > _MASK:
         raise ValueError("philox: counters must start at 0 and stay below 2**32")
     out = xp.empty((total, 4), dtype=np.uint32)
 
     def steps_of(lo, hi):
-        if blocks == 1 and skip == 1:
+        if blocks == 1 and skip == 1 and not start:
             return xp.arange(lo, hi, dtype=np.uint64)
         flat = xp.arange(lo, hi, dtype=np.uint64)
-        return (flat // np.uint64(blocks)) * np.uint64(skip) + flat % np.uint64(blocks)
+        return ((flat // np.uint64(blocks)) * np.uint64(skip) + flat % np.uint64(blocks)
+                + np.uint64(start))
 
     if xp is not np:
         _rounds(xp, steps_of(0, total), key_counter, out)
@@ -420,3 +422,102 @@ def tf_global_shuffle(global_seed, n, batch_size=None):
     sizes = [min(batch_size, n - start) for start in starts]
     orders = _tf_random_shuffles(global_seed, sizes)
     return np.concatenate([order + start for order, start in zip(orders, starts)])
+
+
+def _uniform_pair(words):
+    """TF's UniformDistribution<Philox, double>: two doubles from one block (n, 4)."""
+    return (_double_from_words(np, words[:, 0], words[:, 1]),
+            _double_from_words(np, words[:, 2], words[:, 3]))
+
+
+def gamma(key_counter, alphas):
+    """`stateless_random_gamma_v2` on the CPU: one gamma(alpha) draw per output, in
+    float64, in the kernel's output order.
+
+    Output `i` restarts the stream at the counter advanced by `256 i` and runs
+    Marsaglia-Tsang with TF's double Box-Muller normals and double uniforms,
+    each taken from the end of its pair of results (alpha < 1: boosted by one
+    and scaled by `u ** (1 / alpha)`; alpha == 1: `-log1p(-u)`).
+
+    Args:
+        key_counter: from `seed_to_key_counter`.
+        alphas: float64 numpy array, the alpha of each output (in the kernel's
+            output order: `alpha_index * samples_per_alpha + sample_index`).
+
+    Returns:
+        float64 numpy array of the draws, in the same order.
+    """
+    alphas = np.asarray(alphas, dtype=np.float64).reshape(-1)
+    n = alphas.shape[0]
+    out = np.empty(n)
+    if n == 0:
+        return out
+    fetched, width = 0, 4
+    words = np.empty((n, 0), dtype=np.uint32)
+
+    def block(rows, index):
+        nonlocal words, fetched
+        need = int(index.max()) + 1 if index.size else 0
+        while need > fetched:  # more blocks for every output, in one Philox call
+            more = random_words(np, key_counter, n, skip=TRUNCATED_SKIP, blocks=width,
+                                start=fetched)
+            words = np.concatenate([words, more], axis=1)
+            fetched += width
+        cols = index[:, None] * 4 + np.arange(4)
+        return words[rows[:, None], cols]
+
+    one = alphas == 1.0
+    rows = np.nonzero(one)[0]
+    if rows.size:
+        u = _uniform_pair(block(rows, np.zeros(rows.size, dtype=np.int64)))[1]
+        out[rows] = -np.log1p(-u)
+    rows = np.nonzero(~one)[0]
+    alpha = alphas[rows]
+    small = alpha < 1
+    d = alpha + np.where(small, 2.0 / 3, -1.0 / 3)
+    c = 1.0 / 3 / np.sqrt(d)
+    m = rows.size
+    next_block = np.zeros(m, dtype=np.int64)
+    norm_left = np.zeros(m, dtype=np.int64)
+    unif_left = np.zeros(m, dtype=np.int64)
+    norms, unifs = np.zeros((m, 2)), np.zeros((m, 2))
+    active = np.arange(m)
+
+    def take_uniform(idx):
+        refill = idx[unif_left[idx] == 0]
+        if refill.size:
+            pair = _uniform_pair(block(rows[refill], next_block[refill]))
+            unifs[refill, 0], unifs[refill, 1] = pair
+            next_block[refill] += 1
+            unif_left[refill] = 2
+        unif_left[idx] -= 1
+        return unifs[idx, unif_left[idx]]
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        while active.size:
+            refill = active[norm_left[active] == 0]
+            if refill.size:
+                w = block(rows[refill], next_block[refill])
+                norms[refill, 0], norms[refill, 1] = _box_muller_double(
+                    np, w[:, 0], w[:, 1], w[:, 2], w[:, 3])
+                next_block[refill] += 1
+                norm_left[refill] = 2
+            norm_left[active] -= 1
+            x = norms[active, norm_left[active]]
+            v = 1 + c[active] * x
+            live = v > 0
+            idx, x, v = active[live], x[live], v[live]
+            v = v * v * v
+            u = take_uniform(idx)
+            accept = (u < 1 - 0.0331 * (x * x) * (x * x)) | (
+                np.log(u) < 0.5 * x * x + d[idx] * (1 - v + np.log(v)))
+            done, res = idx[accept], d[idx[accept]] * v[accept]
+            boost = small[done]
+            if boost.any():
+                b = take_uniform(done[boost])
+                res[boost] *= np.power(b, 1 / alpha[done[boost]])
+            out[rows[done]] = res
+            finished = np.zeros(m, dtype=bool)
+            finished[done] = True
+            active = active[~finished[active]]
+    return out

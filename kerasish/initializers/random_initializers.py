@@ -128,6 +128,11 @@ class RandomUniform(RandomInitializer):
         super().__init__(seed=seed)
 
     def __call__(self, shape, dtype=None):
+        if dtype is not None and config.standardize_dtype(dtype) in ("int32", "int64"):
+            # As Keras on TensorFlow: an integer stateless uniform, its bounds cast
+            # (truncated) to the dtype: `minval + bits % (maxval - minval)`.
+            return random.randint(shape, int(self.minval), int(self.maxval),
+                                  dtype=config.standardize_dtype(dtype), seed=self.seed)
         return random.uniform(shape, minval=self.minval, maxval=self.maxval,
                               dtype=self._float_dtype(dtype), seed=self.seed)
 

@@ -38,15 +38,21 @@ def is_tensor(x):
 
 
 def _default_dtype(array, x):
-    """Keras's dtype for Python data: floats -> floatx, ints -> int32."""
+    """Keras's dtype for Python data: floats -> floatx, ints -> int32 (int64 when a
+    value does not fit in int32, as TensorFlow infers; int32 wrapped it silently)."""
     if isinstance(x, (np.ndarray, np.generic)) or _dev.is_array(x):
         return None
     kind = array.dtype.kind
     if kind == "f":
         return config.floatx()
     if kind in "iu":
+        if array.size and (array.min() < _INT32_MIN or array.max() > _INT32_MAX):
+            return "int64"
         return "int32"
     return None
+
+
+_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
 
 
 def to_array(x, device=None, dtype=None):
@@ -134,6 +140,19 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
         # inside a GradientTape has gradients
         return _stacked(x, out.dtype)
     return out
+
+
+def strong_scalar(x):
+    """A Python scalar as a tensor of TensorFlow's inferred dtype (bool, int32 or
+    int64, float32 whatever floatx is); anything else unchanged.
+
+    Keras's TensorFlow backend converts both operands of some binary ops
+    (arctan2, hypot, logaddexp, gcd, bitwise ops, ...) before promoting, so a
+    Python scalar there is not weak: `arctan2(float16, 1.5)` is float32.
+    """
+    if isinstance(x, (bool, int, float)) and not hasattr(x, "dtype"):
+        return convert_to_tensor(x, "float32" if isinstance(x, float) else None)
+    return x
 
 
 def _holds_tensor(x):

@@ -14,6 +14,7 @@ from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
+from kerasish.backend.dtypes import result_type
 from kerasish.ops import core
 from kerasish.ops.core import convert_to_tensor, operands, promote
 from kerasish.ops.symbolic import keras_op
@@ -269,14 +270,81 @@ def _atan2_grad(which):
     return grad
 
 
-arctan2 = binary("arctan2", _float_binary(lambda xp, a, b: xp.arctan2(a, b)),
-                 _atan2_grad(0), _atan2_grad(1))
-logaddexp = binary("logaddexp", _float_binary(lambda xp, a, b: xp.logaddexp(a, b)),
-                   lambda g, a, b, o: multiply(g, exp(subtract(a, o))),
-                   lambda g, a, b, o: multiply(g, exp(subtract(b, o))))
-hypot = binary("hypot", _float_binary(lambda xp, a, b: xp.hypot(a, b)),
-               lambda g, a, b, o: multiply(g, divide(a, o)),
-               lambda g, a, b, o: multiply(g, divide(b, o)))
+def _keras_logaddexp(xp, a, b):
+    """Keras's TF formula, step by step in the operands' dtype (float16 rounds as Keras)."""
+    delta = a - b
+    with np.errstate(invalid="ignore", over="ignore"):
+        value = xp.maximum(a, b) + xp.log1p(xp.exp(-xp.abs(delta)))
+    return xp.where(xp.isnan(delta), a + b, value).astype(value.dtype)
+
+
+def _keras_hypot(xp, a, b):
+    """Keras's TF formula: max * sqrt(1 + (min / max)**2), with 0 / 0 taken as 0."""
+    a, b = xp.abs(a), xp.abs(b)
+    high, low = xp.maximum(a, b), xp.minimum(a, b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = xp.where(high == 0, xp.zeros_like(high), low / high)
+    one = xp.asarray(1, dtype=high.dtype)
+    return (high * xp.sqrt(one + xp.square(ratio))).astype(high.dtype)
+
+
+def _hypot_binary(compute):
+    """As `_float_binary`, with Keras's hypot dtypes: int64 inputs give float64."""
+    def fn(xp, a, b):
+        kinds = [getattr(v, "dtype", None) for v in (a, b)]
+        wide = any(k is not None and k == np.int64 for k in kinds)
+        target = "float64" if wide else config.floatx()
+        if getattr(a, "dtype", None) is not None and not is_inexact(a.dtype):
+            a = a.astype(target)
+        if getattr(b, "dtype", None) is not None and not is_inexact(b.dtype):
+            b = b.astype(target)
+        return compute(xp, a, b)
+    return fn
+
+
+_arctan2 = binary("arctan2", _float_binary(lambda xp, a, b: xp.arctan2(a, b)),
+                  _atan2_grad(0), _atan2_grad(1))
+_logaddexp = binary("logaddexp", _float_binary(_keras_logaddexp),
+                    lambda g, a, b, o: multiply(g, exp(subtract(a, o))),
+                    lambda g, a, b, o: multiply(g, exp(subtract(b, o))))
+_hypot = binary("hypot", _hypot_binary(_keras_hypot),
+                lambda g, a, b, o: multiply(g, divide_no_nan(a, o)),
+                lambda g, a, b, o: multiply(g, divide_no_nan(b, o)))
+
+
+def _strong_binary(the_op, doc):
+    # Keras's TF backend converts both operands first: a Python scalar is not weak here.
+    def op(x1, x2):
+        return the_op(core.strong_scalar(x1), core.strong_scalar(x2))
+    op.op = the_op.op
+    op.__name__ = op.__qualname__ = the_op.__name__
+    op.__doc__ = doc
+    return op
+
+
+arctan2 = _strong_binary(_arctan2, """Elementwise arctan(x1 / x2) in the right quadrant.
+
+    Python scalars are converted as TensorFlow does (float32, int32), as Keras.
+
+    Example:
+        >>> ops.arctan2(ops.ones(2), 1.0)   # [0.785, 0.785]
+    """)
+logaddexp = _strong_binary(_logaddexp, """log(exp(x1) + exp(x2)), Keras's formula.
+
+    `max(x1, x2) + log1p(exp(-|x1 - x2|))` in the float result dtype (Python
+    scalars converted as TensorFlow does).
+
+    Example:
+        >>> ops.logaddexp(ops.zeros(2), 0.0)   # [0.693, 0.693]
+    """)
+hypot = _strong_binary(_hypot, """sqrt(x1**2 + x2**2), Keras's formula.
+
+    `max * sqrt(1 + (min / max)**2)` of the absolute values; integers give
+    floatx (int64: float64); Python scalars converted as TensorFlow does.
+
+    Example:
+        >>> ops.hypot(ops.convert_to_tensor([3.0]), 4.0)   # [5.]
+    """)
 
 equal = binary("equal", "equal", promote_inputs=False)
 not_equal = binary("not_equal", "not_equal", promote_inputs=False)
@@ -303,6 +371,10 @@ def divide_no_nan(x1, x2):
     Example:
         >>> ops.divide_no_nan(ops.ones(2), ops.convert_to_tensor([0.0, 2.0]))  # [0., 0.5]
     """
+    # As Keras: Python numbers are weak; the operands go to their float result dtype
+    dtype = result_type(*[type(x) if isinstance(x, (int, float)) and not hasattr(x, "dtype")
+                                 else convert_to_tensor(x).dtype for x in (x1, x2)], float)
+    x1, x2 = convert_to_tensor(x1, dtype), convert_to_tensor(x2, dtype)
     zero = equal(x2, 0)
     safe = where(zero, 1, x2)
     return where(zero, 0, divide(x1, safe))

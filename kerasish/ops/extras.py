@@ -245,11 +245,10 @@ def sinc(x):
     return ew.where(zero, 1.0, ew.divide(ew.sin(px), px))
 
 
-def _weak_dtype(x):
-    """A Python scalar's type (weak in the promotion), else the tensor's dtype."""
-    if isinstance(x, (bool, int, float)) and not hasattr(x, "dtype"):
-        return type(x)
-    return convert_to_tensor(x).dtype
+def _strong_dtype(x):
+    """The dtype of `x` converted as Keras's TF backend does first (a Python scalar is
+    not weak: float32, int32, bool)."""
+    return convert_to_tensor(core.strong_scalar(x)).dtype
 
 
 def _as_dtype(x, dtype):
@@ -262,15 +261,19 @@ def _as_dtype(x, dtype):
 @keras_op
 def logaddexp2(x1, x2):
     """log2(2**x1 + 2**x2), in the inputs' float result dtype (ints and bools
-    give floatx, as Keras).
+    give floatx; a Python scalar converts to float32/int32 first, as Keras on TF).
 
     Example:
         >>> ops.logaddexp2(1.0, 1.0)   # 2.0
     """
-    dtype = result_type(_weak_dtype(x1), _weak_dtype(x2), float)
+    dtype = result_type(_strong_dtype(x1), _strong_dtype(x2), float)
     x1, x2 = _as_dtype(x1, dtype), _as_dtype(x2, dtype)
-    ln2 = float(np.log(2.0))  # a Python float is weak: it keeps float16/bfloat16
-    return ew.divide(ew.logaddexp(ew.multiply(x1, ln2), ew.multiply(x2, ln2)), ln2)
+    # Keras's formula, op by op: max + log1p(exp(-|delta| * ln2)) / ln2, where ln2 is
+    # float32's log(2) cast to the dtype
+    ln2 = convert_to_tensor(np.float32(np.log(np.float32(2.0))), dtype=dtype)
+    delta = ew.subtract(x1, x2)
+    tail = ew.divide(ew.log1p(ew.exp(ew.multiply(ew.negative(ew.abs(delta)), ln2))), ln2)
+    return ew.where(ew.isnan(delta), ew.add(x1, x2), ew.add(ew.maximum(x1, x2), tail))
 
 
 @keras_op
@@ -281,7 +284,7 @@ def fmod(x1, x2):
     Example:
         >>> ops.fmod(ops.convert_to_tensor([-3.0]), 2.0)   # [-1.]
     """
-    dtype = result_type(_weak_dtype(x1), _weak_dtype(x2))
+    dtype = result_type(_strong_dtype(x1), _strong_dtype(x2))
     if dtype == "bool":
         dtype = "int32"
     x1, x2 = _as_dtype(x1, dtype), _as_dtype(x2, dtype)
@@ -300,7 +303,7 @@ def heaviside(x1, x2):
     Example:
         >>> ops.heaviside(ops.convert_to_tensor([-1.0, 0.0, 2.0]), 0.5)   # [0., 0.5, 1.]
     """
-    dtype = result_type(_weak_dtype(x1), _weak_dtype(x2))
+    dtype = result_type(_strong_dtype(x1), _strong_dtype(x2))
     if not config.is_float_dtype(dtype):
         dtype = "float64" if dtype == "int64" else config.floatx()
     x1, x2 = _as_dtype(x1, dtype), _as_dtype(x2, dtype)
@@ -417,4 +420,6 @@ def psnr(x1, x2, max_val):
     if x1.shape != x2.shape:
         raise ValueError(f"ops.psnr: inputs must have the same shape; got {core.describe(x1, x2)}.")
     mse = reduction.mean(ew.square(ew.subtract(x1, x2)))
-    return ew.subtract(20.0 * np.log10(max_val), ew.multiply(ew.log10(mse), 10.0))
+    # as Keras: max_val becomes a tensor of x2's dtype (a numpy float64 scalar made it float64)
+    peak = ew.multiply(ew.log10(convert_to_tensor(max_val, dtype=x2.dtype)), 20.0)
+    return ew.subtract(peak, ew.multiply(ew.log10(mse), 10.0))

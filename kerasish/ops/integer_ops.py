@@ -11,8 +11,13 @@ from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.symbolic import keras_op
 
 
-def _raw_int_op(name, fn):
+def _raw_int_op(name, fn, weak_shift=False):
     def op(x, y):
+        # As Keras's TF backend: Python ints are converted first (int32), not weak;
+        # only a shift's Python-int amount takes the other operand's dtype
+        x = core.strong_scalar(x)
+        if not (weak_shift and isinstance(y, int) and not isinstance(y, bool)):
+            y = core.strong_scalar(y)
         if x.__class__ is KerasTensor or y.__class__ is KerasTensor:
             return core.symbolic_elementwise(op, (x, y), name=name)
         (a, b), _, dev = core.operands(name, x, y)
@@ -31,8 +36,8 @@ def _raw_int_op(name, fn):
 bitwise_and = _raw_int_op("bitwise_and", lambda xp: xp.bitwise_and)
 bitwise_or = _raw_int_op("bitwise_or", lambda xp: xp.bitwise_or)
 bitwise_xor = _raw_int_op("bitwise_xor", lambda xp: xp.bitwise_xor)
-bitwise_left_shift = _raw_int_op("bitwise_left_shift", lambda xp: xp.left_shift)
-bitwise_right_shift = _raw_int_op("bitwise_right_shift", lambda xp: xp.right_shift)
+bitwise_left_shift = _raw_int_op("bitwise_left_shift", lambda xp: xp.left_shift, True)
+bitwise_right_shift = _raw_int_op("bitwise_right_shift", lambda xp: xp.right_shift, True)
 left_shift, right_shift = bitwise_left_shift, bitwise_right_shift
 gcd = _raw_int_op("gcd", lambda xp: xp.gcd)
 lcm = _raw_int_op("lcm", lambda xp: xp.lcm)

@@ -423,23 +423,72 @@ def _einsum_grads(g, specs, output_spec, tensors, needs):
 
 @keras_op
 def norm(x, ord=None, axis=None, keepdims=False):
-    """Vector 2-norm (default), 1-norm or max-norm along `axis`; Frobenius for matrices.
+    """Vector or matrix norm, with Keras's (TensorFlow backend's) rules.
+
+    One axis (`axis` an int, or None on a vector): `ord` None/2 (Euclidean),
+    inf, -inf, 0 (count of non-zeros) or any other number p. Two axes (None on
+    a matrix, or a pair): None/"fro", "nuc", 1/-1 (max/min column sum of
+    absolute values), inf/-inf (max/min row sum), 2/-2 (largest/smallest
+    singular value). int64 inputs give floatx, other ints their float type.
 
     Example:
         >>> ops.norm(ops.convert_to_tensor([3.0, 4.0]))   # 5.0
+        >>> ops.norm(ops.convert_to_tensor([[1.0, -2.0], [3.0, 4.0]]), ord=1)   # 6.0
     """
-    x = core.float_operand(x)
-    if ord in (None, 2, "fro", "euclidean"):
+    x = core.convert_to_tensor(x)
+    ndim = x.ndim
+    axes = tuple(range(ndim)) if axis is None else (axis,) if isinstance(axis, int) \
+        else tuple(axis)
+    if any(a < -ndim or a >= ndim for a in axes):
+        raise ValueError("All `axis` values must be in the range [-ndim, ndim). "
+                         f"Received inputs with ndim={ndim}, while axis={axes}")
+    dtype = config.floatx() if x.dtype == "int64" else result_type(x.dtype, float)
+    x = core.cast(x, dtype)
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes[0], keepdims)
+    if len(axes) == 2:
+        return _matrix_norm(x, ord, axes, keepdims)
+    raise ValueError(f"Invalid axis values. Received: axis={axes}")
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    if ord is None or (not isinstance(ord, str) and ord == 2):
         return ew.sqrt(reduction.sum(ew.square(x), axis=axis, keepdims=keepdims))
-    if ord == 1:
-        return reduction.sum(ew.absolute(x), axis=axis, keepdims=keepdims)
-    if ord in (np.inf, "inf"):
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid `ord` argument for vector norm. Received: ord={ord}")
+    if ord == float("inf"):
         return reduction.max(ew.absolute(x), axis=axis, keepdims=keepdims)
-    if isinstance(ord, (int, float)) and ord > 0 and not isinstance(ord, bool):
-        powered = reduction.sum(ew.power(ew.absolute(x), float(ord)), axis=axis, keepdims=keepdims)
-        return ew.power(powered, 1.0 / ord)
-    raise NotImplementedError(f"ops.norm: ord={ord!r} is not supported (use None, 1, 2, "
-                              "a positive p, 'fro' or inf).")
+    if ord == float("-inf"):
+        return reduction.min(ew.absolute(x), axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return reduction.sum(core.cast(ew.not_equal(x, 0), x.dtype), axis=axis, keepdims=keepdims)
+    p = core.convert_to_tensor(ord, dtype=x.dtype)
+    powered = reduction.sum(ew.power(ew.absolute(x), p), axis=axis, keepdims=keepdims)
+    return ew.power(powered, ew.divide(1.0, p))
+
+
+def _matrix_norm(x, ord, axes, keepdims):
+    ndim = x.ndim
+    row, col = (a + ndim if a < 0 else a for a in axes)
+    if ord is None or ord == "fro":
+        return ew.sqrt(reduction.sum(ew.square(x), axis=axes, keepdims=keepdims))
+    if ord in (1, -1, float("inf"), float("-inf")) and not isinstance(ord, bool):
+        # 1: reduce the rows first (column sums); inf: the columns first (row sums)
+        first, second = (row, col) if ord in (1, -1) else (col, row)
+        if not keepdims and second > first:
+            second -= 1
+        sums = reduction.sum(ew.absolute(x), axis=first, keepdims=keepdims)
+        pick = reduction.max if ord in (1, float("inf")) else reduction.min
+        return pick(sums, axis=second, keepdims=keepdims)
+    if ord in ("nuc", 2, -2):
+        moved = shape_ops.moveaxis(x, (row, col), (-2, -1))
+        singular = sys.modules["kerasish.ops.decompositions"].svd(moved, compute_uv=False)
+        pick = {2: reduction.max, -2: reduction.min, "nuc": reduction.sum}[ord]
+        out = pick(singular, axis=-1)
+        if keepdims:  # as Keras: at the axes as given (negative ones count from the end)
+            out = shape_ops.expand_dims(shape_ops.expand_dims(out, axes[0]), axes[1])
+        return out
+    raise ValueError(f"Invalid `ord` argument for matrix norm. Received: ord={ord}")
 
 
 # `keras.ops.linalg` is a Keras namespace too: its names that live elsewhere in kerasish.ops are

@@ -287,7 +287,14 @@ def threshold(x, threshold, default_value):
 
 @keras_op
 def sparsemax(x, axis=-1):
-    """Euclidean projection of `x` onto the probability simplex along `axis`.
+    """Keras's sparsemax: `max(x - tau, 0)` along `axis`, with Keras's `tau`.
+
+    Keras 3.15.1 (every backend) takes `tau = (sum of the cumulative sums of
+    the sorted values over the support - 1) / k` rather than the paper's
+    `(cumulative sum at k - 1) / k`; the two agree only when the support has
+    one element, so with a larger support the slices do not sum to 1
+    (`[1.0, 1.5]` gives `[0., 0.]`). kerasish computes Keras's formula, step
+    by step as Keras, to give the same numbers.
 
     Example:
         >>> ops.sparsemax(ops.convert_to_tensor([1.0, 3.0]))   # [0., 1.]
@@ -299,12 +306,13 @@ def sparsemax(x, axis=-1):
     z = shape_ops.moveaxis(x, axis, -1)
     ordered = ew.negative(sorting.sort(ew.negative(z), axis=-1))
     n = z.shape[-1]
-    ks = core.convert_to_tensor(list(range(1, n + 1)), dtype=x.dtype)
+    ranks = core.convert_to_tensor(list(range(1, n + 1)), dtype=x.dtype)
     cumulative = reduction.cumsum(ordered, axis=-1)
-    support = core.cast(ew.greater(ew.add(ew.multiply(ordered, ks), 1.0), cumulative), x.dtype)
-    k = reduction.sum(support, axis=-1, keepdims=True)
-    tau = ew.divide(ew.subtract(reduction.sum(ew.multiply(ordered, support), axis=-1, keepdims=True), 1.0), k)
-    return shape_ops.moveaxis(relu(ew.subtract(z, tau)), -1, axis)
+    support = ew.greater(ew.subtract(ordered, ew.divide(ew.subtract(cumulative, 1.0), ranks)), 0.0)
+    k = reduction.sum(core.cast(support, x.dtype), axis=-1, keepdims=True)
+    kept = ew.where(support, cumulative, 0.0)
+    tau = ew.divide(ew.subtract(reduction.sum(kept, axis=-1, keepdims=True), 1.0), k)
+    return shape_ops.moveaxis(ew.maximum(ew.subtract(z, tau), 0.0), -1, axis)
 
 
 # Re-exports (see the module docstring).

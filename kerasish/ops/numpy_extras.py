@@ -34,9 +34,18 @@ def _as_float(x, dtype=None):
     return core.cast(x, dtype or _float_dtype(x))
 
 
+def _weak(x):
+    """A Python number's type (weak in Keras's promotion), else the tensor's dtype."""
+    if isinstance(x, (int, float)) and not hasattr(x, "dtype"):
+        return type(x)
+    return core.convert_to_tensor(x).dtype
+
+
 def _nan_aware_extremum(pick):
     def op(x1, x2):
-        x1, x2 = core.convert_to_tensor(x1), core.convert_to_tensor(x2)
+        # As Keras: Python numbers stay weak (fmax(float16, 1.5) is float16)
+        dtype = result_type(_weak(x1), _weak(x2))
+        x1, x2 = core.convert_to_tensor(x1, dtype), core.convert_to_tensor(x2, dtype)
         picked = pick(x1, x2)
         if not picked.dtype.startswith(("float", "bfloat")):
             return picked
@@ -124,29 +133,17 @@ def nextafter(x1, x2):
         float Tensor (Keras's float result dtype of the two).
 
     Example:
-        >>> ops.nextafter(ops.convert_to_tensor([1.0]), 2.0)   # [1.0000001]
+        >>> ops.nextafter(ops.convert_to_tensor([1.0], "float64"), 2.0)   # [1.0000000000000002]
     """
     if x1.__class__ is KerasTensor or x2.__class__ is KerasTensor:
         return core.symbolic_elementwise(nextafter, (x1, x2))
     x1, x2 = core.convert_to_tensor(x1), core.convert_to_tensor(x2)
     dtype = result_type(x1.dtype, x2.dtype, float)
-    (a, b), _, dev = core.operands("nextafter", core.cast(x1, dtype), core.cast(x2, dtype))
-    if dtype == "bfloat16":  # numpy has no bfloat16 nextafter: step the bit pattern
-        return Tensor(_nextafter_bfloat16(dev.xp, a, b), dev)
-    return Tensor(dev.xp.nextafter(a, b), dev)
-
-
-def _nextafter_bfloat16(xp, a, b):
-    """nextafter on bfloat16 arrays via their 16-bit patterns (IEEE stepping rules)."""
-    a, b = xp.broadcast_arrays(a, b)
-    fa, fb = a.astype("float32"), b.astype("float32")
-    bits = a.view(xp.uint16).astype(xp.int32)
-    up = (fa < fb) == (fa > 0)  # away from zero when moving outwards
-    stepped = xp.where(up, bits + 1, bits - 1)
-    tiny = xp.where(fb < 0, 0x8001, 0x0001)  # the smallest subnormal towards b
-    out = xp.where(fa == 0, tiny, stepped).astype(xp.uint16).view(a.dtype)
-    out = xp.where(fa == fb, b, out)
-    return xp.where(xp.isnan(fa) | xp.isnan(fb), xp.asarray(np.nan, dtype=a.dtype), out)
+    # As Keras on TensorFlow: the step is taken in float64, then cast to the result
+    # dtype (so float32/float16 values usually round back to themselves).
+    (a, b), _, dev = core.operands("nextafter", core.cast(x1, "float64"),
+                                   core.cast(x2, "float64"))
+    return core.cast(Tensor(dev.xp.nextafter(a, b), dev), dtype)
 
 
 @keras_op
@@ -457,14 +454,21 @@ def cdist(x, y):
 
 @keras_op
 def polar(abs_, angle):  # noqa: F811 - Keras's argument name shadows the op
-    """The complex numbers `abs_ * (cos(angle) + i sin(angle))` (complex64; no gradient).
+    """The complex numbers `abs_ * (cos(angle) + i sin(angle))` (no gradient).
+
+    complex64 from float32 (and smaller) inputs, complex128 from float64, as
+    Keras on TensorFlow.
 
     Example:
         >>> ops.polar(ops.ones(1), ops.zeros(1))   # [1+0j]
     """
-    r, theta = _as_float(abs_, "float32"), _as_float(angle, "float32")
+    r, theta = _as_float(abs_), _as_float(angle)
+    wide = "float64" in (r.dtype, theta.dtype)
+    real = "float64" if wide else "float32"
+    r, theta = core.cast(r, real), core.cast(theta, real)
     (a, t), _, dev = core.operands("polar", r, theta)
-    return Tensor((a * dev.xp.cos(t) + 1j * (a * dev.xp.sin(t))).astype("complex64"), dev)
+    value = a * dev.xp.cos(t) + 1j * (a * dev.xp.sin(t))
+    return Tensor(value.astype("complex128" if wide else "complex64"), dev)
 
 
 @keras_op

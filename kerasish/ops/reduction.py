@@ -81,6 +81,9 @@ class Sum(Op):
         self.axes, self.keepdims = axes, keepdims
 
     def forward(self, device, x):
+        if x.dtype.name == "bfloat16":  # TensorFlow accumulates bfloat16 in float32
+            return device.xp.sum(x, axis=self.axes, keepdims=self.keepdims,
+                                 dtype="float32").astype(x.dtype)
         value = device.xp.sum(x, axis=self.axes, keepdims=self.keepdims)
         return value if is_float(x.dtype) else value.astype(accumulator_dtype(x.dtype))
 
@@ -128,6 +131,9 @@ class Mean(Op):
         self.axes, self.keepdims = axes, keepdims
 
     def forward(self, device, x):
+        if x.dtype.name == "bfloat16":  # TensorFlow accumulates bfloat16 in float32
+            return device.xp.mean(x, axis=self.axes, keepdims=self.keepdims,
+                                  dtype="float32").astype(x.dtype)
         return device.xp.mean(x, axis=self.axes, keepdims=self.keepdims)
 
     def save(self, inputs, outputs):
@@ -331,8 +337,12 @@ def var(x, axis=None, keepdims=False):
         >>> ops.var(ops.convert_to_tensor([1.0, 3.0]))   # 1.0
     """
     x = core.float_operand(x)
+    dtype = x.dtype
+    if dtype in ("float16", "bfloat16"):  # as Keras: computed in float32, cast back
+        x = core.cast(x, "float32")
     centred = ew.subtract(x, mean(x, axis=axis, keepdims=True))
-    return mean(ew.square(centred), axis=axis, keepdims=keepdims)
+    out = mean(ew.square(centred), axis=axis, keepdims=keepdims)
+    return out if out.dtype == dtype else core.cast(out, dtype)
 
 
 @keras_op

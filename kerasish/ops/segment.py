@@ -1,11 +1,13 @@
 """Segment reductions: segment_sum, segment_max, segment_min (Keras `ops.segment_*`).
 
 Rows of `data` whose segment id is negative are dropped; empty segments
-hold 0 (sum) or -inf/+inf (max/min; the dtype's extreme for ints).
+hold 0 (sum) or, as TensorFlow's unsorted segment max/min, the dtype's lowest
+or highest finite value (max/min); with `sorted=True` (TensorFlow's sorted
+kernels) they hold 0.
 """
 import numpy as np
 
-from kerasish.backend.config import is_float
+from kerasish.backend.config import finfo, is_float
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
@@ -82,32 +84,37 @@ def segment_sum(data, segment_ids, num_segments=None, sorted=False):
     return _index_add(rows, (ids[keep],), (n,) + data.shape[1:])
 
 
-def _segment_extreme(name, data, segment_ids, num_segments, largest):
+def _segment_extreme(name, data, segment_ids, num_segments, largest, sorted_ids=False):
     if data.__class__ is KerasTensor or segment_ids.__class__ is KerasTensor:
         return _symbolic_segment(name, convert_to_tensor(data), convert_to_tensor(segment_ids),
                                  num_segments)
     data, ids, keep, n = _prepare(name, data, segment_ids, num_segments)
     dt = data._value.dtype
-    if is_float(dt):
-        fill = -np.inf if largest else np.inf
+    if is_float(dt):  # TensorFlow fills with the lowest/highest finite value, not -inf/+inf
+        info = finfo(dt)
+        fill = info.min if largest else info.max
     else:
         info = np.iinfo(dt) if dt.kind in "iu" else None
         fill = (info.min if largest else info.max) if info else (not largest)
-    return SegmentExtreme(name, largest, ids, keep, n, fill)(data)
+    return SegmentExtreme(name, largest, ids, keep, n, fill, bool(sorted_ids))(data)
 
 
 class SegmentExtreme(Op):
     """Max or min per segment (raw int ids); ties share the gradient equally (TF's rule)."""
 
-    def __init__(self, name, largest, ids, keep, n, fill):
+    def __init__(self, name, largest, ids, keep, n, fill, zero_empty=False):
         self.name, self.largest, self.ids, self.keep, self.n, self.fill = \
             name, largest, ids, keep, n, fill
+        self.zero_empty = zero_empty  # TensorFlow's sorted kernels leave empty segments 0
 
     def forward(self, device, data):
         xp = device.xp
         value = xp.full((self.n,) + data.shape[1:], self.fill, dtype=data.dtype)
         ufunc = xp.maximum if self.largest else xp.minimum
         ufunc.at(value, xp.asarray(self.ids[self.keep]), data[xp.asarray(self.keep)])
+        if self.zero_empty:
+            empty = np.bincount(self.ids[self.keep], minlength=self.n)[:self.n] == 0
+            value[xp.asarray(empty)] = 0
         return value
 
     def save(self, inputs, outputs):
@@ -134,22 +141,25 @@ def segment_max(data, segment_ids, num_segments=None, sorted=False):
         data: tensor (n, ...).
         segment_ids: int ids (n,); negative ids drop their row.
         num_segments: number of output rows (max id + 1 if None).
-        sorted: accepted for Keras compatibility.
+        sorted: as Keras on TensorFlow: True takes the sorted kernel, whose empty
+            segments hold 0.
 
     Returns:
-        Tensor (num_segments, ...); empty segments hold -inf.
+        Tensor (num_segments, ...); empty segments hold the dtype's lowest value
+        (0 with `sorted=True`).
 
     Example:
         >>> ops.segment_max(ops.convert_to_tensor([1.0, 5.0, 3.0]), [0, 0, 1])   # [5., 3.]
     """
-    return _segment_extreme("segment_max", data, segment_ids, num_segments, True)
+    return _segment_extreme("segment_max", data, segment_ids, num_segments, True, sorted)
 
 
 @keras_op
 def segment_min(data, segment_ids, num_segments=None, sorted=False):
-    """Minimum over the rows of `data` that share a segment id (empty: +inf).
+    """Minimum over the rows of `data` that share a segment id (empty: the dtype's
+    highest value; 0 with `sorted=True`, as TensorFlow).
 
     Example:
         >>> ops.segment_min(ops.convert_to_tensor([1.0, 5.0, 3.0]), [0, 0, 1])   # [1., 3.]
     """
-    return _segment_extreme("segment_min", data, segment_ids, num_segments, False)
+    return _segment_extreme("segment_min", data, segment_ids, num_segments, False, sorted)

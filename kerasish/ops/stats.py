@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from kerasish.backend import config
-from kerasish.ops import core, elementwise as ew, linalg, reduction, manipulation as shape_ops
+from kerasish.ops import core, creation, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops.core import float_operand
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.ops.symbolic import keras_op
@@ -23,7 +23,11 @@ def moments(x, axes, keepdims=False, synchronized=False):
         x: tensor.
         axes: int or list of axes to reduce.
         keepdims: keep reduced axes with length 1.
-        synchronized: must be False (single device).
+        synchronized: as Keras on TensorFlow in the default (single-device)
+            replica context: `E[x^2] - E[x]^2` from sums (clipped at 0), the
+            formula of its cross-replica path, instead of the mean of squared
+            deviations. kerasish's strategies cannot all-reduce inside a
+            replica, so there is no cross-device version.
 
     Returns:
         (mean, variance) tensors.
@@ -31,17 +35,18 @@ def moments(x, axes, keepdims=False, synchronized=False):
     Example:
         >>> mean, var = ops.moments(ops.convert_to_tensor([1.0, 3.0]), axes=[0])   # 2.0, 1.0
     """
-    if synchronized:
-        raise NotImplementedError("ops.moments: synchronized=True needs a distribution strategy.")
     x = float_operand(x)
     dtype = x.dtype
     if dtype == "float16":
         x = core.cast(x, "float32")
     axes = tuple(axes) if isinstance(axes, (list, tuple)) else (axes,)
-    mean = reduction.mean(x, axis=axes, keepdims=True)
-    centred = ew.subtract(x, core.stop_gradient(mean))
-    variance = reduction.mean(ew.square(centred), axis=axes, keepdims=True)
-    variance = ew.subtract(variance, ew.square(ew.subtract(mean, core.stop_gradient(mean))))
+    if synchronized:
+        mean, variance = _summed_moments(x, axes)
+    else:
+        mean = reduction.mean(x, axis=axes, keepdims=True)
+        centred = ew.subtract(x, core.stop_gradient(mean))
+        variance = reduction.mean(ew.square(centred), axis=axes, keepdims=True)
+        variance = ew.subtract(variance, ew.square(ew.subtract(mean, core.stop_gradient(mean))))
     if not keepdims:
         mean = shape_ops.squeeze(mean, axes)
         variance = shape_ops.squeeze(variance, axes)
@@ -51,6 +56,14 @@ def moments(x, axes, keepdims=False, synchronized=False):
         mean = core.cast(ew.clip(mean, -limit, limit), dtype)
         variance = core.cast(ew.clip(variance, -limit, limit), dtype)
     return mean, variance
+
+
+def _summed_moments(x, axes):
+    """Keras's `_compute_moments_sync` with one replica: sums, count, E[x^2] - E[x]^2."""
+    count = reduction.sum(creation.ones_like(x), axis=axes, keepdims=True)
+    mean = ew.divide_no_nan(reduction.sum(x, axis=axes, keepdims=True), count)
+    squared_mean = ew.divide_no_nan(reduction.sum(ew.square(x), axis=axes, keepdims=True), count)
+    return mean, ew.maximum(ew.subtract(squared_mean, ew.square(mean)), 0.0)
 
 
 @keras_op
@@ -66,8 +79,13 @@ def normalize(x, axis=-1, order=2, epsilon=None):
     x = float_operand(x)
     eps = config.epsilon() if epsilon is None else epsilon
     if order == 2:
+        # Keras's bound: min(rsqrt(sum of squares), 1 / epsilon). A zero sum takes the
+        # bound through `where` (rsqrt(0) = inf is never formed), so its gradient is 0
+        # there, as TensorFlow's (whose rsqrt gradient is 0 for a zero upstream).
         sq = reduction.sum(ew.square(x), axis=axis, keepdims=True)
-        return ew.multiply(x, ew.rsqrt(ew.maximum(sq, eps * eps)))
+        zero = ew.equal(sq, 0.0)
+        bounded = ew.minimum(ew.rsqrt(ew.where(zero, 1.0, sq)), 1.0 / eps)
+        return ew.multiply(x, ew.where(zero, 1.0 / eps, bounded))
     norm = linalg.norm(x, ord=order, axis=axis, keepdims=True)
     return ew.divide(x, ew.maximum(norm, eps))
 
@@ -134,7 +152,9 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     res = ew.negative(ew.multiply(mean, inv))
     if offset is not None:
         res = ew.add(res, _along(offset, axis, x.ndim))
-    return ew.add(ew.multiply(x, inv), res)
+    # As tf.nn.batch_normalization: the statistics' terms are cast to x's dtype, so the
+    # result has x's dtype whatever the statistics' (float64 numpy vectors included)
+    return ew.add(ew.multiply(x, core.cast(inv, x.dtype)), core.cast(res, x.dtype))
 
 
 @keras_op

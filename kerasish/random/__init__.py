@@ -233,6 +233,9 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         >>> keras.random.uniform((2,), seed=3).shape
         (2,)
     """
+    if dtype and not config.is_float_dtype(config.standardize_dtype(dtype)):
+        raise ValueError("`keras.random.uniform` requires a floating point `dtype`. "
+                         f"Received: dtype={dtype} ")
     if _unknown(shape):
         return _traced_draw(shape, _float(dtype), seed)
     dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
@@ -285,6 +288,9 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
     Returns:
         Tensor.
     """
+    if dtype and not config.is_int_dtype(config.standardize_dtype(dtype)):
+        raise ValueError("`keras.random.randint` requires an integer `dtype`. "
+                         f"Received: dtype={dtype} ")
     if _unknown(shape):
         return _traced_draw(shape, dtype, seed)
     dtype, shape = config.standardize_dtype(dtype), _shape(shape)
@@ -390,13 +396,36 @@ def _numpy_generator(seed):
 def gamma(shape, alpha, dtype=None, seed=None):
     """Samples from a gamma distribution with concentration `alpha` (scale 1).
 
+    TensorFlow's stateless gamma sampler, as Keras: Marsaglia-Tsang on Philox
+    words, output `i` starting its own stream 256 blocks after output `i - 1`
+    (bfloat16 drawn in float32). `shape` must end with `alpha`'s shape.
+
     Example:
         >>> keras.random.gamma((3,), alpha=2.0, seed=1).shape
         (3,)
     """
-    dev, gen = _numpy_generator(seed)
-    values = gen.gamma(alpha, 1.0, _shape(shape))
-    return Tensor(values.astype(config.to_numpy_dtype(_float(dtype))), dev)
+    dtype, shape = _float(dtype), _shape(shape)
+    return _sample(seed, lambda dev, kc, pair: dev.send(_tf_gamma(kc, shape, alpha, dtype)))
+
+
+def _tf_gamma(key_counter, shape, alpha, dtype):
+    """`tf.random.stateless_gamma(shape, alpha, dtype)` (beta 1) as a numpy array of `dtype`."""
+    middle = config.to_numpy_dtype("float32" if dtype == "bfloat16" else dtype)
+    alpha = np.asarray(core.convert_to_numpy(alpha)).astype(middle)
+    if alpha.ndim > len(shape) or tuple(shape[len(shape) - alpha.ndim:]) != alpha.shape:
+        raise ValueError(f"gamma: `shape` {tuple(shape)} must end with the shape of `alpha` "
+                         f"{alpha.shape}.")
+    per_alpha = int(np.prod(shape[:len(shape) - alpha.ndim], dtype=np.int64))
+    # the kernel's output i draws for alpha i // per_alpha, sample i % per_alpha, and is
+    # stored at sample * num_alphas + alpha
+    draws = philox.gamma(key_counter, np.repeat(alpha.reshape(-1).astype(np.float64), per_alpha))
+    order = np.arange(draws.size)
+    out = np.empty(draws.size)
+    out[(order % per_alpha) * alpha.size + order // per_alpha] = draws
+    if middle == np.float16:  # Eigen's half from a double goes through float
+        out = out.astype(np.float32)
+    out = np.maximum(out.astype(middle), config.finfo(middle).tiny)  # TF's floor at `tiny`
+    return out.reshape(shape).astype(config.to_numpy_dtype(dtype))
 
 
 def binomial(shape, counts, probabilities, dtype=None, seed=None):
@@ -413,14 +442,28 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
 
 
 def beta(shape, alpha, beta, dtype=None, seed=None):
-    """Samples from a beta distribution.
+    """Samples from a beta distribution, as Keras on TensorFlow: `ga / (ga + gb)` of
+    two stateless gamma draws (`alpha` with the drawn seed pair, `beta` with the pair
+    plus 12), `alpha` and `beta` broadcast to `shape`.
 
     Example:
         >>> keras.random.beta((2,), alpha=2.0, beta=3.0, seed=1)
     """
-    dev, gen = _numpy_generator(seed)
-    values = gen.beta(core.convert_to_numpy(alpha), core.convert_to_numpy(beta), _shape(shape))
-    return Tensor(values.astype(config.to_numpy_dtype(_float(dtype))), dev)
+    dtype, shape = _float(dtype), _shape(shape)
+    middle = "float32" if dtype == "bfloat16" else dtype
+    out_dtype = config.to_numpy_dtype(dtype)
+
+    def draw(dev, kc, pair):
+        a = np.broadcast_to(np.asarray(core.convert_to_numpy(alpha)).astype(
+            config.to_numpy_dtype(middle)), shape)
+        b = np.broadcast_to(np.asarray(core.convert_to_numpy(beta)).astype(
+            config.to_numpy_dtype(middle)), shape)
+        shifted = [int(np.int32(np.int64(v) + 12)) if -2 ** 31 <= int(v) < 2 ** 31
+                   else int(v) + 12 for v in pair]  # int32 seeds wrap, as TF's add
+        ga = _tf_gamma(kc, shape, a, middle).astype(out_dtype)
+        gb = _tf_gamma(philox.seed_to_key_counter(*shifted), shape, b, middle).astype(out_dtype)
+        return dev.send((ga / (ga + gb)).astype(out_dtype))
+    return _sample(seed, draw)
 
 
 def set_seed(seed):

@@ -172,3 +172,14 @@ def test_fan_axes_pick_the_fans():
     config = initializers.GlorotUniform(input_axes=[0], output_axes=[1, 2]).get_config()
     assert config == {"seed": None, "input_axes": [0], "output_axes": [1, 2]}
     assert initializers.GlorotUniform.from_config(config).get_config() == config
+
+
+def test_random_uniform_with_an_integer_dtype_draws_like_keras():
+    # Keras 3.15.1 on TensorFlow: an integer stateless uniform with the bounds truncated.
+    init = initializers.RandomUniform
+    assert init(minval=0, maxval=10, seed=2)((7,), dtype="int32").numpy().tolist() == \
+        [7, 5, 7, 5, 0, 3, 4]
+    drawn = init(minval=-3.7, maxval=5.9, seed=2)((7,), dtype="int64")
+    assert drawn.dtype == "int64" and drawn.numpy().tolist() == [0, 0, 3, 1, 1, 2, 4]
+    assert init(minval=-100, maxval=100, seed=2)((7,), dtype="int32").numpy().tolist() == \
+        [47, -75, 87, 5, 50, 23, -56]

@@ -104,3 +104,13 @@ def test_a_list_of_tensors_converts_differentiably_as_tf():
         total = ops.sum(nested * nested)
     np.testing.assert_allclose(tape.gradient(total, k).numpy(), [[1.0, -0.5], [0.0, 2.0]])
     assert nested.dtype == "float32" and nested.shape == (2, 2)
+
+
+def test_python_ints_beyond_int32_become_int64_as_tensorflow():
+    # Keras 3.15.1 on TensorFlow: int64 (kerasish made them int32 and wrapped 2**40 to 0).
+    assert ops.convert_to_tensor(2 ** 40).numpy() == 2 ** 40
+    big = ops.convert_to_tensor([2 ** 40, 1])
+    assert big.dtype == "int64" and big.numpy().tolist() == [2 ** 40, 1]
+    assert ops.convert_to_tensor(2 ** 31).dtype == "int64"
+    assert ops.convert_to_tensor(-2 ** 31).dtype == "int32"
+    assert ops.convert_to_tensor([]).dtype == "float32"

@@ -215,3 +215,33 @@ def test_nonzero_and_one_argument_where_return_lists_as_keras():
     assert out[0].dtype == "int32"
     out = ops.where(ops.convert_to_tensor([[True, False], [False, True]]))
     assert isinstance(out, list) and [i.numpy().tolist() for i in out] == [[0, 1], [0, 1]]
+
+
+F16 = np.array([0.5, 1.5, -2.5], "float16")
+
+
+def test_scalar_operands_convert_as_keras_tensorflow_backend():
+    # Keras 3.15.1 (TensorFlow backend) converts both operands of arctan2/logaddexp/hypot
+    # first, so a Python float is float32 there; its numbers (to float32 rounding).
+    out = ops.arctan2(F16, 1.5)
+    assert out.dtype == "float32"
+    np.testing.assert_allclose(out.numpy(), [0.32175055, 0.78539819, -1.03037679], rtol=1e-6)
+    out = ops.logaddexp(F16, 1.5)
+    assert out.dtype == "float32"
+    np.testing.assert_allclose(out.numpy(), [1.81326175, 2.19314718, 1.51814997], rtol=1e-6)
+    out = ops.hypot(F16, 1.5)
+    assert out.dtype == "float32"
+    np.testing.assert_allclose(out.numpy(), [1.58113885, 2.12132025, 2.91547585], rtol=1e-7)
+    # hypot of int64 is float64; its formula max * sqrt(1 + (min / max)**2) rounds as Keras
+    assert ops.hypot(np.array([1, 2, 3], "int64"), 2).dtype == "float64"
+    wide = ops.hypot(np.array([-2.5, 3.0], "float32"), np.array([250.0, 4.0], "float32"))
+    assert wide.numpy().tolist() == [250.01248168945312, 5.0]
+    # float16 logaddexp op by op in float16, as Keras
+    half = ops.logaddexp(F16, np.array([1.0, 0.25, 3.0], "float16"))
+    assert half.numpy().astype("float64").tolist() == [1.474609375, 1.751953125, 3.00390625]
+    # divide_no_nan keeps Python numbers weak, as Keras
+    out = ops.divide_no_nan(F16, 1.5)
+    assert out.dtype == "float16"
+    assert out.numpy().astype("float64").tolist() == [0.333251953125, 1.0, -1.6669921875]
+    check_gradients(lambda a, b: ops.hypot(a, b), [np.array([3.0, -1.0, 0.5]), np.array([4.0, 2.0, -0.2])])
+    check_gradients(lambda a, b: ops.logaddexp(a, b), [np.array([3.0, -1.0]), np.array([4.0, 2.0])])

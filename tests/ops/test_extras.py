@@ -43,7 +43,9 @@ def test_integer_ops():
     (lambda o: o.ptp(X, axis=1), lambda: np.ptp(X, axis=1)),
     (lambda o: o.percentile(X, [10, 90], axis=0), lambda: np.percentile(X, [10, 90], axis=0)),
     (lambda o: o.erfc(X), lambda: special.erfc(X)), (lambda o: o.sinc(X), lambda: np.sinc(X)),
-    (lambda o: o.logaddexp2(X, 1.0), lambda: np.logaddexp2(X, 1.0)),
+    # Keras's formula, with its float32 log(2) even in float64
+    (lambda o: o.logaddexp2(X, 1.0), lambda: np.maximum(X, 1.0) + np.log1p(
+        np.exp(-np.abs(X - 1.0) * float(np.float32(np.log(2))))) / float(np.float32(np.log(2)))),
     (lambda o: o.fmod(X, 0.7), lambda: np.fmod(X, 0.7)),
     (lambda o: o.heaviside(X, 0.5), lambda: np.heaviside(X, 0.5)),
     (lambda o: o.kron(X[:2, :2], X[1:, 1:3]), lambda: np.kron(X[:2, :2], X[1:, 1:3])),
@@ -206,3 +208,34 @@ def test_unique_keeps_nans_apart_as_keras():
                                          return_inverse=True, return_counts=True)
     np.testing.assert_array_equal(values.numpy(), [1.0, 2.0, np.nan, np.nan])
     assert inverse.numpy().tolist() == [0, 2, 1, 3] and counts.numpy().tolist() == [1, 1, 1, 1]
+
+
+def test_scalar_operands_convert_as_keras_tensorflow_backend():
+    # Keras 3.15.1 (TensorFlow backend): a Python scalar is converted (float32, int32)
+    # before promotion in these ops; its printed numbers.
+    f16 = np.array([0.5, 1.5, -2.5], "float16")
+    i8 = np.array([1, -2, 3], "int8")
+    out = ops.logaddexp2(f16, 1.5)
+    assert out.dtype == "float32"
+    np.testing.assert_allclose(out.numpy(), [2.08496237, 2.5, 1.5874629], rtol=1e-6)
+    out = ops.fmod(f16, 1.5)
+    assert out.dtype == "float32" and out.numpy().tolist() == [0.5, 0.0, -1.0]
+    out = ops.heaviside(f16, 1.5)
+    assert out.dtype == "float32" and out.numpy().tolist() == [1.0, 1.0, 0.0]
+    for name, expected in [("fmod", [1, 0, 1]), ("gcd", [1, 2, 1]), ("lcm", [2, 2, 6]),
+                           ("bitwise_and", [0, 2, 2])]:
+        out = getattr(ops, name)(i8, 2)
+        assert out.dtype == "int32" and out.numpy().tolist() == expected, name
+    # a shift's Python-int amount takes the tensor's dtype
+    out = ops.left_shift(i8, 2)
+    assert out.dtype == "int8" and out.numpy().tolist() == [4, -8, 12]
+
+
+def test_psnr_keeps_the_inputs_dtype_as_keras():
+    # Keras 3.15.1: max_val becomes a tensor of x2's dtype (kerasish gave float64)
+    x = np.array([[0.5, 1.0], [2.0, -1.0]], "float32")
+    out = ops.psnr(x, x * 0.9, 1.0)
+    assert out.dtype == "float32"
+    np.testing.assert_allclose(float(out), 18.061798095703125, rtol=1e-6)
+    half = ops.psnr(x.astype("float16"), (x * 0.5).astype("float16"), 255)
+    assert half.dtype == "float16"

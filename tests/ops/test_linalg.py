@@ -92,8 +92,33 @@ def test_norms():
     np.testing.assert_allclose(ops.norm(x, ord=np.inf, axis=1).numpy(), np.linalg.norm(x, np.inf, axis=1))
     np.testing.assert_allclose(ops.norm(x, ord=3, axis=1).numpy(), np.linalg.norm(x, 3, axis=1))
     check_gradients(lambda x: ops.norm(x, axis=-1), [x])
-    with pytest.raises(NotImplementedError, match="ops.norm: ord='nuc'"):
-        ops.norm(x, ord="nuc")
+    with pytest.raises(ValueError, match="Invalid `ord` argument for vector norm"):
+        ops.norm(x, ord="nuc", axis=1)
+
+
+def test_matrix_norms_as_keras():
+    # Keras 3.15.1 printed these: with no axis a matrix gets a matrix norm (ord=1 is the
+    # largest column sum, inf the largest row sum, 2 the largest singular value); kerasish
+    # used to flatten it (ord=1 summed every entry, ord=2 gave the Frobenius norm).
+    x = np.array([[1.0, -2.0, 0.5], [3.0, 4.0, -1.0]], "float32")
+    expected = {None: 5.590169906616211, "fro": 5.590169906616211, "nuc": 7.201773643493652,
+                1: 6.0, -1: 1.5, 2: 5.231413841247559, -2: 1.9703596830368042,
+                np.inf: 8.0, -np.inf: 3.5}
+    for order, value in expected.items():
+        np.testing.assert_allclose(float(ops.norm(x, ord=order)), value, rtol=1e-6,
+                                   err_msg=repr(order))
+    np.testing.assert_allclose(ops.norm(x, ord=-np.inf, axis=1).numpy(), [0.5, 1.0])
+    np.testing.assert_allclose(ops.norm(x, ord=0, axis=1).numpy(), [3.0, 3.0])
+    np.testing.assert_allclose(ops.norm(x, ord=0.5, axis=1).numpy(), [9.742641, 22.392305],
+                               rtol=1e-6)
+    stack = np.stack([x, 2 * x])
+    # Keras's quirk: the singular-value norms re-insert the axes as given, so negative
+    # axes land elsewhere (Keras 3.15.1: shape (1, 2, 1))
+    assert ops.norm(stack, ord=2, axis=(-2, -1), keepdims=True).shape == (1, 2, 1)
+    assert ops.norm(stack, ord=1, axis=(1, 2), keepdims=True).shape == (2, 1, 1)
+    assert ops.norm(np.arange(4, dtype="int64")).dtype == "float32"
+    check_gradients(lambda m: ops.norm(m, ord=1), [x.astype("float64")])
+    check_gradients(lambda m: ops.norm(m, ord="nuc"), [x.astype("float64")])
 
 
 def test_matmul_shape_mismatch_names_op_shapes_and_dtypes():

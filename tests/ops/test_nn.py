@@ -69,12 +69,24 @@ def test_glu_and_sparsemax():
     a, b = X[:, :3], X[:, 3:]
     np.testing.assert_allclose(ops.glu(X).numpy(), a * sig(b))
     check_gradients(ops.glu, [X])
-    out = ops.sparsemax(X).numpy()
-    np.testing.assert_allclose(out.sum(-1), 1.0)
     np.testing.assert_allclose(ops.sparsemax(ops.convert_to_tensor([1.0, 3.0])).numpy(), [0.0, 1.0])
-    np.testing.assert_allclose(ops.sparsemax(ops.convert_to_tensor([1.0, 1.5])).numpy(), [0.25, 0.75])
     with pytest.raises(ValueError, match="ops.glu.*even"):
         ops.glu(ops.ones((2, 3)))
+
+
+def test_sparsemax_matches_keras_threshold():
+    # Printed by Keras 3.15.1 (TensorFlow backend; its JAX/numpy backends share the
+    # formula): tau sums the cumulative sums over the support, so slices with a support
+    # of more than one value do not sum to 1.
+    np.testing.assert_allclose(ops.sparsemax(ops.convert_to_tensor([1.0, 1.5])).numpy(), [0, 0])
+    x = np.array([[0.5, 0.4, 0.3, -1.0], [2.0, 0.5, 0.0, 0.1]])
+    out = ops.sparsemax(x)
+    assert out.dtype == "float64"
+    np.testing.assert_allclose(out.numpy(), [[0, 0, 0, 0], [1, 0, 0, 0]], atol=1e-12)
+    np.testing.assert_allclose(ops.sparsemax(x, axis=0).numpy(),
+                               [[0.0, 0.2, 0.5, 0.0], [1.0, 0.3, 0.2, 1.0]], atol=1e-12)
+    np.testing.assert_allclose(ops.sparsemax([[0.9, 1.0, 0.0]]).numpy(), [[0.0, 0.05, 0.0]],
+                               atol=1e-6)
 
 
 def test_sigmoid_and_softmax_are_stable_at_extremes():

@@ -103,3 +103,24 @@ def test_bad_axis_names_the_op():
         ops.sum(X, axis=3)
     with pytest.raises(ValueError, match="ops.mean: axis -4"):
         ops.mean(X, axis=-4)
+
+
+BASE = np.random.RandomState(0).randn(4, 5) * 3
+
+
+def test_bfloat16_sum_and_mean_accumulate_in_float32_as_tensorflow():
+    pytest.importorskip("ml_dtypes", reason="bfloat16 needs ml_dtypes on the numpy backend")
+    x = ops.cast(ops.convert_to_tensor(BASE), "bfloat16")
+    # Keras 3.15.1 printed these (a bfloat16 accumulator gave 0.375 and 8.8125)
+    total = ops.sum(x, axis=1)
+    assert total.dtype == "bfloat16"
+    assert ops.cast(total, "float64").numpy().tolist() == [21.75, 0.376953125, 8.75, 3.21875]
+    average = ops.cast(ops.mean(x, axis=1), "float64").numpy().tolist()
+    assert average == [4.34375, 0.0751953125, 1.7578125, 0.64453125]
+
+
+def test_half_precision_variance_is_computed_in_float32_as_keras():
+    # Keras 3.15.1: var casts float16/bfloat16 to float32 and the result back
+    out = ops.var(ops.convert_to_tensor(BASE.astype("float16")), axis=1)
+    assert out.dtype == "float16"
+    assert out.numpy().astype("float64").tolist() == [4.0, 3.701171875, 2.189453125, 5.359375]

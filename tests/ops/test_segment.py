@@ -20,7 +20,9 @@ def test_segment_sum_values_and_gradient():
 
 def test_segment_max_min_values_and_tie_gradients():
     out = ops.segment_max(DATA, IDS, num_segments=3)
-    np.testing.assert_array_equal(out.numpy(), [[3, 5], [-np.inf, -np.inf], [5, 1]])
+    # an empty segment holds the dtype's lowest value, as TensorFlow (Keras 3.15.1)
+    lowest = np.finfo(DATA.dtype).min
+    np.testing.assert_array_equal(out.numpy(), [[3, 5], [lowest, lowest], [5, 1]])
     np.testing.assert_array_equal(ops.segment_min(DATA, IDS, 3).numpy()[[0, 2]], [[1, 2], [5, 1]])
     assert ops.segment_max(np.array([1, 4]), [0, 0]).numpy().tolist() == [4]
     x = ops.convert_to_tensor([2.0, 2.0, 1.0])
@@ -47,3 +49,17 @@ def test_segment_errors_name_the_op():
         ops.segment_sum(DATA, np.array([0.0, np.nan, 1.0, 1.0]))
     with pytest.raises(TypeError, match=r"ops.segment_sum: indices must be integers"):
         ops.segment_sum(DATA, np.array([0.0, 1.0, 1.0, 1.0]))
+
+
+def test_empty_segments_as_keras_tensorflow():
+    # Keras 3.15.1: unsorted kernels fill empty segments with the lowest/highest finite
+    # value, the sorted ones (sorted=True) with 0.
+    data = np.array([[1.0, 2.0], [3.0, -4.0], [5.0, 6.0]], "float32")
+    big = float(np.finfo(np.float32).max)
+    out = ops.segment_min(data, np.array([0, 0, 3]), num_segments=5).numpy()
+    np.testing.assert_array_equal(out, [[1, -4], [big, big], [big, big], [5, 6], [big, big]])
+    out = ops.segment_max(data, np.array([1, 1, 3]), sorted=True).numpy()
+    np.testing.assert_array_equal(out, [[0, 0], [3, 2], [0, 0], [5, 6]])
+    ints = ops.segment_min(data.astype("int32"), np.array([0, 0, 3]), sorted=True)
+    assert ints.dtype == "int32"
+    np.testing.assert_array_equal(ints.numpy(), [[1, -4], [0, 0], [0, 0], [5, 6]])

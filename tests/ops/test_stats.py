@@ -21,8 +21,19 @@ def test_moments_values_dtypes_and_gradients():
     check_gradients(lambda x: ops.moments(x, axes=[1])[1], [X])
     check_gradients(lambda x: ops.moments(x, axes=[0])[0], [X])
     check_second_order(lambda x: ops.moments(x, axes=[1])[1], [X[:2, :3]])
-    with pytest.raises(NotImplementedError, match="synchronized"):
-        ops.moments(X, axes=0, synchronized=True)
+
+
+
+def test_synchronized_moments_use_tensorflow_sums():
+    # Keras 3.15.1 on TensorFlow (default replica context) printed these: E[x^2] - E[x]^2,
+    # visibly off the two-pass variance [4.51629, 5.43196, 8.05779] at mean ~100.
+    x = (np.random.RandomState(0).randn(4, 3) * 3 + 100).astype("float32")
+    mean, var = ops.moments(x, axes=[0], synchronized=True)
+    np.testing.assert_allclose(mean.numpy(), [104.02423, 101.695297, 101.014389], rtol=1e-7)
+    np.testing.assert_array_equal(var.numpy(), [4.513671875, 5.4326171875, 8.056640625])
+    mean, var = ops.moments(X, axes=[1], keepdims=True, synchronized=True)
+    np.testing.assert_allclose(var.numpy(), X.var(1, keepdims=True), rtol=1e-10)
+    check_gradients(lambda x: ops.moments(x, axes=[0], synchronized=True)[1], [X])
 
 
 def test_normalize():
@@ -108,3 +119,14 @@ def test_softmax_over_a_size_one_axis_warns():
                                          r"shape \(1, 1\)\. This axis has size 1\."):
         out = ops.softmax(np.array([[1.0]]), axis=1)
     np.testing.assert_array_equal(out.numpy(), [[1.0]])
+
+
+def test_batch_normalization_keeps_x_dtype_as_tensorflow():
+    # Keras 3.15.1 (tf.nn.batch_normalization casts the statistics' terms to x's dtype):
+    # float64 numpy statistics leave a float32 x float32.
+    x = np.array([[0.5, 1.0], [2.0, -1.0]], "float32")
+    out = ops.batch_normalization(x, np.zeros(2), np.ones(2) * 2, axis=-1, offset=np.ones(2),
+                                  scale=np.ones(2) * 3, epsilon=0.1)
+    assert out.dtype == "float32"
+    np.testing.assert_allclose(out.numpy(), [[2.0350983, 3.0701966], [5.1403933, -1.0701966]],
+                               rtol=1e-6)

@@ -67,6 +67,13 @@ def test_distributions_have_the_right_moments_and_dtypes():
         random.normal((2,), dtype="int32")
     with pytest.raises(ValueError, match="seed"):
         random.normal((2,), seed="abc")
+    # Keras 3.15.1's texts
+    with pytest.raises(ValueError, match=r"^`keras.random.uniform` requires a floating point "
+                                         r"`dtype`. Received: dtype=int32 $"):
+        random.uniform((2,), dtype="int32")
+    with pytest.raises(ValueError, match=r"^`keras.random.randint` requires an integer `dtype`. "
+                                         r"Received: dtype=float64 $"):
+        random.randint((2,), 0, 3, dtype="float64")
 
 
 def test_dropout_rate_semantics_and_gradient():
@@ -166,3 +173,29 @@ def test_float64_uniform_bounds_are_float32_rounded_as_keras():
     glorot = keras.initializers.GlorotUniform(seed=2)((2, 2), dtype="float64")
     assert [float(v) for v in np.asarray(glorot).ravel()] == [
         -0.22576385830519974, 0.18965588549986112, -0.5554885921885242, 0.4286230568823688]
+
+
+def test_gamma_and_beta_draw_tensorflows_stateless_gamma():
+    # Printed by Keras 3.15.1 on TensorFlow (TF's Marsaglia-Tsang kernel on Philox words).
+    expected = {0.3: [0.11360222846269608, 0.8083387017250061, 0.0024875225499272346,
+                      0.5301225185394287, 0.09907472133636475],
+                1.0: [0.6203371286392212, 0.10136709362268448, 0.10053709149360657,
+                      1.3882710933685303, 1.2928543090820312],
+                2.0: [1.4083997011184692, 2.970360279083252, 3.615964412689209,
+                      1.6763197183609009, 1.2645267248153687]}
+    for alpha, values in expected.items():
+        np.testing.assert_array_equal(random.gamma((5,), alpha=alpha, seed=7).numpy(), values)
+    half = random.gamma((4,), alpha=2.0, seed=1, dtype="float16")
+    assert half.dtype == "float16"
+    np.testing.assert_array_equal(half.numpy(), [3.048828125, 1.9658203125, 1.623046875,
+                                                 1.923828125])
+    per_column = random.gamma((2, 3), alpha=np.array([0.5, 1.0, 3.0]), seed=3).numpy()
+    np.testing.assert_array_equal(per_column, [[0.23709136247634888, 0.2283966839313507,
+                                                1.6663354635238647],
+                                               [2.303654193878174, 0.8466767072677612,
+                                                1.2802503108978271]])
+    mixed = random.beta((2, 3), alpha=np.array([0.5, 1.0, 3.0]), beta=2.0, seed=5).numpy()
+    np.testing.assert_allclose(mixed, [[0.02740984410047531, 0.03975317254662514,
+                                        0.4263938367366791],
+                                       [0.14143820106983185, 0.5003523826599121,
+                                        0.4601649343967438]], rtol=1e-7)

@@ -38,7 +38,11 @@ class PReLU(Layer):
                                      constraint=self.alpha_constraint)
 
     def call(self, inputs):
-        return ops.where(ops.greater_equal(inputs, 0), inputs, ops.multiply(inputs, self.alpha))
+        # Keras's sum of two relus: signed zeros and the gradient at 0 come out as Keras's
+        # (alpha = 0 gives +0.0 for negative inputs, a `where` gave -0.0).
+        positive = ops.relu(inputs)
+        negative = ops.multiply(ops.negative(self.alpha), ops.relu(ops.negative(inputs)))
+        return ops.add(positive, negative)
 
     def compute_output_shape(self, input_shape):
         return input_shape

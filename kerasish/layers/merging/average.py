@@ -14,7 +14,9 @@ class Average(Merge):
         total = inputs[0]
         for x in inputs[1:]:
             total = ops.add(total, x)
-        return ops.divide(total, float(len(inputs)))
+        # The tensor's `/`, as Keras: on integer inputs TensorFlow's division gives
+        # float64 for int32/int64 and float32 for smaller integers (ops.divide: float32).
+        return total / len(inputs)
 
 
 def average(inputs, **kwargs):

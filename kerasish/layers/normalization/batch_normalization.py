@@ -1,6 +1,7 @@
 """BatchNormalization: normalizes with batch statistics in training, moving ones in inference."""
 from kerasish import constraints, initializers, ops, regularizers
 from kerasish.backend import config
+from kerasish.distribute import distribute_lib
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.ops.normalization import normalize_moments
@@ -30,7 +31,11 @@ class BatchNormalization(Layer):
             moving_variance_initializer: initializers (zeros, ones, zeros, ones).
         beta_regularizer, gamma_regularizer: regularizers.
         beta_constraint, gamma_constraint: constraints.
-        synchronized: must be False (cross-replica statistics are not implemented).
+        synchronized: batch statistics as Keras's TensorFlow cross-replica
+            path computes them (`ops.moments(..., synchronized=True)`:
+            `E[x^2] - E[x]^2` from sums) with one replica; inside
+            `strategy.run` with several replicas it raises NotImplementedError
+            (kerasish's replicas run one after another and cannot all-reduce).
         renorm: use Batch Renormalization (Ioffe, 2017): in training the
             normalized batch is corrected to `x_hat * r + d` with
             `r = stddev(batch) / renorm_stddev` and
@@ -66,10 +71,6 @@ class BatchNormalization(Layer):
         if isinstance(axis, bool) or not isinstance(axis, int):
             raise ValueError(f"BatchNormalization layer '{self.name}': `axis` must be an int. "
                              f"Received: axis={axis!r}")
-        if synchronized:
-            raise NotImplementedError(
-                f"BatchNormalization layer '{self.name}': synchronized=True (cross-replica "
-                "batch statistics) is not implemented in kerasish; use synchronized=False.")
         self.axis = axis
         self.momentum = float(momentum)
         self.epsilon = float(epsilon)
@@ -135,15 +136,21 @@ class BatchNormalization(Layer):
             inputs = ops.cast(inputs, "float32")  # statistics overflow in half precision
         gamma = None if self.gamma is None else ops.cast(self.gamma, inputs.dtype)
         beta = None if self.beta is None else ops.cast(self.beta, inputs.dtype)
+        if training and self.trainable and self.synchronized:
+            self._check_single_replica()
         if training and self.trainable and self.renorm:
-            mean, variance = (ops.moments(inputs, self._reduction_axes) if mask is None
+            mean, variance = (self._moments(inputs) if mask is None
                               else self._masked_moments(inputs, mask))
             gamma, beta = self._renorm_transforms(mean, variance, gamma, beta)
             self._update_renorm_statistics(mean, variance)
             outputs = ops.batch_normalization(inputs, mean, variance, self._channel_axis,
                                               beta, gamma, self.epsilon)
         elif training and self.trainable:
-            if mask is None:
+            if mask is None and self.synchronized:
+                mean, variance = self._moments(inputs)
+                outputs = ops.batch_normalization(inputs, mean, variance, self._channel_axis,
+                                                  beta, gamma, self.epsilon)
+            elif mask is None:
                 outputs, mean, variance = normalize_moments(
                     inputs, self._reduction_axes, self._broadcast(gamma),
                     self._broadcast(beta), self.epsilon)
@@ -234,6 +241,18 @@ class BatchNormalization(Layer):
         batch_value = ops.cast(ops.stop_gradient(batch_value), variable.dtype)
         variable.assign(ops.add(ops.multiply(variable, momentum),
                                 ops.multiply(batch_value, 1.0 - momentum)))
+
+    def _moments(self, inputs):
+        return ops.moments(inputs, self._reduction_axes, synchronized=self.synchronized)
+
+    def _check_single_replica(self):
+        context = distribute_lib.get_replica_context()
+        if context is not None and context.num_replicas_in_sync > 1:
+            raise NotImplementedError(
+                f"BatchNormalization layer '{self.name}': synchronized=True inside "
+                f"`strategy.run` with {context.num_replicas_in_sync} replicas needs cross-replica "
+                "batch statistics, which kerasish cannot compute (its replicas run one after "
+                "another); use synchronized=False.")
 
     def _masked_moments(self, inputs, mask):
         """Keras's mask-weighted mean and variance over the reduction axes."""

@@ -1,5 +1,6 @@
 """GroupNormalization: normalizes groups of channels per example (Wu & He, 2018)."""
 from kerasish import constraints, initializers, ops, regularizers
+from kerasish.backend import dtypes
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.ops.normalization import normalize_moments
@@ -55,6 +56,7 @@ class GroupNormalization(Layer):
         self.beta_constraint = constraints.get(beta_constraint)
         self.gamma_constraint = constraints.get(gamma_constraint)
         self.supports_masking = True
+        self.autocast = False  # as Keras: call upcasts itself and casts back
 
     def build(self, input_shape):
         rank = len(input_shape)
@@ -88,22 +90,27 @@ class GroupNormalization(Layer):
                 regularizer=self.beta_regularizer, constraint=self.beta_constraint)
 
     def call(self, inputs):
+        # As Keras: inputs are not autocast (see __init__); statistics in at least float32,
+        # the result cast back to the input dtype, then to the compute dtype.
+        input_dtype = inputs.dtype
         rank = inputs.ndim
         axis = self.axis % rank
         shape = tuple(inputs.shape)
         grouped = shape[:axis] + (self.groups, shape[axis] // self.groups) + shape[axis + 1:]
-        reshaped = ops.reshape(inputs, grouped)
+        reshaped = ops.cast(ops.reshape(inputs, grouped),
+                            dtypes.result_type(input_dtype, "float32"))
         reduce_axes = tuple(i for i in range(1, rank + 1) if i != axis)
         param_shape = tuple(n if i in (axis, axis + 1) else 1 for i, n in enumerate(grouped))
 
         def broadcast(param):
             if param is None:
                 return None
-            return ops.reshape(ops.cast(param, inputs.dtype), param_shape)
+            return ops.reshape(ops.cast(param, reshaped.dtype), param_shape)
 
         outputs = normalize_moments(reshaped, reduce_axes, broadcast(self.gamma),
                                     broadcast(self.beta), self.epsilon)[0]
-        return ops.reshape(outputs, shape)
+        outputs = ops.reshape(ops.cast(outputs, input_dtype), shape)
+        return ops.cast(outputs, self.compute_dtype)
 
     def compute_output_shape(self, input_shape):
         return input_shape

@@ -1,5 +1,6 @@
 """LayerNormalization: normalizes each example over its feature axes (Ba et al., 2016)."""
 from kerasish import constraints, initializers, ops, regularizers
+from kerasish.backend import dtypes
 from kerasish.layers.layer import Layer
 from kerasish.ops.normalization import normalize_moments
 
@@ -80,10 +81,12 @@ class LayerNormalization(Layer):
                 autocast=False)
 
     def call(self, inputs):
-        inputs = ops.cast(inputs, self.compute_dtype)
+        # As Keras: the inputs are not autocast; the statistics are taken in at least float32
+        # (`result_type(input, "float32")`), the result is cast back to the input dtype (so
+        # float16 inputs come back rounded, integer inputs truncated) and then to the
+        # layer's compute dtype.
         input_dtype = inputs.dtype
-        if input_dtype in ("float16", "bfloat16") and self.dtype == "float32":
-            inputs = ops.cast(inputs, "float32")
+        inputs = ops.cast(inputs, dtypes.result_type(input_dtype, "float32"))
         rank = inputs.ndim
         axes = self._axes(rank, inputs.shape)
         param_shape = tuple(inputs.shape[a] if a in axes else 1 for a in range(rank))
@@ -101,7 +104,7 @@ class LayerNormalization(Layer):
         else:
             outputs = normalize_moments(inputs, axes, broadcast(self.gamma),
                                         broadcast(self.beta), self.epsilon)[0]
-        return ops.cast(outputs, input_dtype)
+        return ops.cast(ops.cast(outputs, input_dtype), self.compute_dtype)
 
     def compute_output_shape(self, input_shape):
         self._axes(len(input_shape), input_shape)

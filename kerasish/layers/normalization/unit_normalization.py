@@ -26,10 +26,9 @@ class UnitNormalization(Layer):
         self.built = True
 
     def call(self, inputs):
-        x = ops.convert_to_tensor(inputs)
+        # Keras's ops.normalize: x * min(rsqrt(sum of squares), 1e12)
         axis = tuple(self.axis) if isinstance(self.axis, list) else self.axis
-        squares = ops.sum(ops.square(x), axis=axis, keepdims=True)
-        return ops.multiply(x, ops.rsqrt(ops.maximum(squares, 1e-12)))
+        return ops.normalize(inputs, axis=axis, order=2, epsilon=1e-12)
 
     def compute_output_shape(self, input_shape):
         axes = [self.axis] if isinstance(self.axis, int) else self.axis

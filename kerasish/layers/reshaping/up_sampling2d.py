@@ -1,40 +1,22 @@
-"""UpSampling2D: enlarges images by integer factors (nearest or bilinear)."""
-import numpy as np
-
+"""UpSampling2D: enlarges images by integer factors (repeat or `ops.image.resize`)."""
 from kerasish import ops
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
+from kerasish.ops import image as image_ops
 from kerasish.ops.conv import standardize_data_format, standardize_tuple
 
 _KERAS_INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "area", "lanczos3", "lanczos5")
 
 
-def bilinear_matrix(in_size, out_size):
-    """(out_size, in_size) linear-interpolation weights with half-pixel centres.
-
-    Output pixel `i` samples `(i + 0.5) * in / out - 0.5`, clamped to the
-    input, as `tf.image.resize(..., "bilinear")` does.
-    """
-    src = (np.arange(out_size) + 0.5) * (in_size / out_size) - 0.5
-    low = np.floor(src)
-    frac = src - low
-    low = low.astype(np.int64)
-    matrix = np.zeros((out_size, in_size))
-    rows = np.arange(out_size)
-    np.add.at(matrix, (rows, np.clip(low, 0, in_size - 1)), 1.0 - frac)
-    np.add.at(matrix, (rows, np.clip(low + 1, 0, in_size - 1)), frac)
-    return matrix
-
-
 class UpSampling2D(Layer):
-    """Upsamples images by repeating rows and columns (or bilinear interpolation).
+    """Upsamples images by repeating rows and columns (or by resizing them).
 
     Args:
         size: int or tuple of 2 ints, the factors for rows and columns (default 2).
         data_format: "channels_last" (default) or "channels_first".
-        interpolation: "nearest" (repeat) or "bilinear" (half-pixel centres, as
-            TensorFlow's resize); Keras's "bicubic", "area", "lanczos3" and
-            "lanczos5" are not implemented.
+        interpolation: "nearest" (repeat), or "bilinear", "bicubic", "area",
+            "lanczos3", "lanczos5": `ops.image.resize` to the enlarged size
+            (TensorFlow's half-pixel kernels, no antialiasing), as Keras.
 
     Example:
         >>> keras.layers.UpSampling2D(2)(np.ones((1, 3, 3, 2))).shape
@@ -50,9 +32,6 @@ class UpSampling2D(Layer):
         if interpolation not in _KERAS_INTERPOLATIONS:
             raise ValueError(f"{label}: `interpolation` must be one of "
                              f"{_KERAS_INTERPOLATIONS}. Received: interpolation={interpolation!r}")
-        if interpolation not in ("nearest", "bilinear"):
-            raise NotImplementedError(f"{label}: interpolation={interpolation!r} is not "
-                                      "implemented in kerasish; use 'nearest' or 'bilinear'.")
         self.interpolation = interpolation
         self.input_spec = InputSpec(ndim=4)
 
@@ -62,15 +41,9 @@ class UpSampling2D(Layer):
             outputs = ops.repeat(inputs, self.size[0], axis=rows_axis)
             return ops.repeat(outputs, self.size[1], axis=rows_axis + 1)
         rows, cols = inputs.shape[rows_axis], inputs.shape[rows_axis + 1]
-        dtype = inputs.dtype if inputs.dtype.startswith("float") else "float32"
-        along_rows = ops.convert_to_tensor(
-            bilinear_matrix(rows, rows * self.size[0]).astype(dtype))
-        along_cols = ops.convert_to_tensor(
-            bilinear_matrix(cols, cols * self.size[1]).astype(dtype))
-        spec = "nhwc" if self.data_format == "channels_last" else "nchw"
-        out_spec = spec.replace("h", "p")
-        outputs = ops.einsum(f"ph,{spec}->{out_spec}", along_rows, ops.cast(inputs, dtype))
-        return ops.einsum(f"qw,{out_spec}->{out_spec.replace('w', 'q')}", along_cols, outputs)
+        return image_ops.resize(inputs, (rows * self.size[0], cols * self.size[1]),
+                                interpolation=self.interpolation,
+                                data_format=self.data_format)
 
     def compute_output_shape(self, input_shape):
         out = list(input_shape)

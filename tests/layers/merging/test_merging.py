@@ -40,3 +40,17 @@ def test_unknown_sizes_stay_unknown_against_broadcast_ones():
     assert keras.layers.Add()([b, a]).shape == (None, None, None, 16)
     c = keras.layers.Input((5, 1, 16))
     assert keras.layers.Multiply()([c, keras.layers.Input((1, 7, 16))]).shape == (None, 5, 7, 16)
+
+
+def test_average_of_integers_takes_tensorflow_division_dtype():
+    # Keras 3.15.1 divides with the tensor's `/`: TensorFlow gives float64 for int32/int64
+    # and float32 for int16; a functional model's symbolic output says float32.
+    a, b = np.arange(6).reshape(2, 3), np.ones((2, 3))
+    for dtype, expected in [("int32", "float64"), ("int64", "float64"), ("int16", "float32")]:
+        out = layers.Average()([a.astype(dtype), b.astype(dtype)])
+        assert out.dtype == expected
+        np.testing.assert_allclose(out.numpy(), (a + 1) / 2)
+    i1, i2 = keras.Input((3,), dtype="int32"), keras.Input((3,), dtype="int32")
+    out = layers.Average()([i1, i2])
+    assert out.dtype == "float32"
+    assert keras.Model([i1, i2], out).predict([a, b], verbose=0).dtype == "float64"

@@ -101,8 +101,6 @@ def test_config_and_errors():
     assert config["axis"] == 1 and config["momentum"] == 0.9 and config["center"] is False
     assert config["synchronized"] is False and "moving_variance_initializer" in config
     assert layers.BatchNormalization.from_config(config).momentum == 0.9
-    with pytest.raises(NotImplementedError, match="synchronized=True"):
-        layers.BatchNormalization(synchronized=True)
     with pytest.raises(ValueError, match="axis 3 is out of bounds"):
         layers.BatchNormalization(axis=3).build((None, 4))
 
@@ -232,3 +230,23 @@ def test_training_output_is_rounded_as_keras_computes_it():
                       -1.61083984375, 0.455169677734375]
     y = layers.BatchNormalization()(x, training=True)
     np.testing.assert_allclose(np.asarray(y)[:, 1], keras_column_1, rtol=0, atol=2e-7)
+
+
+def test_synchronized_matches_keras_on_one_replica():
+    # Keras 3.15.1 on TensorFlow: synchronized=True computes the batch variance as
+    # E[x^2] - E[x]^2 from sums (its cross-replica formula) even on one device.
+    x = (np.random.RandomState(0).randn(4, 3) * 3 + 100).astype("float32")
+    bn = layers.BatchNormalization(synchronized=True)
+    out = bn(x, training=True).numpy()
+    assert bn.get_config()["synchronized"] is True
+    np.testing.assert_allclose(out[0], [0.5967331, -0.2122803, 0.6770325], rtol=1e-5)
+    np.testing.assert_allclose(out[3], [-1.3142281, -0.5418968, 1.1796113], rtol=1e-5)
+    np.testing.assert_allclose(bn.moving_variance.numpy(),
+                               0.99 + 0.01 * np.array([4.513671875, 5.4326171875, 8.056640625]),
+                               rtol=1e-7)
+    strategy = keras.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+    with strategy.scope():
+        synced = layers.BatchNormalization(synchronized=True)
+        synced.build((None, 3))
+    with pytest.raises(NotImplementedError, match="synchronized=True inside `strategy.run`"):
+        strategy.run(lambda: synced(x, training=True))

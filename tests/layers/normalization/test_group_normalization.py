@@ -43,3 +43,20 @@ def test_config_and_errors():
     with pytest.raises(ValueError, match=r"channels \(6\) must be a multiple of the number "
                                          r"of groups \(4\)"):
         layers.GroupNormalization(groups=4)(np.zeros((1, 2, 2, 6)))
+
+
+def test_input_dtype_round_trip_as_keras():
+    # Keras 3.15.1: GroupNormalization does not autocast its inputs; statistics in float32,
+    # the result cast back to the input dtype, then to the layer's compute dtype.
+    x = np.array([[[0.3, -1.7, 2.9, 0.45], [1.1, 0.2, -0.6, 3.3]]], "float32")
+    out = layers.GroupNormalization(groups=2)(x.astype("float16"))
+    assert out.dtype == "float32"
+    np.testing.assert_array_equal(out.numpy(), [[[0.316162109375, -1.62890625, 0.84765625,
+                                                  -0.6494140625],
+                                                 [1.09375, 0.2188720703125, -1.291015625,
+                                                  1.091796875]]])
+    half = layers.GroupNormalization(groups=2, dtype="float16")(x)
+    assert half.dtype == "float16"
+    np.testing.assert_array_equal(half.numpy().astype("float64"),
+                                  [[[0.31591796875, -1.62890625, 0.84765625, -0.64892578125],
+                                    [1.09375, 0.21875, -1.291015625, 1.091796875]]])

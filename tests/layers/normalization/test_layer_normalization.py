@@ -51,3 +51,27 @@ def test_config_and_errors():
         layers.LayerNormalization(axis="last")
     with pytest.raises(ValueError, match="axis 4 is out of bounds"):
         layers.LayerNormalization(axis=4)(np.zeros((2, 3)))
+
+
+X_SMALL = np.array([[[0.3, -1.7, 2.9, 0.45], [1.1, 0.2, -0.6, 3.3]]], "float32")
+
+
+def test_input_dtype_round_trip_as_keras():
+    # Keras 3.15.1: LayerNormalization does not autocast its inputs; it computes in at
+    # least float32 and casts the result back to the input dtype, then to its own.
+    out = layers.LayerNormalization()(X_SMALL.astype("float16"))
+    assert out.dtype == "float32"  # float16-rounded values
+    np.testing.assert_array_equal(out.numpy(), [[[-0.11492919921875, -1.3408203125, 1.478515625,
+                                                  -0.023040771484375],
+                                                 [0.0682373046875, -0.548828125, -1.09765625,
+                                                  1.5771484375]]])
+    # integers are truncated by the cast back
+    ints = layers.LayerNormalization()(np.array([[1, 2, 4, 9]], "int32"))
+    np.testing.assert_array_equal(ints.numpy(), [[0.0, 0.0, 0.0, 1.0]])
+    # a float16 layer still computes in float32
+    half = layers.LayerNormalization(dtype="float16")(X_SMALL)
+    assert half.dtype == "float16"
+    np.testing.assert_array_equal(half.numpy().astype("float64"),
+                                  [[[-0.11492919921875, -1.3408203125, 1.478515625,
+                                     -0.022979736328125],
+                                    [0.068603515625, -0.548828125, -1.09765625, 1.5771484375]]])
