@@ -236,3 +236,35 @@ def test_random_crop_draws_its_config_seed_then_its_generators_as_keras():
     np.testing.assert_allclose(np.asarray(crop(x[:2], training=True))[:, :2, :2, 0],
                                [[[21.22, 163.95], [220.06, 211.59]], [[34.22, 46.42], [33.75, 72.7]]],
                                atol=0.01)
+
+
+def test_random_crop_of_a_smaller_input_slices_then_resizes_as_keras():
+    # Not smart_resize: Keras 3.15.1 slices a target-sized box from the offsets of a
+    # centre crop to the target aspect ratio, then resizes. Values printed by Keras.
+    images = np.arange(40, dtype="float32").reshape(2, 5, 4, 1)
+    out = keras.layers.RandomCrop(6, 6, seed=1)(images, training=True)
+    np.testing.assert_allclose(np.asarray(out)[0, :, :, 0], [
+        [0.0, 0.5, 1.1667, 1.8333, 2.5, 3.0], [3.0, 3.5, 4.1667, 4.8333, 5.5, 6.0],
+        [6.3333, 6.8333, 7.5, 8.1667, 8.8333, 9.3333],
+        [9.6667, 10.1667, 10.8333, 11.5, 12.1667, 12.6667],
+        [13.0, 13.5, 14.1667, 14.8333, 15.5, 16.0], [16.0, 16.5, 17.1667, 17.8333, 18.5, 19.0]],
+        atol=1e-4)
+    out = keras.layers.RandomCrop(2, 5, seed=1)(images, training=True)
+    np.testing.assert_allclose(np.asarray(out)[1, :, :, 0], [
+        [28.0, 28.7, 29.5, 30.3, 31.0], [32.0, 32.7, 33.5, 34.3, 35.0]], atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "uint8"])
+def test_inference_passes_images_unchanged_as_keras(dtype):
+    # Keras 3.15.1 at inference: RandomCrop returns its input as given (no autocast);
+    # RandomContrast/RandomBrightness leave an integer image integer (a float64 one is
+    # autocast to float32 on the way in).
+    images = np.arange(40).reshape(2, 5, 4, 1).astype(dtype)
+    out = keras.layers.RandomCrop(2, 2, seed=1, dtype="float16")(images, training=False)
+    assert keras.backend.standardize_dtype(out.dtype) == dtype and out.shape == (2, 5, 4, 1)
+    expected = "float32" if dtype == "float64" else dtype
+    for layer in (keras.layers.RandomContrast(0.2, seed=1),
+                  keras.layers.RandomBrightness(0.2, seed=1)):
+        out = layer(images, training=False)
+        assert keras.backend.standardize_dtype(out.dtype) == expected
+        np.testing.assert_array_equal(np.asarray(out), images)
