@@ -328,6 +328,117 @@ def truncated_normal(xp, key_counter, shape, dtype):
     return out[:n].astype(dtype).reshape(shape)
 
 
+GAMMA_SKIP = 256      # blocks reserved per output value of TF's gamma sampler
+_GAMMA_BLOCKS = 8     # blocks drawn up front per value; a value that needs more draws them
+
+
+def _sample_blocks(key_counter, index, first):
+    """The `first` blocks of output value `index`'s stream (counter + 256 index), flat."""
+    steps = np.arange(first, dtype=np.uint64) + np.uint64(GAMMA_SKIP * index)
+    out = np.empty((first, 4), dtype=np.uint32)
+    _rounds(np, steps, key_counter, out)
+    return out.reshape(-1)
+
+
+class _BlockReader:
+    """TF's `SampleBuffer` pair on one value's stream: each refill of the normal or the
+    uniform buffer takes the next block (two float64s), which are served last first."""
+
+    def __init__(self, key_counter, index, words):
+        self._key_counter, self._index, self._words = key_counter, index, words
+        self._next = 0
+        self._buffers = {"normal": [], "uniform": []}
+
+    def _block(self):
+        if 4 * self._next >= len(self._words):
+            self._words = _sample_blocks(self._key_counter, self._index, GAMMA_SKIP)
+        w = [np.uint32(v) for v in self._words[4 * self._next:4 * self._next + 4]]
+        self._next += 1
+        return w
+
+    def __call__(self, kind):
+        buffer = self._buffers[kind]
+        if not buffer:
+            w0, w1, w2, w3 = (np.asarray([v]) for v in self._block())
+            if kind == "normal":
+                pair = _box_muller_double(np, w0, w1, w2, w3)
+            else:
+                pair = (_double_from_words(np, w0, w1), _double_from_words(np, w2, w3))
+            buffer.extend(float(v[0]) for v in pair)
+        return buffer.pop()
+
+
+def _gamma_value(alpha, read):
+    """One Marsaglia-Tsang draw (alpha != 1) as TF's CPU kernel makes it, in float64."""
+    below_one = alpha < 1
+    d = alpha + (2.0 / 3 if below_one else -1.0 / 3)
+    c = 1.0 / 3 / math.sqrt(d)
+    while True:
+        x = read("normal")
+        v = 1 + c * x
+        if v <= 0:
+            continue
+        v = v * v * v
+        u = read("uniform")
+        if u < 1 - 0.0331 * (x * x) * (x * x) or \
+                math.log(u) < 0.5 * x * x + d * (1 - v + math.log(v)):
+            value = d * v
+            if below_one:
+                value *= math.pow(read("uniform"), 1 / alpha)
+            return value
+
+
+def gamma(key_counter, alpha, shape):
+    """`stateless_random_gamma_v3` on CPU: gamma(alpha, 1) draws as TensorFlow makes them.
+
+    Output value `i` (alpha index `i // per_alpha`, stored at
+    `alpha_index + (i % per_alpha) * num_alphas`) reads its own stream, the
+    counter advanced by `256 i`: alpha == 1 gives `-log1p(-u)` from the second
+    float64 of the first block; otherwise Marsaglia and Tsang's rejection
+    method on buffered normals and uniforms (each buffer refill takes the next
+    block and serves its two values last first), times `u ** (1 / alpha)` for
+    alpha < 1. Computed in float64 on the CPU (numpy), like TF's kernel.
+
+    Args:
+        key_counter: from `seed_to_key_counter`.
+        alpha: numpy array of concentrations (already in the output dtype), whose
+            shape ends `shape`.
+        shape: output shape.
+
+    Returns:
+        float64 numpy array of `shape`.
+    """
+    n = _size(shape)
+    alphas = np.asarray(alpha, dtype=np.float64).reshape(-1)
+    out = np.empty(n, dtype=np.float64)
+    if n == 0:
+        return out.reshape(shape)
+    per_alpha = n // alphas.size
+    words = random_words(np, key_counter, n, skip=GAMMA_SKIP, blocks=_GAMMA_BLOCKS)
+    index = np.arange(n)
+    a = alphas[index // per_alpha]
+    position = index // per_alpha + (index % per_alpha) * alphas.size
+    # Vectorised: alpha == 1, and the first attempt of the others (accepted ~95%)
+    u_first, u_second = (_double_from_words(np, words[:, 4 + k], words[:, 5 + k])
+                         for k in (0, 2))
+    values = -np.log1p(-_double_from_words(np, words[:, 2], words[:, 3]))
+    below_one = a < 1
+    d = a + np.where(below_one, 2.0 / 3, -1.0 / 3)
+    c = 1.0 / 3 / np.sqrt(d)
+    x = _box_muller_double(np, words[:, 0], words[:, 1], words[:, 2], words[:, 3])[1]
+    v = 1 + c * x
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v3 = v * v * v
+        accepted = (v > 0) & ((u_second < 1 - 0.0331 * (x * x) * (x * x)) |
+                              (np.log(u_second) < 0.5 * x * x + d * (1 - v3 + np.log(v3))))
+        first = d * v3 * np.where(below_one, np.power(u_first, 1 / a), 1.0)
+    values = np.where(a == 1.0, values, np.where(accepted, first, np.nan))
+    for i in np.flatnonzero(np.isnan(values)):   # the rest, one by one from the start
+        values[i] = _gamma_value(float(a[i]), _BlockReader(key_counter, int(i), words[i]))
+    out[position] = values
+    return out.reshape(shape)
+
+
 def categorical(xp, key_counter, logits, num_samples):
     """`stateless_multinomial` on CPU when TF runs all rows in one piece.
 

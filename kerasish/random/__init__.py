@@ -382,21 +382,31 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
 
 def _numpy_generator(seed):
     """The device's array-library generator seeded from the drawn seed pair (for the
-    samplers whose TF bits are not reproduced: gamma, binomial, beta)."""
+    sampler whose TF bits are not reproduced: binomial)."""
     dev, _, pair, _ = _generator(seed)
     return dev, dev.make_rng(list(pair))
 
 
+def _tf_gamma(key_counter, alpha, shape, dtype):
+    """`tf.random.stateless_gamma` (scale 1): TF's draws in `dtype` (bfloat16 via
+    float32), floored at the dtype's smallest normal number as TF does."""
+    work = np.dtype("float32") if dtype.name == "bfloat16" else dtype
+    alpha = np.asarray(alpha, dtype=work)
+    values = philox.gamma(key_counter, alpha, shape).astype(work)
+    return np.maximum(np.finfo(work).tiny, values).astype(dtype)
+
+
 def gamma(shape, alpha, dtype=None, seed=None):
-    """Samples from a gamma distribution with concentration `alpha` (scale 1).
+    """Samples from a gamma distribution with concentration `alpha` (scale 1): TF's
+    stateless gamma sampler on the drawn seed pair, so seeded draws are Keras's.
 
     Example:
         >>> keras.random.gamma((3,), alpha=2.0, seed=1).shape
         (3,)
     """
-    dev, gen = _numpy_generator(seed)
-    values = gen.gamma(alpha, 1.0, _shape(shape))
-    return Tensor(values.astype(config.to_numpy_dtype(_float(dtype))), dev)
+    dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
+    alpha = core.convert_to_numpy(alpha)
+    return _sample(seed, lambda dev, kc, pair: dev.send(_tf_gamma(kc, alpha, shape, dtype)))
 
 
 def binomial(shape, counts, probabilities, dtype=None, seed=None):
@@ -412,15 +422,28 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
     return Tensor(values.astype(config.to_numpy_dtype(_float(dtype))), dev)
 
 
+def _int32(value):
+    return (int(value) + 2**31) % 2**32 - 2**31
+
+
 def beta(shape, alpha, beta, dtype=None, seed=None):
-    """Samples from a beta distribution.
+    """Samples from a beta distribution, as Keras on TensorFlow: `X / (X + Y)` with
+    X ~ gamma(alpha) on the drawn seed pair and Y ~ gamma(beta) on that pair + 12.
 
     Example:
         >>> keras.random.beta((2,), alpha=2.0, beta=3.0, seed=1)
     """
-    dev, gen = _numpy_generator(seed)
-    values = gen.beta(core.convert_to_numpy(alpha), core.convert_to_numpy(beta), _shape(shape))
-    return Tensor(values.astype(config.to_numpy_dtype(_float(dtype))), dev)
+    dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
+    work = np.dtype("float32") if dtype.name == "bfloat16" else dtype
+    alpha = np.broadcast_to(np.asarray(core.convert_to_numpy(alpha), dtype=work), shape)
+    beta = np.broadcast_to(np.asarray(core.convert_to_numpy(beta), dtype=work), shape)
+
+    def draw(dev, kc, pair):
+        kc_b = philox.seed_to_key_counter(*(_int32(v + 12) for v in pair))
+        gamma_a = _tf_gamma(kc, alpha, shape, work).astype(dtype)
+        gamma_b = _tf_gamma(kc_b, beta, shape, work).astype(dtype)
+        return dev.send(gamma_a / (gamma_a + gamma_b))
+    return _sample(seed, draw)
 
 
 def set_seed(seed):
