@@ -268,3 +268,17 @@ def test_inference_passes_images_unchanged_as_keras(dtype):
         out = layer(images, training=False)
         assert keras.backend.standardize_dtype(out.dtype) == expected
         np.testing.assert_array_equal(np.asarray(out), images)
+
+
+def test_random_color_jitter_steps_share_the_jitters_generator_as_keras():
+    # Keras 3.15.1 draws every step's factors from the jitter's own generator, one
+    # after the other. Output printed by Keras (TF, CPU); each pixel's channels are
+    # equal after the saturation step.
+    images = np.arange(24, dtype="float32").reshape(2, 2, 2, 3) * 10
+    jitter = keras.layers.RandomColorJitter(value_range=(0, 255), brightness_factor=0.5,
+                                            contrast_factor=0.5, saturation_factor=0.5, seed=21)
+    out = np.asarray(jitter(images, training=True))
+    np.testing.assert_allclose(out[..., 0], [[[9.5771, 50.2413], [90.9055, 131.5697]],
+                                             [[123.0144, 162.3721], [201.7299, 241.0876]]],
+                               atol=2e-3)
+    np.testing.assert_allclose(out[..., 2], out[..., 0], atol=2e-3)
