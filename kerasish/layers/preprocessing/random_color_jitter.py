@@ -1,5 +1,6 @@
 """RandomColorJitter: random brightness, contrast, saturation and hue, in that order."""
 from kerasish import ops
+from kerasish.layers.preprocessing.augment_ops import apply_drawing_from
 from kerasish.layers.preprocessing.base_image_layer import BaseImagePreprocessingLayer
 from kerasish.layers.preprocessing.random_brightness import RandomBrightness
 from kerasish.layers.preprocessing.random_contrast import RandomContrast
@@ -50,11 +51,7 @@ class RandomColorJitter(BaseImagePreprocessingLayer):
         for step in self.steps:
             # As Keras: every step draws from the jitter's own generator, one after the
             # other (not from its own, which would repeat the same draws per step).
-            own, step.generator = step.generator, self.generator
-            try:
-                images = step.transform_images(images, training=True)
-            finally:
-                step.generator = own
+            images = apply_drawing_from(step, images, self.generator)
         return ops.cast(images, self.compute_dtype)
 
     def get_config(self):

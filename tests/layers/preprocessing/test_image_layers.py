@@ -282,3 +282,23 @@ def test_random_color_jitter_steps_share_the_jitters_generator_as_keras():
                                              [[123.0144, 162.3721], [201.7299, 241.0876]]],
                                atol=2e-3)
     np.testing.assert_allclose(out[..., 2], out[..., 0], atol=2e-3)
+
+
+def test_rand_augment_and_aug_mix_draw_from_their_own_generator_as_keras():
+    # Keras 3.15.1: RandAugment draws the layer indices, then one transformation per
+    # layer (all eleven, in order) from its generator; AugMix's chain steps draw from
+    # AugMix's generator. Per-image channel sums of two calls, printed by Keras (TF, CPU).
+    images = (np.random.RandomState(0).rand(2, 5, 4, 3) * 255).astype("float32")
+    keras.utils.set_random_seed(1)
+    rand_augment = keras.layers.RandAugment(value_range=(0, 255), num_ops=3, factor=0.5,
+                                            seed=30)
+    sums = [np.asarray(rand_augment(images, training=True)).sum(axis=(1, 2)) for _ in range(2)]
+    np.testing.assert_allclose(sums, [
+        [[1186.98, 1027.27, 1169.94], [1325.82, 1473.93, 1539.21]],
+        [[2634.89, 2876.84, 3000.05], [2364.63, 2454.70, 2583.47]]], atol=0.02)
+    keras.utils.set_random_seed(1)
+    aug_mix = keras.layers.AugMix(value_range=(0, 255), seed=29)
+    sums = [np.asarray(aug_mix(images, training=True)).sum(axis=(1, 2)) for _ in range(2)]
+    np.testing.assert_allclose(sums, [
+        [[2961.34, 2883.76, 3035.05], [2726.57, 2822.37, 2808.33]],
+        [[2322.20, 2401.13, 2347.46], [2171.53, 2185.97, 2310.18]]], atol=0.02)
