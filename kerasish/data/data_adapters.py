@@ -116,13 +116,13 @@ class ArrayAdapter:
         lengths = {a.shape[0] for a in tree.flatten([self.x, self.y, self.sample_weight])
                    if a is not None}
         if len(lengths) > 1:
-            sizes = [(name, [a.shape[0] for a in tree.flatten(v)]) for name, v in
-                     (("x", self.x), ("y", self.y), ("sample_weight", self.sample_weight))
-                     if v is not None]
-            raise ValueError(
-                "Data cardinality is ambiguous: make sure all arrays contain the same number "
-                f"of samples. Sizes: {dict(sizes)}"
-            )
+            # Keras's text, byte for byte (no space after the first sentence).
+            sizes = "".join(
+                f"'{name}' sizes: {', '.join(str(a.shape[0]) for a in tree.flatten(v))}\n"
+                for name, v in (("x", self.x), ("y", self.y),
+                                ("sample_weight", self.sample_weight)) if v is not None)
+            raise ValueError("Data cardinality is ambiguous. Make sure all arrays contain the "
+                             f"same number of samples.{sizes}")
         self.num_samples = lengths.pop() if lengths else 0
         if self.num_samples == 0:
             raise ValueError("Expected input data to be non-empty (got 0 samples).")

@@ -166,13 +166,6 @@ def _resolve_crossentropy(fn, y_true, y_pred):
     return losses_module.get_for_compile(fn)
 
 
-def _crossentropy_name(y_true, y_pred, suffix):
-    cls = metrics_module.resolve_accuracy(core.shape(y_true), core.shape(y_pred))
-    kind = {"BinaryAccuracy": "binary", "SparseCategoricalAccuracy": "sparse_categorical",
-            "CategoricalAccuracy": "categorical"}[cls.__name__]
-    return kind + suffix
-
-
 def _match(values, output_names, what):
     """Lists per-output values from a single value, list or dict."""
     n = len(output_names)
@@ -347,10 +340,8 @@ def _metrics_list(spec, y_true, y_pred, output_name):
 
 
 def _make_metric(identifier, y_true, y_pred):
-    if isinstance(identifier, str) and identifier in _AUTO_CROSSENTROPY:
-        metric = metrics_module.get(_crossentropy_name(y_true, y_pred, "_crossentropy"))
-        metric.name = identifier
-        return metric
+    # "crossentropy"/"ce" pick a loss only: Keras 3 rejects them as metrics
+    # ("Could not interpret metric identifier: ce").
     return metrics_module.get_for_compile(identifier, core.shape(y_true), core.shape(y_pred))
 
 

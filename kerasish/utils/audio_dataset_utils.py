@@ -68,7 +68,8 @@ def audio_dataset_from_directory(directory, labels="inferred", label_mode="int",
             paths, labels, validation_split, part)
         datasets.append(_make_dataset(part_paths, part_labels, label_mode, class_names,
                                       output_sequence_length, batch_size,
-                                      shuffle and part != "validation", seed))
+                                      shuffle and not (subset == "both" and part == "validation"),
+                                      seed))
     return tuple(datasets) if subset == "both" else datasets[0]
 
 

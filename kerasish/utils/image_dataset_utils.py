@@ -92,8 +92,11 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
             raise ValueError(f"{_CALLER}: no {part or ''} images found in directory "
                              f"{directory}. Allowed formats: {ALLOWLIST_FORMATS}")
         datasets.append(_make_dataset(part_paths, part_labels,
-                                      shuffle=shuffle and part != "validation", **options))
-    return tuple(datasets) if subset == "both" else datasets[0]
+                                      shuffle=shuffle and not (subset == "both"
+                                                               and part == "validation"),
+                                      **options))
+    # Keras returns a list here (audio_dataset_from_directory returns a tuple).
+    return datasets if subset == "both" else datasets[0]
 
 
 def _check_arguments(labels, label_mode, class_names, color_mode, image_size, interpolation,

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from kerasish.backend import config
+from kerasish.ops import core as core_ops
 from kerasish.ops import image as image_ops
 
 _PIL_INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "hamming", "box", "lanczos")
@@ -28,7 +29,8 @@ def smart_resize(x, size, interpolation="bilinear", data_format="channels_last",
         data_format: "channels_last" or "channels_first".
 
     Returns:
-        A numpy array for numpy input, else a Tensor.
+        A numpy array for numpy input, else a Tensor; float32 unless
+        `interpolation="nearest"` (which keeps the input dtype), as Keras.
 
     Example:
         >>> smart_resize(np.ones((10, 20, 3)), (5, 5)).shape
@@ -53,6 +55,11 @@ def smart_resize(x, size, interpolation="bilinear", data_format="channels_last",
     index[w_axis] = slice(left, left + crop_w)
     is_numpy = isinstance(x, np.ndarray)
     cropped = x[tuple(index)]
+    if interpolation != "nearest":
+        # Keras resizes with the backend's own resize (tf.image.resize), not
+        # ops.image.resize: the result is float32 whatever the input dtype, unrounded;
+        # only "nearest" keeps the dtype.
+        cropped = core_ops.cast(cropped, "float32")
     out = image_ops.resize(cropped, size, interpolation=interpolation, data_format=data_format)
     return out.numpy() if is_numpy else out
 

@@ -38,6 +38,9 @@ _PUBLIC_MODULES = {
 _BUILTIN_SEARCH = ("layers", "models", "optimizers", "losses", "metrics", "initializers",
                    "regularizers", "constraints", "activations", "dtype_policies")
 _CLASS_ALIASES = {"Functional": ("models", "Functional"), "Model": ("models", "Functional")}
+# where Keras looks up a function saved as {"module": "builtins", "class_name": "function"}
+_FUNCTION_SEARCH = ("activations", "constraints", "initializers", "losses", "metrics",
+                    "optimizers", "regularizers")
 
 
 class Registry:
@@ -189,6 +192,29 @@ class Registry:
                     return cls
         return self._from_module(config.get("module"), class_name) or self._builtin(class_name)
 
+    def find_function(self, name, module=None, custom_objects=None, module_objects=None):
+        """The function a `{"class_name": "function", "config": name, "module": ...}` entry
+        names, or None: a custom/registered object first, then (as Keras) the public
+        `keras.<module>` it names, or for module "builtins" the built-in activations,
+        losses, metrics...; last, a custom object registered as "package>name" (Keras
+        <= 3.6 saved custom functions by bare name)."""
+        found = self.registered_object(name, custom_objects, module_objects)
+        if found is None and module == "builtins":
+            found = next((f for f in (self.lookup_public(ns, name) for ns in _FUNCTION_SEARCH)
+                          if f is not None), None)
+        elif found is None and module:
+            found = self._from_module(module, name)
+            parts = module.split(".")
+            if found is None and parts[0] in ("keras", "kerasish") and len(parts) == 2:
+                found = getattr(self.lookup_public("", parts[1]), name, None)   # keras.ops
+        if found is None and ">" not in name:
+            for source in (custom_objects or {}, *reversed(self._scopes), self.custom_objects):
+                found = next((obj for key, obj in source.items()
+                              if str(key).endswith(f">{name}")), None)
+                if found is not None:
+                    break
+        return found
+
     # Keras 3's config format ---------------------------------------------------------
     def serialize(self, obj):
         """A JSON-friendly config of `obj` in Keras 3's format (see `serialize_keras_object`)."""
@@ -206,7 +232,9 @@ class Registry:
         if isinstance(obj, types.FunctionType) or not hasattr(obj, "get_config"):
             name = getattr(obj, "__name__", None)
             if name is None:
-                raise TypeError(f"Cannot serialize {obj!r}: it has no get_config() or name.")
+                raise TypeError(f"Cannot serialize object {obj} of type {type(obj)}. To be "
+                                "serializable, a class must implement the `get_config()` "
+                                "method.")   # Keras's words
             return name
         cls = type(obj)
         config = obj.get_config()
@@ -246,7 +274,12 @@ class Registry:
             raise ValueError(f"Cannot deserialize {config!r}: expected a dict with a 'class_name' "
                              "(and 'config') key, as written by `serialize_keras_object`.")
         if config["class_name"] == "function" and isinstance(config.get("config"), str):
-            return self.deserialize(config["config"], custom_objects, module_objects)
+            found = self.find_function(config["config"], config.get("module"), custom_objects,
+                                       module_objects)
+            if found is None:
+                raise TypeError(_unknown_class(config["config"], custom_objects, None,
+                                               kind="function"))
+            return found
         cls = self.find_class(config, custom_objects, module_objects)
         inner = config.get("config", {})
         if cls is None:  # a TypeError, as Keras's _retrieve_class_or_fn raises
@@ -404,6 +437,15 @@ def serialize_object_as_keras(obj):
         return tuple(items) if isinstance(obj, tuple) else items
     if isinstance(obj, dict):
         return {k: serialize_object_as_keras(v) for k, v in obj.items()}
+    if isinstance(obj, bytes):
+        return {"class_name": "__bytes__", "config": {"value": obj.decode("utf-8")}}
+    if isinstance(obj, slice):
+        return {"class_name": "__slice__", "config": {
+            "start": serialize_object_as_keras(obj.start),
+            "stop": serialize_object_as_keras(obj.stop),
+            "step": serialize_object_as_keras(obj.step)}}
+    if obj is Ellipsis:
+        return {"class_name": "__ellipsis__", "config": {}}
     if isinstance(obj, np.generic) or (isinstance(obj, np.ndarray) and obj.ndim == 0):
         return obj.item()
     if isinstance(obj, np.ndarray):
@@ -430,6 +472,22 @@ def serialize_object_as_keras(obj):
             config["module"] = "keras"
         _add_build_and_compile_config(obj, config)
     return config
+
+
+def _tensor_entry(inner, _):
+    ops = REGISTRY.lookup_public("", "ops")
+    return ops.convert_to_tensor(np.array(inner["value"], dtype=inner["dtype"]))
+
+
+# Keras's special `{"class_name": "__xxx__", "config": ...}` entries for plain values
+_VALUE_ENTRIES = {
+    "__numpy__": lambda inner, _: np.array(inner["value"], dtype=inner["dtype"]),
+    "__tensor__": _tensor_entry,
+    "__bytes__": lambda inner, _: inner["value"].encode("utf-8"),
+    "__ellipsis__": lambda inner, _: Ellipsis,
+    "__slice__": lambda inner, rebuild: slice(rebuild(inner["start"]), rebuild(inner["stop"]),
+                                             rebuild(inner["step"])),
+}
 
 
 def _add_build_and_compile_config(obj, config):
@@ -490,6 +548,22 @@ def deserialize_object_as_keras(config, custom_objects=None, module_objects=None
         >>> model.compiled
         True
     """
+    # Keras's plain values: a name that is no custom or registered object stays a
+    # string, lists and tuples become lists, a dict that is no object entry has its
+    # values rebuilt; `__numpy__`, `__tensor__`, `__bytes__`... entries are values.
+    if isinstance(config, str):
+        found = REGISTRY.registered_object(config, custom_objects, module_objects)
+        return config if found is None else found
+    if isinstance(config, (list, tuple)):
+        return [deserialize_object_as_keras(c, custom_objects, module_objects, safe_mode)
+                for c in config]
+    if isinstance(config, dict) and ("class_name" not in config or "config" not in config):
+        return {k: deserialize_object_as_keras(v, custom_objects, module_objects, safe_mode)
+                for k, v in config.items()}
+    if isinstance(config, dict) and config["class_name"] in _VALUE_ENTRIES:
+        return _VALUE_ENTRIES[config["class_name"]](
+            config["config"] or {},
+            lambda c: deserialize_object_as_keras(c, custom_objects, module_objects, safe_mode))
     instance = REGISTRY.deserialize(config, custom_objects, module_objects, safe_mode)
     if isinstance(config, dict):
         build_config = config.get("build_config")
@@ -517,12 +591,12 @@ def _accepts_custom_objects(cls):
         return False
 
 
-def _unknown_class(name, custom_objects, inner):
+def _unknown_class(name, custom_objects, inner, kind="class"):
     known = sorted((custom_objects or {}).keys())
     layer = inner.get("name") if isinstance(inner, dict) else None
     short = str(name).split(">")[-1]
     return (
-        f"Could not locate class '{name}'"
+        f"Could not locate {kind} '{name}'"
         + (f" (needed for the object named '{layer}')" if layer else "")
         + ". Make sure custom classes are decorated with "
         "`@keras.saving.register_keras_serializable()` or passed to the loading function in "
@@ -580,6 +654,11 @@ class InstanceCatalog(Catalog):
 
     A name is looked up among the built-ins first, then the registered objects.
     """
+
+    def deserialize(self, config, custom_objects=None):
+        """As `Catalog.deserialize`; a name ("zeros", "l2") gives an instance, as in Keras."""
+        obj = super().deserialize(config, custom_objects)
+        return obj() if inspect.isclass(obj) else obj
 
     def lookup(self, name):
         """The built-in or registered object named `name`; ValueError listing valid names."""

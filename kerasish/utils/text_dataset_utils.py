@@ -61,8 +61,10 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
             paths, labels, validation_split, part)
         datasets.append(_make_dataset(part_paths, part_labels, label_mode, class_names,
                                       max_length, batch_size,
-                                      shuffle and part != "validation", seed))
-    return tuple(datasets) if subset == "both" else datasets[0]
+                                      shuffle and not (subset == "both" and part == "validation"),
+                                      seed))
+    # Keras returns a list here (audio_dataset_from_directory returns a tuple).
+    return datasets if subset == "both" else datasets[0]
 
 
 def _make_dataset(paths, labels, label_mode, class_names, max_length, batch_size, shuffle,

@@ -4,6 +4,7 @@
 tests/random/test_keras_streams.py.)
 """
 import numpy as np
+import pytest
 
 from kerasish.backend import devices, philox
 from kerasish.data.data_adapters import ArrayAdapter
@@ -107,3 +108,14 @@ def test_fit_evaluate_predict_draw_a_shuffled_datasets_seeds_twice_per_pass_as_k
     np.testing.assert_allclose(model.predict(test, verbose=0)[:3].ravel(),
                                [0.766675, 0.718402, 0.790811], atol=1e-6)
     assert first_targets(test) == [31, 20, 30, 15]
+
+
+def test_mismatched_lengths_message_is_keras_text():
+    # Text printed by Keras 3.15.1 for fit(x[20], y[20], sample_weight=w[5]).
+    with pytest.raises(ValueError) as info:
+        ArrayAdapter(np.ones((20, 4)), np.ones((20, 1)), sample_weight=np.ones(5))
+    assert str(info.value) == (
+        "Data cardinality is ambiguous. Make sure all arrays contain the same number of "
+        "samples.'x' sizes: 20\n'y' sizes: 20\n'sample_weight' sizes: 5\n")
+    with pytest.raises(ValueError, match=r"samples\.'x' sizes: 20, 15\n$"):
+        ArrayAdapter([np.ones((20, 4)), np.ones((15, 4))])

@@ -199,3 +199,28 @@ def test_gamma_and_beta_draw_tensorflows_stateless_gamma():
                                         0.4263938367366791],
                                        [0.14143820106983185, 0.5003523826599121,
                                         0.4601649343967438]], rtol=1e-7)
+
+
+def test_gamma_and_beta_are_tensorflows_draws():
+    # Values printed by Keras 3.15.1 (TensorFlow 2.21, CPU): TF's stateless gamma
+    # sampler (Marsaglia-Tsang on Philox, 256 blocks per value; alpha < 1 boosted,
+    # alpha == 1 exponential); beta = X / (X + Y), Y drawn on the seed pair + 12.
+    np.testing.assert_allclose(random.gamma((4,), 0.3, seed=1).numpy(), [
+        1.02589310699841e-05, 0.9334889650344849, 0.7440187335014343, 0.022882554680109024],
+        rtol=1e-6)
+    np.testing.assert_allclose(random.gamma((3,), 1.0, seed=1).numpy(), [
+        1.621160864830017, 0.19530309736728668, 1.2445580959320068], rtol=1e-6)
+    out = random.gamma((2, 2), np.array([2.5, 0.05], "float32"), seed=7, dtype="float64")
+    assert out.dtype == "float64"
+    np.testing.assert_allclose(out.numpy(), [[1.8701806046497083, 1.7598480001269582e-18],
+                                             [3.6172774424075578, 0.01879243847336293]],
+                               rtol=1e-12)
+    gen = random.SeedGenerator(25)
+    draws = [random.beta((3,), 0.3, 0.3, seed=gen).numpy() for _ in range(2)]
+    np.testing.assert_allclose(draws, [
+        [0.5568652749061584, 0.974341869354248, 0.9994332194328308],
+        [0.9604145288467407, 1.6626112255835324e-06, 0.014444442465901375]], rtol=1e-5)
+    half = random.beta((2,), 2.0, 5.0, seed=2147483640, dtype="float16")
+    assert half.dtype == "float16"
+    np.testing.assert_array_equal(half.numpy(), np.array([0.395263671875, 0.4287109375],
+                                                         "float16"))

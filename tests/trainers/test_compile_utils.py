@@ -216,3 +216,17 @@ def test_unknown_loss_name_fails_in_fit_not_compile():
             run()
     model.compile(optimizer="adam", loss=["mse"])
     assert model.fit(np.ones((2, 3)), np.ones((2, 1)), verbose=0).history["loss"]
+
+
+@pytest.mark.parametrize("name", ["ce", "crossentropy"])
+def test_crossentropy_shortcut_is_a_loss_only(name):
+    # Keras 3.15.1 picks a cross-entropy for loss="ce" but rejects the string as a
+    # metric: "Could not interpret metric identifier: ce".
+    x, _, y2 = _data()
+    inputs = keras.Input((5,))
+    model = keras.Model(inputs, layers.Dense(3, activation="softmax")(inputs))
+    model.compile("sgd", loss=name)
+    assert model.evaluate(x, y2, verbose=0) > 0
+    model.compile("sgd", loss="categorical_crossentropy", metrics=[name])
+    with pytest.raises(ValueError, match=f"Could not interpret metric identifier: {name}"):
+        model.evaluate(x, y2, verbose=0)

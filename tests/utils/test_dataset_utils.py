@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import kerasish as keras
+from kerasish.backend import devices
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "preprocessing"
 INFO = json.loads((FIXTURES / "utils_fixtures.json").read_text(encoding="utf-8"))
@@ -188,3 +189,26 @@ def test_jpeg_without_simplejpeg_warns_and_uses_pillow(monkeypatch):
                                                       verbose=False)
         pixels = np.stack([np.asarray(x) for x in ds])
     assert pixels.shape == (4, 9, 7, 3)
+
+
+def _texts_and_labels(ds):
+    return [(str(np.asarray(x).item()), int(y)) for x, y in ds]
+
+
+def test_validation_subset_alone_is_shuffled_like_keras(tmp_path, monkeypatch):
+    # Keras shuffles subset="validation" (only subset="both" leaves its validation part
+    # unshuffled) and returns a list for subset="both". Orders printed by Keras 3.15.1
+    # (no keras.utils.set_random_seed call: TF's shuffle seeds depend on it).
+    monkeypatch.setattr(devices, "_global_seed", [None])
+    for cls, count in (("neg", 5), ("pos", 4)):
+        (tmp_path / cls).mkdir()
+        for i in range(count):
+            (tmp_path / cls / f"{i}.txt").write_text(f"{cls}{i}")
+    kwargs = dict(batch_size=None, validation_split=0.5, seed=7, verbose=False)
+    val = keras.utils.text_dataset_from_directory(str(tmp_path), subset="validation", **kwargs)
+    assert _texts_and_labels(val) == [("neg3", 0), ("neg1", 0), ("pos1", 1), ("neg4", 0)]
+    both = keras.utils.text_dataset_from_directory(str(tmp_path), subset="both", **kwargs)
+    assert isinstance(both, list)
+    assert _texts_and_labels(both[0]) == [("neg0", 0), ("pos0", 1), ("neg2", 0), ("pos3", 1),
+                                          ("pos2", 1)]
+    assert _texts_and_labels(both[1]) == [("neg3", 0), ("pos1", 1), ("neg1", 0), ("neg4", 0)]

@@ -196,3 +196,63 @@ def test_public_serialize_keras_object_matches_keras_3_15_1():
     main_class = type("MainLayer", (_UserLayer,), {"__module__": "__main__"})
     config = ser(main_class())
     assert config["module"] is None and config["registered_name"] == "MainLayer"
+
+
+def test_public_deserialize_rebuilds_builtin_functions_and_plain_values():
+    # Each result below is what Keras 3.15.1's keras.saving.deserialize_keras_object returns.
+    ser, deser = keras.saving.serialize_keras_object, keras.saving.deserialize_keras_object
+    for fn in (keras.activations.relu, keras.activations.gelu, keras.losses.mean_squared_error,
+               keras.metrics.binary_accuracy):
+        assert deser(ser(fn)) is fn     # saved as {"module": "builtins", "class_name": "function"}
+    assert deser({"module": "keras.ops", "class_name": "function", "config": "relu",
+                  "registered_name": None}) is keras.ops.relu
+    assert deser("relu") == "relu" and deser("no_such_thing") == "no_such_thing"
+    assert deser(["relu", 1, None]) == ["relu", 1, None]
+    assert deser(("a", 2.5)) == ["a", 2.5]
+    assert deser({"a": 1, "b": "x"}) == {"a": 1, "b": "x"}
+    nested = deser({"a": ser(keras.layers.Dense(2))})
+    assert isinstance(nested["a"], keras.layers.Dense) and nested["a"].units == 2
+    array = deser({"class_name": "__numpy__", "config": {"value": [1, 2], "dtype": "int32"}})
+    assert array.dtype == "int32" and array.tolist() == [1, 2]
+    tensor = deser({"class_name": "__tensor__", "config": {"value": [1.0], "dtype": "float32"}})
+    assert keras.ops.convert_to_numpy(tensor).tolist() == [1.0]
+    assert deser(ser(b"ab")) == b"ab" and ser(b"ab") == {"class_name": "__bytes__",
+                                                         "config": {"value": "ab"}}
+    assert ser(slice(1, 3)) == {"class_name": "__slice__",
+                                "config": {"start": 1, "stop": 3, "step": None}}
+    assert deser(ser(slice(1, 3))) == slice(1, 3) and deser(ser(...)) is Ellipsis
+    with pytest.raises(TypeError, match="Cannot serialize object {1, 2} of type <class 'set'>"):
+        ser({1, 2})
+    with pytest.raises(TypeError, match="Could not locate function 'nope'"):
+        deser({"module": "builtins", "class_name": "function", "config": "nope",
+               "registered_name": "function"})
+
+
+def test_custom_layer_round_trips_a_builtin_activation_through_its_config():
+    # The usual get_config/from_config pattern; Keras 3.15.1 prints "gelu 3".
+    class Block(keras.layers.Layer):
+        def __init__(self, act="relu", inner=None, **kwargs):
+            super().__init__(**kwargs)
+            self.act, self.inner = keras.activations.get(act), inner or keras.layers.Dense(3)
+
+        def get_config(self):
+            return {**super().get_config(), "act": keras.saving.serialize_keras_object(self.act),
+                    "inner": keras.saving.serialize_keras_object(self.inner)}
+
+        @classmethod
+        def from_config(cls, config):
+            for key in ("act", "inner"):
+                config[key] = keras.saving.deserialize_keras_object(config[key])
+            return cls(**config)
+
+    block = Block.from_config(Block(keras.activations.gelu).get_config())
+    assert block.act is keras.activations.gelu and block.inner.units == 3
+
+
+@pytest.mark.parametrize("module, name, cls", [
+    ("initializers", "zeros", "Zeros"), ("initializers", "he_normal", "HeNormal"),
+    ("regularizers", "l2", "L2"), ("constraints", "max_norm", "MaxNorm")])
+def test_instance_catalogs_deserialize_a_name_to_an_instance(module, name, cls):
+    # Keras 3.15.1: keras.initializers.deserialize("zeros") is a Zeros() instance.
+    obj = getattr(keras, module).deserialize(name)
+    assert type(obj).__name__ == cls

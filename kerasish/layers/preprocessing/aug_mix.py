@@ -2,7 +2,7 @@
 import random as py_random
 
 from kerasish import ops, random
-from kerasish.layers.preprocessing.augment_ops import augmentation_layers
+from kerasish.layers.preprocessing.augment_ops import apply_drawing_from, augmentation_layers
 from kerasish.layers.preprocessing.base_image_layer import BaseImagePreprocessingLayer
 
 AUGMENT_LAYERS_ALL = ["random_shear", "random_translation", "random_rotation",
@@ -24,7 +24,8 @@ class AugMix(BaseImagePreprocessingLayer):
     RandomPosterization (`max(1, int(8 factor[1]))` bits), Solarization,
     AutoContrast and Equalization, plus RandomBrightness,
     RandomColorDegeneration, RandomContrast and RandomSharpness with
-    `all_ops`. Each layer draws its own factors per image.
+    `all_ops`. Each layer draws its factors per image from AugMix's generator,
+    in chain order (as Keras draws every chain's transformations first).
 
     Args:
         value_range: (min, max) of the images.
@@ -69,9 +70,9 @@ class AugMix(BaseImagePreprocessingLayer):
             augmented = images
             for _ in range(self.chain_depth):
                 name = py_random.choice(self._augment_layers + [None])
-                if name is not None:
-                    augmented = self.augmentations[name].transform_images(augmented,
-                                                                          training=True)
+                if name is not None:   # drawing from AugMix's generator, as Keras
+                    augmented = apply_drawing_from(self.augmentations[name], augmented,
+                                                   self.generator)
             mixed = mixed + augmented * chain_weights[chain]
         images = weight * images + (1 - weight) * mixed
         return ops.cast(ops.clip(images, self.value_range[0], self.value_range[1]),

@@ -1,4 +1,7 @@
-"""The augmentation layers AugMix and RandAugment choose from, built as Keras 3.15.1 builds them."""
+"""The augmentation layers AugMix and RandAugment choose from, built as Keras 3.15.1 builds them,
+and the way composite layers make them draw from their own generator."""
+import contextlib
+
 from kerasish.layers.preprocessing.auto_contrast import AutoContrast
 from kerasish.layers.preprocessing.equalization import Equalization
 from kerasish.layers.preprocessing.random_brightness import RandomBrightness
@@ -44,3 +47,21 @@ def augmentation_layers(names, factor, value_range, interpolation, seed, data_fo
         "equalization": lambda: Equalization(value_range=value_range, data_format=data_format),
     }
     return {name: makers[name]() for name in names}
+
+
+@contextlib.contextmanager
+def drawing_from(layer, generator):
+    """Within it, `layer` draws from `generator` instead of its own: Keras's composite
+    layers (AugMix, RandAugment, RandomColorJitter) pass their generator to their
+    sublayers' `get_random_transformation`."""
+    own, layer.generator = layer.generator, generator
+    try:
+        yield
+    finally:
+        layer.generator = own
+
+
+def apply_drawing_from(layer, images, generator):
+    """`layer.transform_images(images)` in training, its draws taken from `generator`."""
+    with drawing_from(layer, generator):
+        return layer.transform_images(images, training=True)

@@ -1,6 +1,6 @@
 """RandAugment: applies `num_ops` augmentations chosen at random to each batch."""
 from kerasish import ops, random
-from kerasish.layers.preprocessing.augment_ops import augmentation_layers
+from kerasish.layers.preprocessing.augment_ops import apply_drawing_from, augmentation_layers
 from kerasish.layers.preprocessing.base_image_layer import BaseImagePreprocessingLayer
 
 AUGMENT_LAYERS = ["random_shear", "random_translation", "random_rotation",
@@ -17,9 +17,10 @@ class RandAugment(BaseImagePreprocessingLayer):
     RandomTranslation, RandomRotation, RandomBrightness,
     RandomColorDegeneration, RandomContrast, RandomSharpness (factor
     `factor`), RandomPosterization (`max(1, int(8 factor[1]))` bits),
-    Solarization, AutoContrast and Equalization. Each application draws the
-    layer's own factors per image (Keras draws one transformation per layer
-    and call, so a layer picked twice in one call repeats its draw there).
+    Solarization, AutoContrast and Equalization. After the indices, each of
+    the eleven layers draws one transformation (its factors per image) from
+    RandAugment's generator, in that order, whether chosen or not; a layer
+    chosen twice applies the same draw twice.
 
     Args:
         value_range: (min, max) of the images.
@@ -51,10 +52,36 @@ class RandAugment(BaseImagePreprocessingLayer):
             return images
         chosen = ops.convert_to_numpy(random.randint((self.num_ops,), 0, len(AUGMENT_LAYERS),
                                                      seed=self.generator))
-        for index in chosen:
-            images = self.augmentations[AUGMENT_LAYERS[int(index)]].transform_images(
-                images, training=True)
+        # As Keras: after the indices, every layer (in AUGMENT_LAYERS order) draws one
+        # transformation from RandAugment's generator, and a chosen layer applies its
+        # draw (twice if chosen twice). Each layer's draws are replayed from the
+        # generator state they start at.
+        seed, start = self.generator.get_state()
+        offsets = self._draw_offsets(images)
+        try:
+            for index in chosen:
+                name = AUGMENT_LAYERS[int(index)]
+                self.generator.set_state((seed, start + offsets[name]))
+                images = apply_drawing_from(self.augmentations[name], images, self.generator)
+        finally:
+            self.generator.set_state((seed, start + offsets[None]))
         return ops.cast(images, self.compute_dtype)
+
+    def _draw_offsets(self, images):
+        """{layer name: how many draws the layers before it take; None: all of them}.
+        Counted once by running each layer (its number of draws is fixed)."""
+        if not hasattr(self, "_offsets"):
+            seed, start = self.generator.get_state()
+            offsets, total = {}, 0
+            for name in AUGMENT_LAYERS:
+                offsets[name] = total
+                self.generator.set_state((seed, start))
+                apply_drawing_from(self.augmentations[name], images, self.generator)
+                total += self.generator.get_state()[1] - start
+            self.generator.set_state((seed, start))
+            offsets[None] = total
+            self._offsets = offsets
+        return self._offsets
 
     def get_config(self):
         config = super().get_config()

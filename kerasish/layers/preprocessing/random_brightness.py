@@ -24,9 +24,9 @@ class RandomBrightness(BaseImagePreprocessingLayer):
         self.value_range = check_value_range(self, value_range)
 
     def transform_images(self, images, training=True):
-        images = ops.cast(images, self.compute_dtype)
         if not training:
-            return images
+            return images   # as Keras: not cast at inference (an integer image stays one)
+        images = ops.cast(images, self.compute_dtype)
         delta = self._uniform((images.shape[0], 1, 1, 1), self.factor[0], self.factor[1])
         delta = ops.cast(delta * (self.value_range[1] - self.value_range[0]), images.dtype)
         return ops.clip(images + delta, self.value_range[0], self.value_range[1])

@@ -1,5 +1,6 @@
 """RandomColorJitter: random brightness, contrast, saturation and hue, in that order."""
 from kerasish import ops
+from kerasish.layers.preprocessing.augment_ops import apply_drawing_from
 from kerasish.layers.preprocessing.base_image_layer import BaseImagePreprocessingLayer
 from kerasish.layers.preprocessing.random_brightness import RandomBrightness
 from kerasish.layers.preprocessing.random_contrast import RandomContrast
@@ -13,6 +14,7 @@ class RandomColorJitter(BaseImagePreprocessingLayer):
 
     Each is the layer of that name built with the factor, `value_range`,
     `seed` and `data_format` given here, and draws its own factor per image
+    from this layer's generator, one step after the other
     (Keras 3.15.1 builds them with the global data format, which garbles
     channels_first images; kerasish passes the layer's own).
 
@@ -47,7 +49,9 @@ class RandomColorJitter(BaseImagePreprocessingLayer):
         if not training:
             return images
         for step in self.steps:
-            images = step.transform_images(images, training=True)
+            # As Keras: every step draws from the jitter's own generator, one after the
+            # other (not from its own, which would repeat the same draws per step).
+            images = apply_drawing_from(step, images, self.generator)
         return ops.cast(images, self.compute_dtype)
 
     def get_config(self):

@@ -25,9 +25,9 @@ class RandomContrast(BaseImagePreprocessingLayer):
         self.value_range = check_value_range(self, value_range)
 
     def transform_images(self, images, training=True):
-        images = ops.cast(images, self.compute_dtype)
         if not training:
-            return images
+            return images   # as Keras: not cast at inference (an integer image stays one)
+        images = ops.cast(images, self.compute_dtype)
         factor = self._uniform((images.shape[0], 1, 1, 1), 1.0 - self.factor[0],
                                1.0 + self.factor[1], dtype=self.compute_dtype)
         mean = ops.mean(ops.mean(images, axis=self.height_axis, keepdims=True),

@@ -1,15 +1,16 @@
 """RandomCrop: a random (height, width) box in training, the centre box at inference."""
 from kerasish import ops
 from kerasish.layers.preprocessing.base_image_layer import BaseImagePreprocessingLayer
+from kerasish.ops import image as image_ops
 from kerasish.random import make_default_seed
-from kerasish.utils import image_utils
 
 
 class RandomCrop(BaseImagePreprocessingLayer):
     """Crops a random box in training (one offset for the whole batch, as Keras).
-    In training, an input not larger than the target is centre-cropped to the
-    target aspect ratio and resized; at inference the input passes unchanged
-    (as Keras 3.15.1).
+    In training, an input not larger than the target (in both dimensions) is
+    sliced from the offsets of a centre crop to the target aspect ratio and
+    resized to the target; at inference the input passes unchanged (as Keras
+    3.15.1).
 
     Args:
         height, width: output size.
@@ -28,20 +29,33 @@ class RandomCrop(BaseImagePreprocessingLayer):
         super().__init__(data_format=data_format, seed=seed, name=name, **kwargs)
         self.seed = config_seed
         self.height, self.width = height, width
+        self.autocast = False   # Keras's `_convert_input_args = False`: inputs come as given
 
     def transform_images(self, images, training=True):
-        images = ops.cast(images, self.compute_dtype)
         if not training:
-            return images
+            return images   # as Keras 3.15.1: unchanged at inference, not even cast
+        images = ops.cast(images, self.compute_dtype)
         in_h, in_w = images.shape[self.height_axis], images.shape[self.width_axis]
-        if not (training and in_h > self.height and in_w > self.width):
-            return image_utils.smart_resize(images, (self.height, self.width),
-                                            data_format=self.data_format)
-        top = int(float(self._uniform((), 0, float(in_h - self.height + 1)).numpy()))
-        left = int(float(self._uniform((), 0, float(in_w - self.width + 1)).numpy()))
+        if in_h > self.height and in_w > self.width:
+            top = int(float(self._uniform((), 0, float(in_h - self.height + 1)).numpy()))
+            left = int(float(self._uniform((), 0, float(in_w - self.width + 1)).numpy()))
+        else:
+            # Keras's fallback: the offsets of a centre crop to the target aspect
+            # ratio, but a target-sized slice from there (shorter where the input is
+            # smaller), resized to the target.
+            crop_h = max(min(in_h, int(float(in_w * self.height) / self.width)), 1)
+            crop_w = max(min(in_w, int(float(in_h * self.width) / self.height)), 1)
+            top, left = int(float(in_h - crop_h) / 2), int(float(in_w - crop_w) / 2)
         if self.data_format == "channels_last":
-            return images[:, top:top + self.height, left:left + self.width, :]
-        return images[:, :, top:top + self.height, left:left + self.width]
+            images = images[:, top:top + self.height, left:left + self.width, :]
+        else:
+            images = images[:, :, top:top + self.height, left:left + self.width]
+        if (images.shape[self.height_axis], images.shape[self.width_axis]) != (self.height,
+                                                                             self.width):
+            resized = image_ops.resize(ops.cast(images, "float32"), (self.height, self.width),
+                                       data_format=self.data_format)
+            images = ops.cast(resized, self.compute_dtype)
+        return images
 
     def compute_output_shape(self, input_shape):
         shape = list(input_shape)

@@ -236,3 +236,69 @@ def test_random_crop_draws_its_config_seed_then_its_generators_as_keras():
     np.testing.assert_allclose(np.asarray(crop(x[:2], training=True))[:, :2, :2, 0],
                                [[[21.22, 163.95], [220.06, 211.59]], [[34.22, 46.42], [33.75, 72.7]]],
                                atol=0.01)
+
+
+def test_random_crop_of_a_smaller_input_slices_then_resizes_as_keras():
+    # Not smart_resize: Keras 3.15.1 slices a target-sized box from the offsets of a
+    # centre crop to the target aspect ratio, then resizes. Values printed by Keras.
+    images = np.arange(40, dtype="float32").reshape(2, 5, 4, 1)
+    out = keras.layers.RandomCrop(6, 6, seed=1)(images, training=True)
+    np.testing.assert_allclose(np.asarray(out)[0, :, :, 0], [
+        [0.0, 0.5, 1.1667, 1.8333, 2.5, 3.0], [3.0, 3.5, 4.1667, 4.8333, 5.5, 6.0],
+        [6.3333, 6.8333, 7.5, 8.1667, 8.8333, 9.3333],
+        [9.6667, 10.1667, 10.8333, 11.5, 12.1667, 12.6667],
+        [13.0, 13.5, 14.1667, 14.8333, 15.5, 16.0], [16.0, 16.5, 17.1667, 17.8333, 18.5, 19.0]],
+        atol=1e-4)
+    out = keras.layers.RandomCrop(2, 5, seed=1)(images, training=True)
+    np.testing.assert_allclose(np.asarray(out)[1, :, :, 0], [
+        [28.0, 28.7, 29.5, 30.3, 31.0], [32.0, 32.7, 33.5, 34.3, 35.0]], atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "uint8"])
+def test_inference_passes_images_unchanged_as_keras(dtype):
+    # Keras 3.15.1 at inference: RandomCrop returns its input as given (no autocast);
+    # RandomContrast/RandomBrightness leave an integer image integer (a float64 one is
+    # autocast to float32 on the way in).
+    images = np.arange(40).reshape(2, 5, 4, 1).astype(dtype)
+    out = keras.layers.RandomCrop(2, 2, seed=1, dtype="float16")(images, training=False)
+    assert keras.backend.standardize_dtype(out.dtype) == dtype and out.shape == (2, 5, 4, 1)
+    expected = "float32" if dtype == "float64" else dtype
+    for layer in (keras.layers.RandomContrast(0.2, seed=1),
+                  keras.layers.RandomBrightness(0.2, seed=1)):
+        out = layer(images, training=False)
+        assert keras.backend.standardize_dtype(out.dtype) == expected
+        np.testing.assert_array_equal(np.asarray(out), images)
+
+
+def test_random_color_jitter_steps_share_the_jitters_generator_as_keras():
+    # Keras 3.15.1 draws every step's factors from the jitter's own generator, one
+    # after the other. Output printed by Keras (TF, CPU); each pixel's channels are
+    # equal after the saturation step.
+    images = np.arange(24, dtype="float32").reshape(2, 2, 2, 3) * 10
+    jitter = keras.layers.RandomColorJitter(value_range=(0, 255), brightness_factor=0.5,
+                                            contrast_factor=0.5, saturation_factor=0.5, seed=21)
+    out = np.asarray(jitter(images, training=True))
+    np.testing.assert_allclose(out[..., 0], [[[9.5771, 50.2413], [90.9055, 131.5697]],
+                                             [[123.0144, 162.3721], [201.7299, 241.0876]]],
+                               atol=2e-3)
+    np.testing.assert_allclose(out[..., 2], out[..., 0], atol=2e-3)
+
+
+def test_rand_augment_and_aug_mix_draw_from_their_own_generator_as_keras():
+    # Keras 3.15.1: RandAugment draws the layer indices, then one transformation per
+    # layer (all eleven, in order) from its generator; AugMix's chain steps draw from
+    # AugMix's generator. Per-image channel sums of two calls, printed by Keras (TF, CPU).
+    images = (np.random.RandomState(0).rand(2, 5, 4, 3) * 255).astype("float32")
+    keras.utils.set_random_seed(1)
+    rand_augment = keras.layers.RandAugment(value_range=(0, 255), num_ops=3, factor=0.5,
+                                            seed=30)
+    sums = [np.asarray(rand_augment(images, training=True)).sum(axis=(1, 2)) for _ in range(2)]
+    np.testing.assert_allclose(sums, [
+        [[1186.98, 1027.27, 1169.94], [1325.82, 1473.93, 1539.21]],
+        [[2634.89, 2876.84, 3000.05], [2364.63, 2454.70, 2583.47]]], atol=0.02)
+    keras.utils.set_random_seed(1)
+    aug_mix = keras.layers.AugMix(value_range=(0, 255), seed=29)
+    sums = [np.asarray(aug_mix(images, training=True)).sum(axis=(1, 2)) for _ in range(2)]
+    np.testing.assert_allclose(sums, [
+        [[2961.34, 2883.76, 3035.05], [2726.57, 2822.37, 2808.33]],
+        [[2322.20, 2401.13, 2347.46], [2171.53, 2185.97, 2310.18]]], atol=0.02)
