@@ -52,12 +52,13 @@ def _masked_rows(x, masks):
     return [x * m for m in masks]
 
 
-def _project(xp, parts, w):
+def _project(xp, parts, w, out=None):
     """`parts[g] @ w[:, gate g]` side by side (`parts[0] @ w` for a single part)."""
     if len(parts) == 1:
-        return parts[0] @ w
+        return xp.matmul(parts[0], w, out=out)
     n = w.shape[1] // len(parts)
-    return xp.concatenate([p @ w[:, g * n:(g + 1) * n] for g, p in enumerate(parts)], axis=-1)
+    return xp.concatenate([p @ w[:, g * n:(g + 1) * n] for g, p in enumerate(parts)], axis=-1,
+                          out=out)
 
 
 def _project_back(d, w, masks, shape=None):
@@ -134,6 +135,14 @@ def _swap_time_batch(xp, a):
     return xp.ascontiguousarray(a.transpose(1, 0, 2))
 
 
+def _time_major_copy(xp, a):
+    """(batch, time, n) as a new time-major (time, batch, n) array (never a view of `a`,
+    which `_swap_time_batch` returns when batch or time is 1)."""
+    out = xp.empty((a.shape[1], a.shape[0]) + a.shape[2:], dtype=a.dtype)
+    out[...] = a.transpose(1, 0, 2)
+    return out
+
+
 def _masked_rows_tm(x_tm, masks, in_place=False):
     """`_masked_rows` for a time-major (time, batch, n) array; `in_place`: `x_tm` is a
     scratch copy, which a single mask may overwrite."""
@@ -144,6 +153,11 @@ def _masked_rows_tm(x_tm, masks, in_place=False):
         x_tm *= masks[0][None]
         return [x_tm.reshape(-1, n)]
     return [(x_tm * m[None]).reshape(-1, n) for m in masks]
+
+
+def _rows_tm(xp, masks, length):
+    """Per-batch masks (batch, n) repeated for every row of a (time * batch, n) matrix."""
+    return None if masks is None else [xp.tile(m, (length, 1)) for m in masks]
 
 
 def _lstm_gate_affine(xp, units, dtype):
@@ -409,11 +423,14 @@ class _LSTM:
         u = rec.shape[0]
         in_masks, rec_masks = drop
         # Time-major (length, batch, ...) buffers: each step's slice is contiguous.
-        x_rows = _masked_rows_tm(_swap_time_batch(xp, x), in_masks, in_place=True)
-        xw = _project(xp, x_rows, kernel).reshape(length, batch, 4 * u)
-        xw += bias
+        x_rows = _masked_rows_tm(_time_major_copy(xp, x), in_masks, in_place=True)
+        # i, f, g, o: x's projection plus the bias, then each step's recurrent term is
+        # added (in the other order than `h @ rec + xw`: the same sum) and activated
+        acts = xp.empty((length, batch, 4 * u), dtype=x.dtype)
+        _project(xp, x_rows, kernel, out=acts.reshape(length * batch, 4 * u))
+        acts += bias
         scale, shift = _lstm_gate_affine(xp, u, x.dtype)
-        acts = xp.empty((length, batch, 4 * u), dtype=x.dtype)  # i, f, g, o after activation
+        rec_term = xp.empty((batch, 4 * u), dtype=x.dtype)
         tcs = xp.empty((length, batch, u), dtype=x.dtype)       # tanh(c_new)
         hs, cs = _state_buffers(xp, s, length, go_backwards)
         outs = None if mask is None else xp.zeros((length + 1, batch, u), dtype=x.dtype)
@@ -424,10 +441,9 @@ class _LSTM:
             prv, nxt = (t + 1, t) if go_backwards else (t, t + 1)
             z = acts[t]
             if rec_masks is None:
-                xp.matmul(hs[prv], rec, out=z)
+                z += xp.matmul(hs[prv], rec, out=rec_term)
             else:
-                z[...] = _project(xp, _masked_rows(hs[prv], rec_masks), rec)
-            z += xw[t]
+                z += _project(xp, _masked_rows(hs[prv], rec_masks), rec)
             # sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5 on i, f, o; tanh(z) on g
             z *= scale
             xp.tanh(z, out=z)
@@ -519,6 +535,114 @@ class _LSTM:
             return dx, [d_kernel, d_rec, _stepwise_bias_grad(xp, flat, batch, length, order,
                                                              time_major=True)], [dh, dc]
         d_kernel = _weight_grad(xp, x_rows, flat)
+        d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat)  # one GEMM for all steps
+        return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
+
+
+class _LSTMMixedDtypes(_LSTM):
+    """The LSTM step loop for inputs of several dtypes (an initial state or weights of
+    another dtype than x, outside the layers, which cast their weights to x's dtype):
+    numpy's promotion then decides the dtype of each step's h, c and gradients (a
+    float64 initial c keeps c in float64 for the whole sequence), which `_LSTM`'s
+    preallocated buffers of fixed dtypes cannot follow. The same formulas as `_LSTM`,
+    one array call per term."""
+
+    def forward(self, xp, x, w, s, mask, go_backwards, drop=(None, None)):
+        kernel, rec, bias = w
+        h, c = s
+        batch, length, _ = x.shape
+        u = rec.shape[0]
+        in_masks, rec_masks = drop
+        # Time-major (length, batch, ...) buffers: each step's slice is contiguous.
+        x_tm = _swap_time_batch(xp, x)
+        xw = _project(xp, _masked_rows_tm(x_tm, in_masks), kernel)
+        xw = xw.reshape(length, batch, 4 * u)
+        xw += bias
+        scale, shift = _lstm_gate_affine(xp, u, x.dtype)
+        acts = xp.empty((length, batch, 4 * u), dtype=x.dtype)  # i, f, g, o after activation
+        tcs = xp.empty((length, batch, u), dtype=x.dtype)       # tanh(c_new)
+        c_prevs = xp.empty((length, batch, u), dtype=x.dtype)
+        h_prevs = xp.empty((length, batch, u), dtype=x.dtype)
+        seq = xp.empty((length, batch, u), dtype=x.dtype)
+        out = xp.zeros_like(h)
+        for k, t in enumerate(_steps(length, go_backwards)):
+            z = acts[t]
+            if rec_masks is None:
+                xp.matmul(h, rec, out=z)
+            else:
+                z[...] = _project(xp, _masked_rows(h, rec_masks), rec)
+            z += xw[t]
+            # sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5 on i, f, o; tanh(z) on g
+            z *= scale
+            xp.tanh(z, out=z)
+            z *= scale
+            z += shift
+            i, f, g, o = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
+            h_prevs[t], c_prevs[t] = h, c
+            c_new = f * c
+            c_new += i * g
+            tc = xp.tanh(c_new, out=tcs[t])
+            h_new = o * tc
+            if mask is None:
+                h, c, out = h_new, c_new, h_new
+            else:
+                m = mask[:, t, None]
+                h, c = xp.where(m, h_new, h), xp.where(m, c_new, c)
+                out = xp.where(m, h_new, out)
+            seq[k] = out
+        seq = _swap_time_batch(xp, seq)
+        return seq, [out, h, c], (x_tm, acts, tcs, c_prevs, h_prevs)
+
+    def backward(self, xp, x, w, s, mask, go_backwards, cache, g_seq, g_final,
+                 drop=(None, None)):
+        """BPTT. A gradient left on the output after the first step (masked steps
+        before any real one) belongs to the zero initial output, not to h."""
+        kernel, rec, bias = w
+        batch, length, _ = x.shape
+        u = rec.shape[0]
+        in_masks, rec_masks = drop
+        x_tm, acts, tcs, c_prevs, h_prevs = cache
+        g_out, dh, dc = g_final
+        i, f, g, o = acts[..., :u], acts[..., u:2 * u], acts[..., 2 * u:3 * u], acts[..., 3 * u:]
+        g_seq_tm = _swap_time_batch(xp, g_seq)
+        dz_all = xp.empty((length, batch, 4 * u), dtype=x.dtype)
+        dh_new = xp.empty_like(dh)
+        order = list(_steps(length, go_backwards))
+        for k in range(length - 1, -1, -1):
+            t = order[k]
+            if mask is None:
+                xp.add(dh, g_out + g_seq_tm[k] if k == length - 1 else g_seq_tm[k], out=dh_new)
+                dc_new = dc
+            else:
+                m = mask[:, t, None]
+                g_out = g_out + g_seq_tm[k]
+                dh_new = xp.where(m, dh + g_out, 0)
+                dc_new = xp.where(m, dc, 0)
+                g_out, dh, dc = xp.where(m, 0, g_out), xp.where(m, 0, dh), xp.where(m, 0, dc)
+            it, ft, gt, ot, tc = i[t], f[t], g[t], o[t], tcs[t]
+            dc_total = dc_new + dh_new * ot * (1 - tc * tc)
+            xp.concatenate([dc_total * gt * it * (1 - it), dc_total * c_prevs[t] * ft * (1 - ft),
+                            dc_total * it * (1 - gt * gt), dh_new * tc * ot * (1 - ot)],
+                           axis=1, out=dz_all[t])
+            back = _project_back(dz_all[t], rec, rec_masks)
+            step_dc = dc_total * ft
+            if mask is None:
+                dh, dc = back, step_dc
+            else:
+                dh += back
+                dc += step_dc
+        flat = dz_all.reshape(length * batch, -1)
+        dx = _project_back(flat, kernel, _rows_tm(xp, in_masks, length))
+        dx = _swap_time_batch(xp, dx.reshape(length, batch, -1))
+        if _low_precision(kernel):
+            order = _steps(length, go_backwards)
+            d_kernel = _stepwise_weight_grad(xp, _masked_rows_tm(x_tm, in_masks), flat, batch,
+                                             length, order, time_major=True)
+            d_rec = _stepwise_weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat, batch,
+                                          length, order, time_major=True)
+            return dx, [d_kernel, d_rec, _stepwise_bias_grad(xp, flat, batch, length, order,
+                                                             time_major=True)], [dh, dc]
+        d_kernel = _weight_grad(xp, _masked_rows_tm(x_tm, in_masks), flat)
         d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat)  # one GEMM for all steps
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
 
@@ -712,6 +836,7 @@ class _SimpleRNN:
 
 
 _lstm = _LSTM()
+_lstm_mixed = _LSTMMixedDtypes()
 _gru_after = _GRU(reset_after=True)
 _gru_before = _GRU(reset_after=False)
 _simple = _SimpleRNN()
@@ -759,6 +884,8 @@ def _run(cell, x, weights, states, mask, go_backwards, dropout=None):
     if KerasTensor in map(type, tensors):
         return Sequence(cell, None, go_backwards)(*tensors)  # answers with its shape rule
     _, tensors, dev = core.operands(cell.name, *tensors)
+    if cell is _lstm and len({t.dtype for t in tensors}) > 1:
+        cell = _lstm_mixed
     maskv = None if mask is None else derive(_as_bool, core.to_array(mask, dev))
     drop = _dropout_arrays(cell, dropout, dev, tensors[0], tensors[4].shape[-1])
     return Sequence(cell, maskv, go_backwards, drop)(*tensors)
