@@ -52,12 +52,13 @@ def _masked_rows(x, masks):
     return [x * m for m in masks]
 
 
-def _project(xp, parts, w):
+def _project(xp, parts, w, out=None):
     """`parts[g] @ w[:, gate g]` side by side (`parts[0] @ w` for a single part)."""
     if len(parts) == 1:
-        return parts[0] @ w
+        return xp.matmul(parts[0], w, out=out)
     n = w.shape[1] // len(parts)
-    return xp.concatenate([p @ w[:, g * n:(g + 1) * n] for g, p in enumerate(parts)], axis=-1)
+    return xp.concatenate([p @ w[:, g * n:(g + 1) * n] for g, p in enumerate(parts)], axis=-1,
+                          out=out)
 
 
 def _project_back(d, w, masks, shape=None):
@@ -134,10 +135,22 @@ def _swap_time_batch(xp, a):
     return xp.ascontiguousarray(a.transpose(1, 0, 2))
 
 
-def _masked_rows_tm(x_tm, masks):
-    """`_masked_rows` for a time-major (time, batch, n) array."""
+def _time_major_copy(xp, a):
+    """(batch, time, n) as a new time-major (time, batch, n) array (never a view of `a`,
+    which `_swap_time_batch` returns when batch or time is 1)."""
+    out = xp.empty((a.shape[1], a.shape[0]) + a.shape[2:], dtype=a.dtype)
+    out[...] = a.transpose(1, 0, 2)
+    return out
+
+
+def _masked_rows_tm(x_tm, masks, in_place=False):
+    """`_masked_rows` for a time-major (time, batch, n) array; `in_place`: `x_tm` is a
+    scratch copy, which a single mask may overwrite."""
     n = x_tm.shape[-1]
     if masks is None:
+        return [x_tm.reshape(-1, n)]
+    if in_place and len(masks) == 1:
+        x_tm *= masks[0][None]
         return [x_tm.reshape(-1, n)]
     return [(x_tm * m[None]).reshape(-1, n) for m in masks]
 
@@ -155,6 +168,98 @@ def _lstm_gate_affine(xp, units, dtype):
     shift = xp.full(4 * units, 0.5, dtype=dtype)
     shift[2 * units:3 * units] = 0.0
     return scale, shift
+
+
+def _state_buffers(xp, states, length, go_backwards):
+    """(length + 1, batch, units) buffers for h and c, the initial states in place: step t
+    reads slot t and writes slot t + 1 (going backwards: reads t + 1, writes t)."""
+    buffers = []
+    for state in states:
+        buf = xp.empty((length + 1,) + state.shape, dtype=state.dtype)
+        buf[length if go_backwards else 0] = state
+        buffers.append(buf)
+    return buffers
+
+
+def _step_masks(xp, mask):
+    """(batch, time) booleans as time-major (time, batch, 1) arrays: (real steps, carried)."""
+    real = xp.ascontiguousarray(mask.T)[:, :, None]
+    return real, ~real
+
+
+_BLOCK_ELEMENTS = 1 << 16  # the LSTM backward's per-block factor buffers stay in cache
+
+
+class _LSTMFactors:
+    """The step-independent factors of the LSTM's dz, a block of steps at a time.
+
+    dz = first * second * third * fourth per gate, multiplied in that order (the
+    order of the unfused formula): first = dc_total on i, f, g and dh on o;
+    second = (g, c_prev, i, tanh(c)); third = (i, f, 1 - g^2, o); fourth = (1 - i,
+    1 - f, 1, 1 - o) (a product with 1 is exact); and dc_total = dc + dh * o *
+    dc_factor with dc_factor = 1 - tanh(c)^2. Each is computed with one array
+    call over a block of steps, in buffers small enough to stay in cache, instead
+    of a dozen calls per step.
+    """
+
+    def __init__(self, xp, acts, tcs, c_prevs, go_backwards):
+        length, batch, four_u = acts.shape
+        self.xp, self.acts, self.tcs, self.c_prevs = xp, acts, tcs, c_prevs
+        self.u, self.go_backwards = four_u // 4, go_backwards
+        self.block = max(1, min(length, _BLOCK_ELEMENTS // (batch * four_u)))
+        self.second, self.third, self.fourth = (
+            xp.empty((self.block, batch, four_u), dtype=acts.dtype) for _ in range(3))
+        self.dc_factor = xp.empty((self.block, batch, self.u), dtype=acts.dtype)
+        self.start = self.stop = 0
+
+    def at(self, t):
+        """(dc_factor, second, third, fourth) of step t."""
+        if not self.start <= t < self.stop:
+            self._fill(t)
+        j = t - self.start
+        return self.dc_factor[j], self.second[j], self.third[j], self.fourth[j]
+
+    def _fill(self, t):
+        # the backward visits t downwards (upwards with go_backwards): t opens the block
+        length = self.acts.shape[0]
+        start = t if self.go_backwards else max(0, t - self.block + 1)
+        stop = min(length, start + self.block)
+        self.start, self.stop = start, stop
+        xp, u, n = self.xp, self.u, stop - start
+        acts, tcs = self.acts[start:stop], self.tcs[start:stop]
+        second, third, fourth, dc_factor = (a[:n] for a in (self.second, self.third, self.fourth,
+                                                             self.dc_factor))
+        second[..., :u] = acts[..., 2 * u:3 * u]
+        second[..., u:2 * u] = self.c_prevs[start:stop]
+        second[..., 2 * u:3 * u] = acts[..., :u]
+        second[..., 3 * u:] = tcs
+        third[...] = acts
+        g = third[..., 2 * u:3 * u]
+        xp.multiply(g, g, out=g)
+        xp.subtract(1, g, out=g)
+        xp.subtract(1, acts, out=fourth)
+        fourth[..., 2 * u:3 * u] = 1
+        xp.multiply(tcs, tcs, out=dc_factor)
+        xp.subtract(1, dc_factor, out=dc_factor)
+
+
+def _project_back_tm(xp, d, w, masks, length):
+    """`_project_back` for time-major rows of `d` with per-batch masks (batch, n):
+    returns (length, batch, n)."""
+    if masks is None:
+        return (d @ w.T).reshape(length, -1, w.shape[0])
+    n = w.shape[1] // len(masks)
+    total = None
+    for g, m in enumerate(masks):
+        dg = d if len(masks) == 1 else d[:, g * n:(g + 1) * n]
+        wg = w if len(masks) == 1 else w[:, g * n:(g + 1) * n]
+        term = (dg @ wg.T).reshape(length, m.shape[0], -1)
+        term *= m[None]
+        if total is None:
+            total = term
+        else:
+            total += term
+    return total
 
 
 class Sequence(Op):
@@ -311,6 +416,136 @@ class _LSTM:
             h_new = ew.multiply(o, ew.tanh(c_new))
             return h_new, [h_new, c_new]
         return _run_reference(step, x, list(s), mask, go_backwards)
+
+    def forward(self, xp, x, w, s, mask, go_backwards, drop=(None, None)):
+        kernel, rec, bias = w
+        batch, length, _ = x.shape
+        u = rec.shape[0]
+        in_masks, rec_masks = drop
+        # Time-major (length, batch, ...) buffers: each step's slice is contiguous.
+        x_rows = _masked_rows_tm(_time_major_copy(xp, x), in_masks, in_place=True)
+        # i, f, g, o: x's projection plus the bias, then each step's recurrent term is
+        # added (in the other order than `h @ rec + xw`: the same sum) and activated
+        acts = xp.empty((length, batch, 4 * u), dtype=x.dtype)
+        _project(xp, x_rows, kernel, out=acts.reshape(length * batch, 4 * u))
+        acts += bias
+        scale, shift = _lstm_gate_affine(xp, u, x.dtype)
+        rec_term = xp.empty((batch, 4 * u), dtype=x.dtype)
+        tcs = xp.empty((length, batch, u), dtype=x.dtype)       # tanh(c_new)
+        hs, cs = _state_buffers(xp, s, length, go_backwards)
+        outs = None if mask is None else xp.zeros((length + 1, batch, u), dtype=x.dtype)
+        keep = None if mask is None else _step_masks(xp, mask)[1]
+        i_, f_, g_, o_ = (acts[..., j * u:(j + 1) * u] for j in range(4))
+        tmp = xp.empty((batch, u), dtype=x.dtype)
+        for k, t in enumerate(_steps(length, go_backwards)):
+            prv, nxt = (t + 1, t) if go_backwards else (t, t + 1)
+            z = acts[t]
+            if rec_masks is None:
+                z += xp.matmul(hs[prv], rec, out=rec_term)
+            else:
+                z += _project(xp, _masked_rows(hs[prv], rec_masks), rec)
+            # sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5 on i, f, o; tanh(z) on g
+            z *= scale
+            xp.tanh(z, out=z)
+            z *= scale
+            z += shift
+            c_new, h_new = cs[nxt], hs[nxt]
+            xp.multiply(f_[t], cs[prv], out=c_new)
+            xp.multiply(i_[t], g_[t], out=tmp)
+            c_new += tmp
+            xp.tanh(c_new, out=tcs[t])
+            xp.multiply(o_[t], tcs[t], out=h_new)
+            if mask is not None:  # a masked step carries the state and repeats the output
+                xp.copyto(outs[k + 1], h_new)
+                xp.copyto(outs[k + 1], outs[k], where=keep[t])
+                xp.copyto(h_new, hs[prv], where=keep[t])
+                xp.copyto(c_new, cs[prv], where=keep[t])
+        last = 0 if go_backwards else length
+        if mask is None:
+            seq_tm = hs[:length][::-1] if go_backwards else hs[1:]
+            out = hs[last].copy()
+        else:
+            seq_tm, out = outs[1:], outs[length].copy()
+        return (_swap_time_batch(xp, seq_tm), [out, hs[last].copy(), cs[last].copy()],
+                (x_rows, acts, tcs, hs, cs))
+
+    def backward(self, xp, x, w, s, mask, go_backwards, cache, g_seq, g_final,
+                 drop=(None, None)):
+        """BPTT. A gradient left on the output after the first step (masked steps
+        before any real one) belongs to the zero initial output, not to h."""
+        kernel, rec, bias = w
+        batch, length, _ = x.shape
+        u = rec.shape[0]
+        in_masks, rec_masks = drop
+        x_rows, acts, tcs, hs, cs = cache
+        h_prevs, c_prevs = (hs[1:], cs[1:]) if go_backwards else (hs[:-1], cs[:-1])
+        g_out, dh, dc = g_final
+        factors = _LSTMFactors(xp, acts, tcs, c_prevs, go_backwards)
+        f_, o_ = acts[..., u:2 * u], acts[..., 3 * u:]
+        g_seq_tm = None if mask is None and not g_seq.any() else _swap_time_batch(xp, g_seq)
+        dz_all = xp.empty((length, batch, 4 * u), dtype=x.dtype)
+        dh_new, dc_total = xp.empty_like(dh), xp.empty_like(dc)
+        dh_buf, dc_buf = xp.empty_like(dh), xp.empty_like(dc)
+        real = None if mask is None else _step_masks(xp, mask)[0]
+        order = list(_steps(length, go_backwards))
+        for k in range(length - 1, -1, -1):
+            t = order[k]
+            if mask is None:
+                if g_seq_tm is not None:
+                    xp.add(dh, g_out + g_seq_tm[k] if k == length - 1 else g_seq_tm[k], out=dh_new)
+                elif k == length - 1:
+                    xp.add(dh, g_out, out=dh_new)
+                else:
+                    dh_new = dh
+                dc_new = dc
+            else:
+                m = real[t]
+                g_out = g_out + g_seq_tm[k]
+                dh_new = xp.where(m, dh + g_out, 0)
+                dc_new = xp.where(m, dc, 0)
+                g_out, dh, dc = xp.where(m, 0, g_out), xp.where(m, 0, dh), xp.where(m, 0, dc)
+            # dc_total = dc + dh * o * (1 - tanh(c)^2); the gates' dz as products of factors
+            dc_factor, second, third, fourth = factors.at(t)
+            xp.multiply(dh_new, o_[t], out=dc_total)
+            dc_total *= dc_factor
+            xp.add(dc_new, dc_total, out=dc_total)
+            dz = dz_all[t]
+            by_gate = dz.reshape(batch, 4, u)
+            xp.multiply(dc_total[:, None, :], second.reshape(batch, 4, u)[:, :3], out=by_gate[:, :3])
+            xp.multiply(dh_new, second[:, 3 * u:], out=by_gate[:, 3])
+            dz *= third
+            dz *= fourth
+            if mask is None:
+                if rec_masks is None:
+                    dh = xp.matmul(dz, rec.T, out=dh_buf)
+                else:
+                    dh = _project_back(dz, rec, rec_masks)
+                dc = xp.multiply(dc_total, f_[t], out=dc_buf)
+            else:
+                dh += _project_back(dz, rec, rec_masks)
+                dc += dc_total * f_[t]
+        flat = dz_all.reshape(length * batch, -1)
+        dx = _swap_time_batch(xp, _project_back_tm(xp, flat, kernel, in_masks, length))
+        if _low_precision(kernel):
+            order = _steps(length, go_backwards)
+            d_kernel = _stepwise_weight_grad(xp, x_rows, flat, batch, length, order,
+                                             time_major=True)
+            d_rec = _stepwise_weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat, batch,
+                                          length, order, time_major=True)
+            return dx, [d_kernel, d_rec, _stepwise_bias_grad(xp, flat, batch, length, order,
+                                                             time_major=True)], [dh, dc]
+        d_kernel = _weight_grad(xp, x_rows, flat)
+        d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat)  # one GEMM for all steps
+        return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
+
+
+class _LSTMMixedDtypes(_LSTM):
+    """The LSTM step loop for inputs of several dtypes (an initial state or weights of
+    another dtype than x, outside the layers, which cast their weights to x's dtype):
+    numpy's promotion then decides the dtype of each step's h, c and gradients (a
+    float64 initial c keeps c in float64 for the whole sequence), which `_LSTM`'s
+    preallocated buffers of fixed dtypes cannot follow. The same formulas as `_LSTM`,
+    one array call per term."""
 
     def forward(self, xp, x, w, s, mask, go_backwards, drop=(None, None)):
         kernel, rec, bias = w
@@ -601,6 +836,7 @@ class _SimpleRNN:
 
 
 _lstm = _LSTM()
+_lstm_mixed = _LSTMMixedDtypes()
 _gru_after = _GRU(reset_after=True)
 _gru_before = _GRU(reset_after=False)
 _simple = _SimpleRNN()
@@ -648,6 +884,8 @@ def _run(cell, x, weights, states, mask, go_backwards, dropout=None):
     if KerasTensor in map(type, tensors):
         return Sequence(cell, None, go_backwards)(*tensors)  # answers with its shape rule
     _, tensors, dev = core.operands(cell.name, *tensors)
+    if cell is _lstm and len({t.dtype for t in tensors}) > 1:
+        cell = _lstm_mixed
     maskv = None if mask is None else derive(_as_bool, core.to_array(mask, dev))
     drop = _dropout_arrays(cell, dropout, dev, tensors[0], tensors[4].shape[-1])
     return Sequence(cell, maskv, go_backwards, drop)(*tensors)

@@ -315,3 +315,97 @@ def test_sequence_rnn_rejects_dropout_masks_of_the_wrong_count_or_shape():
         rnn_ops.lstm_sequence(x, k, r, b, h, h, dropout=(None, ops.ones((2, 4))))
     with pytest.raises(ValueError, match="must be a pair"):
         rnn_ops.lstm_sequence(x, k, r, b, h, h, dropout=ops.ones((2, 4)))
+
+
+# The LSTM's buffered fast path -----------------------------------------------------
+# `_LSTM` keeps h, c and the gates in preallocated buffers and computes the backward's
+# step-independent factors a block of steps at a time; `_LSTMMixedDtypes` (used for
+# inputs of several dtypes) is the plain loop with one array call per term. Where the
+# dtypes agree both must give the same numbers bit for bit.
+def _lstm_case(seed, dtype, mask, drops, batch=3, length=7, features=4, units=3):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(batch, length, features)).astype(dtype)
+    w = [(rng.normal(size=s) * 0.5).astype(dtype)
+         for s in [(features, 4 * units), (units, 4 * units), (4 * units,)]]
+    s = [rng.normal(size=(batch, units)).astype(dtype) for _ in range(2)]
+    m = None if mask is None else rng.random((batch, length)) > 0.3
+    drop = tuple(None if n == 0 else ((rng.random((n, batch, size)) > 0.3) / 0.7).astype(dtype)
+                 for n, size in zip(drops, (features, units)))
+    return x, w, s, m, drop
+
+
+@pytest.mark.parametrize("dtype,go_backwards,mask,drops,seq_grad", list(itertools.product(
+    ["float32", "float64"], [False, True], [None, "random"], [(0, 0), (1, 0), (4, 4), (1, 1)],
+    [False, True])))
+def test_lstm_fast_path_is_the_step_loop_bit_for_bit(monkeypatch, dtype, go_backwards, mask,
+                                                      drops, seq_grad):
+    monkeypatch.setattr(rnn_ops, "_BLOCK_ELEMENTS", 3 * 12 * 3)  # blocks of 3 of the 7 steps
+    x, w, s, m, drop = _lstm_case(1, dtype, mask, drops)
+    rng = np.random.default_rng(2)
+    g_seq = rng.normal(size=x.shape[:2] + (3,)) if seq_grad else np.zeros(x.shape[:2] + (3,))
+    g_final = [rng.normal(size=(3, 3)).astype(dtype) for _ in range(3)]
+    results = []
+    for cell in (rnn_ops._lstm, rnn_ops._lstm_mixed):
+        seq, final, cache = cell.forward(np, x, w, s, m, go_backwards, drop)
+        gx, gw, gs = cell.backward(np, x, w, s, m, go_backwards, cache, g_seq.astype(dtype),
+                                   g_final, drop)
+        results.append([seq, *final, gx, *gw, *gs])
+    for i, (fast, loop) in enumerate(zip(*results)):
+        assert fast.dtype == loop.dtype, i
+        np.testing.assert_array_equal(fast, loop, err_msg=f"output {i}")
+
+
+@pytest.mark.parametrize("go_backwards,mask", [(False, None), (True, None), (False, "random"),
+                                               (True, "random")])
+def test_lstm_sequence_without_its_sequence_gradient_matches_the_reference(
+        monkeypatch, go_backwards, mask):
+    """Only the last output and the states are used: the op skips the zero gradient of
+    the sequence (float64, against the recurrence written with ops)."""
+    monkeypatch.setattr(rnn_ops, "_BLOCK_ELEMENTS", 3 * 12 * 3)
+    x, w, s, m, drop = _lstm_case(3, "float64", mask, (1, 4))
+
+    def fused(x, k, r, b, h, c):
+        _, last, h, c = rnn_ops.lstm_sequence(x, k, r, b, h, c, mask=m,
+                                              go_backwards=go_backwards,
+                                              dropout=tuple(list(d) for d in drop))
+        return [last, h, c]
+
+    def reference(x, k, r, b, h, c):
+        return rnn_ops._lstm.reference(x, [k, r, b], [h, c], m, go_backwards, drop)[1:]
+
+    assert_same(fused, reference, [x, *w, *s], dtype="float64")
+
+
+def test_lstm_sequence_with_states_of_another_dtype_matches_the_reference():
+    x, w, s, m, _ = _lstm_case(4, "float32", "random", (0, 0))
+    s = [a.astype("float64") for a in s]
+    tensors = [ops.convert_to_tensor(a) for a in [x, *w, *s]]
+    results = []
+    for run in (lambda *t: rnn_ops.lstm_sequence(*t, mask=m),
+                lambda x, k, r, b, h, c: rnn_ops._lstm.reference(x, [k, r, b], [h, c], m, False)):
+        with GradientTape() as tape:
+            tape.watch(tensors)
+            outs = run(*tensors)
+            loss = sum(ops.sum(ops.cast(o, "float64") * (i + 1)) for i, o in enumerate(outs))
+        results.append([o.numpy() for o in outs] + [g.numpy() for g in tape.gradient(loss, tensors)])
+    for i, (fused, reference) in enumerate(zip(*results)):
+        np.testing.assert_allclose(fused, reference, rtol=1e-5, atol=1e-5, err_msg=f"array {i}")
+
+
+@pytest.mark.parametrize("shape", [(1, 5, 4), (3, 1, 4)])
+def test_lstm_sequence_leaves_its_inputs_unchanged(shape):
+    """With batch or time 1 the time-major copy of x must still be a copy: the input
+    dropout mask is applied to it in place."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=shape).astype("float32")
+    w = [rng.normal(size=s).astype("float32") for s in [(4, 12), (3, 12), (12,)]]
+    h = np.zeros((shape[0], 3), "float32")
+    mask = np.full((shape[0], 4), 0.5, "float32")
+    before = [a.copy() for a in [x, *w, h, mask]]
+    tensors = [ops.convert_to_tensor(a) for a in [x, *w, h, h]]
+    with GradientTape() as tape:
+        tape.watch(tensors)
+        loss = ops.sum(rnn_ops.lstm_sequence(*tensors, dropout=(mask, None))[0])
+    tape.gradient(loss, tensors)
+    for a, b in zip([x, *w, h, mask], before):
+        np.testing.assert_array_equal(a, b)
