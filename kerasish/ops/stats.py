@@ -84,8 +84,10 @@ def normalize(x, axis=-1, order=2, epsilon=None):
         # there, as TensorFlow's (whose rsqrt gradient is 0 for a zero upstream).
         sq = reduction.sum(ew.square(x), axis=axis, keepdims=True)
         zero = ew.equal(sq, 0.0)
-        bounded = ew.minimum(ew.rsqrt(ew.where(zero, 1.0, sq)), 1.0 / eps)
-        return ew.multiply(x, ew.where(zero, 1.0 / eps, bounded))
+        with np.errstate(over="ignore"):   # 1 / epsilon is inf in float16, as in TensorFlow
+            bound = np.asarray(1.0 / eps).astype(config.to_numpy_dtype(x.dtype))
+        bounded = ew.minimum(ew.rsqrt(ew.where(zero, 1.0, sq)), bound)
+        return ew.multiply(x, ew.where(zero, bound, bounded))
     norm = linalg.norm(x, ord=order, axis=axis, keepdims=True)
     return ew.divide(x, ew.maximum(norm, eps))
 
