@@ -181,6 +181,11 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
         return nn.sparse_categorical_crossentropy(y_true, y_pred, from_logits=from_logits, axis=axis)
     valid = ew.not_equal(y_true, ignore_class)
     labels = ew.where(valid, y_true, 0)
+    # As Keras, the ignored entries' predictions are replaced first, which also makes a
+    # softmax's output a plain tensor (scored as probabilities, not from its logits).
+    # Keras puts zeros there (0 / 0 for probabilities, masked below); ones give the
+    # same losses and gradients without forming a NaN.
+    y_pred = ew.where(shape_ops.expand_dims(valid, axis), y_pred, 1.0)
     values = nn.sparse_categorical_crossentropy(labels, y_pred, from_logits=from_logits, axis=axis)
     values = ew.where(valid, values, 0.0)
     values._keras_mask = valid

@@ -529,7 +529,6 @@ class Where(Op):
 
     def backward(self, saved, needs, g):
         cond, branches = saved[0], saved[1:]
-        zero = multiply(g, 0.0)
         grads, k = [None], 0
         for i, scalar in enumerate(self.scalars):
             if scalar is not None:
@@ -538,7 +537,9 @@ class Where(Op):
             if not needs[k]:
                 grads.append(None)
                 continue
-            picked = where(cond, g, zero) if i == 0 else where(cond, zero, g)
+            # true zeros for the branch not taken (not g * 0, which keeps a NaN of g),
+            # as TensorFlow's where gradient
+            picked = where(cond, g, 0.0) if i == 0 else where(cond, 0.0, g)
             grads.append(fit_gradient(picked, t))
         return grads
 

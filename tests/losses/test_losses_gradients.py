@@ -87,3 +87,22 @@ def test_gradient_reaches_targets_too():
     check_gradients(lambda t, p: keras.losses.mean_squared_error(t, p), [REG_T, REG_P])
     check_gradients(lambda t, p: keras.losses.categorical_crossentropy(t, p, from_logits=True),
                     [PROBS, LOGITS])
+
+
+def test_ignore_class_on_a_softmax_output_scores_probabilities_with_finite_gradients():
+    # Keras 3.15.1 replaces the ignored rows' predictions before scoring, so a softmax's
+    # output is scored as probabilities there (a saturated row: -log(epsilon) = 16.118,
+    # printed by Keras; from its logits it would be 80), and the ignored row, whose
+    # probabilities are 0 / 0 in Keras, passes no NaN back (it used to, through where).
+    logits = keras.ops.convert_to_tensor(np.array([[-40.0, 40.0, 0.0], [1.0, 2.0, 3.0],
+                                                  [0.5, 0.1, 0.2]], "float32"))
+    loss = keras.losses.SparseCategoricalCrossentropy(ignore_class=1, reduction=None)
+    with keras.GradientTape() as tape:
+        tape.watch(logits)
+        values = loss(np.array([0, 2, 1]), keras.activations.softmax(logits))
+        total = keras.ops.sum(values)
+    np.testing.assert_allclose(values.numpy(), [16.11809539794922, 0.4076060354709625, 0.0],
+                               rtol=2e-7)
+    grad = tape.gradient(total, logits).numpy()
+    assert np.all(np.isfinite(grad))
+    np.testing.assert_array_equal(grad[2], 0.0)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from kerasish import ops
+from kerasish import GradientTape, ops
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.testing import check_gradients, check_second_order
 
@@ -245,3 +245,18 @@ def test_scalar_operands_convert_as_keras_tensorflow_backend():
     assert out.numpy().astype("float64").tolist() == [0.333251953125, 1.0, -1.6669921875]
     check_gradients(lambda a, b: ops.hypot(a, b), [np.array([3.0, -1.0, 0.5]), np.array([4.0, 2.0, -0.2])])
     check_gradients(lambda a, b: ops.logaddexp(a, b), [np.array([3.0, -1.0]), np.array([4.0, 2.0])])
+
+
+def test_where_gradient_gives_true_zeros_to_the_branch_not_taken():
+    # TensorFlow's where gradient is zeros_like(grad) off the branch: a NaN in the upstream
+    # gradient where the other branch was picked does not reach this branch (g * 0 did).
+    a = ops.convert_to_tensor([1.0, 2.0])
+    b = ops.convert_to_tensor([3.0, 4.0])
+    with GradientTape() as tape:
+        tape.watch(a)
+        tape.watch(b)
+        out = ops.where(ops.convert_to_tensor([True, False]), a, b)
+        total = ops.sum(ops.multiply(out, ops.convert_to_tensor([1.0, np.nan])))
+    grad_a, grad_b = tape.gradient(total, [a, b])
+    np.testing.assert_array_equal(grad_a.numpy(), [1.0, 0.0])
+    np.testing.assert_array_equal(grad_b.numpy(), [0.0, np.nan])
