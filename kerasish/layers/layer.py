@@ -444,6 +444,58 @@ class Layer(Operation):
         for layer in self._flatten_layers():
             layer._losses = []
 
+    def stateless_call(self, trainable_variables, non_trainable_variables, *args,
+                       return_losses=False, **kwargs):
+        """`call` with the given variable values; no variable of the layer changes.
+
+        As Keras's: runs `self.call(*args, **kwargs)` in a `StatelessScope` that maps
+        `trainable_variables` / `non_trainable_variables` (one value each, in the order
+        of the layer's lists, the seed generators' states included) onto the layer's
+        variables, and returns the outputs and the non-trainable values after the call
+        (BatchNormalization's moving statistics, advanced seeds).
+
+        Args:
+            trainable_variables: values for `self.trainable_variables`.
+            non_trainable_variables: values for `self.non_trainable_variables`.
+            *args, **kwargs: `call`'s arguments (e.g. `training=True`).
+            return_losses: also return the losses added during the call, then the
+                weights' regularization penalties.
+
+        Returns:
+            `(outputs, non_trainable_values)`, or with `return_losses`
+            `(outputs, non_trainable_values, losses)`.
+
+        Example:
+            >>> values = [v.value for v in model.trainable_variables]
+            >>> others = [v.value for v in model.non_trainable_variables]
+            >>> outputs, others = model.stateless_call(values, others, x, training=True)
+        """
+        if not self.built:
+            raise ValueError(f"To call stateless_call, {type(self).__name__} must be built (i.e. "
+                             "its variables must have been already created). You can build it "
+                             "by calling it on some data.")
+        for kind, values, variables in (
+                ("trainable_variables", trainable_variables, self.trainable_variables),
+                ("non_trainable_variables", non_trainable_variables,
+                 self.non_trainable_variables)):
+            if len(values) != len(variables):
+                raise ValueError(
+                    f"Argument `{kind}` must be a list of tensors corresponding 1:1 to "
+                    f"{type(self).__name__}().{kind}. Received list with length "
+                    f"{len(values)}, but expected {len(variables)} variables.")
+        mapping = list(zip(self.trainable_variables, trainable_variables)) + \
+            list(zip(self.non_trainable_variables, non_trainable_variables))
+        with stateless_scope.StatelessScope(state_mapping=mapping,
+                                            collect_losses=return_losses) as scope:
+            outputs = self.call(*args, **kwargs)
+            if return_losses:
+                losses = list(scope.losses) + [v.regularizer(v) for v in self.trainable_weights
+                                               if getattr(v, "regularizer", None) is not None]
+        non_trainable = [scope.get_current_value(v) for v in self.non_trainable_variables]
+        if return_losses:
+            return outputs, non_trainable, losses
+        return outputs, non_trainable
+
     # Calling ---------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if any_symbolic(*args, **kwargs):

@@ -369,6 +369,51 @@ class BaseOptimizer:
                                       lambda: self._updated_state(trainable_variables))
         return self._apply(grads, trainable_variables)
 
+    def stateless_apply(self, optimizer_variables, grads, trainable_variables):
+        """One update on the given values; neither the optimizer nor the variables change.
+
+        As Keras's: `apply(grads)` in a `StatelessScope` that maps
+        `optimizer_variables` onto `self.variables` and `trainable_variables` onto the
+        variables the optimizer was built for.
+
+        Args:
+            optimizer_variables: values for `self.variables`.
+            grads: one gradient per built variable.
+            trainable_variables: values for the built variables.
+
+        Returns:
+            `(new_trainable_values, new_optimizer_values)`.
+
+        Example:
+            >>> opt.build(model.trainable_variables)
+            >>> values, state = opt.stateless_apply([v.value for v in opt.variables], grads,
+            ...                                     [v.value for v in model.trainable_variables])
+        """
+        name = type(self).__name__
+        if not self.built:
+            raise ValueError(f"To call `stateless_apply`, {name} must be built (i.e. its "
+                             "variables must have been created). You can build it via "
+                             "`optimizer.build(trainable_variables)`.")
+        if len(optimizer_variables) != len(self.variables):
+            raise ValueError(
+                "Argument `optimizer_variables` must be a list of tensors corresponding 1:1 "
+                f"to {name}().variables. Received list with length "
+                f"{len(optimizer_variables)}, but expected {len(self.variables)} variables.")
+        if len(trainable_variables) != len(self._trainable_variables):
+            raise ValueError(
+                "Argument `optimizer_variables` must be a list of tensors corresponding 1:1 "
+                f"to the trainable variables list that the optimizer was built with. Received "
+                f"len(trainable_variables) == {len(trainable_variables)} whereas the optimizer "
+                f"was built with {len(self._trainable_variables)} variables.")
+        mapping = list(zip(self._trainable_variables, trainable_variables)) + \
+            list(zip(self.variables, optimizer_variables))
+        with stateless_scope.StatelessScope(state_mapping=mapping) as scope:
+            self.apply(grads)
+
+        def current(variables):
+            return [scope.get_current_value(v) for v in variables]
+        return current(self._trainable_variables), current(self.variables)
+
     def _updated_state(self, trainable_variables):
         """The optimizer's variables and the ones it updates (for capture's verification)."""
         return list(self.variables) + list(trainable_variables or self._trainable_variables)

@@ -449,3 +449,38 @@ def test_losses_list_add_loss_losses_before_weight_penalties_as_keras():
     model(np.ones((1, 3), "float32"))
     # activity: 0.1 * (2 * (3 + 1)) ** 2 / batch 1; early: 0.5 * 2; late2: 0.25 * 2; sub: 6
     np.testing.assert_allclose([float(v) for v in model.losses], [6.4, 1.0, 0.5, 6.0], rtol=1e-6)
+
+
+def test_stateless_call_uses_the_given_values_and_returns_the_new_state():
+    keras.utils.set_random_seed(5)
+    model = keras.Sequential([keras.Input((4,)), layers.Dense(3), layers.BatchNormalization(),
+                              layers.Dropout(0.5)])
+    x = np.random.RandomState(0).randn(6, 4).astype("float32")
+    kernel, bias = np.full((4, 3), 0.5, "float32"), np.arange(3, dtype="float32")
+    trainable = [kernel, bias, np.ones(3, "float32"), np.zeros(3, "float32")]
+    before = [v.numpy() for v in model.variables]
+    non_trainable = [v.value for v in model.non_trainable_variables]
+    outputs, new_state = model.stateless_call(trainable, non_trainable, x, training=False)
+    dense = x @ kernel + bias
+    np.testing.assert_allclose(outputs.numpy(), dense / np.sqrt(1 + 1e-3), rtol=1e-6)
+    outputs, new_state = model.stateless_call(trainable, non_trainable, x, training=True)
+    # moving mean 0.99 * 0 + 0.01 * batch mean; the dropout seed advanced (Keras's state
+    # list holds the seed generator's state too)
+    np.testing.assert_allclose(new_state[0].numpy(), 0.01 * dense.mean(0), rtol=1e-5)
+    assert len(new_state) == 3 and not np.array_equal(new_state[2].numpy(), non_trainable[2])
+    for variable, value in zip(model.variables, before):
+        np.testing.assert_array_equal(variable.numpy(), value)   # nothing changed
+    with pytest.raises(ValueError, match="corresponding 1:1 to Sequential\\(\\).trainable_variables"):
+        model.stateless_call(trainable[:2], non_trainable, x)
+    with pytest.raises(ValueError, match="To call stateless_call, Dense must be built"):
+        layers.Dense(2).stateless_call([], [], x)
+
+
+def test_stateless_call_returns_added_and_regularization_losses():
+    layer = layers.Dense(2, kernel_regularizer=keras.regularizers.L2(0.5))
+    layer.build((None, 4))
+    x = np.ones((1, 4), "float32")
+    outputs, _, losses = layer.stateless_call([np.ones((4, 2), "float32"), np.zeros(2, "float32")],
+                                              [], x, return_losses=True)
+    np.testing.assert_array_equal(outputs.numpy(), [[4.0, 4.0]])
+    assert [float(v) for v in losses] == [4.0]    # 0.5 * sum of 8 squared ones

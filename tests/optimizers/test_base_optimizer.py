@@ -338,3 +338,18 @@ def test_clip_gradients_accepts_tensors():
         [ops.convert_to_tensor([50.0, 100.0])])
     np.testing.assert_allclose(np.asarray(clipped[0]), np.array([50.0, 100.0]) / np.sqrt(12500),
                                rtol=1e-6)
+
+
+def test_stateless_apply_returns_new_values_and_changes_nothing():
+    variable = keras.Variable(np.array([1.0, 2.0], "float32"))
+    optimizer = keras.optimizers.SGD(learning_rate=0.5, momentum=0.5)
+    optimizer.build([variable])
+    state = [v.value for v in optimizer.variables]
+    new_values, new_state = optimizer.stateless_apply(state, [np.array([1.0, 1.0], "float32")],
+                                                      [np.array([10.0, 20.0], "float32")])
+    np.testing.assert_array_equal(new_values[0].numpy(), [9.5, 19.5])
+    np.testing.assert_array_equal(variable.numpy(), [1.0, 2.0])
+    assert int(optimizer.iterations.numpy()) == 0
+    assert int(new_state[0].numpy()) == 1             # iterations, in the returned state
+    with pytest.raises(ValueError, match="`optimizer_variables` must be a list of tensors"):
+        optimizer.stateless_apply(state[:1], [np.ones(2)], [np.ones(2)])
