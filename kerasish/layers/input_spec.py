@@ -29,6 +29,17 @@ class InputSpec:
         self.name = name
         self.optional = optional
 
+    def get_config(self):
+        """The constructor arguments Keras records (dtype, shape, ranks, axes, optional)."""
+        return {"dtype": self.dtype, "shape": self.shape, "ndim": self.ndim,
+                "max_ndim": self.max_ndim, "min_ndim": self.min_ndim, "axes": self.axes,
+                "optional": self.optional}
+
+    @classmethod
+    def from_config(cls, config):
+        """An InputSpec from `get_config()`'s output."""
+        return cls(**config)
+
     def __repr__(self):
         # As Keras: only the fields that are set (truthy).
         fields = [(name, getattr(self, name))

@@ -169,6 +169,25 @@ class Layer(Operation):
         return self._dtype_policy.compute_dtype
 
     @property
+    def input_dtype(self):
+        """The dtype the layer's inputs are converted to (its compute dtype)."""
+        return self.compute_dtype
+
+    @property
+    def path(self):
+        """The layer's name path ("model/dense"), set when it is built (None before, and
+        for layers built when made, as Keras)."""
+        return self.__dict__.get("_path")
+
+    def add_metric(self, *args, **kwargs):
+        """Removed in Keras 3: raises NotImplementedError with Keras's text."""
+        raise NotImplementedError(
+            "Layer `add_metric()` method is deprecated. Add your metric in "
+            "`Model.compile(metrics=[...])`, or create metric trackers in init() or build() "
+            "when subclassing the layer or model, then call `metric.update_state()` "
+            "whenever necessary.")
+
+    @property
     def variable_dtype(self):
         return self._dtype_policy.variable_dtype
 
@@ -686,6 +705,7 @@ class Layer(Operation):
         ctx = _context()
         ctx.scopes.append(self.name)
         try:
+            self._path = "/".join(ctx.scopes)
             if _overrides(self, "build"):
                 self.build(input_shape)
             self._build_shapes = input_shape
@@ -839,10 +859,20 @@ class Layer(Operation):
 
 # Helpers -------------------------------------------------------------------
 def _marking_built(build):
-    """Wraps a subclass's `build` so that calling it by hand marks the layer built (as Keras)."""
+    """Wraps a subclass's `build` as Keras's build wrapper: it runs inside the layer's name
+    scope (which gives the layer its `path`), and calling it by hand marks the layer built."""
     @functools.wraps(build)
     def wrapper(self, *args, **kwargs):
-        result = build(self, *args, **kwargs)
+        scopes = _context().scopes
+        enter = not (scopes and scopes[-1] == self.name)   # `_maybe_build` entered it already
+        if enter:
+            scopes.append(self.name)
+        try:
+            self._path = "/".join(scopes)
+            result = build(self, *args, **kwargs)
+        finally:
+            if enter:
+                scopes.pop()
         self.built = True
         if getattr(self, "_build_shapes", None) is None and args:
             self._build_shapes = args[0]

@@ -66,6 +66,7 @@ class Functional(Model, Function):
             self._inputs, self._outputs)
         _check_unique_names(self._operations)
         self.built = True
+        self._path = self.name   # built when made: Keras gives it its name as path
 
     @property
     def layers(self):

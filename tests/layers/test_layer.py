@@ -484,3 +484,45 @@ def test_stateless_call_returns_added_and_regularization_losses():
                                               [], x, return_losses=True)
     np.testing.assert_array_equal(outputs.numpy(), [[4.0, 4.0]])
     assert [float(v) for v in losses] == [4.0]    # 0.5 * sum of 8 squared ones
+
+
+def test_layer_paths_input_dtype_and_add_metric_as_keras():
+    # Printed by Keras 3.15.1: a layer's path is set when its build runs, in its
+    # parents' name scopes; layers built when made (Dropout) keep None.
+    dense = layers.Dense(2, name="dd")
+    assert dense.path is None
+    dense.build((None, 3))
+    assert (dense.path, dense.input_dtype) == ("dd", "float32")
+    dropout = layers.Dropout(0.5)
+    dropout(np.ones((1, 2)))
+    assert dropout.path is None
+    model = keras.Sequential([layers.Dense(2, name="a"), layers.Dropout(0.1, name="b")], name="s")
+    model.build((None, 3))
+    assert (model.path, [layer.path for layer in model.layers]) == ("s", ["s/a", None])
+    inputs = keras.Input((3,))
+    functional = keras.Model(inputs, layers.Dense(1, name="f2")(inputs), name="fm")
+    assert (functional.path, functional.layers[1].path) == ("fm", "f2")
+
+    class Block(layers.Layer):
+        def __init__(self):
+            super().__init__(name="blk")
+            self.inner = layers.Dense(2, name="in")
+
+        def build(self, input_shape):
+            self.inner.build(input_shape)
+
+        def call(self, x):
+            return self.inner(x)
+
+    block = Block()
+    block(np.ones((1, 3)))
+    assert (block.path, block.inner.path) == ("blk", "blk/in")
+    with pytest.raises(NotImplementedError, match=r"Layer `add_metric\(\)` method is deprecated"):
+        dense.add_metric(1.0)
+
+
+def test_input_spec_config_round_trip():
+    spec = layers.InputSpec(ndim=2, axes={-1: 3})
+    assert spec.get_config() == {"dtype": None, "shape": None, "ndim": 2, "max_ndim": None,
+                                 "min_ndim": None, "axes": {-1: 3}, "optional": False}
+    assert repr(layers.InputSpec.from_config(spec.get_config())) == "InputSpec(ndim=2, axes={-1: 3})"
