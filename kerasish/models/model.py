@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from kerasish.layers.layer import Layer, warn_not_built
-from kerasish.models import summary
+from kerasish.models import state_tree as state_tree_module, summary
 from kerasish.saving import functional_config, saving_api
 from kerasish.trainers.trainer import Trainer
 from kerasish.utils.registry import REGISTRY
@@ -123,6 +123,32 @@ class Model(Trainer, Layer):
                                     show_trainable=show_trainable, layer_range=layer_range)
 
     # Saving: delegated to kerasish.saving --------------------------------
+    def get_state_tree(self, value_format="backend_tensor"):
+        """The model's variables as nested dicts keyed by the parts of their paths.
+
+        Args:
+            value_format: "backend_tensor" (the arrays) or "numpy_array" (copies).
+
+        Returns:
+            dict with "trainable_variables", "non_trainable_variables",
+            "optimizer_variables" and "metrics_variables", each a nested dict.
+
+        Example:
+            >>> model.get_state_tree()["trainable_variables"]["sequential"]["dense"]["kernel"]
+        """
+        return {kind: state_tree_module.nested_values(variables, value_format)
+                for kind, variables in state_tree_module.variables_by_kind(self).items()}
+
+    def set_state_tree(self, state_tree):
+        """Assigns the values of a `get_state_tree()`-shaped dict to the variables
+        with those paths (paths it does not name keep their values).
+
+        Args:
+            state_tree: dict keyed by "trainable_variables", "non_trainable_variables",
+                "optimizer_variables" and/or "metrics_variables".
+        """
+        state_tree_module.assign_state_tree(self, state_tree)
+
     def save_weights(self, filepath, overwrite=True, max_shard_size=None):
         """Saves all weights to a `.weights.h5` file in Keras 3's layout."""
         return saving_api.save_weights(self, filepath, overwrite=overwrite,

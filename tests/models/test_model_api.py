@@ -2,6 +2,7 @@
 import json
 
 import numpy as np
+import pytest
 
 import kerasish as keras
 from kerasish import layers
@@ -59,3 +60,38 @@ def test_clone_names_inputs_as_keras():
     assert [t.name for t in keras.models.clone_model(two).inputs] == ["a", "keras_tensor_5"]
     seq = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
     assert [t.name for t in keras.models.clone_model(seq).inputs] == ["input_layer_2"]
+
+
+def _keys(tree):
+    return {k: _keys(v) if isinstance(v, dict) else np.shape(v) for k, v in tree.items()}
+
+
+def test_state_tree_has_keras_layout_and_sets_values():
+    # The layout Keras 3.15.1 prints for this model after one fit step.
+    keras.utils.set_random_seed(1)
+    model = keras.Sequential([keras.Input(shape=(1,)), keras.layers.Dense(1, name="my_dense"),
+                              keras.layers.BatchNormalization(name="bn"),
+                              keras.layers.Dropout(0.2)], name="my_sequential")
+    model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+    model.fit(np.array([[1.0]]), np.array([[1.0]]), verbose=0)
+    tree = model.get_state_tree(value_format="numpy_array")
+    slots = {f"my_sequential_{layer}_{weight}_{slot}": shape
+             for layer, weights in (("my_dense", (("kernel", (1, 1)), ("bias", (1,)))),
+                                    ("bn", (("gamma", (1,)), ("beta", (1,)))))
+             for weight, shape in weights for slot in ("momentum", "velocity")}
+    assert _keys(tree) == {
+        "trainable_variables": {"my_sequential": {
+            "my_dense": {"kernel": (1, 1), "bias": (1,)}, "bn": {"gamma": (1,), "beta": (1,)}}},
+        "non_trainable_variables": {
+            "my_sequential": {"bn": {"moving_mean": (1,), "moving_variance": (1,)}},
+            "seed_generator": {"seed_generator_state": (2,)}},
+        "optimizer_variables": {"adam": {"iteration": (), "learning_rate": (), **slots}},
+        "metrics_variables": {"loss": {"total": (), "count": ()},
+                              "mean_absolute_error": {"total": (), "count": ()}}}
+    assert list(tree["optimizer_variables"]["adam"])[:3] == [
+        "iteration", "learning_rate", "my_sequential_my_dense_kernel_momentum"]
+    tree["trainable_variables"]["my_sequential"]["my_dense"]["bias"] = np.array([5.0], "float32")
+    model.set_state_tree({"trainable_variables": tree["trainable_variables"]})
+    np.testing.assert_array_equal(model.layers[0].bias.numpy(), [5.0])
+    with pytest.raises(ValueError, match="Unknown variable name: foo"):
+        model.set_state_tree({"foo": {}})
