@@ -179,6 +179,12 @@ class Layer(Operation):
         for layers built when made, as Keras)."""
         return self.__dict__.get("_path")
 
+    def quantize(self, mode=None, **kwargs):
+        """Not available: kerasish has no quantized (int8/int4/float8) layers."""
+        raise NotImplementedError(
+            f"{type(self).__name__}.quantize(mode={mode!r}): quantization is not implemented "
+            "in kerasish (layers compute in their float dtype policy).")
+
     def add_metric(self, *args, **kwargs):
         """Removed in Keras 3: raises NotImplementedError with Keras's text."""
         raise NotImplementedError(

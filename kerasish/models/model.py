@@ -123,6 +123,14 @@ class Model(Trainer, Layer):
                                     show_trainable=show_trainable, layer_range=layer_range)
 
     # Saving: delegated to kerasish.saving --------------------------------
+    def export(self, filepath, format="tf_saved_model", **kwargs):
+        """Not available: kerasish cannot write TensorFlow SavedModel, ONNX or
+        OpenVINO artifacts; `model.save("model.keras")` writes Keras's own format."""
+        raise NotImplementedError(
+            f"Model.export(format={format!r}): exporting inference artifacts is not "
+            "implemented in kerasish; save the model with `model.save('model.keras')`, "
+            "which Keras loads.")
+
     def get_state_tree(self, value_format="backend_tensor"):
         """The model's variables as nested dicts keyed by the parts of their paths.
 

@@ -95,3 +95,11 @@ def test_state_tree_has_keras_layout_and_sets_values():
     np.testing.assert_array_equal(model.layers[0].bias.numpy(), [5.0])
     with pytest.raises(ValueError, match="Unknown variable name: foo"):
         model.set_state_tree({"foo": {}})
+
+
+def test_export_and_quantize_raise_not_implemented_naming_the_alternative():
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    with pytest.raises(NotImplementedError, match=r"Model.export.*model.save\('model.keras'\)"):
+        model.export("artifact")
+    with pytest.raises(NotImplementedError, match="Dense.quantize\\(mode='int8'\\)"):
+        model.layers[0].quantize("int8")
