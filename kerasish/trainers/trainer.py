@@ -182,6 +182,34 @@ class Trainer:
         for m in self.metrics:
             m.reset_state()
 
+    # Keras 2's step helpers, kept by Keras 3 (TensorFlow backend) for old train/test steps
+    @property
+    def compiled_metrics(self):
+        """Deprecated (Keras 2): `model.compiled_metrics.update_state(y, y_pred)` updates
+        every metric in `self.metrics` (a `Mean`, the loss tracker included, with `y_pred`),
+        after a warning, as Keras 3 does."""
+        model = self
+
+        class DeprecatedCompiledMetric:
+            def update_state(self, y, y_pred, sample_weight=None):
+                warnings.warn("`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n"
+                              "```\nfor metric in self.metrics:\n"
+                              "    metric.update_state(y, y_pred)\n```\n", stacklevel=2)
+                for metric in model.metrics:
+                    if isinstance(metric, metrics_module.Mean):
+                        metric.update_state(y_pred, sample_weight=sample_weight)
+                    else:
+                        metric.update_state(y, y_pred, sample_weight=sample_weight)
+        return DeprecatedCompiledMetric()
+
+    def compiled_loss(self, y, y_pred, sample_weight=None, regularization_losses=None):
+        """Deprecated (Keras 2): `compute_loss(y=y, y_pred=y_pred, sample_weight=...)` after
+        a warning, as Keras 3 does (`regularization_losses` is ignored: `compute_loss`
+        adds `model.losses` itself)."""
+        warnings.warn("`model.compiled_loss()` is deprecated. Instead, use "
+                      "`model.compute_loss(x, y, y_pred, sample_weight, training)`.")
+        return self.compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)
+
     # the step functions (override points) -------------------------------------
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The compiled loss plus `model.losses` (regularizers, add_loss)."""

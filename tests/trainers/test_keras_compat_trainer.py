@@ -1,6 +1,7 @@
 """Trainer behaviours from Keras's own trainer tests: custom test_step logs, PyDataset
 `num_batches`, loss dicts/lists on subclassed models (values Keras 3.15.1 gives)."""
 import numpy as np
+import pytest
 
 import kerasish as keras
 from kerasish import initializers, layers
@@ -122,3 +123,27 @@ def test_compute_loss_override_without_training_argument():
     model.compile("sgd", "mse")
     logs = model.evaluate(np.ones((8, 4)), np.ones((8, 2)) * 2, verbose=0, return_dict=True)
     np.testing.assert_allclose(logs["custom"], logs["loss"] * 4, rtol=1e-6)
+
+
+def test_keras2_compiled_loss_and_compiled_metrics_in_a_custom_test_step():
+    # Keras 3.15.1 (TensorFlow) keeps both shims with deprecation warnings; its
+    # compiled_metrics feeds y_pred to every Mean, the loss tracker included, so this
+    # evaluate reports loss 0.5 (the mean softmax output) and the accuracy.
+    class Keras2Model(keras.Model):
+        def test_step(self, data):
+            x, y = data
+            y_pred = self(x, training=False)
+            self.compiled_loss(y, y_pred, regularization_losses=self.losses)
+            self.compiled_metrics.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    keras.utils.set_random_seed(4)
+    inputs = keras.Input((3,))
+    model = Keras2Model(inputs, keras.layers.Dense(2, activation="softmax")(inputs))
+    model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    x = np.random.RandomState(0).randn(20, 3).astype("float32")
+    y = np.arange(20) % 2
+    with pytest.warns(UserWarning, match="`model.compiled_loss\\(\\)` is deprecated"):
+        logs = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert logs["loss"] == pytest.approx(0.5, abs=1e-7)
+    assert 0.0 <= logs["accuracy"] <= 1.0
