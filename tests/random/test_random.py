@@ -199,3 +199,18 @@ def test_gamma_and_beta_draw_tensorflows_stateless_gamma():
                                         0.4263938367366791],
                                        [0.14143820106983185, 0.5003523826599121,
                                         0.4601649343967438]], rtol=1e-7)
+
+
+def test_binomial_draws_tensorflows_stateless_binomial():
+    # Printed by Keras 3.15.1 on TensorFlow: inversion (count * p < 10), transformed
+    # rejection (>= 10), p > 0.5 as count - B(count, 1 - p), batch shapes broadcast.
+    expected = {(10, 0.3): [2, 2, 4, 3, 2, 2, 3, 2],
+                (100, 0.3): [31, 36, 30, 29, 29, 24, 32, 35],
+                (100, 0.7): [69, 64, 70, 71, 71, 76, 68, 65],
+                (5, 0.9): [5, 4, 4, 5, 5, 5, 5, 4]}
+    for (count, prob), values in expected.items():
+        out = random.binomial((8,), counts=count, probabilities=prob, seed=9)
+        assert out.dtype == "float32" and out.numpy().tolist() == values
+    batch = random.binomial((3, 4), counts=np.array([5.0, 50, 500, 20]),
+                            probabilities=np.array([[0.2], [0.6], [0.95]]), seed=2)
+    assert batch.numpy().tolist() == [[1, 8, 113, 2], [3, 27, 308, 12], [4, 46, 482, 19]]
