@@ -188,8 +188,17 @@ divide = binary("divide", _true_divide, lambda g, a, b, o: divide(g, b),
                 lambda g, a, b, o: negative(divide(multiply(g, o), b)))
 true_divide = divide
 floor_divide = binary("floor_divide", "floor_divide")
+def _floormod(xp, a, b):
+    """numpy's mod, but a zero float remainder keeps the dividend's sign, as TensorFlow's
+    FloorMod (`fmod`, then `+ y` when the signs differ): mod(250., -2.5) is 0.0, not -0.0."""
+    out = xp.mod(a, b)
+    if getattr(out, "dtype", None) is not None and out.dtype.kind == "f":
+        out = xp.where(out == 0, xp.copysign(xp.zeros_like(out), a), out)
+    return out
+
+
 # The `%` operator: as TensorFlow's, a Python number takes the tensor's dtype.
-mod_operator = binary("mod", "mod", _grad_one,
+mod_operator = binary("mod", _floormod, _grad_one,
                       lambda g, a, b, o: negative(multiply(g, floor_divide(a, b))))
 
 

@@ -245,3 +245,14 @@ def test_scalar_operands_convert_as_keras_tensorflow_backend():
     assert out.numpy().astype("float64").tolist() == [0.333251953125, 1.0, -1.6669921875]
     check_gradients(lambda a, b: ops.hypot(a, b), [np.array([3.0, -1.0, 0.5]), np.array([4.0, 2.0, -0.2])])
     check_gradients(lambda a, b: ops.logaddexp(a, b), [np.array([3.0, -1.0]), np.array([4.0, 2.0])])
+
+
+def test_mod_zero_remainder_keeps_the_dividends_sign_as_tensorflow():
+    # Keras 3.15.1 printed [-0.0, 0.0, -0.0, 0.0, -1.0] for mod(x, -2.0) (numpy gives the
+    # divisor's sign to a zero remainder: [-0.0, -0.0, ...]).
+    x = ops.convert_to_tensor(np.array([-4.0, 4.0, -0.0, 0.0, 3.0], "float32"))
+    for out in (ops.mod(x, -2.0), x % -2.0):
+        np.testing.assert_array_equal(out.numpy(), [0.0, 0.0, 0.0, 0.0, -1.0])
+        assert np.signbit(out.numpy()).tolist() == [True, False, True, False, True]
+    assert np.signbit(ops.mod(x, 2.0).numpy()).tolist() == [True, False, True, False, False]
+    check_gradients(lambda a: ops.mod(a, 0.7), [np.array([1.3, -2.2, 0.4])])
