@@ -521,3 +521,124 @@ def gamma(key_counter, alphas):
             finished[done] = True
             active = active[~finished[active]]
     return out
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+_INVERSION_SKIP = 42  # blocks reserved per output by TF's binomial inversion
+
+
+class _Stream:
+    """One output's Philox blocks (prefetched rows, more fetched on demand) as TF's
+    `UniformDistribution<Philox, double>` pairs, each pair used from its end."""
+
+    def __init__(self, key_counter, skip, index, rows):
+        self.key_counter, self.skip, self.index, self.rows = key_counter, skip, index, rows
+        self.used, self.left, self.pair = 0, 0, (0.0, 0.0)
+
+    def uniform(self):
+        if self.left == 0:
+            if self.used >= self.rows.shape[0] // 4:  # beyond the prefetched blocks
+                more = random_words(np, self.key_counter, 1, skip=1, blocks=4,
+                                    start=self.index * self.skip + self.used)[0]
+                self.rows = np.concatenate([self.rows, more])
+            w = self.rows[4 * self.used:4 * self.used + 4]
+            self.pair = tuple(_double_from_words(np, w[[0, 2]], w[[1, 3]]).tolist())
+            self.used += 1
+            self.left = 2
+        self.left -= 1
+        return self.pair[self.left]
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(count, prob, stream):
+    geom_sum, num_geom = 0.0, 0
+    while True:
+        u = stream.uniform()
+        geom_sum += math.ceil(math.log(u) / math.log1p(-prob)) if u > 0 else math.inf
+        if geom_sum > count:
+            return float(num_geom)
+        num_geom += 1
+
+
+def _btrs(count, prob, stream):
+    """Hormann's transformed rejection, as TF's `btrs` (its missing log included)."""
+    stddev = math.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor((count + 1) * prob)
+    while True:
+        u = stream.uniform()
+        v = stream.uniform()
+        u = u - 0.5
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + c)
+        if us >= 0.07 and v <= v_r:
+            return float(k)
+        if k < 0 or k > count:
+            continue
+        v = math.log(v * alpha / (a / (us * us) + b)) if v > 0 else -math.inf
+        upperbound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                      + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+                      + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+                      + _stirling_tail(m) + _stirling_tail(count - m)
+                      - _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= upperbound:
+            return float(k)
+
+
+def binomial(key_counter, counts, probs):
+    """`stateless_random_binomial` on the CPU: one draw per output, in the kernel's
+    output order.
+
+    `counts` and `probs` are the float32 (the kernel's T) parameters of each
+    output. Output `i` restarts the stream at the counter advanced by `256 i`
+    (transformed rejection, when `count * min(p, 1 - p) >= 10`) or `42 i`
+    (inversion: geometric waiting times); `p > 0.5` draws `count - B(count, 1 - p)`.
+
+    Args:
+        key_counter: from `seed_to_key_counter`.
+        counts, probs: float32 numpy arrays, one entry per output.
+
+    Returns:
+        float64 numpy array of the draws.
+    """
+    counts = np.asarray(counts, dtype=np.float32).reshape(-1)
+    probs = np.asarray(probs, dtype=np.float32).reshape(-1)
+    n = counts.shape[0]
+    out = np.zeros(n)
+    half, ten = np.float32(0.5), np.float32(10)
+    q = np.float32(1) - probs
+    small = np.where(probs <= half, probs, q)  # float32, as the kernel's T
+    big = (counts * small) >= ten
+    skips = np.where(big, TRUNCATED_SKIP, _INVERSION_SKIP)
+    prefetched = {}
+    for skip in (TRUNCATED_SKIP, _INVERSION_SKIP):
+        if (skips == skip).any():
+            prefetched[skip] = random_words(np, key_counter, n, skip=skip, blocks=4)
+    for i in range(n):
+        count, prob = float(counts[i]), float(probs[i])
+        if math.isnan(prob):
+            out[i] = math.nan
+        elif count <= 0.0 or probs[i] <= 0:
+            out[i] = 0.0
+        elif probs[i] >= 1:
+            out[i] = count
+        else:
+            stream = _Stream(key_counter, int(skips[i]), i, prefetched[int(skips[i])][i])
+            p = float(small[i])
+            draw = _btrs(count, p, stream) if big[i] else _binomial_inversion(count, p, stream)
+            out[i] = draw if probs[i] <= half else count - draw
+    return out

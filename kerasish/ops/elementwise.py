@@ -10,7 +10,7 @@ import numpy as np
 
 from kerasish.backend.config import is_inexact
 from kerasish.autodiff import capture as _capture, tape as _tape
-from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.autodiff.keras_tensor import KerasTensor, in_trace
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
@@ -188,8 +188,17 @@ divide = binary("divide", _true_divide, lambda g, a, b, o: divide(g, b),
                 lambda g, a, b, o: negative(divide(multiply(g, o), b)))
 true_divide = divide
 floor_divide = binary("floor_divide", "floor_divide")
+def _floormod(xp, a, b):
+    """numpy's mod, but a zero float remainder keeps the dividend's sign, as TensorFlow's
+    FloorMod (`fmod`, then `+ y` when the signs differ): mod(250., -2.5) is 0.0, not -0.0."""
+    out = xp.mod(a, b)
+    if getattr(out, "dtype", None) is not None and out.dtype.kind == "f":
+        out = xp.where(out == 0, xp.copysign(xp.zeros_like(out), a), out)
+    return out
+
+
 # The `%` operator: as TensorFlow's, a Python number takes the tensor's dtype.
-mod_operator = binary("mod", "mod", _grad_one,
+mod_operator = binary("mod", _floormod, _grad_one,
                       lambda g, a, b, o: negative(multiply(g, floor_divide(a, b))))
 
 
@@ -211,6 +220,10 @@ def mod(x1, x2):
     """
     if x1.__class__ is not KerasTensor and x2.__class__ is not KerasTensor:
         x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
+    elif not in_trace():
+        # As Keras: the symbolic spec keeps a Python number weak (traced below), while the
+        # recorded node replays this function, which converts it as in eager mode
+        return core.symbolic_elementwise(mod, (x1, x2), name="mod")
     if getattr(x1, "dtype", None) == "bool" and getattr(x2, "dtype", None) == "bool":
         x1, x2 = core.cast(x1, "int32"), core.cast(x2, "int32")
     return mod_operator(x1, x2)
@@ -312,9 +325,15 @@ _hypot = binary("hypot", _hypot_binary(_keras_hypot),
                 lambda g, a, b, o: multiply(g, divide_no_nan(b, o)))
 
 
-def _strong_binary(the_op, doc):
+def _strong_binary(the_op, doc, weak_spec=False):
     # Keras's TF backend converts both operands first: a Python scalar is not weak here.
+    # With `weak_spec`, a KerasTensor's dtype keeps the scalar weak, as Keras's symbolic
+    # rule does, while the recorded node replays `op` (converting it) on real tensors.
     def op(x1, x2):
+        if weak_spec and KerasTensor in (x1.__class__, x2.__class__):
+            if not in_trace():
+                return core.symbolic_elementwise(op, (x1, x2), name=the_op.__name__)
+            return the_op(x1, x2)
         return the_op(core.strong_scalar(x1), core.strong_scalar(x2))
     op.op = the_op.op
     op.__name__ = op.__qualname__ = the_op.__name__
@@ -336,7 +355,7 @@ logaddexp = _strong_binary(_logaddexp, """log(exp(x1) + exp(x2)), Keras's formul
 
     Example:
         >>> ops.logaddexp(ops.zeros(2), 0.0)   # [0.693, 0.693]
-    """)
+    """, weak_spec=True)
 hypot = _strong_binary(_hypot, """sqrt(x1**2 + x2**2), Keras's formula.
 
     `max * sqrt(1 + (min / max)**2)` of the absolute values; integers give

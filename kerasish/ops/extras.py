@@ -251,6 +251,20 @@ def _strong_dtype(x):
     return convert_to_tensor(core.strong_scalar(x)).dtype
 
 
+def _weak_dtype(x):
+    """A Python number's type (weak in the promotion), else the tensor's dtype."""
+    if isinstance(x, (bool, int, float)) and not hasattr(x, "dtype"):
+        return type(x)
+    return convert_to_tensor(x).dtype
+
+
+def _operand_dtype(x1, x2):
+    """Keras's rule for logaddexp2/fmod: on real tensors a Python number converts first
+    (not weak); traced on KerasTensors (the symbolic dtype) it stays weak."""
+    symbolic = KerasTensor in (x1.__class__, x2.__class__)
+    return _weak_dtype if symbolic else _strong_dtype
+
+
 def _as_dtype(x, dtype):
     """`x` as a tensor of `dtype` (a Python scalar is converted straight to it)."""
     if isinstance(x, (bool, int, float)) and not hasattr(x, "dtype"):
@@ -266,7 +280,7 @@ def logaddexp2(x1, x2):
     Example:
         >>> ops.logaddexp2(1.0, 1.0)   # 2.0
     """
-    dtype = result_type(_strong_dtype(x1), _strong_dtype(x2), float)
+    dtype = result_type(*map(_operand_dtype(x1, x2), (x1, x2)), float)
     x1, x2 = _as_dtype(x1, dtype), _as_dtype(x2, dtype)
     # Keras's formula, op by op: max + log1p(exp(-|delta| * ln2)) / ln2, where ln2 is
     # float32's log(2) cast to the dtype
@@ -284,15 +298,16 @@ def fmod(x1, x2):
     Example:
         >>> ops.fmod(ops.convert_to_tensor([-3.0]), 2.0)   # [-1.]
     """
-    dtype = result_type(_strong_dtype(x1), _strong_dtype(x2))
+    dtype = result_type(*map(_operand_dtype(x1, x2), (x1, x2)))
     if dtype == "bool":
         dtype = "int32"
     x1, x2 = _as_dtype(x1, dtype), _as_dtype(x2, dtype)
     if not config.is_float_dtype(dtype):  # no gradient for integers
         (a, b), _, dev = core.operands("fmod", x1, x2)
         return Tensor(dev.xp.fmod(a, b), dev)
-    q = ew.divide(x1, x2)
-    return ew.subtract(x1, ew.multiply(ew.trunc(core.stop_gradient(q)), x2))
+    # Keras's formula: sign(x1) * floormod(|x1|, |x2|) (a zero result takes x1's sign,
+    # fmod(-1.5, 1.5) is -0.0)
+    return ew.multiply(ew.sign(x1), ew.mod(ew.abs(x1), ew.abs(x2)))
 
 
 @keras_op

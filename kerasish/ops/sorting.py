@@ -75,7 +75,9 @@ def top_k(x, k, sorted=True):
     Args:
         x: tensor (..., n).
         k: how many.
-        sorted: results in descending order (they always are here).
+        sorted: results in descending order; False gives TensorFlow's CPU order
+            (the array order of its top-k heap, gtl::TopN with libstdc++'s heap
+            algorithms), as Keras on TensorFlow (k == 1 or k == n: sorted).
 
     Returns:
         (values, int32 indices), each (..., k): a `TopKV2(values, indices)` named
@@ -96,9 +98,85 @@ def top_k(x, k, sorted=True):
         shape = x.shape[:-1] + (k,)
         return KerasTensor(shape, x.dtype), KerasTensor(shape, "int32")
     xp = x._device.xp
-    idx = _stable_argsort(xp, x._value, -1, descending=True)[..., :k].astype("int32")
-    indices = Tensor(idx, x._device)
+    n = x.shape[-1]
+    if not sorted and 1 < k < n:
+        rows = core.convert_to_numpy(x).reshape(-1, n)
+        idx = np.array([_tf_top_n_unsorted(row.tolist(), k) for row in rows],
+                       dtype="int32").reshape(x.shape[:-1] + (k,))
+        indices = Tensor(x._device.send(idx), x._device)
+    else:
+        idx = _stable_argsort(xp, x._value, -1, descending=True)[..., :k].astype("int32")
+        indices = Tensor(idx, x._device)
     return TopKV2(take_along_axis(x, indices, axis=-1), indices)
+
+
+def _tf_top_n_unsorted(values, k):
+    """The indices TensorFlow's TopK kernel returns unsorted for one row: gtl::TopN's
+    element array after pushing 0..n-1 (the first k + 1 in order, then a heap keeping
+    the k best; better = larger value, ties to the lower index), with libstdc++'s
+    make_heap/pop_heap/push_heap."""
+    def better(a, b):  # TF's stable_comp: is index `a` ranked above index `b`?
+        if values[b] < values[a]:
+            return True
+        if values[b] > values[a]:
+            return False
+        return a < b
+
+    heap = list(range(min(k + 1, len(values))))
+    _make_heap(heap, better)
+    _pop_heap(heap, better)
+    heap.pop()
+    for c in range(k + 1, len(values)):
+        if better(c, heap[0]):
+            _pop_heap(heap, better)
+            heap[-1] = c
+            _push_heap(heap, len(heap) - 1, 0, c, better)
+    return heap
+
+
+def _push_heap(heap, hole, top, value, less):
+    parent = (hole - 1) // 2
+    while hole > top and less(heap[parent], value):
+        heap[hole] = heap[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    heap[hole] = value
+
+
+def _adjust_heap(heap, hole, length, value, less):
+    top, child = hole, hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if less(heap[child], heap[child - 1]):
+            child -= 1
+        heap[hole] = heap[child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        heap[hole] = heap[child - 1]
+        hole = child - 1
+    _push_heap(heap, hole, top, value, less)
+
+
+def _make_heap(heap, less):
+    length = len(heap)
+    if length < 2:
+        return
+    parent = (length - 2) // 2
+    while True:
+        _adjust_heap(heap, parent, length, heap[parent], less)
+        if parent == 0:
+            return
+        parent -= 1
+
+
+def _pop_heap(heap, less):
+    """Moves the heap's top to the end (the rest stays a heap)."""
+    last = len(heap) - 1
+    if last > 0:
+        value = heap[last]
+        heap[last] = heap[0]
+        _adjust_heap(heap, 0, last, value, less)
 
 
 # What TensorFlow's top_k returns (and Keras's TF backend prints): a named pair.

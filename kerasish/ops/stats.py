@@ -10,6 +10,7 @@ from kerasish.backend import config
 from kerasish.ops import core, creation, elementwise as ew, linalg, reduction, manipulation as shape_ops
 from kerasish.ops.core import float_operand
 from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.autodiff.tensor import Tensor
 from kerasish.ops.symbolic import keras_op
 
 
@@ -17,7 +18,8 @@ from kerasish.ops.symbolic import keras_op
 def moments(x, axes, keepdims=False, synchronized=False):
     """Mean and (biased) variance of `x` over `axes`.
 
-    float16 inputs are computed in float32 and cast back, like Keras.
+    float16 inputs are computed in float32 and cast back, like Keras; int32 and
+    int64 inputs give integer statistics (truncated means), as TensorFlow's.
 
     Args:
         x: tensor.
@@ -35,11 +37,14 @@ def moments(x, axes, keepdims=False, synchronized=False):
     Example:
         >>> mean, var = ops.moments(ops.convert_to_tensor([1.0, 3.0]), axes=[0])   # 2.0, 1.0
     """
+    x = core.convert_to_tensor(x)
+    axes = tuple(axes) if isinstance(axes, (list, tuple)) else (axes,)
+    if x.dtype in ("int32", "int64") and not synchronized:
+        return _integer_moments(x, axes, keepdims)
     x = float_operand(x)
     dtype = x.dtype
     if dtype == "float16":
         x = core.cast(x, "float32")
-    axes = tuple(axes) if isinstance(axes, (list, tuple)) else (axes,)
     if synchronized:
         mean, variance = _summed_moments(x, axes)
     else:
@@ -56,6 +61,29 @@ def moments(x, axes, keepdims=False, synchronized=False):
         mean = core.cast(ew.clip(mean, -limit, limit), dtype)
         variance = core.cast(ew.clip(variance, -limit, limit), dtype)
     return mean, variance
+
+
+def _integer_moments(x, axes, keepdims):
+    """tf.nn.moments of int32/int64 (Keras passes them through): integer means, sums
+    divided with truncation toward zero, in the input dtype (no gradient)."""
+    axes = tuple(a % x.ndim for a in axes)
+    kept = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    if x.__class__ is KerasTensor:
+        shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape)) if keepdims \
+            else kept
+        return KerasTensor(shape, x.dtype), KerasTensor(shape, x.dtype)
+    xp, a = x._device.xp, x._value
+    count = int(np.prod([a.shape[i] for i in axes], dtype=np.int64)) or 1
+
+    def mean(values):
+        total = values.sum(axis=axes, keepdims=True, dtype=values.dtype)
+        return (xp.abs(total) // count * xp.sign(total)).astype(values.dtype)
+
+    m = mean(a)
+    v = mean(xp.square(a - m))
+    if not keepdims:
+        m, v = m.reshape(kept), v.reshape(kept)
+    return Tensor(m, x._device), Tensor(v, x._device)
 
 
 def _summed_moments(x, axes):

@@ -431,14 +431,36 @@ def _tf_gamma(key_counter, shape, alpha, dtype):
 def binomial(shape, counts, probabilities, dtype=None, seed=None):
     """Samples successes out of `counts` trials with success `probabilities`.
 
+    TensorFlow's stateless binomial sampler, as Keras: inversion or Hormann's
+    transformed rejection on Philox words, in float32 parameters (bfloat16
+    drawn in float32). `shape` must end with the broadcast shape of `counts`
+    and `probabilities`.
+
     Example:
         >>> keras.random.binomial((2,), counts=10, probabilities=0.5, seed=1)
     """
-    dev, gen = _numpy_generator(seed)
-    counts = core.convert_to_numpy(counts)
-    probs = core.convert_to_numpy(probabilities)
-    values = gen.binomial(dev.send(counts).astype("int64"), dev.send(probs), _shape(shape))
-    return Tensor(values.astype(config.to_numpy_dtype(_float(dtype))), dev)
+    dtype, shape = _float(dtype), _shape(shape)
+    middle = config.to_numpy_dtype("float32" if dtype == "bfloat16" else dtype)
+
+    def draw(dev, kc, pair):
+        probs = np.asarray(core.convert_to_numpy(probabilities)).astype(np.float32)
+        trials = np.asarray(core.convert_to_numpy(counts)).astype(np.float32)
+        batch = np.broadcast_shapes(probs.shape, trials.shape)
+        if len(batch) > len(shape) or tuple(shape[len(shape) - len(batch):]) != batch:
+            raise ValueError(f"binomial: `shape` {tuple(shape)} must end with the broadcast "
+                             f"shape of `counts` and `probabilities` {batch}.")
+        per_batch = int(np.prod(shape[:len(shape) - len(batch)], dtype=np.int64))
+        size = int(np.prod(batch, dtype=np.int64))
+        # the kernel's output i draws for batch member i // per_batch, stored at
+        # sample * num_batches + member
+        member = np.repeat(np.arange(size), per_batch)
+        draws = philox.binomial(kc, np.broadcast_to(trials, batch).reshape(-1)[member],
+                                np.broadcast_to(probs, batch).reshape(-1)[member])
+        order = np.arange(draws.size)
+        out = np.empty(draws.size)
+        out[(order % per_batch) * size + order // per_batch] = draws
+        return dev.send(out.astype(middle).reshape(shape).astype(config.to_numpy_dtype(dtype)))
+    return _sample(seed, draw)
 
 
 def beta(shape, alpha, beta, dtype=None, seed=None):

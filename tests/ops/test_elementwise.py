@@ -260,3 +260,14 @@ def test_where_gradient_gives_true_zeros_to_the_branch_not_taken():
     grad_a, grad_b = tape.gradient(total, [a, b])
     np.testing.assert_array_equal(grad_a.numpy(), [1.0, 0.0])
     np.testing.assert_array_equal(grad_b.numpy(), [0.0, np.nan])
+
+
+def test_mod_zero_remainder_keeps_the_dividends_sign_as_tensorflow():
+    # Keras 3.15.1 printed [-0.0, 0.0, -0.0, 0.0, -1.0] for mod(x, -2.0) (numpy gives the
+    # divisor's sign to a zero remainder: [-0.0, -0.0, ...]).
+    x = ops.convert_to_tensor(np.array([-4.0, 4.0, -0.0, 0.0, 3.0], "float32"))
+    for out in (ops.mod(x, -2.0), x % -2.0):
+        np.testing.assert_array_equal(out.numpy(), [0.0, 0.0, 0.0, 0.0, -1.0])
+        assert np.signbit(out.numpy()).tolist() == [True, False, True, False, True]
+    assert np.signbit(ops.mod(x, 2.0).numpy()).tolist() == [True, False, True, False, False]
+    check_gradients(lambda a: ops.mod(a, 0.7), [np.array([1.3, -2.2, 0.4])])

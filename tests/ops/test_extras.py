@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from scipy import special
 
+import kerasish as keras
 from kerasish import ops
 from kerasish.testing import check_gradients
 
@@ -239,3 +240,17 @@ def test_psnr_keeps_the_inputs_dtype_as_keras():
     np.testing.assert_allclose(float(out), 18.061798095703125, rtol=1e-6)
     half = ops.psnr(x.astype("float16"), (x * 0.5).astype("float16"), 255)
     assert half.dtype == "float16"
+
+
+def test_functional_models_replay_the_eager_scalar_rules_as_keras():
+    # Keras 3.15.1: the KerasTensor keeps a Python float weak (float16), the model's run
+    # converts it (float32); fmod(-1.5, 1.5) is -0.0 (sign(x1) * floormod(|x1|, |x2|)).
+    inputs = keras.Input((3,), dtype="float16")
+    x = np.array([[0.5, -1.5, 2.5]], "float16")
+    for fn in (lambda t: ops.mod(t, 1.5), lambda t: ops.fmod(t, 1.5),
+               lambda t: ops.logaddexp(t, 1.0), lambda t: ops.logaddexp2(t, 1.0)):
+        out = fn(inputs)
+        assert out.dtype == "float16"
+        assert keras.Model(inputs, out)(x).dtype == "float32"
+    assert np.signbit(ops.fmod(np.array([-1.5, 1.5], "float32"), 1.5).numpy()).tolist() == \
+        [True, False]

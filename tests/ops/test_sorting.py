@@ -77,3 +77,18 @@ def test_top_k_returns_tensorflows_named_pair():
         "TopKV2(values=<tf.Tensor: shape=(2,), dtype=float32, numpy=array([5., 3.], "
         "dtype=float32)>, indices=<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], "
         "dtype=int32)>)")
+
+
+def test_top_k_unsorted_returns_tensorflows_heap_order():
+    # Keras 3.15.1 on TensorFlow (gtl::TopN's array order), ties included.
+    x = np.array([[1.764, 0.400, 0.978, 2.240, 1.867, -0.977],
+                  [0.950, -0.151, -0.103, 0.411, 0.144, 1.454]], "float32")
+    values, indices = ops.top_k(x, 3, sorted=False)
+    assert indices.numpy().tolist() == [[0, 3, 4], [3, 0, 5]]
+    np.testing.assert_array_equal(values.numpy(), np.take_along_axis(x, indices.numpy(), -1))
+    ties = np.array([[2, 0, 3, 3, 1, 3, 0, 2, 3, 1]], "float32")
+    assert ops.top_k(ties, 4, sorted=False)[1].numpy().tolist() == [[8, 5, 2, 3]]
+    z = np.random.RandomState(1).randn(1, 30).astype("float32")
+    assert ops.top_k(z, 6, sorted=False)[1].numpy().tolist() == [[22, 10, 14, 6, 0, 21]]
+    # k == 1 and k == n stay sorted, as TensorFlow's kernel
+    assert ops.top_k(x, 6, sorted=False)[1].numpy().tolist()[0] == [3, 4, 0, 2, 1, 5]

@@ -130,3 +130,14 @@ def test_batch_normalization_keeps_x_dtype_as_tensorflow():
     assert out.dtype == "float32"
     np.testing.assert_allclose(out.numpy(), [[2.0350983, 3.0701966], [5.1403933, -1.0701966]],
                                rtol=1e-6)
+
+
+def test_integer_moments_as_tensorflow():
+    # Keras 3.15.1 passes int32/int64 to tf.nn.moments: integer statistics, truncated.
+    x = np.array([[1, 2, 4], [-1, -2, -4], [5, -6, 0]], "int32")
+    mean, var = ops.moments(x, axes=[1])
+    assert mean.dtype == var.dtype == "int32"
+    assert mean.numpy().tolist() == [2, -2, 0] and var.numpy().tolist() == [1, 1, 20]
+    mean, var = ops.moments(x.astype("int64"), axes=[0], keepdims=True)
+    assert mean.dtype == "int64"
+    assert mean.numpy().tolist() == [[1, -2, 0]] and var.numpy().tolist() == [[6, 10, 10]]

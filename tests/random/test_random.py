@@ -224,3 +224,18 @@ def test_gamma_and_beta_are_tensorflows_draws():
     assert half.dtype == "float16"
     np.testing.assert_array_equal(half.numpy(), np.array([0.395263671875, 0.4287109375],
                                                          "float16"))
+
+
+def test_binomial_draws_tensorflows_stateless_binomial():
+    # Printed by Keras 3.15.1 on TensorFlow: inversion (count * p < 10), transformed
+    # rejection (>= 10), p > 0.5 as count - B(count, 1 - p), batch shapes broadcast.
+    expected = {(10, 0.3): [2, 2, 4, 3, 2, 2, 3, 2],
+                (100, 0.3): [31, 36, 30, 29, 29, 24, 32, 35],
+                (100, 0.7): [69, 64, 70, 71, 71, 76, 68, 65],
+                (5, 0.9): [5, 4, 4, 5, 5, 5, 5, 4]}
+    for (count, prob), values in expected.items():
+        out = random.binomial((8,), counts=count, probabilities=prob, seed=9)
+        assert out.dtype == "float32" and out.numpy().tolist() == values
+    batch = random.binomial((3, 4), counts=np.array([5.0, 50, 500, 20]),
+                            probabilities=np.array([[0.2], [0.6], [0.95]]), seed=2)
+    assert batch.numpy().tolist() == [[1, 8, 113, 2], [3, 27, 308, 12], [4, 46, 482, 19]]

@@ -2,7 +2,7 @@
 from kerasish import ops
 from kerasish.layers.preprocessing.base_image_layer import (BaseImagePreprocessingLayer,
                                                              transform_value_range)
-from kerasish.layers.preprocessing.random_contrast import check_value_range
+from kerasish.layers.preprocessing.random_contrast import sorted_value_range
 
 
 class AutoContrast(BaseImagePreprocessingLayer):
@@ -21,7 +21,7 @@ class AutoContrast(BaseImagePreprocessingLayer):
 
     def __init__(self, value_range=(0, 255), **kwargs):
         super().__init__(**kwargs)
-        self.value_range = check_value_range(self, value_range)
+        self.value_range = sorted_value_range(self, value_range)
 
     def transform_images(self, images, training=True):
         original = ops.cast(images, self.compute_dtype)

@@ -74,7 +74,8 @@ class BaseImagePreprocessingLayer(Layer):
             if factor < low or factor > high:
                 raise ValueError(message)
             factor = abs(factor)
-            return (max(-factor, low), factor)
+            # Keras's (-f, f) clipped at the lower bound: (0, 0.0) for f = 0, not (-0.0, 0.0)
+            return (low if -factor <= low else -factor, factor)
         raise ValueError(message)
 
     # Calling -----------------------------------------------------------------------------------

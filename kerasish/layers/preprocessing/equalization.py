@@ -2,7 +2,7 @@
 from kerasish import ops
 from kerasish.layers.preprocessing.base_image_layer import (BaseImagePreprocessingLayer,
                                                              transform_value_range)
-from kerasish.layers.preprocessing.random_contrast import check_value_range
+from kerasish.layers.preprocessing.random_contrast import sorted_value_range
 
 
 class Equalization(BaseImagePreprocessingLayer):
@@ -33,7 +33,7 @@ class Equalization(BaseImagePreprocessingLayer):
         if self.bins < 1:
             raise ValueError(f"Equalization: `bins` must be a positive integer. "
                              f"Received: bins={bins}")
-        self.value_range = tuple(sorted(check_value_range(self, sorted(value_range))))
+        self.value_range = sorted_value_range(self, value_range)
 
     def _equalize(self, channel):
         channel = transform_value_range(channel, self.value_range, (0, 255))

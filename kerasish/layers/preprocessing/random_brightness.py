@@ -1,7 +1,7 @@
 """RandomBrightness: adds a random offset to each image."""
 from kerasish import ops
 from kerasish.layers.preprocessing.base_image_layer import BaseImagePreprocessingLayer
-from kerasish.layers.preprocessing.random_contrast import check_value_range
+from kerasish.layers.preprocessing.random_contrast import sorted_value_range
 
 
 class RandomBrightness(BaseImagePreprocessingLayer):
@@ -21,7 +21,7 @@ class RandomBrightness(BaseImagePreprocessingLayer):
     def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
         super().__init__(seed=seed, **kwargs)
         self.factor = self._set_factor(factor)
-        self.value_range = check_value_range(self, value_range)
+        self.value_range = sorted_value_range(self, value_range)
 
     def transform_images(self, images, training=True):
         if not training:

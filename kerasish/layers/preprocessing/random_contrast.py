@@ -41,6 +41,14 @@ class RandomContrast(BaseImagePreprocessingLayer):
         return config
 
 
+def sorted_value_range(layer, value_range):
+    """Keras's `_set_value_range` of the color layers: the two bounds sorted, as a list
+    (so `get_config` prints `[0, 255]` and a reversed pair is accepted)."""
+    if isinstance(value_range, (tuple, list)) and len(value_range) == 2:
+        value_range = sorted(value_range)
+    return list(check_value_range(layer, value_range))
+
+
 def check_value_range(layer, value_range):
     if not isinstance(value_range, (tuple, list)) or len(value_range) != 2 or \
             value_range[0] >= value_range[1]:

@@ -2,7 +2,7 @@
 from kerasish import ops, random
 from kerasish.layers.preprocessing.base_image_layer import (BaseImagePreprocessingLayer,
                                                              transform_value_range)
-from kerasish.layers.preprocessing.random_contrast import check_value_range
+from kerasish.layers.preprocessing.random_contrast import sorted_value_range
 
 _MAX_BITS = 8
 
@@ -31,7 +31,7 @@ class RandomPosterization(BaseImagePreprocessingLayer):
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(data_format=data_format, seed=seed, **kwargs)
         self.factor = self._set_factor(factor)
-        self.value_range = tuple(sorted(check_value_range(self, sorted(value_range))))
+        self.value_range = sorted_value_range(self, value_range)
 
     def _bits(self, batch):
         low, high = self.factor

@@ -2,7 +2,7 @@
 from kerasish import ops
 from kerasish.backend import config
 from kerasish.layers.preprocessing.base_image_layer import BaseImagePreprocessingLayer
-from kerasish.layers.preprocessing.random_contrast import check_value_range
+from kerasish.layers.preprocessing.random_contrast import sorted_value_range
 from kerasish.ops import image as image_ops
 
 
@@ -25,9 +25,7 @@ class RandomSaturation(BaseImagePreprocessingLayer):
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(data_format=data_format, seed=seed, **kwargs)
         self.factor = self._set_factor(factor)
-        self.value_range = check_value_range(self, sorted(value_range)
-                                             if isinstance(value_range, (list, tuple))
-                                             else value_range)
+        self.value_range = sorted_value_range(self, value_range)
 
     def transform_images(self, images, training=True):
         self._check_images(images, channels=(3,))

@@ -1,7 +1,7 @@
 """RandomSharpness: blends each image with a 3x3 smoothing of itself, by a random factor."""
 from kerasish import ops
 from kerasish.layers.preprocessing.base_image_layer import BaseImagePreprocessingLayer
-from kerasish.layers.preprocessing.random_contrast import check_value_range
+from kerasish.layers.preprocessing.random_contrast import sorted_value_range
 
 _EDGE, _CENTRE = 1.0 / 13.0, 5.0 / 13.0
 
@@ -30,7 +30,7 @@ class RandomSharpness(BaseImagePreprocessingLayer):
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(data_format=data_format, seed=seed, **kwargs)
         self.factor = self._set_factor(factor)
-        self.value_range = tuple(sorted(check_value_range(self, sorted(value_range))))
+        self.value_range = sorted_value_range(self, value_range)
 
     def transform_images(self, images, training=True):
         images = ops.cast(images, self.compute_dtype)

@@ -2,7 +2,7 @@
 from kerasish import ops
 from kerasish.layers.preprocessing.base_image_layer import (BaseImagePreprocessingLayer,
                                                              transform_value_range)
-from kerasish.layers.preprocessing.random_contrast import check_value_range
+from kerasish.layers.preprocessing.random_contrast import sorted_value_range
 
 
 class Solarization(BaseImagePreprocessingLayer):
@@ -30,7 +30,7 @@ class Solarization(BaseImagePreprocessingLayer):
         super().__init__(seed=seed, **kwargs)
         self.addition_factor = self._set_factor(addition_factor, "addition_factor")
         self.threshold_factor = self._set_factor(threshold_factor, "threshold_factor")
-        self.value_range = check_value_range(self, value_range)
+        self.value_range = sorted_value_range(self, value_range)
 
     def transform_images(self, images, training=True):
         images = ops.cast(images, self.compute_dtype)

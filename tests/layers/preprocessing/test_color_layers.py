@@ -80,3 +80,18 @@ def test_model_round_trip_and_config():
 def test_bad_arguments_name_the_layer_and_argument(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+def test_configs_print_as_keras():
+    # Keras 3.15.1: these layers keep value_range sorted, as a list (a reversed pair is
+    # accepted); a zero factor is (0, 0.0); RandomGrayscale has no seed in its config.
+    L = keras.layers
+    for layer in [L.AutoContrast(), L.Equalization(), L.RandomBrightness(0.1),
+                  L.RandomColorDegeneration(0.1), L.RandomPosterization(2),
+                  L.RandomSaturation(0.1), L.RandomSharpness(0.1), L.Solarization()]:
+        assert layer.get_config()["value_range"] == [0, 255], type(layer).__name__
+    assert L.RandomBrightness(0.1, value_range=[1, 0]).get_config()["value_range"] == [0, 1]
+    assert L.AutoContrast(value_range=(0.0, 1.0)).get_config()["value_range"] == [0.0, 1.0]
+    config = L.Solarization().get_config()
+    assert config["addition_factor"] == (0, 0.0) and repr(config["addition_factor"]) == "(0, 0.0)"
+    assert "seed" not in L.RandomGrayscale().get_config()
