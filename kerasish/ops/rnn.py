@@ -170,6 +170,41 @@ def _lstm_gate_affine(xp, units, dtype):
     return scale, shift
 
 
+def _recurrent_term(xp, h, rec, masks, out, parts):
+    """`_project(xp, _masked_rows(h, masks), rec)` written into `out` (batch, G * n):
+    the masked states of all G gates in one call (`parts`, (G, batch, units)), then
+    one product per gate into its columns."""
+    if masks is None:
+        return xp.matmul(h, rec, out=out)
+    if len(masks) == 1:
+        return xp.matmul(h * masks[0], rec, out=out)
+    xp.multiply(h[None], masks, out=parts)
+    n = rec.shape[1] // len(masks)
+    for g in range(len(masks)):
+        xp.matmul(parts[g], rec[:, g * n:(g + 1) * n], out=out[:, g * n:(g + 1) * n])
+    return out
+
+
+def _recurrent_term_back(xp, dz, rec, masks, out, terms):
+    """`_project_back(dz, rec, masks)` written into `out` (batch, units): the G gates'
+    products into `terms` (G, batch, units), masked with one call, then summed in
+    gate order."""
+    if masks is None:
+        return xp.matmul(dz, rec.T, out=out)
+    n = rec.shape[1] // len(masks)
+    if len(masks) == 1:
+        xp.matmul(dz, rec.T, out=out)
+        out *= masks[0]
+        return out
+    for g in range(len(masks)):
+        xp.matmul(dz[:, g * n:(g + 1) * n], rec[:, g * n:(g + 1) * n].T, out=terms[g])
+    terms *= masks
+    xp.add(terms[0], terms[1], out=out)
+    for g in range(2, len(masks)):
+        out += terms[g]
+    return out
+
+
 def _state_buffers(xp, states, length, go_backwards):
     """(length + 1, batch, units) buffers for h and c, the initial states in place: step t
     reads slot t and writes slot t + 1 (going backwards: reads t + 1, writes t)."""
@@ -433,13 +468,11 @@ class _LSTM:
         keep = None if mask is None else _step_masks(xp, mask)[1]
         i_, f_, g_, o_ = (acts[..., j * u:(j + 1) * u] for j in range(4))
         tmp = xp.empty((batch, u), dtype=x.dtype)
+        parts = None if rec_masks is None else xp.empty((len(rec_masks), batch, u), x.dtype)
         for k, t in enumerate(_steps(length, go_backwards)):
             prv, nxt = (t + 1, t) if go_backwards else (t, t + 1)
             z = acts[t]
-            if rec_masks is None:
-                z += xp.matmul(hs[prv], rec, out=rec_term)
-            else:
-                z += _project(xp, _masked_rows(hs[prv], rec_masks), rec)
+            z += _recurrent_term(xp, hs[prv], rec, rec_masks, rec_term, parts)
             # sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5 on i, f, o; tanh(z) on g
             z *= scale
             xp.tanh(z, out=z)
@@ -482,6 +515,7 @@ class _LSTM:
         dz_all = xp.empty((length, batch, 4 * u), dtype=x.dtype)
         dh_new, dc_total = xp.empty_like(dh), xp.empty_like(dc)
         dh_buf, dc_buf = xp.empty_like(dh), xp.empty_like(dc)
+        terms = None if rec_masks is None else xp.empty((len(rec_masks), batch, u), x.dtype)
         real = None if mask is None else _step_masks(xp, mask)[0]
         order = list(_steps(length, go_backwards))
         for k in range(length - 1, -1, -1):
@@ -514,13 +548,10 @@ class _LSTM:
             dz *= third
             dz *= fourth
             if mask is None:
-                if rec_masks is None:
-                    dh = xp.matmul(dz, rec.T, out=dh_buf)
-                else:
-                    dh = _project_back(dz, rec, rec_masks)
+                dh = _recurrent_term_back(xp, dz, rec, rec_masks, dh_buf, terms)
                 dc = xp.multiply(dc_total, f_[t], out=dc_buf)
             else:
-                dh += _project_back(dz, rec, rec_masks)
+                dh += _recurrent_term_back(xp, dz, rec, rec_masks, dh_buf, terms)
                 dc += dc_total * f_[t]
         flat = dz_all.reshape(length * batch, -1)
         dx = _swap_time_batch(xp, _project_back_tm(xp, flat, kernel, in_masks, length))
