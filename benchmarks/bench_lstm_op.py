@@ -4,8 +4,9 @@
         [--reps 15] [--threads 1]
 
 Shapes of the imdb workloads (batch 64, 80 steps, 128 features): LSTM(32) with
-one input dropout mask (imdb_lstm_dropout), LSTM(128) (imdb_lstm), and LSTM(32)
-with a sequence mask. With `--before`, that file's ops module (another
+one input dropout mask (imdb_lstm_dropout), LSTM(128) (imdb_lstm), LSTM(32)
+with a sequence mask, and LSTM(32) with dropout and recurrent dropout (one mask
+per gate for both, as Keras's `implementation=1`). With `--before`, that file's ops module (another
 checkout's `kerasish/ops/rnn.py`, e.g. from `git show OLD:kerasish/ops/rnn.py`)
 is loaded beside this one and both run in the same process, alternating call by
 call, so both see the same machine; prints min and median over `--reps` calls.
@@ -33,21 +34,22 @@ import numpy as np  # noqa: E402  (after the thread settings)
 
 from kerasish.ops import rnn  # noqa: E402
 
-CASES = {  # name: (units, input dropout masks, sequence mask)
-    "LSTM(32), dropout": (32, 1, False),
-    "LSTM(128)": (128, 0, False),
-    "LSTM(32), masked": (32, 0, True),
+CASES = {  # name: (units, input dropout masks, sequence mask, recurrent dropout masks)
+    "LSTM(32), dropout": (32, 1, False, 0),
+    "LSTM(128)": (128, 0, False, 0),
+    "LSTM(32), masked": (32, 0, True, 0),
+    "LSTM(32), recurrent dropout": (32, 4, False, 4),
 }
 
 
-def _case(units, masks, masked, batch=64, length=80, features=128):
+def _case(units, masks, masked, rec_masks, batch=64, length=80, features=128):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(batch, length, features)).astype("float32")
     w = [(rng.normal(size=s) * 0.1).astype("float32")
          for s in [(features, 4 * units), (units, 4 * units), (4 * units,)]]
     states = [np.zeros((batch, units), "float32") for _ in range(2)]
-    drop = (None if not masks else
-            ((rng.random((masks, batch, features)) > 0.2) / 0.8).astype("float32"), None)
+    drop = tuple(None if not n else ((rng.random((n, batch, size)) > 0.2) / 0.8).astype("float32")
+                 for n, size in ((masks, features), (rec_masks, units)))
     mask = rng.random((batch, length)) > 0.1 if masked else None
     g_seq = np.zeros((batch, length, units), "float32")  # return_sequences=False
     g_final = [rng.normal(size=(batch, units)).astype("float32"),

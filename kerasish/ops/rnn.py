@@ -170,6 +170,41 @@ def _lstm_gate_affine(xp, units, dtype):
     return scale, shift
 
 
+def _recurrent_term(xp, h, rec, masks, out, parts):
+    """`_project(xp, _masked_rows(h, masks), rec)` written into `out` (batch, G * n):
+    the masked states of all G gates in one call (`parts`, (G, batch, units)), then
+    one product per gate into its columns."""
+    if masks is None:
+        return xp.matmul(h, rec, out=out)
+    if len(masks) == 1:
+        return xp.matmul(h * masks[0], rec, out=out)
+    xp.multiply(h[None], masks, out=parts)
+    n = rec.shape[1] // len(masks)
+    for g in range(len(masks)):
+        xp.matmul(parts[g], rec[:, g * n:(g + 1) * n], out=out[:, g * n:(g + 1) * n])
+    return out
+
+
+def _recurrent_term_back(xp, dz, rec, masks, out, terms):
+    """`_project_back(dz, rec, masks)` written into `out` (batch, units): the G gates'
+    products into `terms` (G, batch, units), masked with one call, then summed in
+    gate order."""
+    if masks is None:
+        return xp.matmul(dz, rec.T, out=out)
+    n = rec.shape[1] // len(masks)
+    if len(masks) == 1:
+        xp.matmul(dz, rec.T, out=out)
+        out *= masks[0]
+        return out
+    for g in range(len(masks)):
+        xp.matmul(dz[:, g * n:(g + 1) * n], rec[:, g * n:(g + 1) * n].T, out=terms[g])
+    terms *= masks
+    xp.add(terms[0], terms[1], out=out)
+    for g in range(2, len(masks)):
+        out += terms[g]
+    return out
+
+
 def _state_buffers(xp, states, length, go_backwards):
     """(length + 1, batch, units) buffers for h and c, the initial states in place: step t
     reads slot t and writes slot t + 1 (going backwards: reads t + 1, writes t)."""
@@ -195,11 +230,12 @@ class _LSTMFactors:
 
     dz = first * second * third * fourth per gate, multiplied in that order (the
     order of the unfused formula): first = dc_total on i, f, g and dh on o;
-    second = (g, c_prev, i, tanh(c)); third = (i, f, 1 - g^2, o); fourth = (1 - i,
-    1 - f, 1, 1 - o) (a product with 1 is exact); and dc_total = dc + dh * o *
-    dc_factor with dc_factor = 1 - tanh(c)^2. Each is computed with one array
-    call over a block of steps, in buffers small enough to stay in cache, instead
-    of a dozen calls per step.
+    second = (g, c_prev, i, tanh(c)) (read from the forward's buffers); third =
+    (i, f, 1 - g^2, o); fourth = (1 - i, 1 - f, 1, 1 - o) (a product with 1 is
+    exact); and dc_total = dc + dh * o * dc_factor with dc_factor = 1 - tanh(c)^2.
+    third, fourth and dc_factor are computed with one array call each over a
+    block of steps, in buffers small enough to stay in cache, instead of a few
+    calls per step.
     """
 
     def __init__(self, xp, acts, tcs, c_prevs, go_backwards):
@@ -207,17 +243,17 @@ class _LSTMFactors:
         self.xp, self.acts, self.tcs, self.c_prevs = xp, acts, tcs, c_prevs
         self.u, self.go_backwards = four_u // 4, go_backwards
         self.block = max(1, min(length, _BLOCK_ELEMENTS // (batch * four_u)))
-        self.second, self.third, self.fourth = (
-            xp.empty((self.block, batch, four_u), dtype=acts.dtype) for _ in range(3))
+        self.third, self.fourth = (
+            xp.empty((self.block, batch, four_u), dtype=acts.dtype) for _ in range(2))
         self.dc_factor = xp.empty((self.block, batch, self.u), dtype=acts.dtype)
         self.start = self.stop = 0
 
     def at(self, t):
-        """(dc_factor, second, third, fourth) of step t."""
+        """(dc_factor, third, fourth) of step t."""
         if not self.start <= t < self.stop:
             self._fill(t)
         j = t - self.start
-        return self.dc_factor[j], self.second[j], self.third[j], self.fourth[j]
+        return self.dc_factor[j], self.third[j], self.fourth[j]
 
     def _fill(self, t):
         # the backward visits t downwards (upwards with go_backwards): t opens the block
@@ -227,12 +263,7 @@ class _LSTMFactors:
         self.start, self.stop = start, stop
         xp, u, n = self.xp, self.u, stop - start
         acts, tcs = self.acts[start:stop], self.tcs[start:stop]
-        second, third, fourth, dc_factor = (a[:n] for a in (self.second, self.third, self.fourth,
-                                                             self.dc_factor))
-        second[..., :u] = acts[..., 2 * u:3 * u]
-        second[..., u:2 * u] = self.c_prevs[start:stop]
-        second[..., 2 * u:3 * u] = acts[..., :u]
-        second[..., 3 * u:] = tcs
+        third, fourth, dc_factor = (a[:n] for a in (self.third, self.fourth, self.dc_factor))
         third[...] = acts
         g = third[..., 2 * u:3 * u]
         xp.multiply(g, g, out=g)
@@ -437,13 +468,11 @@ class _LSTM:
         keep = None if mask is None else _step_masks(xp, mask)[1]
         i_, f_, g_, o_ = (acts[..., j * u:(j + 1) * u] for j in range(4))
         tmp = xp.empty((batch, u), dtype=x.dtype)
+        parts = None if rec_masks is None else xp.empty((len(rec_masks), batch, u), x.dtype)
         for k, t in enumerate(_steps(length, go_backwards)):
             prv, nxt = (t + 1, t) if go_backwards else (t, t + 1)
             z = acts[t]
-            if rec_masks is None:
-                z += xp.matmul(hs[prv], rec, out=rec_term)
-            else:
-                z += _project(xp, _masked_rows(hs[prv], rec_masks), rec)
+            z += _recurrent_term(xp, hs[prv], rec, rec_masks, rec_term, parts)
             # sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5 on i, f, o; tanh(z) on g
             z *= scale
             xp.tanh(z, out=z)
@@ -481,11 +510,12 @@ class _LSTM:
         h_prevs, c_prevs = (hs[1:], cs[1:]) if go_backwards else (hs[:-1], cs[:-1])
         g_out, dh, dc = g_final
         factors = _LSTMFactors(xp, acts, tcs, c_prevs, go_backwards)
-        f_, o_ = acts[..., u:2 * u], acts[..., 3 * u:]
+        i_, f_, g_, o_ = (acts[..., j * u:(j + 1) * u] for j in range(4))
         g_seq_tm = None if mask is None and not g_seq.any() else _swap_time_batch(xp, g_seq)
         dz_all = xp.empty((length, batch, 4 * u), dtype=x.dtype)
         dh_new, dc_total = xp.empty_like(dh), xp.empty_like(dc)
         dh_buf, dc_buf = xp.empty_like(dh), xp.empty_like(dc)
+        terms = None if rec_masks is None else xp.empty((len(rec_masks), batch, u), x.dtype)
         real = None if mask is None else _step_masks(xp, mask)[0]
         order = list(_steps(length, go_backwards))
         for k in range(length - 1, -1, -1):
@@ -504,25 +534,24 @@ class _LSTM:
                 dh_new = xp.where(m, dh + g_out, 0)
                 dc_new = xp.where(m, dc, 0)
                 g_out, dh, dc = xp.where(m, 0, g_out), xp.where(m, 0, dh), xp.where(m, 0, dc)
-            # dc_total = dc + dh * o * (1 - tanh(c)^2); the gates' dz as products of factors
-            dc_factor, second, third, fourth = factors.at(t)
+            # dc_total = dc + dh * o * (1 - tanh(c)^2); each gate's dz as a product of
+            # four factors (see _LSTMFactors)
+            dc_factor, third, fourth = factors.at(t)
             xp.multiply(dh_new, o_[t], out=dc_total)
             dc_total *= dc_factor
             xp.add(dc_new, dc_total, out=dc_total)
             dz = dz_all[t]
-            by_gate = dz.reshape(batch, 4, u)
-            xp.multiply(dc_total[:, None, :], second.reshape(batch, 4, u)[:, :3], out=by_gate[:, :3])
-            xp.multiply(dh_new, second[:, 3 * u:], out=by_gate[:, 3])
+            xp.multiply(dc_total, g_[t], out=dz[:, :u])
+            xp.multiply(dc_total, c_prevs[t], out=dz[:, u:2 * u])
+            xp.multiply(dc_total, i_[t], out=dz[:, 2 * u:3 * u])
+            xp.multiply(dh_new, tcs[t], out=dz[:, 3 * u:])
             dz *= third
             dz *= fourth
             if mask is None:
-                if rec_masks is None:
-                    dh = xp.matmul(dz, rec.T, out=dh_buf)
-                else:
-                    dh = _project_back(dz, rec, rec_masks)
+                dh = _recurrent_term_back(xp, dz, rec, rec_masks, dh_buf, terms)
                 dc = xp.multiply(dc_total, f_[t], out=dc_buf)
             else:
-                dh += _project_back(dz, rec, rec_masks)
+                dh += _recurrent_term_back(xp, dz, rec, rec_masks, dh_buf, terms)
                 dc += dc_total * f_[t]
         flat = dz_all.reshape(length * batch, -1)
         dx = _swap_time_batch(xp, _project_back_tm(xp, flat, kernel, in_masks, length))

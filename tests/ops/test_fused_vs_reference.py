@@ -387,7 +387,8 @@ def test_lstm_sequence_with_states_of_another_dtype_matches_the_reference():
             tape.watch(tensors)
             outs = run(*tensors)
             loss = sum(ops.sum(ops.cast(o, "float64") * (i + 1)) for i, o in enumerate(outs))
-        results.append([o.numpy() for o in outs] + [g.numpy() for g in tape.gradient(loss, tensors)])
+        grads = tape.gradient(loss, tensors)
+        results.append([o.numpy() for o in outs] + [g.numpy() for g in grads])
     for i, (fused, reference) in enumerate(zip(*results)):
         np.testing.assert_allclose(fused, reference, rtol=1e-5, atol=1e-5, err_msg=f"array {i}")
 
