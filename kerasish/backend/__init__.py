@@ -17,7 +17,10 @@ from kerasish.backend.devices import (Device, cupy_available, current_device,
                                      get_device, is_array, list_devices,
                                      scope_device, to_host, xp_of)
 from kerasish.backend import devices as _devices_module
+from kerasish.backend.allocator import tune_malloc as _tune_malloc
 from kerasish.utils import naming
+
+_tune_malloc()
 
 
 def backend():
