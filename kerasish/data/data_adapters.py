@@ -266,6 +266,10 @@ def _replaying_generator(generator):
     if not peeked:
         raise ValueError("When passing a Python generator to a Keras model, the generator "
                          "must yield at least one batch. Received an empty generator.")
+    if not isinstance(peeked[0], tuple):
+        raise ValueError("When passing a Python generator to a Keras model, the generator "
+                         "must return a tuple, either (input,) or (inputs, targets) or "
+                         f"(inputs, targets, sample_weights). Received: {peeked[0]}")
     return lambda: itertools.chain(peeked, generator)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from kerasish.backend import devices, philox
-from kerasish.data.data_adapters import ArrayAdapter
+from kerasish.data.data_adapters import ArrayAdapter, get_adapter
 
 
 def _epoch(adapter):
@@ -119,3 +119,16 @@ def test_mismatched_lengths_message_is_keras_text():
         "samples.'x' sizes: 20\n'y' sizes: 20\n'sample_weight' sizes: 5\n")
     with pytest.raises(ValueError, match=r"samples\.'x' sizes: 20, 15\n$"):
         ArrayAdapter([np.ones((20, 4)), np.ones((15, 4))])
+
+
+def test_generator_must_yield_tuples_as_keras():
+    # Keras 3.15.1: predict(a generator yielding bare arrays) raises this ValueError.
+    def arrays():
+        for _ in range(2):
+            yield np.ones((2, 3), "float32")
+
+    with pytest.raises(ValueError, match=r"the generator must return a tuple, either \(input,\) "
+                                         r"or \(inputs, targets\) or \(inputs, targets, "
+                                         r"sample_weights\). Received: \[\[1. 1. 1.\]"):
+        get_adapter(arrays())
+    assert get_adapter((np.ones((2, 3)),) for _ in range(2)) is not None
