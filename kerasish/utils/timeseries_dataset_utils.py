@@ -85,12 +85,17 @@ def _check_arguments(length, sequence_length, stride, rate, start_index, end_ind
                  f"end_index={end_index}, for data of length {length}")
         if end_index <= 0:
             fail(f"`end_index` must be higher than 0. Received: end_index={end_index}")
-    if rate <= 0 or rate >= length:
-        fail(f"`sampling_rate` must be higher than 0 and lower than the length of the data. "
-             f"Received: sampling_rate={rate}, for data of length {length}")
-    if stride <= 0 or stride >= length:
-        fail(f"`sequence_stride` must be higher than 0 and lower than the length of the data. "
-             f"Received: sequence_stride={stride}, for data of length {length}")
+    # Keras's four messages
+    if rate <= 0:
+        fail(f"`sampling_rate` must be higher than 0. Received: sampling_rate={rate}")
+    if rate >= length:
+        fail("`sampling_rate` must be lower than the length of the data. Received: "
+             f"sampling_rate={rate}, for data of length {length}")
+    if stride <= 0:
+        fail(f"`sequence_stride` must be higher than 0. Received: sequence_stride={stride}")
+    if stride >= length:
+        fail("`sequence_stride` must be lower than the length of the data. Received: "
+             f"sequence_stride={stride}, for data of length {length}")
     if sequence_length <= 0:
         fail(f"`sequence_length` must be positive. Received: sequence_length={sequence_length}")
     if format != "tf":

@@ -125,6 +125,17 @@ def test_unbatched_native_sizes(tree):
 def test_timeseries_and_split_errors():
     with pytest.raises(ValueError, match="timeseries_dataset_from_array: `sequence_stride`"):
         keras.utils.timeseries_dataset_from_array(np.arange(5), None, 2, sequence_stride=0)
+    # Keras 3.15.1's texts (after kerasish's function-name prefix)
+    for kwargs, text in [
+            (dict(sampling_rate=0), "`sampling_rate` must be higher than 0. Received: "
+                                    "sampling_rate=0"),
+            (dict(sampling_rate=5), "`sampling_rate` must be lower than the length of the "
+                                    "data. Received: sampling_rate=5, for data of length 5"),
+            (dict(sequence_stride=0), "`sequence_stride` must be higher than 0. Received: "
+                                      "sequence_stride=0")]:
+        with pytest.raises(ValueError) as info:
+            keras.utils.timeseries_dataset_from_array(np.arange(5), None, 2, **kwargs)
+        assert str(info.value).endswith(text)
     with pytest.raises(ValueError, match="left_size"):
         keras.utils.split_dataset(np.arange(5), left_size=1.5)
     with pytest.raises(TypeError, match="dataset"):
