@@ -175,12 +175,18 @@ def decode_image(path, color_mode):
     """uint8 array (height, width, channels) as TensorFlow's decoders give it.
 
     Grayscale from colour follows TensorFlow: a JPEG's own luma channel
-    (libjpeg), and for PNG libpng's `(9797 R + 19234 G + 3737 B) >> 15`.
+    (libjpeg), and for PNG libpng's `(9797 R + 19234 G + 3737 B) >> 15`. JPEGs
+    are decoded with libjpeg's fast integer IDCT and upsampled as libjpeg-turbo
+    does (`_decode_jpeg_as_tensorflow`).
     """
     pil_image = image_utils._pil()
     with open(path, "rb") as f:
         img = pil_image.open(f)
         gray_from_colour = color_mode == "grayscale" and img.mode not in ("L", "I;16", "I")
+        if img.format == "JPEG":
+            decoded = _decode_jpeg_as_tensorflow(img, color_mode)
+            if decoded is not None:
+                return decoded
         if gray_from_colour and img.format == "JPEG":
             img.draft("L", img.size)   # libjpeg's own luma channel, as TensorFlow decodes
         img.load()
@@ -191,6 +197,82 @@ def decode_image(path, color_mode):
         img = image_utils._convert_mode(img, color_mode)
         array = np.asarray(img, dtype="uint8")
     return array[..., None] if array.ndim == 2 else array
+
+
+def _fast_dct(img, mode):
+    """Makes Pillow decode `img` (an unloaded JPEG) in `mode` with libjpeg's fast integer
+    IDCT, TensorFlow's `decode_jpeg` default; Pillow's "draft" flag also turns fancy
+    upsampling off. Returns False where Pillow does not allow it."""
+    img.draft(mode, img.size)
+    if not img.decoderconfig or img.decoderconfig[0] != 1:
+        return False
+    img.decoderconfig = (1, 1)
+    return True
+
+
+def _fancy_h2v1(chroma):
+    """libjpeg's h2v1 fancy upsampling of a (rows, n) plane: 3/4 nearer + 1/4 further."""
+    left = np.concatenate([chroma[:, :1], chroma[:, :-1]], axis=1)
+    right = np.concatenate([chroma[:, 1:], chroma[:, -1:]], axis=1)
+    out = np.empty((chroma.shape[0], 2 * chroma.shape[1]), np.int64)
+    out[:, 0::2] = (3 * chroma + left + 1) >> 2
+    out[:, 1::2] = (3 * chroma + right + 2) >> 2
+    out[:, 0], out[:, -1] = chroma[:, 0], chroma[:, -1]
+    return out
+
+
+def _fancy_h2v2(chroma):
+    """libjpeg's h2v2 fancy upsampling (triangle filter over the neighbour rows, edge rows
+    repeated); each output row pair first mixes in the row above, then the row below."""
+    out = np.empty((2 * chroma.shape[0], 2 * chroma.shape[1]), np.int64)
+    neighbours = (np.concatenate([chroma[:1], chroma[:-1]]),
+                  np.concatenate([chroma[1:], chroma[-1:]]))
+    for half, neighbour in enumerate(neighbours):
+        sums = 3 * chroma + neighbour
+        left = np.concatenate([sums[:, :1], sums[:, :-1]], axis=1)
+        right = np.concatenate([sums[:, 1:], sums[:, -1:]], axis=1)
+        rows = out[half::2]
+        rows[:, 0::2] = (3 * sums + left + 8) >> 4
+        rows[:, 1::2] = (3 * sums + right + 7) >> 4
+        rows[:, 0], rows[:, -1] = (sums[:, 0] * 4 + 8) >> 4, (sums[:, -1] * 4 + 7) >> 4
+    return out
+
+
+def _ycc_to_rgb(ycc):
+    """libjpeg's integer YCbCr -> RGB (16-bit fixed point, as jdcolor.c)."""
+    def fix(x):
+        return int(x * (1 << 16) + 0.5)
+    y, cb, cr = ycc[..., 0], ycc[..., 1] - 128, ycc[..., 2] - 128
+    half = 1 << 15
+    r = y + ((fix(1.40200) * cr + half) >> 16)
+    g = y + ((-fix(0.34414) * cb + half - fix(0.71414) * cr) >> 16)
+    b = y + ((fix(1.77200) * cb + half) >> 16)
+    return np.clip(np.stack([r, g, b], axis=-1), 0, 255).astype("uint8")
+
+
+def _decode_jpeg_as_tensorflow(img, color_mode):
+    """A JPEG as `tf.io.decode_image` decodes it (fast integer IDCT; fancy upsampling of
+    4:2:2 and 4:2:0 chroma when the subsampled width is over 2, as libjpeg-turbo), or None
+    where this path does not apply (other layouts, CMYK, RGBA output)."""
+    from PIL import JpegImagePlugin  # optional dependency (Pillow)
+    if color_mode == "rgba" or img.mode not in ("RGB", "L"):
+        return None
+    if color_mode == "grayscale" or img.mode == "L":
+        if not _fast_dct(img, "L"):
+            return None
+        gray = np.asarray(img, dtype="uint8")[..., None]
+        return gray if color_mode == "grayscale" else np.repeat(gray, 3, axis=-1)
+    sampling = JpegImagePlugin.get_sampling(img)
+    if sampling not in (0, 1, 2) or not _fast_dct(img, "YCbCr"):
+        return None
+    ycc = np.asarray(img, dtype="int64")
+    height, width = ycc.shape[:2]
+    if sampling and -(-width // 2) > 2:   # else libjpeg repeats the chroma samples
+        planes = [ycc[:, 0::2, k] if sampling == 1 else ycc[0::2, 0::2, k] for k in (1, 2)]
+        fancy = _fancy_h2v1 if sampling == 1 else _fancy_h2v2
+        for k, plane in zip((1, 2), planes):
+            ycc[..., k] = fancy(plane)[:height, :width]
+    return _ycc_to_rgb(ycc)
 
 
 def _resize(img, size, interpolation, crop, pad):

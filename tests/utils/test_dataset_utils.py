@@ -196,3 +196,51 @@ def test_validation_subset_alone_is_shuffled_like_keras(tmp_path, monkeypatch):
     assert _texts_and_labels(both[0]) == [("neg0", 0), ("pos0", 1), ("neg2", 0), ("pos3", 1),
                                           ("pos2", 1)]
     assert _texts_and_labels(both[1]) == [("neg3", 0), ("pos1", 1), ("neg1", 0), ("neg4", 0)]
+
+
+
+# A 7x6 JPEG (Pillow, quality 90, 4:2:0 chroma) and what Keras 3.15.1's
+# image_dataset_from_directory decodes from it (tf.io.decode_image: libjpeg's fast
+# integer IDCT, fancy chroma upsampling); Pillow's own decoder differs by a few levels.
+JPEG_BASE64 = (
+    "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgMCAgMDAwMEAwMEBQgFBQQEBQoHBwYIDAoMDAsKCwsNDhIQ"
+    "DQ4RDgsLEBYQERMUFRUVDA8XGBYUGBIUFRT/2wBDAQMEBAUEBQkFBQkUDQsNFBQUFBQUFBQUFBQUFBQUFBQU"
+    "FBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBT/wAARCAAGAAcDASIAAhEBAxEB/8QAHwAAAQUBAQEB"
+    "AQEAAAAAAAAAAAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUFBAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKB"
+    "kaEII0KxwRVS0fAkM2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVWV1hZWmNkZWZnaGlqc3R1"
+    "dnd4eXqDhIWGh4iJipKTlJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi4+Tl"
+    "5ufo6erx8vP09fb3+Pn6/8QAHwEAAwEBAQEBAQEBAQAAAAAAAAECAwQFBgcICQoL/8QAtREAAgECBAQDBAcF"
+    "BAQAAQJ3AAECAxEEBSExBhJBUQdhcRMiMoEIFEKRobHBCSMzUvAVYnLRChYkNOEl8RcYGRomJygpKjU2Nzg5"
+    "OkNERUZHSElKU1RVVldYWVpjZGVmZ2hpanN0dXZ3eHl6goOEhYaHiImKkpOUlZaXmJmaoqOkpaanqKmqsrO0"
+    "tba3uLm6wsPExcbHyMnK0tPU1dbX2Nna4uPk5ebn6Onq8vP09fb3+Pn6/9oADAMBAAIRAxEAPwDB8Y6Vd3Pw"
+    "b0nxG8mlatreoz289reto0GniO2ltxIiypHvaV2LSlyZPvCIg/K4kKKK+w4c4bynH5fGviKCcryW7WkW4pWT"
+    "SVkktj7fw8xVTN8hp4zHpVKkm9XGOiSSSStaKSW0Ule7tdtv/9k=")
+JPEG_RGB = [
+    [[140, 182, 34], [90, 95, 0], [148, 78, 68], [141, 39, 52], [128, 37, 6], [135, 65, 13],
+     [114, 74, 22]],
+    [[154, 166, 58], [242, 224, 152], [255, 192, 192], [243, 156, 165], [199, 147, 108],
+     [127, 88, 31], [154, 105, 62]],
+    [[124, 75, 45], [144, 82, 69], [150, 65, 84], [115, 58, 64], [197, 221, 169], [44, 66, 4],
+     [155, 89, 63]],
+    [[38, 18, 7], [45, 20, 13], [28, 0, 0], [235, 227, 216], [109, 159, 122], [166, 192, 165],
+     [86, 3, 23]],
+    [[108, 209, 153], [106, 201, 143], [93, 172, 115], [185, 241, 204], [123, 148, 153],
+     [69, 43, 91], [120, 23, 116]],
+    [[0, 92, 13], [75, 228, 146], [73, 209, 124], [113, 201, 151], [160, 172, 198],
+     [124, 72, 157], [151, 45, 177]]]
+JPEG_GRAY = [[153, 82, 98, 71, 61, 80, 80], [150, 221, 215, 183, 158, 93, 115],
+             [86, 99, 93, 76, 208, 52, 106], [23, 27, 4, 228, 140, 181, 30],
+             [172, 166, 142, 220, 141, 56, 63], [34, 173, 159, 169, 171, 97, 92]]
+
+
+def test_jpeg_is_decoded_as_tensorflow_decodes_it(tmp_path):
+    import base64
+    (tmp_path / "cls").mkdir()
+    (tmp_path / "cls" / "a.jpg").write_bytes(base64.b64decode("".join(JPEG_BASE64)))
+    for color_mode, expected in (("rgb", JPEG_RGB), ("grayscale", JPEG_GRAY)):
+        ds = keras.utils.image_dataset_from_directory(
+            str(tmp_path), image_size=(6, 7), interpolation="nearest", batch_size=None,
+            color_mode=color_mode, shuffle=False, verbose=False)
+        image = np.asarray(next(iter(ds))[0])
+        assert image.dtype == np.uint8
+        np.testing.assert_array_equal(image.reshape(np.shape(expected)), expected)
