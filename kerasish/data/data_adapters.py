@@ -109,6 +109,10 @@ class ArrayAdapter:
                  class_weight=None):
         if sample_weight is not None and class_weight is not None:
             raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+        if any(not hasattr(leaf, "shape") or not np.ndim(leaf)
+               for leaf in tree.flatten([x, y, sample_weight]) if leaf is not None):
+            # Keras's message: nested Python lists of numbers (a scalar leaf) are no arrays
+            raise ValueError(f"Unrecognized data type: x={x} (of type {type(x)})")
         self.x = tree.map_structure(_to_numpy, x)
         self.y = tree.map_structure(_to_numpy, y) if y is not None else None
         self.sample_weight = (tree.map_structure(_to_numpy, sample_weight)

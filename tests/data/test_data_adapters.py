@@ -132,3 +132,14 @@ def test_generator_must_yield_tuples_as_keras():
                                          r"sample_weights\). Received: \[\[1. 1. 1.\]"):
         get_adapter(arrays())
     assert get_adapter((np.ones((2, 3)),) for _ in range(2)) is not None
+
+
+@pytest.mark.parametrize("x, y", [
+    (np.ones((2, 3)), [1.0, 2.0]),
+    (np.ones((2, 3)), [[1.0], [2.0]]),
+    ([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], np.ones((2, 1)))])
+def test_python_number_lists_are_not_arrays_as_keras(x, y):
+    # Keras 3.15.1's message (it names x even when y is the list); it was an IndexError.
+    with pytest.raises(ValueError, match=r"^Unrecognized data type: x=\[\[1\.? 1\.? 1\.?\]|"
+                                         r"^Unrecognized data type: x=\[\[1\.0, 2\.0"):
+        ArrayAdapter(x, y)
