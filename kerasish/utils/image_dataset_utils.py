@@ -190,12 +190,30 @@ def decode_image(path, color_mode):
         if gray_from_colour and img.format == "JPEG":
             img.draft("L", img.size)   # libjpeg's own luma channel, as TensorFlow decodes
         img.load()
+        if img.mode in ("I;16", "I;16B", "I") and img.format == "PNG":
+            # a 16-bit grayscale PNG: TensorFlow keeps the high byte (png_set_strip_16)
+            gray = (np.asarray(img, dtype="int64") >> 8).astype("uint8")[..., None]
+            channels = _CHANNELS[color_mode]
+            if channels == 1:
+                return gray
+            out = np.repeat(gray, 3, axis=-1)
+            return out if channels == 3 else np.concatenate(
+                [out, np.full_like(gray, 255)], axis=-1)
         if gray_from_colour and img.format == "PNG":
             rgb = np.asarray(img.convert("RGB"), dtype="int64")
             gray = (9797 * rgb[..., 0] + 19234 * rgb[..., 1] + 3737 * rgb[..., 2]) >> 15
             return gray.astype("uint8")[..., None]
+        added_alpha = color_mode == "rgba" and img.format == "PNG" and \
+            img.mode not in ("RGBA", "LA", "PA") and "transparency" not in img.info
         img = image_utils._convert_mode(img, color_mode)
         array = np.asarray(img, dtype="uint8")
+        if added_alpha:
+            # TensorFlow's PNG decoder fills a missing alpha with 2**bit_depth - 1 of the
+            # file's (pre-expansion) bit depth: 1 for a 1-bit PNG, 15 for a 4-bit palette
+            f.seek(24)   # the IHDR bit depth
+            bit_depth = f.read(1)[0]
+            array = array.copy()
+            array[..., 3] = min((1 << bit_depth) - 1, 255)
     return array[..., None] if array.ndim == 2 else array
 
 

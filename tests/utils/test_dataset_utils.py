@@ -244,3 +244,31 @@ def test_jpeg_is_decoded_as_tensorflow_decodes_it(tmp_path):
         image = np.asarray(next(iter(ds))[0])
         assert image.dtype == np.uint8
         np.testing.assert_array_equal(image.reshape(np.shape(expected)), expected)
+
+
+def _decode_one(tmp_path, name, image, color_mode):
+    folder = tmp_path / color_mode / "cls"
+    folder.mkdir(parents=True)
+    image.save(folder / name)
+    ds = keras.utils.image_dataset_from_directory(
+        str(tmp_path / color_mode), image_size=image.size[::-1], interpolation="nearest",
+        batch_size=None, color_mode=color_mode, shuffle=False, verbose=False)
+    return np.asarray(next(iter(ds))[0]).reshape(-1).tolist()
+
+
+def test_png_bit_depths_decode_as_tensorflow(tmp_path):
+    # tf.io.decode_image (Keras 3.15.1) outputs: a 16-bit PNG keeps its high byte; a
+    # missing alpha is filled with 2**bit_depth - 1 of the file (3 for a 2-bit palette,
+    # 1 for a 1-bit image).
+    from PIL import Image
+    sixteen = Image.fromarray(np.array([[0, 255, 256, 43900, 65535]], "uint16"))
+    assert _decode_one(tmp_path, "g.png", sixteen, "grayscale") == [0, 0, 1, 171, 255]
+    assert _decode_one(tmp_path, "g.png", sixteen, "rgba") == [
+        0, 0, 0, 255, 0, 0, 0, 255, 1, 1, 1, 255, 171, 171, 171, 255, 255, 255, 255, 255]
+    rgb = np.array([[[255, 0, 0], [0, 255, 0], [0, 0, 255]]], "uint8")
+    palette = Image.fromarray(rgb).convert("P", palette=Image.ADAPTIVE, colors=3)
+    assert _decode_one(tmp_path / "p", "p.png", palette, "rgba") == [
+        255, 0, 0, 3, 0, 255, 0, 3, 0, 0, 255, 3]
+    one_bit = Image.fromarray(np.array([[0, 255, 0]], "uint8")).convert("1")
+    assert _decode_one(tmp_path / "b", "b.png", one_bit, "rgba") == [
+        0, 0, 0, 1, 255, 255, 255, 1, 0, 0, 0, 1]
