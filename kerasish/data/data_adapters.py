@@ -193,6 +193,19 @@ class IterableAdapter:
         return iter(self.source)
 
 
+def _one_ahead(batches):
+    """Yields `batches`, each one once the next has been read, as TensorFlow's input
+    pipeline prefetches a PyDataset's batches (so `__getitem__` runs when Keras's does)."""
+    try:
+        current = next(batches)
+    except StopIteration:
+        return
+    for upcoming in batches:
+        yield current
+        current = upcoming
+    yield current
+
+
 def _is_one_shot(source):
     return iter(source) is source
 
@@ -206,8 +219,19 @@ class SequenceAdapter:
         # a PyDataset says `num_batches` (None: infinite, batches run until steps_per_epoch)
         self.num_batches = sequence.num_batches if hasattr(sequence, "num_batches") \
             else len(sequence)
+        self._peeked = False
+
+    def _peek(self):
+        """Keras on TensorFlow reads the first two batches once, to learn their specs,
+        before anything else (so `__getitem__` side effects, such as draws from numpy's
+        global generator, happen as in Keras); the batches themselves are not used."""
+        if not self._peeked:
+            self._peeked = True
+            for i in range(min(_PEEKED_BATCHES, self.num_batches or _PEEKED_BATCHES)):
+                self.sequence[i]
 
     def batches(self):
+        self._peek()
         if self.num_batches is None:
             order = itertools.count()
         else:
@@ -216,15 +240,16 @@ class SequenceAdapter:
             order = list(range(self.num_batches))
             if self.shuffle:
                 random.shuffle(order)
-        for i in order:
-            yield self.sequence[int(i)]
+        yield from _one_ahead(self.sequence[int(i)] for i in order)
 
     # Called by the epoch iterator when Keras's PyDatasetAdapter calls them.
     def on_epoch_begin(self):
+        self._peek()
         if hasattr(self.sequence, "on_epoch_begin"):
             self.sequence.on_epoch_begin()
 
     def on_epoch_end(self):
+        self._peek()
         if hasattr(self.sequence, "on_epoch_end"):
             self.sequence.on_epoch_end()
 

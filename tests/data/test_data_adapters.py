@@ -143,3 +143,38 @@ def test_python_number_lists_are_not_arrays_as_keras(x, y):
     with pytest.raises(ValueError, match=r"^Unrecognized data type: x=\[\[1\.? 1\.? 1\.?\]|"
                                          r"^Unrecognized data type: x=\[\[1\.0, 2\.0"):
         ArrayAdapter(x, y)
+
+
+def test_py_dataset_reads_as_keras_on_tensorflow():
+    # The order of __getitem__ and hook calls Keras 3.15.1 (TF) prints for fit(epochs=2,
+    # steps_per_epoch=3) on an infinite PyDataset: two batches read up front for their
+    # specs, then each batch read once the previous one is taken (one ahead).
+    import kerasish as keras
+
+    calls = []
+
+    class Infinite(keras.utils.PyDataset):
+        @property
+        def num_batches(self):
+            return None
+
+        def __getitem__(self, index):
+            calls.append(f"get {index}")
+            return np.ones((5, 4)), np.zeros((5, 3))
+
+        def on_epoch_begin(self):
+            calls.append("begin")
+
+        def on_epoch_end(self):
+            calls.append("end")
+
+    class Steps(keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch, logs=None):
+            calls.append(f"step {batch}")
+
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    model.compile("sgd", "mse")
+    model.fit(Infinite(), epochs=2, steps_per_epoch=3, verbose=0, callbacks=[Steps()])
+    assert calls == ["get 0", "get 1", "end", "begin",
+                     "step 0", "get 0", "get 1", "step 1", "get 2", "step 2", "get 3", "end",
+                     "begin", "step 0", "get 4", "step 1", "get 5", "step 2", "get 6", "end"]
