@@ -290,7 +290,7 @@ def _replaying_generator(generator):
     """Keras's generator adapter: it reads the first two batches up front
     (to learn their specs) and every new pass over the data (each epoch
     without `steps_per_epoch`, each evaluation during `fit`) yields those two
-    again before going on with the generator."""
+    again before going on with the generator, reading it one batch ahead."""
     peeked = list(itertools.islice(generator, _PEEKED_BATCHES))
     if not peeked:
         raise ValueError("When passing a Python generator to a Keras model, the generator "
@@ -299,7 +299,7 @@ def _replaying_generator(generator):
         raise ValueError("When passing a Python generator to a Keras model, the generator "
                          "must return a tuple, either (input,) or (inputs, targets) or "
                          f"(inputs, targets, sample_weights). Received: {peeked[0]}")
-    return lambda: itertools.chain(peeked, generator)
+    return lambda: _one_ahead(itertools.chain(peeked, generator))
 
 
 def _is_dataset(x):

@@ -178,3 +178,28 @@ def test_py_dataset_reads_as_keras_on_tensorflow():
     assert calls == ["get 0", "get 1", "end", "begin",
                      "step 0", "get 0", "get 1", "step 1", "get 2", "step 2", "get 3", "end",
                      "begin", "step 0", "get 4", "step 1", "get 5", "step 2", "get 6", "end"]
+
+
+def test_generator_is_read_one_ahead_as_keras_on_tensorflow():
+    # Keras 3.15.1 (TF), fit(generator, epochs=2, steps_per_epoch=3): the two spec batches
+    # are replayed, then the generator is read one batch ahead of the steps.
+    import kerasish as keras
+
+    calls = []
+
+    def batches():
+        index = 0
+        while True:
+            calls.append(f"gen {index}")
+            index += 1
+            yield np.ones((5, 4)), np.zeros((5, 3))
+
+    class Steps(keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch, logs=None):
+            calls.append(f"step {batch}")
+
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    model.compile("sgd", "mse")
+    model.fit(batches(), epochs=2, steps_per_epoch=3, verbose=0, callbacks=[Steps()])
+    assert calls == ["gen 0", "gen 1", "step 0", "step 1", "gen 2", "step 2", "gen 3",
+                     "step 0", "gen 4", "step 1", "gen 5", "step 2", "gen 6"]
