@@ -2,6 +2,7 @@
 import numpy as np
 
 from kerasish.backend import config
+from kerasish.data.constants import AUTOTUNE
 from kerasish.data.dataset import Dataset
 from kerasish.ops import image as image_ops
 from kerasish.utils import dataset_utils, image_utils
@@ -144,6 +145,9 @@ def _make_dataset(paths, labels, image_size, num_channels, label_mode, num_class
         if image_size is None:
             _check_same_sizes(paths, color_mode)
         dataset = dataset.batch(batch_size)
+    # As Keras, the pipeline ends with a prefetch (so `split_dataset` takes its elements,
+    # batches or not, as the samples, as Keras does)
+    dataset = dataset.prefetch(AUTOTUNE)
     dataset.class_names = class_names
     dataset.file_paths = list(paths)
     return dataset

@@ -2,6 +2,7 @@
 import numpy as np
 
 from kerasish.data.dataset import Dataset
+from kerasish.data.tensor_spec import TensorSpec
 
 _CALLER = "timeseries_dataset_from_array"
 
@@ -63,7 +64,16 @@ def timeseries_dataset_from_array(data, targets, sequence_length, sequence_strid
         dataset = dataset.shuffle(batch_size * 8 if batch_size else 1024, seed=seed)
     if batch_size is not None:
         dataset = dataset.batch(batch_size)
-    return dataset.map(gather)
+    dataset = dataset.map(gather)
+    # Keras's spec (the map's would be read off its first element): the batch dimension
+    # of `batch()` without `drop_remainder` and the window length (a gather) are unknown.
+    batch = () if batch_size is None else (None,)
+    windows = TensorSpec(batch + (None,) + series.shape[1:], series.dtype.name)
+    dataset._spec = windows if target_series is None else (
+        windows, TensorSpec(batch + target_series.shape[1:], target_series.dtype.name))
+    if batch_size is not None:
+        dataset._batch_size = batch_size   # Keras's pipeline ends with `batch(batch_size)`
+    return dataset
 
 
 def _check_arguments(length, sequence_length, stride, rate, start_index, end_index, format):

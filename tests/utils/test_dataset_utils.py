@@ -272,3 +272,31 @@ def test_png_bit_depths_decode_as_tensorflow(tmp_path):
     one_bit = Image.fromarray(np.array([[0, 255, 0]], "uint8")).convert("1")
     assert _decode_one(tmp_path / "b", "b.png", one_bit, "rgba") == [
         0, 0, 0, 1, 255, 255, 255, 1, 0, 0, 0, 1]
+
+
+def test_split_dataset_unbatches_only_a_batch_ended_pipeline_as_keras(tmp_path):
+    # Keras 3.15.1 (`is_batched`: the last step is batch()): timeseries datasets end with
+    # batch() and are split by samples, then batched again; image/text datasets end with
+    # a prefetch, so their batches are the samples. Outputs printed by Keras.
+    data = np.arange(40).astype("float32").reshape(20, 2)
+    windows = keras.utils.timeseries_dataset_from_array(data, np.arange(20), sequence_length=2,
+                                                        batch_size=4)
+    assert windows.element_spec[0].shape == (None, None, 2)
+    assert windows.element_spec[1].shape == (None,)
+    left, right = keras.utils.split_dataset(windows, left_size=3)
+    assert [np.asarray(y).tolist() for _, y in left] == [[0, 1, 2]]
+    assert [np.asarray(y).tolist() for _, y in right] == [[3, 4, 5, 6], [7, 8, 9, 10],
+                                                          [11, 12, 13, 14], [15, 16, 17, 18]]
+    for cls, count in (("neg", 5), ("pos", 4)):
+        (tmp_path / cls).mkdir()
+        for i in range(count):
+            (tmp_path / cls / f"{i}.txt").write_text(f"{cls}{i}")
+    texts = keras.utils.text_dataset_from_directory(str(tmp_path), batch_size=3, shuffle=False,
+                                                    verbose=False)
+    left, right = keras.utils.split_dataset(texts, left_size=2)
+    assert [np.asarray(y).tolist() for _, y in left] == [[0, 0, 0], [0, 0, 1]]
+    assert [np.asarray(y).tolist() for _, y in right] == [[1, 1, 1]]
+    unbatched = keras.utils.timeseries_dataset_from_array(np.arange(20.0), None, 2, batch_size=4)
+    with pytest.raises(ValueError, match=r"samples must have same shape, Expected shape: "
+                                         r"\(4, 2\) Received shape: \(3, 2\) at index 3"):
+        keras.utils.split_dataset(unbatched.prefetch(2), left_size=2)
