@@ -9,6 +9,11 @@ import numpy as np
 from kerasish.data.dataset import Dataset
 
 
+class MissingDirectoryError(FileNotFoundError, ValueError):
+    """The data directory does not exist: Keras raises FileNotFoundError (os.listdir's);
+    a ValueError too, as kerasish raises for bad arguments."""
+
+
 def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=None,
                   preferred_backend=None):
     """Splits arrays, a tuple/list of arrays or a Dataset into two Datasets.
@@ -141,8 +146,8 @@ def index_directory(directory, labels, formats, class_names=None, shuffle=True, 
     `np.random.RandomState(seed)` as Keras does.
     """
     if not os.path.isdir(directory):
-        raise ValueError(f"{caller}: `directory` {directory!r} does not exist or is not a "
-                         "directory.")
+        raise MissingDirectoryError(f"{caller}: `directory` {directory!r} does not exist or "
+                                    "is not a directory.")
     if labels == "inferred":
         subdirs = [d for d in sorted(os.listdir(directory))
                    if os.path.isdir(os.path.join(directory, d)) and not d.startswith(".")]
@@ -155,8 +160,8 @@ def index_directory(directory, labels, formats, class_names=None, shuffle=True, 
             subdirs = list(class_names)
     else:
         if class_names is not None:
-            raise ValueError(f"{caller}: when `labels` is not 'inferred', argument "
-                             "`class_names` cannot be specified.")
+            raise ValueError(f'{caller}: you can only pass `class_names` if `labels="inferred"`. '
+                             f"Received: labels={labels}, and class_names={class_names}")
         subdirs = [""]
     filenames, found_labels = [], []
     for index, subdir in enumerate(subdirs):

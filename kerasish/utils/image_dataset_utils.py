@@ -58,6 +58,10 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
         labels, label_mode = None, None
     if isinstance(image_size, int):
         image_size = (image_size, image_size)
+    if data_format not in (None, "channels_first", "channels_last"):
+        raise ValueError(f"{_CALLER}: the `data_format` argument must be one of "
+                         "{'channels_first', 'channels_last'}. Received: "
+                         f"data_format={data_format}")
     dataset_utils.check_validation_split(_CALLER, validation_split, subset, shuffle, seed)
     if seed is None:
         seed = np.random.randint(1e6)

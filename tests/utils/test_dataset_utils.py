@@ -300,3 +300,18 @@ def test_split_dataset_unbatches_only_a_batch_ended_pipeline_as_keras(tmp_path):
     with pytest.raises(ValueError, match=r"samples must have same shape, Expected shape: "
                                          r"\(4, 2\) Received shape: \(3, 2\) at index 3"):
         keras.utils.split_dataset(unbatched.prefetch(2), left_size=2)
+
+
+def test_directory_argument_errors_as_keras(tree, tmp_path):
+    # Keras 3.15.1: a missing directory is a FileNotFoundError (os.listdir's), class_names
+    # with explicit labels and an unknown data_format are refused with these words.
+    with pytest.raises(FileNotFoundError):
+        keras.utils.text_dataset_from_directory(str(tmp_path / "missing"), verbose=False)
+    with pytest.raises(ValueError, match=r'you can only pass `class_names` if '
+                                         r'`labels="inferred"`. Received: labels=\[0\], and '
+                                         r"class_names=\['a'\]"):
+        keras.utils.image_dataset_from_directory(os.path.join(tree, "images"), labels=[0],
+                                                 class_names=["a"], verbose=False)
+    with pytest.raises(ValueError, match="`data_format` argument must be one of"):
+        keras.utils.image_dataset_from_directory(os.path.join(tree, "images"),
+                                                 data_format="channels_mid", verbose=False)
