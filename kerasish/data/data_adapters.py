@@ -109,6 +109,10 @@ class ArrayAdapter:
                  class_weight=None):
         if sample_weight is not None and class_weight is not None:
             raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+        if any(not hasattr(leaf, "shape") or not np.ndim(leaf)
+               for leaf in tree.flatten([x, y, sample_weight]) if leaf is not None):
+            # Keras's message: nested Python lists of numbers (a scalar leaf) are no arrays
+            raise ValueError(f"Unrecognized data type: x={x} (of type {type(x)})")
         self.x = tree.map_structure(_to_numpy, x)
         self.y = tree.map_structure(_to_numpy, y) if y is not None else None
         self.sample_weight = (tree.map_structure(_to_numpy, sample_weight)
@@ -189,6 +193,19 @@ class IterableAdapter:
         return iter(self.source)
 
 
+def _one_ahead(batches):
+    """Yields `batches`, each one once the next has been read, as TensorFlow's input
+    pipeline prefetches a PyDataset's batches (so `__getitem__` runs when Keras's does)."""
+    try:
+        current = next(batches)
+    except StopIteration:
+        return
+    for upcoming in batches:
+        yield current
+        current = upcoming
+    yield current
+
+
 def _is_one_shot(source):
     return iter(source) is source
 
@@ -202,8 +219,19 @@ class SequenceAdapter:
         # a PyDataset says `num_batches` (None: infinite, batches run until steps_per_epoch)
         self.num_batches = sequence.num_batches if hasattr(sequence, "num_batches") \
             else len(sequence)
+        self._peeked = False
+
+    def _peek(self):
+        """Keras on TensorFlow reads the first two batches once, to learn their specs,
+        before anything else (so `__getitem__` side effects, such as draws from numpy's
+        global generator, happen as in Keras); the batches themselves are not used."""
+        if not self._peeked:
+            self._peeked = True
+            for i in range(min(_PEEKED_BATCHES, self.num_batches or _PEEKED_BATCHES)):
+                self.sequence[i]
 
     def batches(self):
+        self._peek()
         if self.num_batches is None:
             order = itertools.count()
         else:
@@ -212,15 +240,16 @@ class SequenceAdapter:
             order = list(range(self.num_batches))
             if self.shuffle:
                 random.shuffle(order)
-        for i in order:
-            yield self.sequence[int(i)]
+        yield from _one_ahead(self.sequence[int(i)] for i in order)
 
     # Called by the epoch iterator when Keras's PyDatasetAdapter calls them.
     def on_epoch_begin(self):
+        self._peek()
         if hasattr(self.sequence, "on_epoch_begin"):
             self.sequence.on_epoch_begin()
 
     def on_epoch_end(self):
+        self._peek()
         if hasattr(self.sequence, "on_epoch_end"):
             self.sequence.on_epoch_end()
 
@@ -261,12 +290,16 @@ def _replaying_generator(generator):
     """Keras's generator adapter: it reads the first two batches up front
     (to learn their specs) and every new pass over the data (each epoch
     without `steps_per_epoch`, each evaluation during `fit`) yields those two
-    again before going on with the generator."""
+    again before going on with the generator, reading it one batch ahead."""
     peeked = list(itertools.islice(generator, _PEEKED_BATCHES))
     if not peeked:
         raise ValueError("When passing a Python generator to a Keras model, the generator "
                          "must yield at least one batch. Received an empty generator.")
-    return lambda: itertools.chain(peeked, generator)
+    if not isinstance(peeked[0], tuple):
+        raise ValueError("When passing a Python generator to a Keras model, the generator "
+                         "must return a tuple, either (input,) or (inputs, targets) or "
+                         f"(inputs, targets, sample_weights). Received: {peeked[0]}")
+    return lambda: _one_ahead(itertools.chain(peeked, generator))
 
 
 def _is_dataset(x):

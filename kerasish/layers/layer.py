@@ -575,6 +575,8 @@ class Layer(Operation):
         if kwargs.get("mask") is not None:
             previous_mask = kwargs["mask"]  # as Keras: an explicit mask also masks the output
         if not self.built and not build_after:
+            if self.input_spec is not None:   # as Keras: checked before `build` too
+                assert_input_compatibility(self.input_spec, first, self.name)
             self._build_from_inputs(args, kwargs, sig)
         shape = getattr(first, "shape", None)
         if shape is None or shape != self._checked_shape:

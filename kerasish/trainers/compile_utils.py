@@ -47,6 +47,7 @@ class CompileLoss:
     def __init__(self, loss, loss_weights, output_names):
         self.output_names = output_names
         self._user_loss = loss
+        self._user_loss_weights = loss_weights
         # As Keras's CompileLoss, names are resolved on the first batch (build):
         # an unknown loss name passes `compile()` and fails in fit/evaluate.
         self.losses = _per_output(loss, output_names, "loss")
@@ -87,6 +88,8 @@ class CompileLoss:
                 f"Expected keys {self.output_names} in loss dict, but found "
                 f"loss.keys()={list(self._user_loss.keys())}"
             )
+        if not self._resolved:
+            _check_loss_weights(self._user_loss, self._user_loss_weights)
         y_pred_arg = y_pred
         y_true = self._partial_targets(y_true)
         y_true = _match(y_true, self.output_names, "y")
@@ -164,6 +167,17 @@ def _resolve_crossentropy(fn, y_true, y_pred):
     if isinstance(fn, str) and fn.lower() in _AUTO_CROSSENTROPY:
         return losses_module.get_for_compile(fn, y_true, y_pred)
     return losses_module.get_for_compile(fn)
+
+
+def _check_loss_weights(loss, loss_weights):
+    """Keras's check (on the first batch): a list of loss weights must have one weight
+    per loss (a single loss counts as one)."""
+    if not isinstance(loss_weights, (list, tuple)):
+        return
+    count = len(loss) if isinstance(loss, (list, tuple, dict)) else 1
+    if count != len(loss_weights):
+        raise ValueError(f"`loss_weights` must match the number of losses, got {count} losses "
+                         f"and {len(loss_weights)} weights.")
 
 
 def _match(values, output_names, what):

@@ -9,6 +9,11 @@ import numpy as np
 from kerasish.data.dataset import Dataset
 
 
+class MissingDirectoryError(FileNotFoundError, ValueError):
+    """The data directory does not exist: Keras raises FileNotFoundError (os.listdir's);
+    a ValueError too, as kerasish raises for bad arguments."""
+
+
 def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=None,
                   preferred_backend=None):
     """Splits arrays, a tuple/list of arrays or a Dataset into two Datasets.
@@ -25,7 +30,8 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=
         preferred_backend: ignored (Keras compatibility).
 
     Returns:
-        (left, right) `kerasish.data.Dataset`s (batched like a batched input dataset).
+        (left, right) `kerasish.data.Dataset`s (a dataset whose last step is
+        `batch()` is split by samples and both splits batched again, as Keras).
 
     Example:
         >>> left, right = keras.utils.split_dataset(np.arange(10), left_size=0.8)
@@ -51,11 +57,13 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=
 
 def _as_samples(dataset):
     if isinstance(dataset, Dataset):
-        batch_size = None
+        # As Keras (`is_batched`): a dataset whose last step is `batch()` is unbatched
+        # into samples and the splits batched again; any other's elements are the samples
+        batch_size = getattr(dataset, "_batch_size", None)
         elements = list(dataset)
-        if _looks_batched(dataset):
-            batch_size = len(_first_leaf(elements[0])) if elements else None
+        if batch_size is not None:
             elements = [_unbatch(e, i) for e in elements for i in range(len(_first_leaf(e)))]
+        _check_same_shapes(elements)
         return elements, ("dataset", elements[0] if elements else None), batch_size
     if isinstance(dataset, np.ndarray):
         return list(dataset), ("array", None), None
@@ -71,11 +79,16 @@ def _as_samples(dataset):
                     f"dataset={dataset!r:.80} of type {type(dataset)}")
 
 
-def _looks_batched(dataset):
-    spec = dataset.element_spec
-    first = spec[0] if isinstance(spec, tuple) else spec
-    shape = getattr(first, "shape", ())
-    return bool(shape) and shape[0] is None
+def _check_same_shapes(samples):
+    """Keras's check on array samples (tuples are not checked)."""
+    if not samples or not isinstance(samples[0], np.ndarray):
+        return
+    first = np.shape(samples[0])
+    for i, sample in enumerate(samples[1:]):
+        if np.shape(sample) != first:
+            raise ValueError(f"split_dataset: all `dataset` samples must have same shape, "
+                             f"Expected shape: {first} Received shape: {np.shape(sample)} at "
+                             f"index {i}.")
 
 
 def _first_leaf(element):
@@ -133,8 +146,8 @@ def index_directory(directory, labels, formats, class_names=None, shuffle=True, 
     `np.random.RandomState(seed)` as Keras does.
     """
     if not os.path.isdir(directory):
-        raise ValueError(f"{caller}: `directory` {directory!r} does not exist or is not a "
-                         "directory.")
+        raise MissingDirectoryError(f"{caller}: `directory` {directory!r} does not exist or "
+                                    "is not a directory.")
     if labels == "inferred":
         subdirs = [d for d in sorted(os.listdir(directory))
                    if os.path.isdir(os.path.join(directory, d)) and not d.startswith(".")]
@@ -147,8 +160,8 @@ def index_directory(directory, labels, formats, class_names=None, shuffle=True, 
             subdirs = list(class_names)
     else:
         if class_names is not None:
-            raise ValueError(f"{caller}: when `labels` is not 'inferred', argument "
-                             "`class_names` cannot be specified.")
+            raise ValueError(f'{caller}: you can only pass `class_names` if `labels="inferred"`. '
+                             f"Received: labels={labels}, and class_names={class_names}")
         subdirs = [""]
     filenames, found_labels = [], []
     for index, subdir in enumerate(subdirs):

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from kerasish.backend import config
+from kerasish.data.constants import AUTOTUNE
 from kerasish.data.dataset import Dataset
 from kerasish.ops import image as image_ops
 from kerasish.utils import dataset_utils, image_utils
@@ -65,6 +66,10 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
         labels, label_mode = None, None
     if isinstance(image_size, int):
         image_size = (image_size, image_size)
+    if data_format not in (None, "channels_first", "channels_last"):
+        raise ValueError(f"{_CALLER}: the `data_format` argument must be one of "
+                         "{'channels_first', 'channels_last'}. Received: "
+                         f"data_format={data_format}")
     dataset_utils.check_validation_split(_CALLER, validation_split, subset, shuffle, seed)
     if seed is None:
         seed = np.random.randint(1e6)
@@ -152,6 +157,9 @@ def _make_dataset(paths, labels, image_size, num_channels, label_mode, num_class
         if image_size is None:
             _check_same_sizes(paths, color_mode)
         dataset = dataset.batch(batch_size)
+    # As Keras, the pipeline ends with a prefetch (so `split_dataset` takes its elements,
+    # batches or not, as the samples, as Keras does)
+    dataset = dataset.prefetch(AUTOTUNE)
     dataset.class_names = class_names
     dataset.file_paths = list(paths)
     return dataset
@@ -185,7 +193,8 @@ def decode_image(path, color_mode):
     JPEGs decode as `tf.io.decode_image` does (libjpeg-turbo, fast integer
     DCT, fancy upsampling; grayscale is the JPEG's own luma channel). Pillow
     decodes other formats; grayscale from a colour PNG is libpng's
-    `(9797 R + 19234 G + 3737 B) >> 15`, as TensorFlow.
+    `(9797 R + 19234 G + 3737 B) >> 15`, a 16-bit PNG keeps its high byte and a
+    PNG without alpha read as rgba gets `2**bit_depth - 1`, as TensorFlow.
     """
     with open(path, "rb") as f:
         data = f.read()
@@ -193,18 +202,36 @@ def decode_image(path, color_mode):
         array = _decode_jpeg(data, path, color_mode)
         if array is not None:
             return array
-    pil_image = image_utils._pil()
-    img = pil_image.open(io.BytesIO(data))
+    img = image_utils._pil().open(io.BytesIO(data))
     gray_from_colour = color_mode == "grayscale" and img.mode not in ("L", "I;16", "I")
     if gray_from_colour and img.format == "JPEG":
         img.draft("L", img.size)   # libjpeg's own luma channel
     img.load()
+    if img.mode in ("I;16", "I;16B", "I") and img.format == "PNG":
+        return _sixteen_bit_png(img, color_mode)
     if gray_from_colour and img.format == "PNG":
         rgb = np.asarray(img.convert("RGB"), dtype="int64")
         gray = (9797 * rgb[..., 0] + 19234 * rgb[..., 1] + 3737 * rgb[..., 2]) >> 15
         return gray.astype("uint8")[..., None]
+    added_alpha = color_mode == "rgba" and img.format == "PNG" and \
+        img.mode not in ("RGBA", "LA", "PA") and "transparency" not in img.info
     array = np.asarray(image_utils._convert_mode(img, color_mode), dtype="uint8")
+    if added_alpha:
+        # TensorFlow's PNG decoder fills a missing alpha with 2**bit_depth - 1 of the
+        # file's (pre-expansion) bit depth (IHDR byte 24): 1 for a 1-bit PNG, 15 for 4 bits
+        array = array.copy()
+        array[..., 3] = min((1 << data[24]) - 1, 255)
     return array[..., None] if array.ndim == 2 else array
+
+
+def _sixteen_bit_png(img, color_mode):
+    """A 16-bit grayscale PNG as TensorFlow reads it: the high byte (png_set_strip_16)."""
+    gray = (np.asarray(img, dtype="int64") >> 8).astype("uint8")[..., None]
+    channels = _CHANNELS[color_mode]
+    if channels == 1:
+        return gray
+    out = np.repeat(gray, 3, axis=-1)
+    return out if channels == 3 else np.concatenate([out, np.full_like(gray, 255)], axis=-1)
 
 
 _JPEG_COLORSPACES = {"rgb": "RGB", "rgba": "RGBA", "grayscale": "GRAY"}

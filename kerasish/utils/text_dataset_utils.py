@@ -1,6 +1,7 @@
 """`keras.utils.text_dataset_from_directory` on `kerasish.data.Dataset`."""
 import numpy as np
 
+from kerasish.data.constants import AUTOTUNE
 from kerasish.data.dataset import Dataset
 from kerasish.utils import dataset_utils
 
@@ -84,6 +85,9 @@ def _make_dataset(paths, labels, label_mode, class_names, max_length, batch_size
         dataset = dataset.shuffle(batch_size * 8 if batch_size else 1024, seed=seed)
     if batch_size is not None:
         dataset = dataset.batch(batch_size)
+    # As Keras, the pipeline ends with a prefetch (so `split_dataset` takes its elements,
+    # batches or not, as the samples, as Keras does)
+    dataset = dataset.prefetch(AUTOTUNE)
     dataset.class_names = class_names
     dataset.file_paths = list(paths)
     return dataset

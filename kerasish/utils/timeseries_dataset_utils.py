@@ -2,6 +2,7 @@
 import numpy as np
 
 from kerasish.data.dataset import Dataset
+from kerasish.data.tensor_spec import TensorSpec
 
 _CALLER = "timeseries_dataset_from_array"
 
@@ -63,7 +64,16 @@ def timeseries_dataset_from_array(data, targets, sequence_length, sequence_strid
         dataset = dataset.shuffle(batch_size * 8 if batch_size else 1024, seed=seed)
     if batch_size is not None:
         dataset = dataset.batch(batch_size)
-    return dataset.map(gather)
+    dataset = dataset.map(gather)
+    # Keras's spec (the map's would be read off its first element): the batch dimension
+    # of `batch()` without `drop_remainder` and the window length (a gather) are unknown.
+    batch = () if batch_size is None else (None,)
+    windows = TensorSpec(batch + (None,) + series.shape[1:], series.dtype.name)
+    dataset._spec = windows if target_series is None else (
+        windows, TensorSpec(batch + target_series.shape[1:], target_series.dtype.name))
+    if batch_size is not None:
+        dataset._batch_size = batch_size   # Keras's pipeline ends with `batch(batch_size)`
+    return dataset
 
 
 def _check_arguments(length, sequence_length, stride, rate, start_index, end_index, format):
@@ -85,12 +95,17 @@ def _check_arguments(length, sequence_length, stride, rate, start_index, end_ind
                  f"end_index={end_index}, for data of length {length}")
         if end_index <= 0:
             fail(f"`end_index` must be higher than 0. Received: end_index={end_index}")
-    if rate <= 0 or rate >= length:
-        fail(f"`sampling_rate` must be higher than 0 and lower than the length of the data. "
-             f"Received: sampling_rate={rate}, for data of length {length}")
-    if stride <= 0 or stride >= length:
-        fail(f"`sequence_stride` must be higher than 0 and lower than the length of the data. "
-             f"Received: sequence_stride={stride}, for data of length {length}")
+    # Keras's four messages
+    if rate <= 0:
+        fail(f"`sampling_rate` must be higher than 0. Received: sampling_rate={rate}")
+    if rate >= length:
+        fail("`sampling_rate` must be lower than the length of the data. Received: "
+             f"sampling_rate={rate}, for data of length {length}")
+    if stride <= 0:
+        fail(f"`sequence_stride` must be higher than 0. Received: sequence_stride={stride}")
+    if stride >= length:
+        fail("`sequence_stride` must be lower than the length of the data. Received: "
+             f"sequence_stride={stride}, for data of length {length}")
     if sequence_length <= 0:
         fail(f"`sequence_length` must be positive. Received: sequence_length={sequence_length}")
     if format != "tf":

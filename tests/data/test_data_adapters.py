@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from kerasish.backend import devices, philox
-from kerasish.data.data_adapters import ArrayAdapter
+from kerasish.data.data_adapters import ArrayAdapter, get_adapter
 
 
 def _epoch(adapter):
@@ -119,3 +119,87 @@ def test_mismatched_lengths_message_is_keras_text():
         "samples.'x' sizes: 20\n'y' sizes: 20\n'sample_weight' sizes: 5\n")
     with pytest.raises(ValueError, match=r"samples\.'x' sizes: 20, 15\n$"):
         ArrayAdapter([np.ones((20, 4)), np.ones((15, 4))])
+
+
+def test_generator_must_yield_tuples_as_keras():
+    # Keras 3.15.1: predict(a generator yielding bare arrays) raises this ValueError.
+    def arrays():
+        for _ in range(2):
+            yield np.ones((2, 3), "float32")
+
+    with pytest.raises(ValueError, match=r"the generator must return a tuple, either \(input,\) "
+                                         r"or \(inputs, targets\) or \(inputs, targets, "
+                                         r"sample_weights\). Received: \[\[1. 1. 1.\]"):
+        get_adapter(arrays())
+    assert get_adapter((np.ones((2, 3)),) for _ in range(2)) is not None
+
+
+@pytest.mark.parametrize("x, y", [
+    (np.ones((2, 3)), [1.0, 2.0]),
+    (np.ones((2, 3)), [[1.0], [2.0]]),
+    ([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], np.ones((2, 1)))])
+def test_python_number_lists_are_not_arrays_as_keras(x, y):
+    # Keras 3.15.1's message (it names x even when y is the list); it was an IndexError.
+    with pytest.raises(ValueError, match=r"^Unrecognized data type: x=\[\[1\.? 1\.? 1\.?\]|"
+                                         r"^Unrecognized data type: x=\[\[1\.0, 2\.0"):
+        ArrayAdapter(x, y)
+
+
+def test_py_dataset_reads_as_keras_on_tensorflow():
+    # The order of __getitem__ and hook calls Keras 3.15.1 (TF) prints for fit(epochs=2,
+    # steps_per_epoch=3) on an infinite PyDataset: two batches read up front for their
+    # specs, then each batch read once the previous one is taken (one ahead).
+    import kerasish as keras
+
+    calls = []
+
+    class Infinite(keras.utils.PyDataset):
+        @property
+        def num_batches(self):
+            return None
+
+        def __getitem__(self, index):
+            calls.append(f"get {index}")
+            return np.ones((5, 4)), np.zeros((5, 3))
+
+        def on_epoch_begin(self):
+            calls.append("begin")
+
+        def on_epoch_end(self):
+            calls.append("end")
+
+    class Steps(keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch, logs=None):
+            calls.append(f"step {batch}")
+
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    model.compile("sgd", "mse")
+    model.fit(Infinite(), epochs=2, steps_per_epoch=3, verbose=0, callbacks=[Steps()])
+    assert calls == ["get 0", "get 1", "end", "begin",
+                     "step 0", "get 0", "get 1", "step 1", "get 2", "step 2", "get 3", "end",
+                     "begin", "step 0", "get 4", "step 1", "get 5", "step 2", "get 6", "end"]
+
+
+def test_generator_is_read_one_ahead_as_keras_on_tensorflow():
+    # Keras 3.15.1 (TF), fit(generator, epochs=2, steps_per_epoch=3): the two spec batches
+    # are replayed, then the generator is read one batch ahead of the steps.
+    import kerasish as keras
+
+    calls = []
+
+    def batches():
+        index = 0
+        while True:
+            calls.append(f"gen {index}")
+            index += 1
+            yield np.ones((5, 4)), np.zeros((5, 3))
+
+    class Steps(keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch, logs=None):
+            calls.append(f"step {batch}")
+
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    model.compile("sgd", "mse")
+    model.fit(batches(), epochs=2, steps_per_epoch=3, verbose=0, callbacks=[Steps()])
+    assert calls == ["gen 0", "gen 1", "step 0", "step 1", "gen 2", "step 2", "gen 3",
+                     "step 0", "gen 4", "step 1", "gen 5", "step 2", "gen 6"]

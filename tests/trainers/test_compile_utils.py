@@ -230,3 +230,16 @@ def test_crossentropy_shortcut_is_a_loss_only(name):
     model.compile("sgd", loss="categorical_crossentropy", metrics=[name])
     with pytest.raises(ValueError, match=f"Could not interpret metric identifier: {name}"):
         model.evaluate(x, y2, verbose=0)
+
+
+def test_loss_weights_must_match_the_losses_as_keras():
+    # Keras 3.15.1 raises this on the first batch of fit.
+    x, y1, _ = _data()
+    inputs = keras.Input((5,))
+    model = keras.Model(inputs, layers.Dense(2)(inputs))
+    model.compile("sgd", loss="mse", loss_weights=[1.0, 2.0])
+    with pytest.raises(ValueError, match=r"^`loss_weights` must match the number of losses, got "
+                                         r"1 losses and 2 weights\.$"):
+        model.fit(x, y1, verbose=0)
+    model.compile("sgd", loss="mse", loss_weights=[2.0])   # one weight for one loss is fine
+    model.fit(x, y1, verbose=0)

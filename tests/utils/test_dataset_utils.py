@@ -125,6 +125,17 @@ def test_unbatched_native_sizes(tree):
 def test_timeseries_and_split_errors():
     with pytest.raises(ValueError, match="timeseries_dataset_from_array: `sequence_stride`"):
         keras.utils.timeseries_dataset_from_array(np.arange(5), None, 2, sequence_stride=0)
+    # Keras 3.15.1's texts (after kerasish's function-name prefix)
+    for kwargs, text in [
+            (dict(sampling_rate=0), "`sampling_rate` must be higher than 0. Received: "
+                                    "sampling_rate=0"),
+            (dict(sampling_rate=5), "`sampling_rate` must be lower than the length of the "
+                                    "data. Received: sampling_rate=5, for data of length 5"),
+            (dict(sequence_stride=0), "`sequence_stride` must be higher than 0. Received: "
+                                      "sequence_stride=0")]:
+        with pytest.raises(ValueError) as info:
+            keras.utils.timeseries_dataset_from_array(np.arange(5), None, 2, **kwargs)
+        assert str(info.value).endswith(text)
     with pytest.raises(ValueError, match="left_size"):
         keras.utils.split_dataset(np.arange(5), left_size=1.5)
     with pytest.raises(TypeError, match="dataset"):
@@ -212,3 +223,122 @@ def test_validation_subset_alone_is_shuffled_like_keras(tmp_path, monkeypatch):
     assert _texts_and_labels(both[0]) == [("neg0", 0), ("pos0", 1), ("neg2", 0), ("pos3", 1),
                                           ("pos2", 1)]
     assert _texts_and_labels(both[1]) == [("neg3", 0), ("pos1", 1), ("neg1", 0), ("neg4", 0)]
+
+
+
+# A 7x6 JPEG (Pillow, quality 90, 4:2:0 chroma) and what Keras 3.15.1's
+# image_dataset_from_directory decodes from it (tf.io.decode_image: libjpeg's fast
+# integer IDCT, fancy chroma upsampling); Pillow's own decoder differs by a few levels.
+JPEG_BASE64 = (
+    "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgMCAgMDAwMEAwMEBQgFBQQEBQoHBwYIDAoMDAsKCwsNDhIQ"
+    "DQ4RDgsLEBYQERMUFRUVDA8XGBYUGBIUFRT/2wBDAQMEBAUEBQkFBQkUDQsNFBQUFBQUFBQUFBQUFBQUFBQU"
+    "FBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBT/wAARCAAGAAcDASIAAhEBAxEB/8QAHwAAAQUBAQEB"
+    "AQEAAAAAAAAAAAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUFBAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKB"
+    "kaEII0KxwRVS0fAkM2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVWV1hZWmNkZWZnaGlqc3R1"
+    "dnd4eXqDhIWGh4iJipKTlJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi4+Tl"
+    "5ufo6erx8vP09fb3+Pn6/8QAHwEAAwEBAQEBAQEBAQAAAAAAAAECAwQFBgcICQoL/8QAtREAAgECBAQDBAcF"
+    "BAQAAQJ3AAECAxEEBSExBhJBUQdhcRMiMoEIFEKRobHBCSMzUvAVYnLRChYkNOEl8RcYGRomJygpKjU2Nzg5"
+    "OkNERUZHSElKU1RVVldYWVpjZGVmZ2hpanN0dXZ3eHl6goOEhYaHiImKkpOUlZaXmJmaoqOkpaanqKmqsrO0"
+    "tba3uLm6wsPExcbHyMnK0tPU1dbX2Nna4uPk5ebn6Onq8vP09fb3+Pn6/9oADAMBAAIRAxEAPwDB8Y6Vd3Pw"
+    "b0nxG8mlatreoz289reto0GniO2ltxIiypHvaV2LSlyZPvCIg/K4kKKK+w4c4bynH5fGviKCcryW7WkW4pWT"
+    "SVkktj7fw8xVTN8hp4zHpVKkm9XGOiSSSStaKSW0Ule7tdtv/9k=")
+JPEG_RGB = [
+    [[140, 182, 34], [90, 95, 0], [148, 78, 68], [141, 39, 52], [128, 37, 6], [135, 65, 13],
+     [114, 74, 22]],
+    [[154, 166, 58], [242, 224, 152], [255, 192, 192], [243, 156, 165], [199, 147, 108],
+     [127, 88, 31], [154, 105, 62]],
+    [[124, 75, 45], [144, 82, 69], [150, 65, 84], [115, 58, 64], [197, 221, 169], [44, 66, 4],
+     [155, 89, 63]],
+    [[38, 18, 7], [45, 20, 13], [28, 0, 0], [235, 227, 216], [109, 159, 122], [166, 192, 165],
+     [86, 3, 23]],
+    [[108, 209, 153], [106, 201, 143], [93, 172, 115], [185, 241, 204], [123, 148, 153],
+     [69, 43, 91], [120, 23, 116]],
+    [[0, 92, 13], [75, 228, 146], [73, 209, 124], [113, 201, 151], [160, 172, 198],
+     [124, 72, 157], [151, 45, 177]]]
+JPEG_GRAY = [[153, 82, 98, 71, 61, 80, 80], [150, 221, 215, 183, 158, 93, 115],
+             [86, 99, 93, 76, 208, 52, 106], [23, 27, 4, 228, 140, 181, 30],
+             [172, 166, 142, 220, 141, 56, 63], [34, 173, 159, 169, 171, 97, 92]]
+
+
+def test_jpeg_is_decoded_as_tensorflow_decodes_it(tmp_path):
+    import base64
+    (tmp_path / "cls").mkdir()
+    (tmp_path / "cls" / "a.jpg").write_bytes(base64.b64decode("".join(JPEG_BASE64)))
+    for color_mode, expected in (("rgb", JPEG_RGB), ("grayscale", JPEG_GRAY)):
+        ds = keras.utils.image_dataset_from_directory(
+            str(tmp_path), image_size=(6, 7), interpolation="nearest", batch_size=None,
+            color_mode=color_mode, shuffle=False, verbose=False)
+        image = np.asarray(next(iter(ds))[0])
+        assert image.dtype == np.uint8
+        np.testing.assert_array_equal(image.reshape(np.shape(expected)), expected)
+
+
+def _decode_one(tmp_path, name, image, color_mode):
+    folder = tmp_path / color_mode / "cls"
+    folder.mkdir(parents=True)
+    image.save(folder / name)
+    ds = keras.utils.image_dataset_from_directory(
+        str(tmp_path / color_mode), image_size=image.size[::-1], interpolation="nearest",
+        batch_size=None, color_mode=color_mode, shuffle=False, verbose=False)
+    return np.asarray(next(iter(ds))[0]).reshape(-1).tolist()
+
+
+def test_png_bit_depths_decode_as_tensorflow(tmp_path):
+    # tf.io.decode_image (Keras 3.15.1) outputs: a 16-bit PNG keeps its high byte; a
+    # missing alpha is filled with 2**bit_depth - 1 of the file (3 for a 2-bit palette,
+    # 1 for a 1-bit image).
+    from PIL import Image
+    sixteen = Image.fromarray(np.array([[0, 255, 256, 43900, 65535]], "uint16"))
+    assert _decode_one(tmp_path, "g.png", sixteen, "grayscale") == [0, 0, 1, 171, 255]
+    assert _decode_one(tmp_path, "g.png", sixteen, "rgba") == [
+        0, 0, 0, 255, 0, 0, 0, 255, 1, 1, 1, 255, 171, 171, 171, 255, 255, 255, 255, 255]
+    rgb = np.array([[[255, 0, 0], [0, 255, 0], [0, 0, 255]]], "uint8")
+    palette = Image.fromarray(rgb).convert("P", palette=Image.ADAPTIVE, colors=3)
+    assert _decode_one(tmp_path / "p", "p.png", palette, "rgba") == [
+        255, 0, 0, 3, 0, 255, 0, 3, 0, 0, 255, 3]
+    one_bit = Image.fromarray(np.array([[0, 255, 0]], "uint8")).convert("1")
+    assert _decode_one(tmp_path / "b", "b.png", one_bit, "rgba") == [
+        0, 0, 0, 1, 255, 255, 255, 1, 0, 0, 0, 1]
+
+
+def test_split_dataset_unbatches_only_a_batch_ended_pipeline_as_keras(tmp_path):
+    # Keras 3.15.1 (`is_batched`: the last step is batch()): timeseries datasets end with
+    # batch() and are split by samples, then batched again; image/text datasets end with
+    # a prefetch, so their batches are the samples. Outputs printed by Keras.
+    data = np.arange(40).astype("float32").reshape(20, 2)
+    windows = keras.utils.timeseries_dataset_from_array(data, np.arange(20), sequence_length=2,
+                                                        batch_size=4)
+    assert windows.element_spec[0].shape == (None, None, 2)
+    assert windows.element_spec[1].shape == (None,)
+    left, right = keras.utils.split_dataset(windows, left_size=3)
+    assert [np.asarray(y).tolist() for _, y in left] == [[0, 1, 2]]
+    assert [np.asarray(y).tolist() for _, y in right] == [[3, 4, 5, 6], [7, 8, 9, 10],
+                                                          [11, 12, 13, 14], [15, 16, 17, 18]]
+    for cls, count in (("neg", 5), ("pos", 4)):
+        (tmp_path / cls).mkdir()
+        for i in range(count):
+            (tmp_path / cls / f"{i}.txt").write_text(f"{cls}{i}")
+    texts = keras.utils.text_dataset_from_directory(str(tmp_path), batch_size=3, shuffle=False,
+                                                    verbose=False)
+    left, right = keras.utils.split_dataset(texts, left_size=2)
+    assert [np.asarray(y).tolist() for _, y in left] == [[0, 0, 0], [0, 0, 1]]
+    assert [np.asarray(y).tolist() for _, y in right] == [[1, 1, 1]]
+    unbatched = keras.utils.timeseries_dataset_from_array(np.arange(20.0), None, 2, batch_size=4)
+    with pytest.raises(ValueError, match=r"samples must have same shape, Expected shape: "
+                                         r"\(4, 2\) Received shape: \(3, 2\) at index 3"):
+        keras.utils.split_dataset(unbatched.prefetch(2), left_size=2)
+
+
+def test_directory_argument_errors_as_keras(tree, tmp_path):
+    # Keras 3.15.1: a missing directory is a FileNotFoundError (os.listdir's), class_names
+    # with explicit labels and an unknown data_format are refused with these words.
+    with pytest.raises(FileNotFoundError):
+        keras.utils.text_dataset_from_directory(str(tmp_path / "missing"), verbose=False)
+    with pytest.raises(ValueError, match=r'you can only pass `class_names` if '
+                                         r'`labels="inferred"`. Received: labels=\[0\], and '
+                                         r"class_names=\['a'\]"):
+        keras.utils.image_dataset_from_directory(os.path.join(tree, "images"), labels=[0],
+                                                 class_names=["a"], verbose=False)
+    with pytest.raises(ValueError, match="`data_format` argument must be one of"):
+        keras.utils.image_dataset_from_directory(os.path.join(tree, "images"),
+                                                 data_format="channels_mid", verbose=False)

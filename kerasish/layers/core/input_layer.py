@@ -31,13 +31,15 @@ class InputLayer(Layer):
         super().__init__(name=name, **kwargs)
         if shape is not None and batch_shape is not None:
             raise ValueError("You cannot pass both `shape` and `batch_shape` at the same time.")
+        for value in (shape, batch_shape):   # Keras's standardize_shape: 4 is no shape
+            if value is not None and not hasattr(value, "__iter__"):
+                raise ValueError(f"Cannot convert '{value}' to a shape.")
         if input_tensor is not None:
             batch_shape = input_tensor.shape
         elif batch_shape is None:
             if shape is None:
                 raise ValueError("You must pass a `shape` argument.")
-            shape = (shape,) if isinstance(shape, int) else tuple(shape)
-            batch_shape = (batch_size,) + shape
+            batch_shape = (batch_size,) + tuple(shape)
         self._batch_shape = tuple(batch_shape)
         self._input_dtype = config.standardize_dtype(dtype)
         self.sparse = bool(sparse)

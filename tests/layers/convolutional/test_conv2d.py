@@ -95,8 +95,10 @@ def test_errors_name_layer_and_shapes():
     with pytest.raises(ValueError, match=r"Conv2D layer 'conv2d'.*kernel.*larger than the input"
                                          r".*\(None, 3, 3, 1\)"):
         layers.Conv2D(1, 5)(keras.Input((3, 3, 1)))
-    with pytest.raises(ValueError, match=r"Conv2D layer 'conv2d_1' expects inputs of rank 4.*"
-                                         r"\(2, 8, 8\)"):
+    # Keras 3.15.1's input-spec text, checked before `build` as in Keras
+    with pytest.raises(ValueError, match=r"layer 'conv2d_1' is incompatible with the layer: "
+                                         r"expected min_ndim=4, found ndim=3. Full shape "
+                                         r"received: \(2, 8, 8\)"):
         layers.Conv2D(1, 3)(np.zeros((2, 8, 8)))
     with pytest.raises(ValueError, match=r"Conv2D layer 'conv2d_2'.*groups=2, but the input has "
                                          r"3 channels"):

@@ -95,7 +95,10 @@ def test_dropout_only_in_training_and_stateful_reset():
 
 def test_bad_inputs():
     layer = layers.LSTM(2)
-    with pytest.raises(ValueError, match="expects 3-D input"):
+    # Keras 3.15.1's input-spec text (checked before `build`, as Keras)
+    with pytest.raises(ValueError, match="layer 'lstm' is incompatible with the layer: "
+                                         "expected ndim=3, found ndim=2. Full shape received: "
+                                         r"\(2, 3\)"):
         layer(np.ones((2, 3)))
     with pytest.raises(ValueError, match="initial state has shape"):
         layers.LSTM(2)(np.ones((2, 3, 1)), initial_state=[np.zeros((2, 5)), np.zeros((2, 2))])
