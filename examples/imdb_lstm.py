@@ -3,11 +3,11 @@
     python examples/imdb_lstm.py [path/to/imdb.npz]
 
 Reads the shared IMDB subset (../shared/data/imdb_subset.npz: 5,000 training and
-1,000 test reviews, vocabulary capped at 500 words). Real Keras 3.15.1 (on
-TensorFlow) with this model (Embedding(500, 32) + LSTM(32), padded to 200, Adam,
-3 epochs) and `seed=2` gets 79.6% test accuracy, kerasish 78.3%. Three epochs on
-5,000 reviews is the edge of where this model starts to learn: with `seed=1`
-both stay near 63% (Keras 62.6%, kerasish 62.8%).
+1,000 test reviews, vocabulary capped at 500 words). This model (Embedding(500, 32) +
+LSTM(32), padded to 200, Adam) is at the edge of learning on so few reviews, and where
+it ends after 3 epochs depends on the seed's rounding noise: with `seed=3`, real Keras
+3.15.1 (on TensorFlow) reaches 74.0% test accuracy and kerasish 78.9%; after 5 epochs
+both settle near 77% (Keras 77.4%, kerasish 77.0%; with `seed=1` Keras gets 68.3%).
 """
 import os
 import sys
@@ -20,7 +20,7 @@ DEFAULT_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "da
 VOCABULARY, MAXLEN = 500, 200
 
 
-def main(path=DEFAULT_PATH, epochs=3, seed=2):
+def main(path=DEFAULT_PATH, epochs=3, seed=3):
     keras.utils.set_random_seed(seed)
     (x_train, y_train), (x_test, y_test) = keras.datasets.imdb.load_data(path=path,
                                                                          num_words=VOCABULARY)
