@@ -135,6 +135,10 @@ class ArrayAdapter:
         self.batch_size = batch_size or 32
         self.shuffle = shuffle
         self.num_batches = math.ceil(self.num_samples / self.batch_size)
+        # Keras on TensorFlow slices arrays into a dataset whose batch dimension is
+        # static only when no last, partial batch exists.
+        self.static_batch_size = self.batch_size \
+            if self.num_samples % self.batch_size == 0 else None
 
     def batches(self):
         order = _shuffled(self.num_samples, self.shuffle, self.batch_size) \
@@ -178,6 +182,16 @@ class IterableAdapter:
         self.source = source
         self.num_batches = num_batches
         self._iterator = None
+
+    @property
+    def static_batch_size(self):
+        """The batch dimension of a Dataset's `element_spec` when every part has the
+        same known one (`batch(n, drop_remainder=True)`), else None."""
+        if not isinstance(self.source, Dataset):
+            return None
+        sizes = {tuple(spec.shape)[0] if len(spec.shape) else None
+                 for spec in tree.flatten(self.source.element_spec)}
+        return sizes.pop() if len(sizes) == 1 else None
 
     def batches(self):
         if callable(self.source):
