@@ -178,8 +178,41 @@ def trace_call(layer, args, kwargs, scoped=True):
     trace are dropped (Keras records none for a symbolic call). `scoped=False`
     leaves `layer`'s name out of the paths of the variables built meanwhile.
     """
-    if not in_trace():
-        args, kwargs = _stand_ins(args, kwargs)
+    if in_trace():
+        return _trace_once(layer, args, kwargs, scoped)
+    try:
+        return _trace_once(layer, *_stand_ins(args, kwargs), scoped)
+    except Exception as error:  # noqa: BLE001 - retried below, re-raised if that fails too
+        if not _has_unknown_dims(args, kwargs):
+            raise
+        failure = error
+    # A call doing arithmetic on an unknown dimension (`ops.shape(x)[0] * ...`, the
+    # keras-io OCR model's CTC layer) works in Keras, whose trace sees a dynamic size.
+    # As Keras's JAX backend: trace with two stand-in sizes, unknown where they differ.
+    try:
+        probes = [_trace_once(layer, *_stand_ins(args, kwargs, size), scoped)
+                  for size in _PROBE_SIZES]
+    except Exception:  # noqa: BLE001 - the first error says more
+        raise failure from None
+    return tree.map_structure(_merge_probes, *probes)
+
+
+_PROBE_SIZES = (83, 89)
+
+
+def _has_unknown_dims(args, kwargs):
+    return any(isinstance(x, KerasTensor) and None in x.shape
+               for x in tree.flatten([list(args), list(kwargs.values())]))
+
+
+def _merge_probes(first, second):
+    if not isinstance(first, KerasTensor):
+        return first
+    shape = tuple(a if a == b else None for a, b in zip(first.shape, second.shape))
+    return KerasTensor(shape, first.dtype, sparse=first.sparse, ragged=first.ragged)
+
+
+def _trace_once(layer, args, kwargs, scoped):
     call_kwargs = dict(kwargs)
     saved = _tape._active[:]
     _tape._active.clear()
@@ -192,12 +225,13 @@ def trace_call(layer, args, kwargs, scoped=True):
     return tree.map_structure(_fresh_spec, outputs)
 
 
-def _stand_ins(args, kwargs):
+def _stand_ins(args, kwargs, size=None):
     """`args` and `kwargs` with each KerasTensor replaced by a copy (one per tensor).
 
     Keras traces `call` on graph placeholders made from the KerasTensors, so what
     `call` does to its inputs (MultiHeadAttention deletes their `_keras_mask`) does
-    not reach the caller's tensors.
+    not reach the caller's tensors. With `size`, unknown dimensions (of the
+    tensors and their masks) become `size`.
     """
     copies = {}
 
@@ -206,6 +240,12 @@ def _stand_ins(args, kwargs):
             return x
         if id(x) not in copies:
             copies[id(x)] = copy.copy(x)
+            if size is not None:
+                copies[id(x)].shape = tuple(size if d is None else d for d in x.shape)
+                mask = x._keras_mask
+                if isinstance(mask, KerasTensor) and None in mask.shape:
+                    copies[id(x)]._keras_mask = KerasTensor(
+                        tuple(size if d is None else d for d in mask.shape), mask.dtype)
         return copies[id(x)]
     return (tuple(tree.map_structure(stand_in, a) for a in args),
             {k: tree.map_structure(stand_in, v) for k, v in kwargs.items()})
