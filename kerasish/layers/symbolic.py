@@ -20,6 +20,7 @@ from kerasish.autodiff.tensor import Tensor
 from kerasish.layers.call_utils import call_signature, with_call_info
 from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, Node, in_trace, tracing
+from kerasish import tree as keras_tree
 from kerasish.utils import tree
 
 
@@ -189,12 +190,46 @@ def trace_call(layer, args, kwargs, scoped=True):
     # A call doing arithmetic on an unknown dimension (`ops.shape(x)[0] * ...`, the
     # keras-io OCR model's CTC layer) works in Keras, whose trace sees a dynamic size.
     # As Keras's JAX backend: trace with two stand-in sizes, unknown where they differ.
+    unbuilt = [sub for sub in layer._flatten_layers() if not sub.built]
     try:
         probes = [_trace_once(layer, *_stand_ins(args, kwargs, size), scoped)
                   for size in _PROBE_SIZES]
     except Exception:  # noqa: BLE001 - the first error says more
         raise failure from None
+    _forget_probe_sizes(unbuilt)
     return tree.map_structure(_merge_probes, *probes)
+
+
+def retry_with_sizes(trace, arguments, unbuilt):
+    """Retries a failed build-by-tracing pass with a stand-in size for unknown dimensions
+    (see `trace_call`); True when it then succeeds.
+
+    Args:
+        trace: callable `trace(size)` running the pass.
+        arguments: the call's arguments.
+        unbuilt: the layers unbuilt before the pass (their build shapes get None back).
+    """
+    if not _has_unknown_dims(tuple(arguments), {}):
+        return False
+    try:
+        trace(_PROBE_SIZES[0])
+    except Exception:  # noqa: BLE001 - the caller reports the first failure
+        return False
+    _forget_probe_sizes(unbuilt)
+    return True
+
+
+def _forget_probe_sizes(unbuilt):
+    """Layers built by a sized retry record the unknown size, as Keras's trace does."""
+    for sub in unbuilt:
+        if sub.built and sub._build_shapes is not None:
+            sub._build_shapes = keras_tree.map_shape_structure(_unprobed, sub._build_shapes)
+
+
+def _unprobed(shape):
+    if not isinstance(shape, (list, tuple)):
+        return shape
+    return type(shape)(None if d == _PROBE_SIZES[0] else d for d in shape)
 
 
 _PROBE_SIZES = (83, 89)
@@ -282,12 +317,14 @@ def _to_placeholders(value, make):
     return value
 
 
-def stand_in(value, pairs):
+def stand_in(value, pairs, size=None):
     """A KerasTensor standing in for a call argument in a layer's build-by-tracing pass
-    (`Layer._trace_to_build`); `(value, stand-in)` is added to `pairs` when `value` has a mask."""
+    (`Layer._trace_to_build`); `(value, stand-in)` is added to `pairs` when `value` has a mask.
+    With `size`, a KerasTensor's unknown dimensions become `size`."""
     if isinstance(value, KerasTensor):
-        return KerasTensor(tuple(value.shape), value.dtype, sparse=value.sparse,
-                           ragged=value.ragged)
+        shape = tuple(value.shape) if size is None else \
+            tuple(size if d is None else d for d in value.shape)
+        return KerasTensor(shape, value.dtype, sparse=value.sparse, ragged=value.ragged)
     if not isinstance(value, Tensor):
         return value
     stand = KerasTensor(tuple(value.shape), value.dtype)

@@ -1,4 +1,6 @@
 """Calling layers and `keras.ops` on KerasTensors, masks included (vs Keras 3.15.1)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -228,6 +230,23 @@ def test_a_call_doing_arithmetic_on_an_unknown_dimension_traces():
         [np.ones((4, 3), "float32"), np.ones((4, 5, 2), "float32")], verbose=0)
     np.testing.assert_array_equal(out[0], np.full((4, 3), 4.0))
     np.testing.assert_array_equal(out[1], np.full((4,), 5.0))
+
+
+def test_sublayers_built_by_the_sized_retry_record_an_unknown_batch():
+    # Keras 3.15.1's trace sees a dynamic batch: the inner Dense records (None, 3).
+    class Scaled(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.dense = layers.Dense(2)
+
+        def call(self, x):
+            return self.dense(x) * ops.cast(ops.shape(x)[0], "float32")
+
+    block = Scaled()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Keras 3.15.1 warns nothing (its trace succeeds)
+        assert block(keras.Input((3,))).shape == (None, 2)
+    assert block.dense.get_build_config() == {"input_shape": (None, 3)}
 
 
 def test_a_call_failing_for_every_size_still_raises_its_own_error():
