@@ -183,16 +183,6 @@ class IterableAdapter:
         self.num_batches = num_batches
         self._iterator = None
 
-    @property
-    def static_batch_size(self):
-        """The batch dimension of a Dataset's `element_spec` when every part has the
-        same known one (`batch(n, drop_remainder=True)`), else None."""
-        if not isinstance(self.source, Dataset):
-            return None
-        sizes = {tuple(spec.shape)[0] if len(spec.shape) else None
-                 for spec in tree.flatten(self.source.element_spec)}
-        return sizes.pop() if len(sizes) == 1 else None
-
     def batches(self):
         if callable(self.source):
             return iter(self.source())

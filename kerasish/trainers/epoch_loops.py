@@ -355,8 +355,9 @@ def build_with_unknown_batch(model, batch, batch_size=None):
 
     There the first step is traced with the input dataset's batch dimension:
     unknown unless every batch has the same size (arrays whose sample count is
-    a multiple of `batch_size`, a dataset batched with `drop_remainder=True`),
-    so the layers that step builds record `(None, ...)` or `(batch_size, ...)`
+    a multiple of `batch_size`; a Dataset batched with `drop_remainder=True`
+    also has one there, not followed here: kerasish's `map` reads its spec
+    off one element, so a batch size it shows may be unknown to tf.data), so the layers that step builds record `(None, ...)` or `(batch_size, ...)`
     input shapes (the summary's output shapes after `fit`). Here the model is
     called once on KerasTensors of that shape, in a trace (no graph node,
     nothing computed, no variable assigned). A model whose call cannot be
