@@ -196,7 +196,8 @@ def trace_call(layer, args, kwargs, scoped=True):
                   for size in _PROBE_SIZES]
     except Exception:  # noqa: BLE001 - the first error says more
         raise failure from None
-    _forget_probe_sizes(unbuilt)
+    if not _forget_probe_sizes(unbuilt):
+        raise failure from None
     return tree.map_structure(_merge_probes, *probes)
 
 
@@ -215,15 +216,21 @@ def retry_with_sizes(trace, arguments, unbuilt):
         trace(_PROBE_SIZES[0])
     except Exception:  # noqa: BLE001 - the caller reports the first failure
         return False
-    _forget_probe_sizes(unbuilt)
-    return True
+    return _forget_probe_sizes(unbuilt)
 
 
 def _forget_probe_sizes(unbuilt):
-    """Layers built by a sized retry record the unknown size, as Keras's trace does."""
+    """Layers built by a sized retry record the unknown size, as Keras's trace does.
+
+    Returns False when one of them made a weight of a stand-in size: the call
+    needed that size known (a Dense on an unknown last axis), as Keras reports.
+    """
     for sub in unbuilt:
+        if any(d in _PROBE_SIZES for w in sub.weights for d in w.shape):
+            return False
         if sub.built and sub._build_shapes is not None:
             sub._build_shapes = keras_tree.map_shape_structure(_unprobed, sub._build_shapes)
+    return True
 
 
 def _unprobed(shape):

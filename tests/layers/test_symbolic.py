@@ -249,6 +249,21 @@ def test_sublayers_built_by_the_sized_retry_record_an_unknown_batch():
     assert block.dense.get_build_config() == {"input_shape": (None, 3)}
 
 
+def test_a_weight_needing_an_unknown_size_still_raises():
+    # Keras 3.15.1 cannot build a Dense on an unknown last axis (its trace raises);
+    # the sized retry must not build one of the stand-in size instead.
+    class Wrapped(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.dense = layers.Dense(2)
+
+        def call(self, x):
+            return self.dense(x) * ops.cast(ops.shape(x)[0], "float32")
+
+    with pytest.raises(ValueError):
+        Wrapped()(keras.Input((None,)))
+
+
 def test_a_call_failing_for_every_size_still_raises_its_own_error():
     class Broken(layers.Layer):
         def call(self, x):
