@@ -135,6 +135,10 @@ class ArrayAdapter:
         self.batch_size = batch_size or 32
         self.shuffle = shuffle
         self.num_batches = math.ceil(self.num_samples / self.batch_size)
+        # Keras on TensorFlow slices arrays into a dataset whose batch dimension is
+        # static only when no last, partial batch exists.
+        self.static_batch_size = self.batch_size \
+            if self.num_samples % self.batch_size == 0 else None
 
     def batches(self):
         order = _shuffled(self.num_samples, self.shuffle, self.batch_size) \

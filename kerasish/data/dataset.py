@@ -43,7 +43,7 @@ class Dataset:
 
     def _peek_element(self):
         """One element, used only to infer `element_spec`."""
-        iterator = self._iterator(IterationContext())
+        iterator = self._iterator(IterationContext(seed_draws=0))  # no reshuffle drawn
         try:
             return next(iterator)
         except StopIteration:

@@ -22,6 +22,8 @@ class IterationContext:
             Keras's fit/evaluate/predict on TensorFlow iterate a dataset
             through a distributed iterator, which makes every shuffle draw
             its per-iteration seeds twice: they pass 2 (the first draw is used).
+            0 draws nothing (the peek that infers `element_spec`, which
+            tf.data knows without iterating).
     """
 
     def __init__(self, ignore_errors=False, log_warning=False, seed_draws=1):

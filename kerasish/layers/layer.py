@@ -653,18 +653,16 @@ class Layer(Operation):
         ctx.scopes.append(self.name)
         saved = _tape._active[:]
         _tape._active.clear()
+        unbuilt = [sub for sub in self._flatten_layers() if not sub.built]
         try:
-            arguments = tree.map_structure(lambda v: symbolic.stand_in(v, pairs),
-                                           dict(bound.arguments))
-            with stateless_scope.StatelessScope(), tracing():
-                arguments = tree.map_structure(
-                    lambda v: _convert_input(v, self) if isinstance(v, KerasTensor) else v,
-                    arguments)
-                self.call(**arguments)
+            self._trace_call_once(bound, pairs)
             return True
         except Exception as error:  # noqa: BLE001 - Keras catches everything here
             if eager:
                 return False
+            if symbolic.retry_with_sizes(lambda size: self._trace_call_once(bound, [], size),
+                                         bound.arguments.values(), unbuilt):
+                return True
             symbolic.warn_untraceable(self, error)
             if any(not sub.built for sub in self._layers):
                 warn_not_built(self)  # Keras then runs the default `build`, which warns
@@ -675,6 +673,15 @@ class Layer(Operation):
             for real, stand in pairs:
                 if stand._keras_mask is None:
                     real._keras_mask = None
+
+    def _trace_call_once(self, bound, pairs, size=None):
+        arguments = tree.map_structure(lambda v: symbolic.stand_in(v, pairs, size),
+                                       dict(bound.arguments))
+        with stateless_scope.StatelessScope(), tracing():
+            arguments = tree.map_structure(
+                lambda v: _convert_input(v, self) if isinstance(v, KerasTensor) else v,
+                arguments)
+            self.call(**arguments)
 
     def _call_in_caller_scope(self, *args, **kwargs):
         """`self.call(...)` as Keras's wrappers run their inner layer: no input

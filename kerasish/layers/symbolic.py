@@ -20,6 +20,7 @@ from kerasish.autodiff.tensor import Tensor
 from kerasish.layers.call_utils import call_signature, with_call_info
 from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, Node, in_trace, tracing
+from kerasish import tree as keras_tree
 from kerasish.utils import tree
 
 
@@ -178,8 +179,82 @@ def trace_call(layer, args, kwargs, scoped=True):
     trace are dropped (Keras records none for a symbolic call). `scoped=False`
     leaves `layer`'s name out of the paths of the variables built meanwhile.
     """
-    if not in_trace():
-        args, kwargs = _stand_ins(args, kwargs)
+    if in_trace():
+        return _trace_once(layer, args, kwargs, scoped)
+    try:
+        return _trace_once(layer, *_stand_ins(args, kwargs), scoped)
+    except Exception as error:  # noqa: BLE001 - retried below, re-raised if that fails too
+        if not _has_unknown_dims(args, kwargs):
+            raise
+        failure = error
+    # A call doing arithmetic on an unknown dimension (`ops.shape(x)[0] * ...`, the
+    # keras-io OCR model's CTC layer) works in Keras, whose trace sees a dynamic size.
+    # As Keras's JAX backend: trace with two stand-in sizes, unknown where they differ.
+    unbuilt = [sub for sub in layer._flatten_layers() if not sub.built]
+    try:
+        probes = [_trace_once(layer, *_stand_ins(args, kwargs, size), scoped)
+                  for size in _PROBE_SIZES]
+    except Exception:  # noqa: BLE001 - the first error says more
+        raise failure from None
+    if not _forget_probe_sizes(unbuilt):
+        raise failure from None
+    return tree.map_structure(_merge_probes, *probes)
+
+
+def retry_with_sizes(trace, arguments, unbuilt):
+    """Retries a failed build-by-tracing pass with a stand-in size for unknown dimensions
+    (see `trace_call`); True when it then succeeds.
+
+    Args:
+        trace: callable `trace(size)` running the pass.
+        arguments: the call's arguments.
+        unbuilt: the layers unbuilt before the pass (their build shapes get None back).
+    """
+    if not _has_unknown_dims(tuple(arguments), {}):
+        return False
+    try:
+        trace(_PROBE_SIZES[0])
+    except Exception:  # noqa: BLE001 - the caller reports the first failure
+        return False
+    return _forget_probe_sizes(unbuilt)
+
+
+def _forget_probe_sizes(unbuilt):
+    """Layers built by a sized retry record the unknown size, as Keras's trace does.
+
+    Returns False when one of them made a weight of a stand-in size: the call
+    needed that size known (a Dense on an unknown last axis), as Keras reports.
+    """
+    for sub in unbuilt:
+        if any(d in _PROBE_SIZES for w in sub.weights for d in w.shape):
+            return False
+        if sub.built and sub._build_shapes is not None:
+            sub._build_shapes = keras_tree.map_shape_structure(_unprobed, sub._build_shapes)
+    return True
+
+
+def _unprobed(shape):
+    if not isinstance(shape, (list, tuple)):
+        return shape
+    return type(shape)(None if d == _PROBE_SIZES[0] else d for d in shape)
+
+
+_PROBE_SIZES = (83, 89)
+
+
+def _has_unknown_dims(args, kwargs):
+    return any(isinstance(x, KerasTensor) and None in x.shape
+               for x in tree.flatten([list(args), list(kwargs.values())]))
+
+
+def _merge_probes(first, second):
+    if not isinstance(first, KerasTensor):
+        return first
+    shape = tuple(a if a == b else None for a, b in zip(first.shape, second.shape))
+    return KerasTensor(shape, first.dtype, sparse=first.sparse, ragged=first.ragged)
+
+
+def _trace_once(layer, args, kwargs, scoped):
     call_kwargs = dict(kwargs)
     saved = _tape._active[:]
     _tape._active.clear()
@@ -192,12 +267,13 @@ def trace_call(layer, args, kwargs, scoped=True):
     return tree.map_structure(_fresh_spec, outputs)
 
 
-def _stand_ins(args, kwargs):
+def _stand_ins(args, kwargs, size=None):
     """`args` and `kwargs` with each KerasTensor replaced by a copy (one per tensor).
 
     Keras traces `call` on graph placeholders made from the KerasTensors, so what
     `call` does to its inputs (MultiHeadAttention deletes their `_keras_mask`) does
-    not reach the caller's tensors.
+    not reach the caller's tensors. With `size`, unknown dimensions (of the
+    tensors and their masks) become `size`.
     """
     copies = {}
 
@@ -206,6 +282,12 @@ def _stand_ins(args, kwargs):
             return x
         if id(x) not in copies:
             copies[id(x)] = copy.copy(x)
+            if size is not None:
+                copies[id(x)].shape = tuple(size if d is None else d for d in x.shape)
+                mask = x._keras_mask
+                if isinstance(mask, KerasTensor) and None in mask.shape:
+                    copies[id(x)]._keras_mask = KerasTensor(
+                        tuple(size if d is None else d for d in mask.shape), mask.dtype)
         return copies[id(x)]
     return (tuple(tree.map_structure(stand_in, a) for a in args),
             {k: tree.map_structure(stand_in, v) for k, v in kwargs.items()})
@@ -242,12 +324,14 @@ def _to_placeholders(value, make):
     return value
 
 
-def stand_in(value, pairs):
+def stand_in(value, pairs, size=None):
     """A KerasTensor standing in for a call argument in a layer's build-by-tracing pass
-    (`Layer._trace_to_build`); `(value, stand-in)` is added to `pairs` when `value` has a mask."""
+    (`Layer._trace_to_build`); `(value, stand-in)` is added to `pairs` when `value` has a mask.
+    With `size`, a KerasTensor's unknown dimensions become `size`."""
     if isinstance(value, KerasTensor):
-        return KerasTensor(tuple(value.shape), value.dtype, sparse=value.sparse,
-                           ragged=value.ragged)
+        shape = tuple(value.shape) if size is None else \
+            tuple(size if d is None else d for d in value.shape)
+        return KerasTensor(shape, value.dtype, sparse=value.sparse, ragged=value.ragged)
     if not isinstance(value, Tensor):
         return value
     stand = KerasTensor(tuple(value.shape), value.dtype)

@@ -197,7 +197,8 @@ class Functional(Model, Function):
                                  "Please provide a valid tensor.")
             return x
         x = core.convert_to_tensor(x)
-        if x.dtype != kt.dtype:
+        if x.dtype != kt.dtype and not (kt.dtype == "string" and x.dtype == "object"):
+            # (an object array of str/bytes, e.g. a text dataset's batch, is text as is)
             x = core.cast(x, kt.dtype)
         if x.ndim == len(kt.shape):
             return x

@@ -72,14 +72,20 @@ def _output_shape(layer):
         # list, so several outputs print as "[(None, 1), (None, 2)]").
         outputs = layer._inbound_nodes[-1].output_tensors
         return summary_utils.format_shape([t.shape for t in outputs])
-    if layer.built and layer._build_shapes is not None:
+    # A functional model is built from its construction on (Keras records build
+    # shapes `{"input_shape": None}` for it), so it shows its `output_shape` even
+    # when only called on data inside a subclassed model.
+    if layer.built and (layer._build_shapes is not None or _is_graph(layer)):
         # As Keras: a layer only called on data shows its shape if it can compute it
         # (its own `compute_output_shape`, or a model's `output_shape`); others show "?".
         try:
             if _shape_is_known(layer):
-                shape = layer.output_shape if hasattr(type(layer), "output_shape") \
-                    else layer.compute_output_shape(layer._build_shapes)
-                return summary_utils.format_shape(shape)
+                if hasattr(type(layer), "output_shape"):
+                    # Keras formats `output_shape` as one shape: several outputs
+                    # print as "((None, 2), (None, 3))".
+                    return "(" + ", ".join(str(d) for d in layer.output_shape) + ")"
+                return summary_utils.format_shape(
+                    layer.compute_output_shape(layer._build_shapes))
         except Exception:
             return "?"
     return "?"

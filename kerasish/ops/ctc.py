@@ -1,7 +1,9 @@
 """Connectionist temporal classification: `ctc_loss` and `ctc_decode`.
 
 `ctc_loss` runs the CTC forward (alpha) recursion in log space with
-differentiable ops, so it has gradients of every order. `ctc_decode` is a
+differentiable ops, so it has gradients of every order (one exception: a label
+equal to the blank 0 inside `target_length` gets TensorFlow's first-order
+gradient, see `_tf_softmax_term`). `ctc_decode` is a
 search over discrete paths (no gradient); it runs on the host.
 """
 import numpy as np
@@ -78,9 +80,12 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
     size = ext.shape[1]
     start = np.full((batch, size), _NEG)
     start[:, :2] = 0.0
+    blank_labels = _blank_label_states(labels, label_len, size) if mask_index == 0 else None
     alpha = None
     for t in range(steps):
         emit = take_along_axis(log_probs[:, t, :], ext_t, axis=1)
+        if blank_labels is not None:
+            emit = ew.where(core.convert_to_tensor(blank_labels), core.stop_gradient(emit), emit)
         if alpha is None:
             new = ew.add(core.cast(start, emit.dtype), emit)
         else:
@@ -95,7 +100,66 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
     # an empty label has one final state (the all-blank path): drop the duplicate
     single = core.convert_to_tensor(np.stack([np.zeros(batch, bool), label_len == 0], axis=1))
     ends = ew.where(single, core.cast(_NEG, ends.dtype), ends)
-    return ew.negative(reduction.logsumexp(ends, axis=1))
+    loss = ew.negative(reduction.logsumexp(ends, axis=1))
+    if blank_labels is not None:
+        loss = ew.add(loss, _tf_softmax_term(output, log_probs, ext, skip, blank_labels,
+                                             label_len, time_len))
+    return loss
+
+
+def _blank_label_states(labels, label_len, size):
+    """(batch, 2L+1) mask of the label states whose label is the blank (class 0)."""
+    states = np.zeros((labels.shape[0], size), dtype=bool)
+    for b, n in enumerate(label_len):
+        states[b, 1:2 * n + 1:2] = labels[b, :n] == 0
+    return states if states.any() else None
+
+
+def _tf_softmax_term(output, log_probs, ext, skip, blank_labels, label_len, time_len):
+    """A zero-valued term that gives the gradient TensorFlow's CTC gives when a label
+    equals the blank (0) inside `target_length`.
+
+    tf.nn.ctc_loss's gradient is `softmax - occupancy`, where the occupancy of class c
+    sums the posteriors of the states emitting c, except that label states whose
+    label is 0 count for no class (`one_hot(label - 1)`). Their emissions are
+    stop-gradient above, which removes them from the occupancy but also scales the
+    softmax by `1 - d_t` (d_t: their posterior at step t); this adds `d_t * softmax`
+    back: `d_t * (lse_t - stop_gradient(lse_t))`, lse_t the log-sum-exp of the logits.
+    """
+    lp = np.asarray(core.convert_to_numpy(log_probs), dtype="float64")
+    weights = np.zeros(lp.shape[:2])
+    for b in range(lp.shape[0]):
+        n, steps = 2 * int(label_len[b]) + 1, int(time_len[b])
+        if steps == 0:
+            continue
+        post = _posteriors(lp[b, :steps][:, ext[b, :n]], skip[b, :n])
+        weights[b, :steps] = post[:, blank_labels[b, :n]].sum(axis=1)
+    lse = reduction.logsumexp(output, axis=-1)
+    delta = ew.subtract(lse, core.stop_gradient(lse))
+    return reduction.sum(ew.multiply(core.cast(weights, delta.dtype), delta), axis=1)
+
+
+def _posteriors(emit, skip):
+    """State posteriors (time, states) of one sequence by forward-backward (host, float64)."""
+    steps, n = emit.shape
+    alpha = np.full((steps, n), -np.inf)
+    beta = np.full((steps, n), -np.inf)
+    alpha[0, :2] = emit[0, :2]
+    for t in range(1, steps):
+        prev = alpha[t - 1]
+        moves = [prev, np.concatenate([[-np.inf], prev[:-1]]),
+                 np.where(skip, np.concatenate([[-np.inf, -np.inf], prev[:-2]]), -np.inf)]
+        alpha[t] = np.logaddexp.reduce(moves, axis=0) + emit[t]
+    beta[-1, max(n - 2, 0):] = 0.0
+    for t in range(steps - 2, -1, -1):
+        nxt = beta[t + 1] + emit[t + 1]
+        moves = [nxt, np.concatenate([nxt[1:], [-np.inf]]),
+                 np.concatenate([np.where(skip[2:], nxt[2:], -np.inf), [-np.inf, -np.inf]])]
+        beta[t] = np.logaddexp.reduce(moves, axis=0)
+    total = alpha + beta
+    log_z = np.logaddexp.reduce(total[-1])
+    with np.errstate(under="ignore"):
+        return np.exp(total - log_z)
 
 
 def _greedy(logits, lengths, merge_repeated, blank):

@@ -249,6 +249,7 @@ class FitLoop:
                                             class_weight)
         self.val_adapter = self._validation_adapter(validation_data,
                                                     validation_batch_size or batch_size)
+        self._static_batch = getattr(adapter, "static_batch_size", None)
         adapter, self.train_step, verbose = distribute_lib.loop_setup(
             model, adapter, _verbose(verbose), "train")
         self.on_device = getattr(model, "_distribute_strategy", None) is None
@@ -343,21 +344,29 @@ class FitLoop:
         """Runs `train_step` on each batch of one execution."""
         for batch in batches:
             if self.on_device and not self._build_checked:
-                build_with_unknown_batch(self.model, batch)
+                build_with_unknown_batch(self.model, batch, self._static_batch)
                 self._build_checked = True
             logs = self.train_step(to_device(batch) if self.on_device else batch)
         return logs
 
 
-def build_with_unknown_batch(model, batch):
+def build_with_unknown_batch(model, batch, batch_size=None):
     """Builds the model's unbuilt layers as Keras on TensorFlow does in fit/evaluate.
 
-    There the first step is traced with an unknown batch size, so the layers
-    that step builds record `(None, ...)` input shapes (the summary's output
-    shapes after `fit`). Here the model is called once on KerasTensors of
-    that shape, in a trace (no graph node, nothing computed, no variable
-    assigned). A model whose
-    call cannot be traced is left to build on the real batch.
+    There the first step is traced with the input dataset's batch dimension:
+    unknown unless every batch has the same size (arrays whose sample count is
+    a multiple of `batch_size`; a Dataset batched with `drop_remainder=True`
+    also has one there, not followed here: kerasish's `map` reads its spec
+    off one element, so a batch size it shows may be unknown to tf.data), so the layers that step builds record `(None, ...)` or `(batch_size, ...)`
+    input shapes (the summary's output shapes after `fit`). Here the model is
+    called once on KerasTensors of that shape, in a trace (no graph node,
+    nothing computed, no variable assigned). A model whose call cannot be
+    traced is left to build on the real batch.
+
+    Args:
+        model: the model.
+        batch: the first batch.
+        batch_size: the static batch dimension, None when unknown.
     """
     if all(getattr(layer, "built", True) for layer in model._flatten_layers()):
         return
@@ -369,7 +378,7 @@ def build_with_unknown_batch(model, batch):
         shape = getattr(value, "shape", None)
         if shape is None or len(shape) == 0:
             return value
-        return KerasTensor((None,) + tuple(shape[1:]), backend_config.standardize_dtype(value.dtype))
+        return KerasTensor((batch_size,) + tuple(shape[1:]), backend_config.standardize_dtype(value.dtype))
 
     try:
         # assignments made by `call` (a counter Variable...) are dropped, as in Keras's trace
@@ -413,6 +422,7 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
     Inside `fit`, `callback_list` is fit's own list, so users' callbacks get
     the `on_test_*` hooks as in Keras (the progress bar stays silent).
     """
+    static_batch = getattr(adapter, "static_batch_size", None)
     adapter, test_step, verbose = distribute_lib.loop_setup(model, adapter, verbose, "test")
     on_device = getattr(model, "_distribute_strategy", None) is None
     cbs = callback_list or _callbacks(model, callbacks, verbose, 1,
@@ -430,7 +440,7 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
             break
         for batch in batches:
             if on_device and begin == 0:
-                build_with_unknown_batch(model, batch)
+                build_with_unknown_batch(model, batch, static_batch)
             logs = test_step(to_device(batch) if on_device else batch)
         cbs.on_test_batch_end(end, logs)
         if model.stop_evaluating:

@@ -31,6 +31,19 @@ def test_reshuffle_each_iteration():
     assert ints(unseeded) == ints(unseeded)
 
 
+def test_inferring_element_spec_draws_no_reshuffle():
+    # tf.data knows a mapped dataset's element_spec without iterating; peeking an
+    # element for it must not advance the reshuffle (a seeded text pipeline then
+    # trained in another order than Keras's).
+    def make():
+        return Dataset.range(20).shuffle(20, seed=5).batch(4).map(lambda x: x * 2)
+
+    plain, peeked = make(), make()
+    peeked.element_spec
+    assert [ints(b) for b in plain] == [ints(b) for b in peeked]
+    assert [ints(b) for b in plain] == [ints(b) for b in peeked]
+
+
 def test_repeat_after_shuffle_reshuffles_each_epoch():
     out = ints(Dataset.range(20).shuffle(20, seed=0).repeat(2))
     assert sorted(out[:20]) == sorted(out[20:]) == list(range(20))

@@ -77,3 +77,16 @@ def test_kernel_regularizer_adds_loss():
     layer(np.ones((1, 3)))
     (penalty,) = layer.losses
     np.testing.assert_allclose(float(penalty), 0.1 * np.sum(layer.kernel.numpy() ** 2), rtol=1e-5)
+
+
+@pytest.mark.parametrize("make", [lambda: layers.Dense(3), lambda: layers.Embedding(4, 2),
+                                  lambda: layers.EinsumDense("ab,bc->ac", 3),
+                                  lambda: layers.Conv2D(2, 3)])
+def test_enable_lora_says_it_is_not_supported(make):
+    # Keras's Dense/Embedding/EinsumDense/BaseConv have `enable_lora` and a
+    # `lora_enabled` attribute (False); kerasish raised AttributeError instead of
+    # saying LoRA is missing (keras-io parameter-efficient fine-tuning).
+    layer = make()
+    assert layer.lora_enabled is False
+    with pytest.raises(NotImplementedError, match=r"enable_lora\(rank=2\): LoRA"):
+        layer.enable_lora(2)

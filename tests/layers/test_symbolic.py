@@ -1,5 +1,8 @@
 """Calling layers and `keras.ops` on KerasTensors, masks included (vs Keras 3.15.1)."""
+import warnings
+
 import numpy as np
+import pytest
 
 import kerasish as keras
 from kerasish import layers, ops
@@ -208,3 +211,63 @@ def test_what_a_traced_call_does_to_its_inputs_stays_in_the_trace():
     inner = keras.Model(inner_input, layers.Dense(2)(inner_input))
     node = inner(y)._keras_history[0]._inbound_nodes[-1]
     assert node.call_kwargs["mask"] is mask
+
+
+def test_a_call_doing_arithmetic_on_an_unknown_dimension_traces():
+    # The keras-io OCR model's CTC layer computes `ops.shape(y)[0] * ops.ones(...)`;
+    # Keras 3.15.1 builds the functional model and prints (None, 3) (None,) float32
+    # float32, then these predictions (kerasish raised "Could not automatically infer").
+    class BatchArith(layers.Layer):
+        def call(self, x, y):
+            n = ops.cast(ops.shape(x)[0], "float32")
+            steps = ops.cast(ops.shape(y)[1], "int32") * ops.ones((ops.shape(x)[0],), "int32")
+            return x * n, ops.cast(steps, "float32")
+
+    a, b = keras.Input((3,)), keras.Input((None, 2))
+    o1, o2 = BatchArith()(a, b)
+    assert (o1.shape, o2.shape, o1.dtype, o2.dtype) == ((None, 3), (None,), "float32", "float32")
+    out = keras.Model([a, b], [o1, o2]).predict(
+        [np.ones((4, 3), "float32"), np.ones((4, 5, 2), "float32")], verbose=0)
+    np.testing.assert_array_equal(out[0], np.full((4, 3), 4.0))
+    np.testing.assert_array_equal(out[1], np.full((4,), 5.0))
+
+
+def test_sublayers_built_by_the_sized_retry_record_an_unknown_batch():
+    # Keras 3.15.1's trace sees a dynamic batch: the inner Dense records (None, 3).
+    class Scaled(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.dense = layers.Dense(2)
+
+        def call(self, x):
+            return self.dense(x) * ops.cast(ops.shape(x)[0], "float32")
+
+    block = Scaled()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Keras 3.15.1 warns nothing (its trace succeeds)
+        assert block(keras.Input((3,))).shape == (None, 2)
+    assert block.dense.get_build_config() == {"input_shape": (None, 3)}
+
+
+def test_a_weight_needing_an_unknown_size_still_raises():
+    # Keras 3.15.1 cannot build a Dense on an unknown last axis (its trace raises);
+    # the sized retry must not build one of the stand-in size instead.
+    class Wrapped(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.dense = layers.Dense(2)
+
+        def call(self, x):
+            return self.dense(x) * ops.cast(ops.shape(x)[0], "float32")
+
+    with pytest.raises(ValueError):
+        Wrapped()(keras.Input((None,)))
+
+
+def test_a_call_failing_for_every_size_still_raises_its_own_error():
+    class Broken(layers.Layer):
+        def call(self, x):
+            raise ValueError("broken on purpose")
+
+    with pytest.raises(ValueError, match="broken on purpose"):
+        Broken()(keras.Input((3,)))

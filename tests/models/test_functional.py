@@ -323,3 +323,18 @@ def test_model_training_mode_overrides_training_recorded_in_the_graph():
     np.testing.assert_array_equal(model.predict(x, batch_size=2, verbose=0), x)  # as Keras
     np.testing.assert_array_equal(model(x, training=False).numpy(), x)
     assert np.any(model(x).numpy() == 0)          # no mode given: the recorded True holds
+
+
+def test_a_string_input_takes_an_object_array_of_text():
+    # A text dataset's batches are object arrays of str; Keras 3.15.1 feeds them to a
+    # `keras.Input(dtype="string")` model (keras-io text classification's end-to-end
+    # model); kerasish raised "data type 'string' not understood".
+    import kerasish as keras
+    inputs = keras.Input((1,), dtype="string")
+    vectorize = keras.layers.TextVectorization(vocabulary=["ab", "c", "d"],
+                                               output_sequence_length=3)
+    model = keras.Model(inputs, vectorize(inputs))
+    text = np.array(["ab c", "d"], dtype=object)
+    np.testing.assert_array_equal(model.predict(text, verbose=0), [[2, 3, 0], [4, 0, 0]])
+    np.testing.assert_array_equal(model.predict(text.astype(str), verbose=0),
+                                  [[2, 3, 0], [4, 0, 0]])

@@ -343,3 +343,29 @@ def test_several_outputs_show_the_last_calls_flat_list():
     a, b = keras.Input((3,)), keras.Input((4, 3))
     text = _capture(keras.Model([a, b], [shared(a), shared(b)]), line_length=200)
     assert _cells(text, "sh")[1] == "(None, 4, 2)"
+
+
+def test_functional_models_inside_a_subclassed_model_show_their_output_shape():
+    # Keras 3.15.1 (keras-io triplet-loss Siamese network): a functional model held
+    # by a subclassed model shows its `output_shape`, several outputs formatted as
+    # one tuple, even when never called; a Sequential without Input shows "?" until
+    # called. Kerasish printed "?" for every functional row.
+    a = keras.Input((3,))
+    single = keras.Model(a, layers.Dense(2)(a))
+    pair = keras.Model(a, [layers.Dense(1)(a), a])
+    bare = keras.Sequential([layers.Dense(4)])
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.single, self.pair, self.bare = single, pair, bare
+
+        def call(self, x):
+            return self.single(x)
+
+    net = Net()
+    net(np.ones((2, 3), "float32"))
+    text = _capture(net)
+    assert _cells(text, single.name + " ")[1] == "(None, 2)"
+    assert _cells(text, pair.name + " ")[1] == "((None, 1), (None, 3))"
+    assert _cells(text, bare.name + " ")[1] == "?"

@@ -67,3 +67,22 @@ def test_ctc_decode_scores_are_at_least_float32(dtype, strategy):
     _, reference = ops.ctc_decode(ops.cast(low, "float32"), ops.convert_to_tensor([3]),
                                   strategy=strategy)
     np.testing.assert_allclose(scores.numpy(), reference.numpy(), rtol=1e-6)
+
+
+def test_gradient_with_a_blank_label_inside_the_length_is_tensorflows():
+    # Zero-padded labels passed with their full length (keras-io OCR-style CTC layers):
+    # TensorFlow's CTC gradient (softmax - occupancy) counts the states of a label
+    # equal to the blank for no class. Gradient printed by Keras 3.15.1 (TF backend);
+    # kerasish's exact derivative gave 0.185383 / -0.274627 / -0.782875 at class 0.
+    logits = keras.Variable(np.random.RandomState(0).randn(2, 4, 3).astype("float32"))
+    labels = np.array([[1, 0], [2, 1]], "int32")
+    with keras.GradientTape() as tape:
+        loss = ops.ctc_loss(labels, logits, np.array([2, 2]), np.array([4, 3]), mask_index=0)
+        total = ops.sum(loss)
+    np.testing.assert_allclose(ops.convert_to_numpy(loss), [1.57394, 1.412821], rtol=1e-5)
+    expected = [[[0.030937, -0.297334, 0.266397], [0.346955, -0.208541, 0.023158],
+                 [0.305006, 0.067164, 0.207464], [-0.12655, 0.166321, 0.616555]],
+                [[0.392679, 0.233895, -0.626575], [0.146263, -0.180982, 0.034718],
+                 [0.083161, -0.124766, 0.041605], [0.0, 0.0, 0.0]]]
+    np.testing.assert_allclose(ops.convert_to_numpy(tape.gradient(total, logits)), expected,
+                               atol=2e-6)

@@ -223,6 +223,34 @@ def test_layers_built_by_fit_record_an_unknown_batch_as_keras(how, expected):
     assert _summary_shapes(model)[0] == expected
 
 
+@pytest.mark.parametrize("how, expected", [
+    ("fit 64/16", "(16, 3)"), ("fit 60/16", "(None, 3)"), ("fit 64/16 split", "(16, 3)"),
+    ("fit 64/64", "(64, 3)"), ("fit 64/100", "(None, 3)"), ("fit class_weight", "(16, 3)"),
+    ("evaluate 64/16", "(16, 3)"), ("evaluate 60/16", "(None, 3)"),
+    ("fit dataset", "(None, 3)")])
+def test_fit_traces_a_static_batch_when_every_batch_has_the_same_size(how, expected):
+    # Summary shapes printed by Keras 3.15.1 (TF): arrays are sliced into a dataset
+    # whose batch dimension is static when no partial batch is left over (kerasish
+    # printed "(None, 3)" for every fit/evaluate: the keras-io NER model's summary).
+    from kerasish.data import Dataset
+    rs = np.random.RandomState(0)
+    x, y = rs.rand(64, 4).astype("float32"), (rs.rand(64, 1) > 0.5).astype("float32")
+    model = _SubclassedNet()
+    model.compile("sgd", "mse")
+    {"fit 64/16": lambda: model.fit(x, y, batch_size=16, verbose=0),
+     "fit 60/16": lambda: model.fit(x[:60], y[:60], batch_size=16, verbose=0),
+     "fit 64/16 split": lambda: model.fit(x, y, batch_size=16, validation_split=0.25, verbose=0),
+     "fit 64/64": lambda: model.fit(x, y, batch_size=64, verbose=0),
+     "fit 64/100": lambda: model.fit(x, y, batch_size=100, verbose=0),
+     "fit class_weight": lambda: model.fit(x, y, batch_size=16, class_weight={0: 1.0, 1: 2.0},
+                                           verbose=0),
+     "evaluate 64/16": lambda: model.evaluate(x, y, batch_size=16, verbose=0),
+     "evaluate 60/16": lambda: model.evaluate(x[:60], y[:60], batch_size=16, verbose=0),
+     "fit dataset": lambda: model.fit(Dataset.from_tensor_slices((x, y)).batch(16), verbose=0),
+     }[how]()
+    assert _summary_shapes(model)[0] == expected
+
+
 def test_untraceable_subclassed_model_still_builds_on_the_real_batch():
     class HostMath(keras.Model):
         def __init__(self):

@@ -70,7 +70,7 @@ class ShuffleDataset(UnaryDataset):
             pair = (int(entropy % 2**63), int((entropy >> 64) % 2**63))
         self._seeds = pair
         self._reshuffle = reshuffle_each_iteration is None or bool(reshuffle_each_iteration)
-        self._epochs = itertools.count()
+        self._epoch = 0  # iterations drawn so far
         self._lock = threading.Lock()
 
     def _words(self, seed_draws=1):
@@ -78,10 +78,9 @@ class ShuffleDataset(UnaryDataset):
         the iteration counts `seed_draws` (see `IterationContext`)."""
         with self._lock:
             epoch = None
-            if self._reshuffle:
-                epoch = next(self._epochs)
-                for _ in range(seed_draws - 1):
-                    next(self._epochs)
+            if self._reshuffle:  # seed_draws=0 (an element_spec peek) draws nothing
+                epoch = self._epoch
+                self._epoch += seed_draws
         if epoch is None:
             return philox_words(*self._seeds)
         seeds = philox_words(*self._seeds)

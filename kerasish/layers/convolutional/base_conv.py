@@ -228,6 +228,19 @@ class BaseConv(Layer):
                 regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         self.input_spec = channel_input_spec(self, channels)
 
+    lora_enabled = False  # as Keras's attribute; kerasish has no LoRA adapters
+
+    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform",
+                    b_initializer="zeros"):
+        """Not available: kerasish has no LoRA adapters.
+
+        Raises:
+            NotImplementedError: always (Keras adds trainable low-rank kernels).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__}.enable_lora(rank={rank!r}): LoRA adapters are not "
+            "supported by kerasish.")
+
     def call(self, inputs):
         self._check_spatial(inputs.shape)
         padding = self.padding

@@ -74,6 +74,19 @@ class Dense(Layer):
                 regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
 
+    lora_enabled = False  # as Keras's attribute; kerasish has no LoRA adapters
+
+    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform",
+                    b_initializer="zeros"):
+        """Not available: kerasish has no LoRA adapters.
+
+        Raises:
+            NotImplementedError: always (Keras adds trainable low-rank kernels).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__}.enable_lora(rank={rank!r}): LoRA adapters are not "
+            "supported by kerasish.")
+
     def call(self, inputs, training=None):
         return ops.dense(inputs, self.kernel, self.bias, activation=self.activation)
 

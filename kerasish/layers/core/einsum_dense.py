@@ -182,6 +182,19 @@ class EinsumDense(Layer):
             return ops.reshape(init((fan_in, fan_out), dtype=dtype), shape)
         return draw
 
+    lora_enabled = False  # as Keras's attribute; kerasish has no LoRA adapters
+
+    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform",
+                    b_initializer="zeros"):
+        """Not available: kerasish has no LoRA adapters.
+
+        Raises:
+            NotImplementedError: always (Keras adds trainable low-rank kernels).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__}.enable_lora(rank={rank!r}): LoRA adapters are not "
+            "supported by kerasish.")
+
     def call(self, inputs, training=None):
         if self._plan is None or self._plan[0] != inputs.ndim:
             self._plan = (inputs.ndim, _matmul_plan(self.equation, inputs.ndim))

@@ -59,6 +59,19 @@ class Embedding(Layer):
             name="embeddings", regularizer=self.embeddings_regularizer,
             constraint=self.embeddings_constraint)
 
+    lora_enabled = False  # as Keras's attribute; kerasish has no LoRA adapters
+
+    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform",
+                    b_initializer="zeros"):
+        """Not available: kerasish has no LoRA adapters.
+
+        Raises:
+            NotImplementedError: always (Keras adds trainable low-rank kernels).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__}.enable_lora(rank={rank!r}): LoRA adapters are not "
+            "supported by kerasish.")
+
     def call(self, inputs):
         inputs = ops.convert_to_tensor(inputs)
         if inputs.dtype.startswith("float"):

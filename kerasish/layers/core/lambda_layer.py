@@ -5,7 +5,8 @@ from kerasish import ops
 from kerasish.autodiff.keras_tensor import in_trace
 from kerasish.ops import symbolic
 from kerasish.layers.layer import Layer
-from kerasish.utils import registry
+from kerasish import tree as keras_tree
+from kerasish.utils import registry, tree
 
 
 class Lambda(Layer):
@@ -51,7 +52,11 @@ class Lambda(Layer):
             return super().compute_output_shape(input_shape)
         if callable(self._output_shape):
             return self._output_shape(input_shape)
-        return (tuple(input_shape)[0],) + tuple(self._output_shape)
+        # Keras takes the batch size from the first input's shape and maps
+        # `output_shape` as a (possibly nested) structure of per-output shapes.
+        batch_size = tree.flatten(input_shape)[0]
+        return keras_tree.map_shape_structure(lambda shape: (batch_size,) + tuple(shape),
+                                              self._output_shape)
 
     def get_config(self):
         config = super().get_config()

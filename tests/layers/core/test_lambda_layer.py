@@ -18,6 +18,22 @@ def test_output_shape_tuple_callable_and_inferred():
     assert layers.Lambda(lambda x: x[:, :3]).compute_output_shape((4, 5)) == (4, 3)
 
 
+def test_output_shape_tuple_with_several_inputs_or_outputs():
+    # Expected shapes printed by Keras 3.15.1: the batch size comes from the first input,
+    # and a list of shapes gives one output shape per output (the keras-io Siamese
+    # network's `Lambda(euclidean_distance, output_shape=(1,))([a, b])` raised here).
+    from kerasish import Input
+    distance = layers.Lambda(lambda t: ops.sum(t[0] - t[1], axis=1, keepdims=True),
+                             output_shape=(1,))
+    assert distance([Input((10,)), Input((10,))]).shape == (None, 1)
+    assert distance.compute_output_shape([(4, 10), (4, 10)]) == (4, 1)
+    split = layers.Lambda(lambda t: [t[:, :2], t[:, 2:]], output_shape=[(2,), (3,)])
+    assert [o.shape for o in split(Input((5,)))] == [(None, 2), (None, 3)]
+    assert split.compute_output_shape((7, 5)) == [(7, 2), (7, 3)]
+    double = layers.Lambda(lambda d: d["x"] * 2, output_shape=(3,))
+    assert double.compute_output_shape({"x": (6, 3), "y": (2, 3)}) == (6, 3)
+
+
 def test_mask_and_arguments():
     layer = layers.Lambda(lambda x, scale: x * scale, arguments={"scale": 3.0},
                           mask=lambda inputs, mask: ops.greater(inputs, 0))
