@@ -184,7 +184,8 @@ def trace_call(layer, args, kwargs, scoped=True):
     try:
         return _trace_once(layer, *_stand_ins(args, kwargs), scoped)
     except Exception as error:  # noqa: BLE001 - retried below, re-raised if that fails too
-        if not _has_unknown_dims(args, kwargs):
+        # ops on KerasTensors (`_is_operation`) keep their own shape rules and errors
+        if getattr(layer, "_is_operation", False) or not _has_unknown_dims(args, kwargs):
             raise
         failure = error
     # A call doing arithmetic on an unknown dimension (`ops.shape(x)[0] * ...`, the
