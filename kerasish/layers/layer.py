@@ -436,13 +436,20 @@ class Layer(Operation):
         Inside a `StatelessScope` the loss is not added to the layer: the scope
         collects it when made with `collect_losses=True` (as Keras does).
         """
+        losses = tree.flatten(loss)
+        tracing_now = in_trace()
+        for value in losses:
+            if not isinstance(value, Tensor) and not (tracing_now and isinstance(value, KerasTensor)):
+                raise ValueError(
+                    "`add_loss()` can only be called from inside `build()` or `call()`, on a "
+                    f"tensor input. Received invalid value: {value}")
         scope = stateless_scope.get_stateless_scope()
         if scope is not None:
             if scope.collect_losses:
-                for value in tree.flatten(loss):
+                for value in losses:
                     scope.add_loss(value)
             return
-        self._losses.append(loss)
+        self._losses.extend(losses)
         _loss_counter[0] += 1
 
     @property

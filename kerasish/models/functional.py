@@ -68,6 +68,21 @@ class Functional(Model, Function):
         self.built = True
         self._path = self.name   # built when made: Keras gives it its name as path
 
+    def add_loss(self, loss):
+        """Not supported on a functional model, as in Keras 3.
+
+        Keras 3 raises a bare `NotImplementedError` here (symbolic losses are
+        a TODO there); accepting the loss would silently drop it. Add losses
+        from inside a layer's `call()` instead.
+
+        Args:
+            loss: ignored.
+
+        Raises:
+            NotImplementedError: always.
+        """
+        raise NotImplementedError
+
     @property
     def layers(self):
         """The layers of the graph, InputLayers included; ops on KerasTensors

@@ -526,3 +526,19 @@ def test_input_spec_config_round_trip():
     assert spec.get_config() == {"dtype": None, "shape": None, "ndim": 2, "max_ndim": None,
                                  "min_ndim": None, "axes": {-1: 3}, "optional": False}
     assert repr(layers.InputSpec.from_config(spec.get_config())) == "InputSpec(ndim=2, axes={-1: 3})"
+
+
+def test_add_loss_accepts_only_tensors_and_flattens_like_keras():
+    # Keras 3.15.1 (TF backend) message, printed by real Keras for add_loss(1.0):
+    msg = ("`add_loss()` can only be called from inside `build()` or `call()`, on a "
+           "tensor input. Received invalid value: 1.0")
+    layer = keras.layers.Dense(2)
+    with pytest.raises(ValueError) as info:
+        layer.add_loss(1.0)
+    assert str(info.value) == msg
+    with pytest.raises(ValueError, match="Received invalid value: <KerasTensor"):
+        layer.add_loss(keras.Input(()))
+    with pytest.raises(ValueError, match="on a tensor input"):
+        layer.add_loss(np.ones(()))
+    layer.add_loss([keras.ops.ones(()), keras.ops.zeros(())])
+    assert len(layer.losses) == 2   # Keras flattens a nested loss: 2

@@ -323,3 +323,15 @@ def test_model_training_mode_overrides_training_recorded_in_the_graph():
     np.testing.assert_array_equal(model.predict(x, batch_size=2, verbose=0), x)  # as Keras
     np.testing.assert_array_equal(model(x, training=False).numpy(), x)
     assert np.any(model(x).numpy() == 0)          # no mode given: the recorded True holds
+
+
+def test_add_loss_on_functional_raises_like_keras():
+    # Keras 3.15.1: Functional.add_loss raises a bare NotImplementedError (the
+    # guide's VAE `vae.add_loss(kl_loss)` fails there); a Sequential accepts it.
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, keras.layers.Dense(2)(inputs))
+    with pytest.raises(NotImplementedError):
+        model.add_loss(keras.ops.ones(()))
+    seq = keras.Sequential([keras.layers.Dense(2)])
+    seq.add_loss(keras.ops.ones(()))
+    assert len(seq.losses) == 1
