@@ -28,7 +28,8 @@ from kerasish.ops import core
 from kerasish.utils import tree
 
 _RAN_OUT = ("Your input ran out of data; interrupting training. Make sure that your dataset "
-            "or generator can generate at least `steps_per_epoch * epochs` batches.")
+            "or generator can generate at least `steps_per_epoch * epochs` batches. You may "
+            "need to use the `.repeat()` function when building your dataset.")
 
 
 def _verbose(verbose):
