@@ -210,3 +210,28 @@ def test_ran_out_of_data_warning_text_matches_keras():
         model.fit(np.ones((40, 2)), np.ones((40, 1)), batch_size=16, steps_per_epoch=2,
                   epochs=4, verbose=0)
     assert text in [str(w.message) for w in record]
+
+
+def test_generator_end_warns_ran_out_like_keras():
+    # Keras 3.15.1 warns "Your input ran out of data" whenever a source of
+    # unknown size ends, once per pass: fit/evaluate/predict on a generator
+    # each warn once, fit with a validation generator twice.
+    import warnings as _w
+    x, y = np.ones((48, 3)), np.ones((48, 1))
+
+    def gen():
+        for i in range(3):
+            yield x[i * 16:(i + 1) * 16], y[i * 16:(i + 1) * 16]
+
+    model = keras.Sequential([layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    counts = []
+    for run in (lambda: model.fit(gen(), verbose=0, shuffle=False),
+                lambda: model.evaluate(gen(), verbose=0),
+                lambda: model.predict(gen(), verbose=0),
+                lambda: model.fit(gen(), verbose=0, shuffle=False, validation_data=gen())):
+        with _w.catch_warnings(record=True) as record:
+            _w.simplefilter("always")
+            run()
+        counts.append(sum("ran out of data" in str(w.message) for w in record))
+    assert counts == [1, 1, 1, 2]
