@@ -16,7 +16,7 @@ from kerasish import constraints, dtype_policies, initializers, regularizers
 from kerasish.backend.config import is_float
 from kerasish.autodiff import stateless_scope
 from kerasish.autodiff import tape as _tape
-from kerasish.autodiff.tensor import Tensor, Variable
+from kerasish.autodiff.tensor import Tensor, Variable, path_scopes
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
 from kerasish.layers import symbolic
@@ -41,7 +41,7 @@ def _context():
     if not hasattr(_state, "calls"):
         _state.calls = []      # (layer, training) of the calls in progress
         _state.training = None  # Keras's call-context `training` (see `resolve_training`)
-        _state.scopes = []     # name scope for variable paths
+        _state.scopes = path_scopes()  # name scope for variable paths (shared with Variable)
         _state.autocast = []   # dtype float variables are read as inside each call (or None)
     return _state
 
@@ -149,10 +149,18 @@ class Layer(Operation):
         # Any attribute change may add or drop a sublayer/variable/metric: forget the scan.
         self.__dict__.pop("_scan_cache", None)
         object.__setattr__(self, name, value)
+        attrs = self.__dict__
+        if name not in _SKIP_ATTRS and "_non_trainable_variables" in attrs \
+                and attrs.get(name) is value:   # a plain attribute, not a property's
+            _track_variables(self, value)
 
     def __delattr__(self, name):
         self.__dict__.pop("_scan_cache", None)
+        value = self.__dict__.get(name)
         object.__delattr__(self, name)
+        if isinstance(value, Variable):   # Keras untracks a deleted variable attribute
+            for own in (self._trainable_variables, self._non_trainable_variables):
+                own[:] = [v for v in own if v is not value]
 
     # Dtypes -----------------------------------------------------------------
     @property
@@ -251,10 +259,15 @@ class Layer(Operation):
     add_variable = add_weight
 
     def _own_variables(self):
-        own = self._trainable_variables + self._non_trainable_variables
-        known = {id(v) for v in own}
+        known = {id(v) for v in self._trainable_variables}
+        known.update(id(v) for v in self._non_trainable_variables)
+        # Variables appended to a list attribute after it was assigned: Keras tracks
+        # them at the append, so they follow the tracked ones of their kind.
         extra = [v for v in _scan(self)[1] if id(v) not in known]
-        return own + extra
+        if not extra:
+            return self._trainable_variables + self._non_trainable_variables
+        return (self._trainable_variables + [v for v in extra if v.trainable]
+                + self._non_trainable_variables + [v for v in extra if not v.trainable])
 
     def save_own_variables(self, store):
         """Saves this layer's own variables (not its sublayers') into `store`.
@@ -1116,6 +1129,24 @@ def _kind(value):
         kind = _OTHER
     _KINDS[value.__class__] = kind
     return kind
+
+
+def _track_variables(layer, value):
+    """Appends the Variables in an attribute value (lists/dicts walked) to the
+    layer's own variables when first assigned, as Keras's tracker does: a
+    layer's weights are in the order they were tracked (`add_weight` or
+    attribute assignment), trainable ones by their flag at that time."""
+    if isinstance(value, Variable):
+        own = layer._trainable_variables if value.trainable else layer._non_trainable_variables
+        if not any(v is value for v in layer._trainable_variables) and \
+                not any(v is value for v in layer._non_trainable_variables):
+            own.append(value)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _track_variables(layer, item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _track_variables(layer, item)
 
 
 _SKIP_ATTRS = {"_inbound_nodes", "_init_args", "_trainable_variables", "_trainable_cache",

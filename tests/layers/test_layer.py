@@ -542,3 +542,52 @@ def test_add_loss_accepts_only_tensors_and_flattens_like_keras():
         layer.add_loss(np.ones(()))
     layer.add_loss([keras.ops.ones(()), keras.ops.zeros(())])
     assert len(layer.losses) == 2   # Keras flattens a nested loss: 2
+
+
+def test_weights_in_tracking_order_and_scoped_variable_paths_like_keras():
+    # Printed by Keras 3.15.1: a layer's weights come in the order they were
+    # tracked (attribute-assigned Variables and add_weight alike), and a
+    # Variable made inside build() gets the layer's scope in its path.
+    class WithVar(keras.layers.Dense):
+        def __init__(self, units, **kwargs):
+            super().__init__(units, **kwargs)
+            self.my_variable = keras.Variable(np.zeros((units,)), name="my_variable",
+                                              dtype="float32")
+            self.nt = keras.Variable(np.zeros((units,)), name="nt", trainable=False)
+
+    layer = WithVar(1, name="l")
+    layer.build((None, 2))
+    assert [w.path for w in layer.weights] == ["my_variable", "l/kernel", "l/bias", "nt"]
+    assert [w.shape for w in layer.get_weights()] == [(1,), (2, 1), (1,), (1,)]
+
+    class Mixed(keras.layers.Layer):
+        def __init__(self):
+            super().__init__(name="m")
+            self.a = keras.Variable(1.0, name="a")
+            self.d = keras.layers.Dense(2)
+            self.b = self.add_weight(shape=(), name="b")
+
+        def build(self, shape):
+            self.c = self.add_weight(shape=(), name="c")
+            self.e = keras.Variable(2.0, name="e")
+
+        def call(self, x):
+            return self.d(x) * self.a
+
+    mixed = Mixed()
+    mixed(np.ones((1, 2)))
+    assert [w.path for w in mixed.weights] == ["a", "m/b", "m/c", "m/e", "m/dense/kernel",
+                                              "m/dense/bias"]
+    del mixed.e   # Keras untracks a deleted variable attribute
+    assert "m/e" not in [w.path for w in mixed.weights]
+    with keras.name_scope("outer"):
+        assert keras.Variable(1.0, name="v").path == "outer/v"
+    class Listed(keras.layers.Layer):
+        def __init__(self):
+            super().__init__(name="l")
+            self.vs = [keras.Variable(1.0, name="x"),
+                       keras.Variable(2.0, name="y", trainable=False)]
+            self.w = self.add_weight(shape=(), name="w")
+            self.vs.append(keras.Variable(3.0, name="z"))
+
+    assert [w.path for w in Listed().weights] == ["x", "l/w", "z", "y"]   # Keras's order
