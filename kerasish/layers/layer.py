@@ -283,10 +283,25 @@ class Layer(Operation):
             >>> store = {}; layer.save_own_variables(store); sorted(store)
             ['0', '1']
         """
-        for i, variable in enumerate(self._own_variables()):
+        for i, variable in enumerate(self._saved_variables()):
             store[str(i)] = variable.numpy()
 
     save_own_variables._kerasish_default = True
+
+    # Attribute names of the variables Keras's Dense/EinsumDense/Embedding/conv
+    # layers save (their `variable_serialization_spec`); None: all own variables.
+    _serialized_variables = None
+
+    def _saved_variables(self):
+        """The variables `save_own_variables` writes, in order: all own ones, or
+        for layers with a serialization spec only those (a subclass's extra
+        variables are not saved, as in Keras)."""
+        if self._serialized_variables is None:
+            return self._own_variables()
+        if not self.built:
+            return []
+        found = (getattr(self, name, None) for name in self._serialized_variables)
+        return [v for v in found if v is not None]
 
     def load_own_variables(self, store):
         """Loads this layer's own variables from `store` (as `save_own_variables` wrote).
@@ -308,7 +323,7 @@ class Layer(Operation):
                 f"Layer '{self.name}' expected {len(variables)} variables, but received "
                 f"{len(store.keys())} variables during loading. Expected: "
                 f"{[v.name for v in variables]}")
-        for i, variable in enumerate(variables):
+        for i, variable in enumerate(self._saved_variables()):
             variable.assign(store[str(i)])
 
     load_own_variables._kerasish_default = True

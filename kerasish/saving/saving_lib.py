@@ -78,6 +78,22 @@ def own_variables(obj):
     return own
 
 
+def saved_variables(obj):
+    """The variables an object writes into its `vars` group, in order: its own
+    variables, except for layers with Keras's serialization spec (Dense,
+    EinsumDense, Embedding, conv layers), which write only the spec's.
+
+    Args:
+        obj: a layer, model or optimizer.
+
+    Returns:
+        list of Variables.
+    """
+    if getattr(obj, "_serialized_variables", None) is not None:
+        return obj._saved_variables()
+    return own_variables(obj)
+
+
 def _attribute_variables(obj):
     """Variables assigned as attributes (also in lists/dicts), not sublayers' or caches."""
     skip = _SKIP | _SKIP_ATTRS
@@ -210,7 +226,7 @@ def weight_entries(model):
             yield group, name, [(str(k), np.asarray(v)) for k, v in store.items()]
         else:
             yield group, name, [(str(i), variable.numpy())
-                                for i, variable in enumerate(own_variables(obj))]
+                                for i, variable in enumerate(saved_variables(obj))]
 
 
 def write_weights(model, target):

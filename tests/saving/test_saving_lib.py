@@ -71,3 +71,38 @@ def test_subclassed_model_sublayers_after_layers_go_under_layers_as_keras(tmp_pa
     twin(np.zeros((1, 3), "float32"))
     twin.load_weights(path)
     np.testing.assert_allclose(twin.zeta.kernel.numpy(), net.zeta.kernel.numpy())
+
+
+def test_spec_layers_save_only_kernel_and_bias_like_keras(tmp_path):
+    # Keras 3.15.1 (printed by real Keras): Dense/Embedding/Conv save only their
+    # spec variables, so a Dense subclass's extra Variable is not in the file,
+    # and loading that file back fails the count check (3 variables, 2 stored).
+    import h5py
+
+    class WithExtra(keras.layers.Dense):
+        def __init__(self, units, **kwargs):
+            super().__init__(units, **kwargs)
+            self.my_variable = keras.Variable(np.arange(units, dtype="float32"),
+                                              name="my_variable")
+
+    model = keras.Sequential([keras.Input((3,)), WithExtra(2, name="lv"),
+                              keras.layers.Embedding(4, 2, name="embedding"),
+                              keras.layers.Conv1D(2, 1, name="conv1d")])
+    path = str(tmp_path / "m.weights.h5")
+    model.save_weights(path)
+    with h5py.File(path) as f:
+        shapes = {k: [f[k][i].shape for i in sorted(f[k].keys())]
+                  for k in ("layers/with_extra/vars", "layers/embedding/vars", "layers/conv1d/vars")}
+    assert shapes == {"layers/with_extra/vars": [(3, 2), (2,)], "layers/embedding/vars": [(4, 2)],
+                      "layers/conv1d/vars": [(1, 2, 2), (2,)]}
+    with pytest.raises(ValueError, match="expected 3 variables, but received 2"):
+        model.load_weights(path)
+    store = {}
+    model.layers[0].save_own_variables(store)
+    assert [v.shape for v in store.values()] == [(3, 2), (2,)]
+    with pytest.raises(ValueError, match="Layer 'lv' expected 3 variables, but received 2 "
+                       r"variables during loading. Expected: \['my_variable', 'kernel', 'bias'\]"):
+        model.layers[0].load_own_variables(store)
+    store = {}
+    keras.layers.Dense(2).save_own_variables(store)   # not built: nothing
+    assert store == {}
