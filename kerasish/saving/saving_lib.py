@@ -69,13 +69,15 @@ def own_variables(obj):
     """
     if _is_optimizer(obj):
         return list(obj.variables)
-    own = obj._trainable_variables + obj._non_trainable_variables
-    known = {id(v) for v in own}
+    trainable, non_trainable = list(obj._trainable_variables), list(obj._non_trainable_variables)
+    known = {id(v) for v in trainable + non_trainable}
     for variable in _attribute_variables(obj):
         if id(variable) not in known:
+            # appended to a list attribute after it was assigned: Keras tracks it at the
+            # append, after the tracked ones of its kind
             known.add(id(variable))
-            own.append(variable)
-    return own
+            (trainable if variable.trainable else non_trainable).append(variable)
+    return trainable + non_trainable
 
 
 def saved_variables(obj):

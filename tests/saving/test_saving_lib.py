@@ -106,3 +106,27 @@ def test_spec_layers_save_only_kernel_and_bias_like_keras(tmp_path):
     store = {}
     keras.layers.Dense(2).save_own_variables(store)   # not built: nothing
     assert store == {}
+
+
+def test_list_appended_variable_saved_in_keras_order(tmp_path):
+    # Keras 3.15.1 writes [1.0, 0.0, 3.0, 2.0] here: x, w, then z (appended to
+    # the list later, trainable) before the non-trainable y.
+    import h5py
+
+    class Listed(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.vs = [keras.Variable(1.0, name="x"),
+                       keras.Variable(2.0, name="y", trainable=False)]
+            self.w = self.add_weight(shape=(), name="w", initializer="zeros")
+            self.vs.append(keras.Variable(3.0, name="z"))
+
+        def call(self, x):
+            return x
+
+    model = keras.Sequential([keras.Input((1,)), Listed(name="l")])
+    path = str(tmp_path / "l.weights.h5")
+    model.save_weights(path)
+    with h5py.File(path) as f:
+        group = f["layers/listed/vars"]
+        assert [float(group[k][()]) for k in sorted(group.keys())] == [1.0, 0.0, 3.0, 2.0]
