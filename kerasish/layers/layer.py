@@ -737,7 +737,8 @@ class Layer(Operation):
 
     def _build_from_inputs(self, args, kwargs, sig):
         first = args[0] if args else kwargs.get(sig.first)
-        shapes = tree.map_structure(lambda t: tuple(t.shape) if t is not None else None, first) \
+        shapes = tree.map_structure(
+            lambda t: tuple(t.shape) if getattr(t, "shape", None) is not None else None, first) \
             if first is not None else None
         self._maybe_build(shapes)
 

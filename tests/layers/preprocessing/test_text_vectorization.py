@@ -113,3 +113,18 @@ def test_inner_lookup_takes_a_string_lookup_name():
     keras.backend.clear_session()
     keras.layers.TextVectorization(max_tokens=10)
     assert keras.layers.StringLookup().name == "string_lookup_1"
+
+
+def test_built_on_first_call_with_input_shape_build_config_like_keras():
+    # Keras 3.15.1: `False None` before the first call; called on
+    # keras.Input((), dtype="string") / Input((1,)) the build config records
+    # {'input_shape': (None,)} / {'input_shape': (None, 1)}.
+    layer = keras.layers.TextVectorization()
+    assert layer.built is False and layer.get_build_config() is None
+    layer.adapt(np.array(["a b", "c"]))
+    assert layer.built is False
+    layer(keras.Input((), dtype="string"))
+    assert layer.built is True and layer.get_build_config() == {"input_shape": (None,)}
+    other = keras.layers.TextVectorization()
+    other(keras.Input((1,), dtype="string"))
+    assert other.get_build_config() == {"input_shape": (None, 1)}
