@@ -591,3 +591,26 @@ def test_weights_in_tracking_order_and_scoped_variable_paths_like_keras():
             self.vs.append(keras.Variable(3.0, name="z"))
 
     assert [w.path for w in Listed().weights] == ["x", "l/w", "z", "y"]   # Keras's order
+
+
+@pytest.mark.parametrize("make, shape, expected_eager", [
+    # Printed by Keras 3.15.1: built False before the first call, then the build config
+    # records the input shape (None for Hashing/CategoryEncoding first called on an array).
+    (lambda: layers.Rescaling(0.5), (3,), (1, 3)),
+    (lambda: layers.Discretization(bin_boundaries=[0.5]), (3,), (1, 3)),
+    (lambda: layers.Cropping3D(1), (4, 4, 4, 1), (1, 4, 4, 4, 1)),
+    (lambda: layers.ZeroPadding3D(1), (4, 4, 4, 1), (1, 4, 4, 4, 1)),
+    (lambda: layers.UpSampling3D(1), (4, 4, 4, 1), (1, 4, 4, 4, 1)),
+    (lambda: layers.AdaptiveAveragePooling2D((2, 2)), (4, 4, 1), (1, 4, 4, 1)),
+    (lambda: layers.Hashing(4), (1,), None),
+    (lambda: layers.CategoryEncoding(4), (1,), None),
+])
+def test_stateless_layers_build_at_first_call_like_keras(make, shape, expected_eager):
+    layer = make()
+    assert layer.built is False and layer.get_build_config() is None
+    layer(keras.Input(shape))
+    assert layer.built is True
+    assert layer.get_build_config() == {"input_shape": (None,) + shape}
+    eager = make()
+    eager(np.ones((1,) + shape))
+    assert eager.get_build_config() == {"input_shape": expected_eager}
