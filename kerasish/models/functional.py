@@ -146,7 +146,8 @@ class Functional(Model, Function):
         self.__dict__["_manual_input_spec"] = value
 
     @property
-    def input_names(self):
+    def _input_names(self):
+        # private: Keras 3's Functional has no public `input_names` (Keras 2 had)
         return [t._keras_history[0].name for t in self._inputs]
 
     @property
@@ -249,7 +250,7 @@ class Functional(Model, Function):
                         f'Missing data for input "{key}". You passed a data dictionary with '
                         f"keys {list(inputs.keys())}. Expected the following keys: {keys}")
             return tree.flatten({k: inputs[k] for k in struct})
-        names = self.input_names
+        names = self._input_names
         for name in names:
             if name not in inputs:
                 raise ValueError(

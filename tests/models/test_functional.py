@@ -335,3 +335,12 @@ def test_add_loss_on_functional_raises_like_keras():
     seq = keras.Sequential([keras.layers.Dense(2)])
     seq.add_loss(keras.ops.ones(()))
     assert len(seq.losses) == 1
+
+
+def test_no_public_input_names_like_keras3():
+    # Keras 3.15.1: `hasattr(model, "input_names")` is False (a Keras 2
+    # attribute; code uses it to tell Keras 2 from 3), `output_names` exists.
+    a = keras.Input((3,), name="a")
+    model = keras.Model(a, keras.layers.Dense(2, name="d")(a))
+    assert not hasattr(model, "input_names")
+    assert model.output_names == ["d"]
