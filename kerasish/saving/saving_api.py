@@ -20,9 +20,15 @@ from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import _overrides
 from kerasish.saving import (atomic, compat, file_errors, legacy_h5, legacy_model,
                              saving_lib, serialization, sharded_weights)
+from kerasish.utils import io_utils
 
 KERAS_VERSION = "3.15.1"
 _LEGACY_SUFFIXES = (".h5", ".hdf5")
+_LEGACY_SAVE_WARNING = (
+    "You are saving your model as an HDF5 file via `model.save()` or "
+    "`keras.saving.save_model(model)`. This file format is considered legacy. We recommend "
+    "using instead the native Keras format, e.g. `model.save('my_model.keras')` or "
+    "`keras.saving.save_model(model, 'my_model.keras')`. ")
 
 
 _UNBUILT = {"save weights": "You are saving a model that has not yet been built.",
@@ -249,6 +255,8 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     if kwargs:
         raise ValueError(f"save(): The following argument(s) are not supported: {sorted(kwargs)}")
     if filepath.endswith(_LEGACY_SUFFIXES):
+        # Keras logs this (absl WARNING, to stderr) on every legacy save
+        io_utils.logger.warning(_LEGACY_SAVE_WARNING)
         _require_built(model, "save the model")
         with atomic.atomic_path(filepath, overwrite) as tmp:
             with h5py.File(tmp, "w") as f:
