@@ -8,6 +8,7 @@ file intact) and every load is all or nothing (a failure leaves the
 model's weights unchanged).
 """
 import datetime
+import errno
 import io
 import json
 import os
@@ -84,8 +85,20 @@ class MissingFileError(FileNotFoundError, ValueError):
     """A file to load does not exist (a ValueError too, as Keras raises)."""
 
 
-def _check_exists(filepath):
+def _missing_weights_file(filepath):
+    """Keras's error for `load_weights` from a missing file (h5py's or zipfile's text)."""
+    if filepath.endswith((".keras", ".json")):
+        return FileNotFoundError(errno.ENOENT, "No such file or directory", filepath)
+    return FileNotFoundError(
+        errno.ENOENT, "Unable to synchronously open file (unable to open file: name = "
+        f"'{filepath}', errno = 2, error message = 'No such file or directory', flags = 0, "
+        "o_flags = 0)")
+
+
+def _check_exists(filepath, weights=False):
     if not os.path.exists(filepath):
+        if weights:
+            raise _missing_weights_file(filepath)
         raise MissingFileError(f"No such file: {filepath!r}. File not found: filepath={filepath}. "
                                "Please ensure the file is an accessible `.keras` zip file.")
     if os.path.isdir(filepath):
@@ -125,7 +138,7 @@ def load_weights(model, filepath, skip_mismatch=False, by_name=False, **kwargs):
             f"File format not supported: filepath={filepath}. kerasish reads `.keras`, "
             "`.weights.h5`, sharded `.weights.json` and legacy `.h5`/`.hdf5` weight files."
         )
-    _check_exists(filepath)
+    _check_exists(filepath, weights=True)
     _require_built(model, "load weights")
     if filepath.endswith(".keras"):
         if by_name:
@@ -150,7 +163,7 @@ def _load_sharded(model, filepath, skip_mismatch, by_name):
     if by_name:
         raise ValueError("`by_name` only supports loading legacy '.h5' or '.hdf5' files. "
                          f"Received: {filepath}")
-    _check_exists(filepath)
+    _check_exists(filepath, weights=True)
     _require_built(model, "load weights")
     with sharded_weights.read_sharded_weights(filepath) as merged:
         saving_lib.read_weights(model, merged, skip_mismatch=skip_mismatch, source=filepath)
