@@ -558,6 +558,10 @@ class Layer(Operation):
 
     # Calling ---------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if "_non_trainable_variables" not in self.__dict__:
+            raise RuntimeError(
+                f"In layer '{type(self).__name__}', you forgot to call `super().__init__()` as "
+                "the first statement in the `__init__()` method. Go add it!")
         if any_symbolic(*args, **kwargs):
             # As Keras: `training` is resolved on symbolic calls too, and a value
             # that is not None (a `call` default like Dropout's False) is recorded
@@ -751,7 +755,10 @@ class Layer(Operation):
         try:
             self._path = "/".join(ctx.scopes)
             if _overrides(self, "build"):
-                self.build(input_shape)
+                if _takes_no_arguments(self.build):
+                    self.build()   # `def build(self):` is allowed, as in Keras
+                else:
+                    self.build(input_shape)
             self._build_shapes = input_shape
         finally:
             ctx.scopes.pop()
@@ -902,6 +909,15 @@ class Layer(Operation):
 
 
 # Helpers -------------------------------------------------------------------
+def _takes_no_arguments(method):
+    try:
+        params = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return not any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+                   for p in params)
+
+
 def _marking_built(build):
     """Wraps a subclass's `build` as Keras's build wrapper: it runs inside the layer's name
     scope (which gives the layer its `path`), and calling it by hand marks the layer built."""

@@ -614,3 +614,25 @@ def test_stateless_layers_build_at_first_call_like_keras(make, shape, expected_e
     eager = make()
     eager(np.ones((1,) + shape))
     assert eager.get_build_config() == {"input_shape": expected_eager}
+
+
+def test_missing_super_init_and_argless_build_like_keras():
+    # Keras 3.15.1's RuntimeError text for a layer whose __init__ skips super().__init__():
+    class NoSuper(layers.Layer):
+        def __init__(self):
+            self.x = 1
+
+    with pytest.raises(RuntimeError) as info:
+        NoSuper()(np.ones((1, 2)))
+    assert str(info.value) == ("In layer 'NoSuper', you forgot to call `super().__init__()` "
+                               "as the first statement in the `__init__()` method. Go add it!")
+
+    class ArglessBuild(layers.Layer):   # Keras calls `build()` with no shape (output (1, 2))
+        def build(self):
+            self.w = self.add_weight(shape=(2,), initializer="ones")
+
+        def call(self, x):
+            return x * self.w
+
+    assert ArglessBuild()(np.ones((1, 2))).shape == (1, 2)
+    assert ArglessBuild()(keras.Input((2,))).shape == (None, 2)
