@@ -971,7 +971,8 @@ def _convert_input(x, layer):
     if x is None or isinstance(x, (str, bool, slice, type(Ellipsis))):
         return x
     if isinstance(x, KerasTensor):  # being traced (`symbolic.trace_call`): the same autocast
-        if layer.autocast and x.dtype != layer.compute_dtype and (
+        if layer.autocast and x.dtype != layer.compute_dtype and \
+                config.is_float_dtype(layer.compute_dtype) and (
                 config.is_float_dtype(x.dtype) or
                 (config.standardize_dtype(x.dtype)[:1] in "biu" and layer._float_inputs)):
             mask = x._keras_mask
@@ -984,6 +985,7 @@ def _convert_input(x, layer):
         x = core.convert_to_tensor(x)
     kind = x._value.dtype.kind
     if layer.autocast and x.dtype != layer.compute_dtype and not isinstance(x, Variable) and \
+            config.is_float_dtype(layer.compute_dtype) and \
             (is_float(x._value.dtype) or (kind in "biu" and layer._float_inputs)):
         mask = x._keras_mask
         x = core.cast(x, layer.compute_dtype)

@@ -89,6 +89,20 @@ class IndexLookup(Layer):
             self.set_vocabulary(vocabulary, idf_weights)
         # Not built here: as in Keras, `built` turns True at the first call.
 
+    @property
+    def compute_dtype(self):
+        """The vocabulary dtype ("string" or "int64"), as Keras's lookup layers report."""
+        return self.vocabulary_dtype
+
+    @property
+    def variable_dtype(self):
+        """The vocabulary dtype, as Keras (also `dtype`)."""
+        return self.vocabulary_dtype
+
+    @property
+    def dtype(self):
+        return self.vocabulary_dtype
+
     def get_build_config(self):
         """Keras's lookup layers store an empty build config (built or not).
 

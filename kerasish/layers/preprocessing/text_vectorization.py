@@ -113,6 +113,19 @@ class TextVectorization(Layer):
                              f"{output_sequence_length}.")
 
     # Vocabulary --------------------------------------------------------------
+    @property
+    def compute_dtype(self):
+        """"string", as Keras reports (the layer takes strings; a Sequential's Input too)."""
+        return "string"
+
+    @property
+    def variable_dtype(self):
+        return "string"
+
+    @property
+    def dtype(self):
+        return "string"
+
     def build(self, input_shape=None):
         """Nothing to create (the vocabulary lives in the lookup sublayer), as in Keras.
 
