@@ -126,6 +126,11 @@ class Layer(Operation):
                 f"{ {k: kwargs[k] for k in sorted(unknown)} }"
             )
         self._input_shape_arg = _input_shape_from_kwargs(kwargs)
+        if kwargs.get("input_dim") is not None or kwargs.get("input_shape") is not None:
+            warnings.warn(
+                "Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
+                "Sequential models, prefer using an `Input(shape)` object as the first layer "
+                "in the model instead.", stacklevel=2)
         self._remat_mode = _remat.get_current_remat_mode()  # the RematScope at creation
         self.name = name or naming.auto_name(type(self).__name__)
         self._dtype_policy = dtype_policies.get(dtype)

@@ -636,3 +636,14 @@ def test_missing_super_init_and_argless_build_like_keras():
 
     assert ArglessBuild()(np.ones((1, 2))).shape == (1, 2)
     assert ArglessBuild()(keras.Input((2,))).shape == (None, 2)
+
+
+def test_input_shape_argument_warns_like_keras():
+    # Keras 3.15.1 warns for input_shape/input_dim (its text), not for a plain layer.
+    text = ("Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
+            "Sequential models, prefer using an `Input(shape)` object as the first layer in "
+            "the model instead.")
+    for kwargs in ({"input_shape": (4,)}, {"input_dim": 4}):
+        with pytest.warns(UserWarning) as record:
+            layers.Dense(2, **kwargs)
+        assert [str(w.message) for w in record] == [text]
