@@ -405,10 +405,11 @@ def _optimizer_warning(optimizer, variables, stored, problem, source):
     if len(variables) == len(stored):
         return (f"Skipping variable loading for optimizer '{optimizer.name}' from {source}: "
                 f"{problem}")
-    message = (f"Skipping variable loading for optimizer '{optimizer.name}' from {source}, "
+    # Keras's text (the file is not named there)
+    message = (f"Skipping variable loading for optimizer '{optimizer.name}', "
                f"because it has {len(variables)} variables whereas the saved optimizer has "
                f"{len(stored)} variables. ")
-    if not getattr(optimizer, "built", True):
+    if not variables:
         message += "This is likely because the optimizer has not been called/built yet."
     return message
 

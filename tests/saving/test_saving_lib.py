@@ -130,3 +130,17 @@ def test_list_appended_variable_saved_in_keras_order(tmp_path):
     with h5py.File(path) as f:
         group = f["layers/listed/vars"]
         assert [float(group[k][()]) for k in sorted(group.keys())] == [1.0, 0.0, 3.0, 2.0]
+
+
+def test_optimizer_count_mismatch_warning_is_keras_text(tmp_path):
+    # Keras 3.15.1 (printed by real Keras for this case): "Skipping variable loading
+    # for optimizer 'rm_sprop', because it has 4 variables whereas the saved
+    # optimizer has 2 variables. " (no file name; the "not built" sentence only for 0).
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    model.compile(optimizer="rmsprop", loss="mse")
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    with pytest.warns(UserWarning) as record:
+        keras.models.load_model(path)
+    assert ("Skipping variable loading for optimizer 'rm_sprop', because it has 4 variables "
+            "whereas the saved optimizer has 2 variables. ") in [str(w.message) for w in record]
