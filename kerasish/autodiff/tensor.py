@@ -14,6 +14,23 @@ from kerasish.utils import naming
 # The active `StatelessScope` (kerasish.autodiff.stateless_scope sets it): while one is
 # active, assignments go to the scope's copies, never to the variables' own arrays.
 _stateless = threading.local()
+_scopes = threading.local()
+
+
+def path_scopes():
+    """This thread's name-scope stack, outermost first (the mutable list itself).
+
+    Layers push their names while they build and run, `keras.name_scope`
+    pushes its name; a Variable made inside gets the joined scopes as its
+    path prefix (`encoder/dense/my_var`), as Keras's `current_path()`.
+
+    Returns:
+        list of str.
+    """
+    scopes = getattr(_scopes, "stack", None)
+    if scopes is None:
+        scopes = _scopes.stack = []
+    return scopes
 
 
 class DTypeName(str):
@@ -332,7 +349,8 @@ class Variable(Tensor):
         super().__init__(array, dev)
         self.trainable = bool(trainable)
         self.name = name or naming.auto_name("variable")
-        self.path = self.name
+        scopes = path_scopes()
+        self.path = "/".join(scopes + [self.name]) if scopes else self.name
         self.constraint = constraint
         self.regularizer = None
         self.aggregation = aggregation

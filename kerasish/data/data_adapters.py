@@ -272,6 +272,10 @@ def get_adapter(x, y=None, sample_weight=None, batch_size=None, shuffle=False,
             not _is_array_data(x) and not isinstance(x, (list, tuple, dict)):
         _refuse_extra("a dataset or sequence", y, sample_weight)
         if _is_dataset(x):
+            if shuffle and shuffle != "auto":  # as Keras, fit's default shuffle=True warns too
+                warnings.warn("`shuffle=True` was passed, but will be ignored since the data `x` "
+                              "was provided as a tf.data.Dataset. The Dataset is expected to "
+                              "already be shuffled (via `.shuffle(buffer_size)`).", stacklevel=3)
             cardinality = int(x.cardinality())
             return IterableAdapter(x, cardinality if cardinality >= 0 else None)
         return SequenceAdapter(x, shuffle=bool(shuffle))
@@ -279,7 +283,8 @@ def get_adapter(x, y=None, sample_weight=None, batch_size=None, shuffle=False,
         _refuse_extra("a generator", y, sample_weight)
         if shuffle and shuffle != "auto":
             warnings.warn("`shuffle=True` was passed, but will be ignored since the data `x` was "
-                          "provided as a generator.", stacklevel=3)
+                          "provided as a generator. The generator is expected to yield "
+                          "already-shuffled data.", stacklevel=3)
         if isinstance(x, types.GeneratorType):
             return IterableAdapter(_replaying_generator(x), None)
         return IterableAdapter(x, None)

@@ -16,7 +16,7 @@ from kerasish import constraints, dtype_policies, initializers, regularizers
 from kerasish.backend.config import is_float
 from kerasish.autodiff import stateless_scope
 from kerasish.autodiff import tape as _tape
-from kerasish.autodiff.tensor import Tensor, Variable
+from kerasish.autodiff.tensor import Tensor, Variable, path_scopes
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
 from kerasish.layers import symbolic
@@ -41,7 +41,7 @@ def _context():
     if not hasattr(_state, "calls"):
         _state.calls = []      # (layer, training) of the calls in progress
         _state.training = None  # Keras's call-context `training` (see `resolve_training`)
-        _state.scopes = []     # name scope for variable paths
+        _state.scopes = path_scopes()  # name scope for variable paths (shared with Variable)
         _state.autocast = []   # dtype float variables are read as inside each call (or None)
     return _state
 
@@ -126,6 +126,11 @@ class Layer(Operation):
                 f"{ {k: kwargs[k] for k in sorted(unknown)} }"
             )
         self._input_shape_arg = _input_shape_from_kwargs(kwargs)
+        if kwargs.get("input_dim") is not None or kwargs.get("input_shape") is not None:
+            warnings.warn(
+                "Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
+                "Sequential models, prefer using an `Input(shape)` object as the first layer "
+                "in the model instead.", stacklevel=2)
         self._remat_mode = _remat.get_current_remat_mode()  # the RematScope at creation
         self.name = name or naming.auto_name(type(self).__name__)
         self._dtype_policy = dtype_policies.get(dtype)
@@ -149,10 +154,18 @@ class Layer(Operation):
         # Any attribute change may add or drop a sublayer/variable/metric: forget the scan.
         self.__dict__.pop("_scan_cache", None)
         object.__setattr__(self, name, value)
+        attrs = self.__dict__
+        if name not in _SKIP_ATTRS and "_non_trainable_variables" in attrs \
+                and attrs.get(name) is value:   # a plain attribute, not a property's
+            _track_variables(self, value)
 
     def __delattr__(self, name):
         self.__dict__.pop("_scan_cache", None)
+        value = self.__dict__.get(name)
         object.__delattr__(self, name)
+        if isinstance(value, Variable):   # Keras untracks a deleted variable attribute
+            for own in (self._trainable_variables, self._non_trainable_variables):
+                own[:] = [v for v in own if v is not value]
 
     # Dtypes -----------------------------------------------------------------
     @property
@@ -251,10 +264,15 @@ class Layer(Operation):
     add_variable = add_weight
 
     def _own_variables(self):
-        own = self._trainable_variables + self._non_trainable_variables
-        known = {id(v) for v in own}
+        known = {id(v) for v in self._trainable_variables}
+        known.update(id(v) for v in self._non_trainable_variables)
+        # Variables appended to a list attribute after it was assigned: Keras tracks
+        # them at the append, so they follow the tracked ones of their kind.
         extra = [v for v in _scan(self)[1] if id(v) not in known]
-        return own + extra
+        if not extra:
+            return self._trainable_variables + self._non_trainable_variables
+        return (self._trainable_variables + [v for v in extra if v.trainable]
+                + self._non_trainable_variables + [v for v in extra if not v.trainable])
 
     def save_own_variables(self, store):
         """Saves this layer's own variables (not its sublayers') into `store`.
@@ -270,10 +288,25 @@ class Layer(Operation):
             >>> store = {}; layer.save_own_variables(store); sorted(store)
             ['0', '1']
         """
-        for i, variable in enumerate(self._own_variables()):
+        for i, variable in enumerate(self._saved_variables()):
             store[str(i)] = variable.numpy()
 
     save_own_variables._kerasish_default = True
+
+    # Attribute names of the variables Keras's Dense/EinsumDense/Embedding/conv
+    # layers save (their `variable_serialization_spec`); None: all own variables.
+    _serialized_variables = None
+
+    def _saved_variables(self):
+        """The variables `save_own_variables` writes, in order: all own ones, or
+        for layers with a serialization spec only those (a subclass's extra
+        variables are not saved, as in Keras)."""
+        if self._serialized_variables is None:
+            return self._own_variables()
+        if not self.built:
+            return []
+        found = (getattr(self, name, None) for name in self._serialized_variables)
+        return [v for v in found if v is not None]
 
     def load_own_variables(self, store):
         """Loads this layer's own variables from `store` (as `save_own_variables` wrote).
@@ -295,7 +328,7 @@ class Layer(Operation):
                 f"Layer '{self.name}' expected {len(variables)} variables, but received "
                 f"{len(store.keys())} variables during loading. Expected: "
                 f"{[v.name for v in variables]}")
-        for i, variable in enumerate(variables):
+        for i, variable in enumerate(self._saved_variables()):
             variable.assign(store[str(i)])
 
     load_own_variables._kerasish_default = True
@@ -436,13 +469,20 @@ class Layer(Operation):
         Inside a `StatelessScope` the loss is not added to the layer: the scope
         collects it when made with `collect_losses=True` (as Keras does).
         """
+        losses = tree.flatten(loss)
+        tracing_now = in_trace()
+        for value in losses:
+            if not isinstance(value, Tensor) and not (tracing_now and isinstance(value, KerasTensor)):
+                raise ValueError(
+                    "`add_loss()` can only be called from inside `build()` or `call()`, on a "
+                    f"tensor input. Received invalid value: {value}")
         scope = stateless_scope.get_stateless_scope()
         if scope is not None:
             if scope.collect_losses:
-                for value in tree.flatten(loss):
+                for value in losses:
                     scope.add_loss(value)
             return
-        self._losses.append(loss)
+        self._losses.extend(losses)
         _loss_counter[0] += 1
 
     @property
@@ -523,6 +563,10 @@ class Layer(Operation):
 
     # Calling ---------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if "_non_trainable_variables" not in self.__dict__:
+            raise RuntimeError(
+                f"In layer '{type(self).__name__}', you forgot to call `super().__init__()` as "
+                "the first statement in the `__init__()` method. Go add it!")
         if any_symbolic(*args, **kwargs):
             # As Keras: `training` is resolved on symbolic calls too, and a value
             # that is not None (a `call` default like Dropout's False) is recorded
@@ -709,7 +753,8 @@ class Layer(Operation):
 
     def _build_from_inputs(self, args, kwargs, sig):
         first = args[0] if args else kwargs.get(sig.first)
-        shapes = tree.map_structure(lambda t: tuple(t.shape) if t is not None else None, first) \
+        shapes = tree.map_structure(
+            lambda t: tuple(t.shape) if getattr(t, "shape", None) is not None else None, first) \
             if first is not None else None
         self._maybe_build(shapes)
 
@@ -722,7 +767,10 @@ class Layer(Operation):
         try:
             self._path = "/".join(ctx.scopes)
             if _overrides(self, "build"):
-                self.build(input_shape)
+                if _takes_no_arguments(self.build):
+                    self.build()   # `def build(self):` is allowed, as in Keras
+                else:
+                    self.build(input_shape)
             self._build_shapes = input_shape
         finally:
             ctx.scopes.pop()
@@ -873,6 +921,15 @@ class Layer(Operation):
 
 
 # Helpers -------------------------------------------------------------------
+def _takes_no_arguments(method):
+    try:
+        params = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return not any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+                   for p in params)
+
+
 def _marking_built(build):
     """Wraps a subclass's `build` as Keras's build wrapper: it runs inside the layer's name
     scope (which gives the layer its `path`), and calling it by hand marks the layer built."""
@@ -926,7 +983,8 @@ def _convert_input(x, layer):
     if x is None or isinstance(x, (str, bool, slice, type(Ellipsis))):
         return x
     if isinstance(x, KerasTensor):  # being traced (`symbolic.trace_call`): the same autocast
-        if layer.autocast and x.dtype != layer.compute_dtype and (
+        if layer.autocast and x.dtype != layer.compute_dtype and \
+                config.is_float_dtype(layer.compute_dtype) and (
                 config.is_float_dtype(x.dtype) or
                 (config.standardize_dtype(x.dtype)[:1] in "biu" and layer._float_inputs)):
             mask = x._keras_mask
@@ -939,6 +997,7 @@ def _convert_input(x, layer):
         x = core.convert_to_tensor(x)
     kind = x._value.dtype.kind
     if layer.autocast and x.dtype != layer.compute_dtype and not isinstance(x, Variable) and \
+            config.is_float_dtype(layer.compute_dtype) and \
             (is_float(x._value.dtype) or (kind in "biu" and layer._float_inputs)):
         mask = x._keras_mask
         x = core.cast(x, layer.compute_dtype)
@@ -1116,6 +1175,24 @@ def _kind(value):
         kind = _OTHER
     _KINDS[value.__class__] = kind
     return kind
+
+
+def _track_variables(layer, value):
+    """Appends the Variables in an attribute value (lists/dicts walked) to the
+    layer's own variables when first assigned, as Keras's tracker does: a
+    layer's weights are in the order they were tracked (`add_weight` or
+    attribute assignment), trainable ones by their flag at that time."""
+    if isinstance(value, Variable):
+        own = layer._trainable_variables if value.trainable else layer._non_trainable_variables
+        if not any(v is value for v in layer._trainable_variables) and \
+                not any(v is value for v in layer._non_trainable_variables):
+            own.append(value)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _track_variables(layer, item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _track_variables(layer, item)
 
 
 _SKIP_ATTRS = {"_inbound_nodes", "_init_args", "_trainable_variables", "_trainable_cache",

@@ -36,7 +36,7 @@ def standardize_reduction(reduction_name):
     if reduction_name not in REDUCTIONS:
         raise ValueError(
             "Invalid value for argument `reduction`. Expected one of "
-            f"{list(REDUCTIONS)}. Received: reduction={reduction_name!r}"
+            f"{list(REDUCTIONS)}. Received: reduction={reduction_name}"
         )
     return reduction_name
 

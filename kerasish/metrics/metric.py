@@ -6,7 +6,7 @@ with `reset_state()`. Its state lives in `kerasish.Variable`s made by
 `add_variable`, listed by `metric.variables` (saving reads them).
 """
 from kerasish import initializers
-from kerasish.autodiff.tensor import Variable
+from kerasish.autodiff.tensor import Variable, path_scopes
 from kerasish.backend import config
 from kerasish.ops import creation, elementwise
 from kerasish.utils import naming
@@ -153,7 +153,8 @@ class Metric:
         value = _initial_value(initializer, shape, dtype)
         variable = Variable(value, dtype=dtype, trainable=False, aggregation=aggregation,
                             name=name)
-        variable.path = f"{self.name}/{variable.name}"
+        # inside a layer's build/call the path starts with its scope, as Keras's name_scope
+        variable.path = "/".join(path_scopes() + [self.name.replace("/", ">"), variable.name])
         self._variables.append(variable)
         return variable
 

@@ -113,6 +113,8 @@ class Mean(Metric):
         self.total.assign_add(reduction.sum(values))
         if sample_weight is not None:
             self.count.assign_add(reduction.sum(sample_weight))
+        elif values.ndim >= 1 and values.shape[0] is None:
+            return  # traced on KerasTensors (a layer's symbolic call): nothing to count
         else:
             self.count.assign_add(float(values.shape[0]) if values.ndim >= 1 else 1.0)
 

@@ -68,6 +68,21 @@ class Functional(Model, Function):
         self.built = True
         self._path = self.name   # built when made: Keras gives it its name as path
 
+    def add_loss(self, loss):
+        """Not supported on a functional model, as in Keras 3.
+
+        Keras 3 raises a bare `NotImplementedError` here (symbolic losses are
+        a TODO there); accepting the loss would silently drop it. Add losses
+        from inside a layer's `call()` instead.
+
+        Args:
+            loss: ignored.
+
+        Raises:
+            NotImplementedError: always.
+        """
+        raise NotImplementedError
+
     @property
     def layers(self):
         """The layers of the graph, InputLayers included; ops on KerasTensors
@@ -131,7 +146,8 @@ class Functional(Model, Function):
         self.__dict__["_manual_input_spec"] = value
 
     @property
-    def input_names(self):
+    def _input_names(self):
+        # private: Keras 3's Functional has no public `input_names` (Keras 2 had)
         return [t._keras_history[0].name for t in self._inputs]
 
     @property
@@ -235,7 +251,7 @@ class Functional(Model, Function):
                         f'Missing data for input "{key}". You passed a data dictionary with '
                         f"keys {list(inputs.keys())}. Expected the following keys: {keys}")
             return tree.flatten({k: inputs[k] for k in struct})
-        names = self.input_names
+        names = self._input_names
         for name in names:
             if name not in inputs:
                 raise ValueError(

@@ -80,12 +80,19 @@ class Sequential(Model):
             self._unbuild()
 
     def pop(self, rebuild=True):
-        """Removes and returns the last layer."""
-        if not self.layers:
-            raise TypeError("There are no layers in the model.")
+        """Removes and returns the last layer.
+
+        As in Keras, an `InputLayer` counts as a layer here, and a rebuild
+        that leaves no layer at all raises `IndexError` (the layer is still
+        removed).
+        """
+        if not self._stack:
+            raise IndexError("list index out of range")
         layer = self._stack.pop()
         self._unbuild()
         if rebuild:
+            if not self._stack:
+                raise IndexError("list index out of range")
             self._maybe_rebuild()
         return layer
 

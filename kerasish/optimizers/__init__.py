@@ -86,6 +86,11 @@ def get(identifier):
         >>> type(keras.optimizers.get("RMSprop")).__name__
         'RMSprop'
     """
+    name = identifier.get("class_name") if isinstance(identifier, dict) else identifier
+    if isinstance(name, str) and name.lower() == "lamb":
+        # Keras 3.15.1's `get` does not know Lamb (missing from its ALL_OBJECTS), by name
+        # or config; `deserialize` and loading a saved model still find it.
+        raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
     return _CATALOG.get(identifier)
 
 

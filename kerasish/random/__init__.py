@@ -13,7 +13,7 @@ import numpy as np
 
 from kerasish.autodiff import capture as _capture
 from kerasish.autodiff.keras_tensor import KerasTensor
-from kerasish.autodiff.tensor import Tensor, Variable
+from kerasish.autodiff.tensor import Tensor, Variable, path_scopes
 from kerasish.backend import config, devices as _dev, philox
 from kerasish.ops import core, elementwise as ew, manipulation
 from kerasish.utils import naming, registry
@@ -62,7 +62,8 @@ class SeedGenerator:
             raise ValueError(f"Argument `seed` must be an integer. Received: seed={seed}")
         self.state = Variable(np.array([int(seed), 0], dtype=np.int64), dtype="int64",
                               trainable=False, name="seed_generator_state")
-        self.state.path = f"{self.name}/seed_generator_state"
+        # inside a layer's build/call the path starts with its scope, as Keras's name_scope
+        self.state.path = "/".join(path_scopes() + [self.name, "seed_generator_state"])
 
     def next(self, ordered=True):
         """Returns the current seed pair (a tuple of 2 ints) and advances the state.

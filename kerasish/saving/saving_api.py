@@ -8,6 +8,7 @@ file intact) and every load is all or nothing (a failure leaves the
 model's weights unchanged).
 """
 import datetime
+import errno
 import io
 import json
 import os
@@ -20,9 +21,15 @@ from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import _overrides
 from kerasish.saving import (atomic, compat, file_errors, legacy_h5, legacy_model,
                              saving_lib, serialization, sharded_weights)
+from kerasish.utils import io_utils
 
 KERAS_VERSION = "3.15.1"
 _LEGACY_SUFFIXES = (".h5", ".hdf5")
+_LEGACY_SAVE_WARNING = (
+    "You are saving your model as an HDF5 file via `model.save()` or "
+    "`keras.saving.save_model(model)`. This file format is considered legacy. We recommend "
+    "using instead the native Keras format, e.g. `model.save('my_model.keras')` or "
+    "`keras.saving.save_model(model, 'my_model.keras')`. ")
 
 
 _UNBUILT = {"save weights": "You are saving a model that has not yet been built.",
@@ -78,8 +85,20 @@ class MissingFileError(FileNotFoundError, ValueError):
     """A file to load does not exist (a ValueError too, as Keras raises)."""
 
 
-def _check_exists(filepath):
+def _missing_weights_file(filepath):
+    """Keras's error for `load_weights` from a missing file (h5py's or zipfile's text)."""
+    if filepath.endswith((".keras", ".json")):
+        return FileNotFoundError(errno.ENOENT, "No such file or directory", filepath)
+    return FileNotFoundError(
+        errno.ENOENT, "Unable to synchronously open file (unable to open file: name = "
+        f"'{filepath}', errno = 2, error message = 'No such file or directory', flags = 0, "
+        "o_flags = 0)")
+
+
+def _check_exists(filepath, weights=False):
     if not os.path.exists(filepath):
+        if weights:
+            raise _missing_weights_file(filepath)
         raise MissingFileError(f"No such file: {filepath!r}. File not found: filepath={filepath}. "
                                "Please ensure the file is an accessible `.keras` zip file.")
     if os.path.isdir(filepath):
@@ -119,7 +138,7 @@ def load_weights(model, filepath, skip_mismatch=False, by_name=False, **kwargs):
             f"File format not supported: filepath={filepath}. kerasish reads `.keras`, "
             "`.weights.h5`, sharded `.weights.json` and legacy `.h5`/`.hdf5` weight files."
         )
-    _check_exists(filepath)
+    _check_exists(filepath, weights=True)
     _require_built(model, "load weights")
     if filepath.endswith(".keras"):
         if by_name:
@@ -144,7 +163,7 @@ def _load_sharded(model, filepath, skip_mismatch, by_name):
     if by_name:
         raise ValueError("`by_name` only supports loading legacy '.h5' or '.hdf5' files. "
                          f"Received: {filepath}")
-    _check_exists(filepath)
+    _check_exists(filepath, weights=True)
     _require_built(model, "load weights")
     with sharded_weights.read_sharded_weights(filepath) as merged:
         saving_lib.read_weights(model, merged, skip_mismatch=skip_mismatch, source=filepath)
@@ -249,6 +268,8 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     if kwargs:
         raise ValueError(f"save(): The following argument(s) are not supported: {sorted(kwargs)}")
     if filepath.endswith(_LEGACY_SUFFIXES):
+        # Keras logs this (absl WARNING, to stderr) on every legacy save
+        io_utils.logger.warning(_LEGACY_SAVE_WARNING)
         _require_built(model, "save the model")
         with atomic.atomic_path(filepath, overwrite) as tmp:
             with h5py.File(tmp, "w") as f:

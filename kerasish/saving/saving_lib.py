@@ -69,13 +69,31 @@ def own_variables(obj):
     """
     if _is_optimizer(obj):
         return list(obj.variables)
-    own = obj._trainable_variables + obj._non_trainable_variables
-    known = {id(v) for v in own}
+    trainable, non_trainable = list(obj._trainable_variables), list(obj._non_trainable_variables)
+    known = {id(v) for v in trainable + non_trainable}
     for variable in _attribute_variables(obj):
         if id(variable) not in known:
+            # appended to a list attribute after it was assigned: Keras tracks it at the
+            # append, after the tracked ones of its kind
             known.add(id(variable))
-            own.append(variable)
-    return own
+            (trainable if variable.trainable else non_trainable).append(variable)
+    return trainable + non_trainable
+
+
+def saved_variables(obj):
+    """The variables an object writes into its `vars` group, in order: its own
+    variables, except for layers with Keras's serialization spec (Dense,
+    EinsumDense, Embedding, conv layers), which write only the spec's.
+
+    Args:
+        obj: a layer, model or optimizer.
+
+    Returns:
+        list of Variables.
+    """
+    if getattr(obj, "_serialized_variables", None) is not None:
+        return obj._saved_variables()
+    return own_variables(obj)
 
 
 def _attribute_variables(obj):
@@ -210,7 +228,7 @@ def weight_entries(model):
             yield group, name, [(str(k), np.asarray(v)) for k, v in store.items()]
         else:
             yield group, name, [(str(i), variable.numpy())
-                                for i, variable in enumerate(own_variables(obj))]
+                                for i, variable in enumerate(saved_variables(obj))]
 
 
 def write_weights(model, target):
@@ -387,10 +405,11 @@ def _optimizer_warning(optimizer, variables, stored, problem, source):
     if len(variables) == len(stored):
         return (f"Skipping variable loading for optimizer '{optimizer.name}' from {source}: "
                 f"{problem}")
-    message = (f"Skipping variable loading for optimizer '{optimizer.name}' from {source}, "
+    # Keras's text (the file is not named there)
+    message = (f"Skipping variable loading for optimizer '{optimizer.name}', "
                f"because it has {len(variables)} variables whereas the saved optimizer has "
                f"{len(stored)} variables. ")
-    if not getattr(optimizer, "built", True):
+    if not variables:
         message += "This is likely because the optimizer has not been called/built yet."
     return message
 

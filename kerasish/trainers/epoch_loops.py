@@ -28,7 +28,8 @@ from kerasish.ops import core
 from kerasish.utils import tree
 
 _RAN_OUT = ("Your input ran out of data; interrupting training. Make sure that your dataset "
-            "or generator can generate at least `steps_per_epoch * epochs` batches.")
+            "or generator can generate at least `steps_per_epoch * epochs` batches. You may "
+            "need to use the `.repeat()` function when building your dataset.")
 
 
 def _verbose(verbose):
@@ -202,7 +203,11 @@ class EpochIterator:
     def _on_ran_out(self):
         self._data_hook("on_epoch_end")
         if self.steps_per_epoch is None:
-            return  # one pass over data of unknown size: the epoch ends here
+            # One pass over the data ends the epoch; Keras still warns when the
+            # data's size was unknown (a generator), not for a short last execution.
+            if not self.num_batches:
+                warnings.warn(_RAN_OUT, stacklevel=5)
+            return
         warnings.warn(_RAN_OUT, stacklevel=5)
         one_shot = isinstance(self.adapter, data_adapters.IterableAdapter) and \
             not callable(self.adapter.source) and data_adapters._is_one_shot(self.adapter.source)

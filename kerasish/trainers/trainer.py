@@ -296,6 +296,8 @@ class Trainer:
         self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
                                         sample_weight=_batch_size(x))
         variables = self._cached_trainable_weights()
+        if not variables:
+            warnings.warn("The model does not have any trainable weights.")   # as Keras
         grads = tape.gradient(scaled_loss, variables)
         self.optimizer.apply(grads, variables)
         return self.compute_metrics(x, y, y_pred, sample_weight)

@@ -203,3 +203,23 @@ def test_generator_is_read_one_ahead_as_keras_on_tensorflow():
     model.fit(batches(), epochs=2, steps_per_epoch=3, verbose=0, callbacks=[Steps()])
     assert calls == ["gen 0", "gen 1", "step 0", "step 1", "gen 2", "step 2", "gen 3",
                      "step 0", "gen 4", "step 1", "gen 5", "step 2", "gen 6"]
+
+
+def test_shuffle_ignored_warnings_match_keras():
+    # Keras 3.15.1's texts (printed by real Keras for fit(generator) and
+    # fit(tf.data.Dataset) with the default shuffle=True).
+    import warnings as _w
+    gen_text = ("`shuffle=True` was passed, but will be ignored since the data `x` was "
+                "provided as a generator. The generator is expected to yield already-shuffled "
+                "data.")
+    ds_text = ("`shuffle=True` was passed, but will be ignored since the data `x` was provided "
+               "as a tf.data.Dataset. The Dataset is expected to already be shuffled (via "
+               "`.shuffle(buffer_size)`).")
+    from kerasish.data import Dataset
+    from kerasish.data import data_adapters as _da
+    with _w.catch_warnings(record=True) as record:
+        _w.simplefilter("always")
+        _da.get_adapter((b for b in [(np.ones((2, 2)),)]), shuffle=True)
+        _da.get_adapter(Dataset.from_tensor_slices(np.ones((4, 2))).batch(2), shuffle=True)
+        _da.get_adapter(Dataset.from_tensor_slices(np.ones((4, 2))).batch(2), shuffle=False)
+    assert [str(w.message) for w in record] == [gen_text, ds_text]

@@ -526,3 +526,124 @@ def test_input_spec_config_round_trip():
     assert spec.get_config() == {"dtype": None, "shape": None, "ndim": 2, "max_ndim": None,
                                  "min_ndim": None, "axes": {-1: 3}, "optional": False}
     assert repr(layers.InputSpec.from_config(spec.get_config())) == "InputSpec(ndim=2, axes={-1: 3})"
+
+
+def test_add_loss_accepts_only_tensors_and_flattens_like_keras():
+    # Keras 3.15.1 (TF backend) message, printed by real Keras for add_loss(1.0):
+    msg = ("`add_loss()` can only be called from inside `build()` or `call()`, on a "
+           "tensor input. Received invalid value: 1.0")
+    layer = keras.layers.Dense(2)
+    with pytest.raises(ValueError) as info:
+        layer.add_loss(1.0)
+    assert str(info.value) == msg
+    with pytest.raises(ValueError, match="Received invalid value: <KerasTensor"):
+        layer.add_loss(keras.Input(()))
+    with pytest.raises(ValueError, match="on a tensor input"):
+        layer.add_loss(np.ones(()))
+    layer.add_loss([keras.ops.ones(()), keras.ops.zeros(())])
+    assert len(layer.losses) == 2   # Keras flattens a nested loss: 2
+
+
+def test_weights_in_tracking_order_and_scoped_variable_paths_like_keras():
+    # Printed by Keras 3.15.1: a layer's weights come in the order they were
+    # tracked (attribute-assigned Variables and add_weight alike), and a
+    # Variable made inside build() gets the layer's scope in its path.
+    class WithVar(keras.layers.Dense):
+        def __init__(self, units, **kwargs):
+            super().__init__(units, **kwargs)
+            self.my_variable = keras.Variable(np.zeros((units,)), name="my_variable",
+                                              dtype="float32")
+            self.nt = keras.Variable(np.zeros((units,)), name="nt", trainable=False)
+
+    layer = WithVar(1, name="l")
+    layer.build((None, 2))
+    assert [w.path for w in layer.weights] == ["my_variable", "l/kernel", "l/bias", "nt"]
+    assert [w.shape for w in layer.get_weights()] == [(1,), (2, 1), (1,), (1,)]
+
+    class Mixed(keras.layers.Layer):
+        def __init__(self):
+            super().__init__(name="m")
+            self.a = keras.Variable(1.0, name="a")
+            self.d = keras.layers.Dense(2)
+            self.b = self.add_weight(shape=(), name="b")
+
+        def build(self, shape):
+            self.c = self.add_weight(shape=(), name="c")
+            self.e = keras.Variable(2.0, name="e")
+
+        def call(self, x):
+            return self.d(x) * self.a
+
+    mixed = Mixed()
+    mixed(np.ones((1, 2)))
+    assert [w.path for w in mixed.weights] == ["a", "m/b", "m/c", "m/e", "m/dense/kernel",
+                                              "m/dense/bias"]
+    del mixed.e   # Keras untracks a deleted variable attribute
+    assert "m/e" not in [w.path for w in mixed.weights]
+    with keras.name_scope("outer"):
+        assert keras.Variable(1.0, name="v").path == "outer/v"
+    class Listed(keras.layers.Layer):
+        def __init__(self):
+            super().__init__(name="l")
+            self.vs = [keras.Variable(1.0, name="x"),
+                       keras.Variable(2.0, name="y", trainable=False)]
+            self.w = self.add_weight(shape=(), name="w")
+            self.vs.append(keras.Variable(3.0, name="z"))
+
+    assert [w.path for w in Listed().weights] == ["x", "l/w", "z", "y"]   # Keras's order
+
+
+@pytest.mark.parametrize("make, shape, expected_eager", [
+    # Printed by Keras 3.15.1: built False before the first call, then the build config
+    # records the input shape (None for Hashing/CategoryEncoding first called on an array).
+    (lambda: layers.Rescaling(0.5), (3,), (1, 3)),
+    (lambda: layers.Discretization(bin_boundaries=[0.5]), (3,), (1, 3)),
+    (lambda: layers.Cropping3D(1), (4, 4, 4, 1), (1, 4, 4, 4, 1)),
+    (lambda: layers.ZeroPadding3D(1), (4, 4, 4, 1), (1, 4, 4, 4, 1)),
+    (lambda: layers.UpSampling3D(1), (4, 4, 4, 1), (1, 4, 4, 4, 1)),
+    (lambda: layers.AdaptiveAveragePooling2D((2, 2)), (4, 4, 1), (1, 4, 4, 1)),
+    (lambda: layers.Hashing(4), (1,), None),
+    (lambda: layers.CategoryEncoding(4), (1,), None),
+])
+def test_stateless_layers_build_at_first_call_like_keras(make, shape, expected_eager):
+    layer = make()
+    assert layer.built is False and layer.get_build_config() is None
+    layer(keras.Input(shape))
+    assert layer.built is True
+    assert layer.get_build_config() == {"input_shape": (None,) + shape}
+    eager = make()
+    eager(np.ones((1,) + shape))
+    assert eager.get_build_config() == {"input_shape": expected_eager}
+
+
+def test_missing_super_init_and_argless_build_like_keras():
+    # Keras 3.15.1's RuntimeError text for a layer whose __init__ skips super().__init__():
+    class NoSuper(layers.Layer):
+        def __init__(self):
+            self.x = 1
+
+    with pytest.raises(RuntimeError) as info:
+        NoSuper()(np.ones((1, 2)))
+    assert str(info.value) == ("In layer 'NoSuper', you forgot to call `super().__init__()` "
+                               "as the first statement in the `__init__()` method. Go add it!")
+
+    class ArglessBuild(layers.Layer):   # Keras calls `build()` with no shape (output (1, 2))
+        def build(self):
+            self.w = self.add_weight(shape=(2,), initializer="ones")
+
+        def call(self, x):
+            return x * self.w
+
+    assert ArglessBuild()(np.ones((1, 2))).shape == (1, 2)
+    assert ArglessBuild()(keras.Input((2,))).shape == (None, 2)
+
+
+def test_input_shape_argument_warns_like_keras():
+    # Keras 3.15.1 warns for input_shape/input_dim (its text), not for a plain layer.
+    text = ("Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
+            "Sequential models, prefer using an `Input(shape)` object as the first layer in "
+            "the model instead.")
+    for kwargs in ({"input_shape": (4,)}, {"input_dim": 4}):
+        with pytest.warns(UserWarning) as record:
+            layers.Dense(2, **kwargs)
+        assert [str(w.message) for w in record] == [text]

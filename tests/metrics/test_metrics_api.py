@@ -210,3 +210,28 @@ def test_r2_score_result_is_float32_as_keras():
     assert metric.result().dtype == "float32"
     metric.reset_state()
     assert metric.result().dtype == "float32"
+
+
+def test_metric_and_seed_generator_in_a_layer_build_like_keras():
+    # Printed by Keras 3.15.1: a Mean and a SeedGenerator made in a layer's build()
+    # get the layer's scope in their variable paths, and the Mean updated in the
+    # layer's call does not break the functional (symbolic) call.
+    class Tracked(keras.layers.Layer):
+        def build(self, shape):
+            self.m = keras.metrics.Mean(name="mm")
+            self.sg = keras.random.SeedGenerator(3)
+            self.w = self.add_weight(shape=(shape[-1],), name="w")
+
+        def call(self, x):
+            self.m.update_state(x)
+            return x * self.w
+
+    model = keras.Sequential([keras.Input((2,)), Tracked(name="l")], name="sequential")
+    layer = model.layers[0]
+    assert [v.path for v in layer.m.variables] == ["sequential/l/mm/total",
+                                                   "sequential/l/mm/count"]
+    assert layer.sg.state.path.startswith("sequential/l/seed_generator")
+    assert layer.sg.state.path.endswith("/seed_generator_state")
+    assert float(layer.m.count.numpy()) == 0.0   # the symbolic call counted nothing
+    model(np.ones((4, 2)))
+    assert float(layer.m.count.numpy()) == 4.0

@@ -338,3 +338,24 @@ def test_a_string_input_takes_an_object_array_of_text():
     np.testing.assert_array_equal(model.predict(text, verbose=0), [[2, 3, 0], [4, 0, 0]])
     np.testing.assert_array_equal(model.predict(text.astype(str), verbose=0),
                                   [[2, 3, 0], [4, 0, 0]])
+
+
+def test_add_loss_on_functional_raises_like_keras():
+    # Keras 3.15.1: Functional.add_loss raises a bare NotImplementedError (the
+    # guide's VAE `vae.add_loss(kl_loss)` fails there); a Sequential accepts it.
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, keras.layers.Dense(2)(inputs))
+    with pytest.raises(NotImplementedError):
+        model.add_loss(keras.ops.ones(()))
+    seq = keras.Sequential([keras.layers.Dense(2)])
+    seq.add_loss(keras.ops.ones(()))
+    assert len(seq.losses) == 1
+
+
+def test_no_public_input_names_like_keras3():
+    # Keras 3.15.1: `hasattr(model, "input_names")` is False (a Keras 2
+    # attribute; code uses it to tell Keras 2 from 3), `output_names` exists.
+    a = keras.Input((3,), name="a")
+    model = keras.Model(a, keras.layers.Dense(2, name="d")(a))
+    assert not hasattr(model, "input_names")
+    assert model.output_names == ["d"]

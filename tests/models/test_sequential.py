@@ -173,3 +173,22 @@ def test_input_and_output_are_the_nodes_ones_as_keras():
     x = keras.Input((3,))
     y = model(x)
     assert model.input is x and model.output is y
+
+
+def test_pop_down_to_nothing_matches_keras():
+    # Keras 3.15.1: pop() removes an InputLayer like any layer, and a pop that
+    # empties the model raises IndexError('list index out of range') (the
+    # layer is removed first); an empty model raises the same.
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(2)])
+    model.pop()
+    assert model.layers == []
+    with pytest.raises(IndexError, match="list index out of range"):
+        model.pop()
+    with pytest.raises(IndexError, match="list index out of range"):
+        model.pop()
+    model = keras.Sequential([layers.Dense(2)])
+    with pytest.raises(IndexError, match="list index out of range"):
+        model.pop()
+    assert model.layers == []
+    model = keras.Sequential([layers.Dense(2)])
+    assert model.pop(rebuild=False).name.startswith("dense") and model.layers == []

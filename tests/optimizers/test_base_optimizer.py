@@ -353,3 +353,19 @@ def test_stateless_apply_returns_new_values_and_changes_nothing():
     assert int(new_state[0].numpy()) == 1             # iterations, in the returned state
     with pytest.raises(ValueError, match="`optimizer_variables` must be a list of tensors"):
         optimizer.stateless_apply(state[:1], [np.ones(2)], [np.ones(2)])
+
+
+def test_get_does_not_know_lamb_like_keras(tmp_path):
+    # Keras 3.15.1: optimizers.get("lamb") / get("Lamb") / get({"class_name": "lamb", ...})
+    # raise "Could not interpret optimizer identifier: ..." (Lamb is not in its
+    # ALL_OBJECTS); compile(optimizer=Lamb()) and loading such a model work.
+    for identifier in ("lamb", "Lamb", {"class_name": "lamb", "config": {}}):
+        with pytest.raises(ValueError) as info:
+            keras.optimizers.get(identifier)
+        assert str(info.value) == f"Could not interpret optimizer identifier: {identifier}"
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile(optimizer=keras.optimizers.Lamb(), loss="mse")
+    model.fit(np.ones((2, 2)), np.ones((2, 1)), verbose=0)
+    model.save(str(tmp_path / "lamb.keras"))
+    loaded = keras.models.load_model(str(tmp_path / "lamb.keras"))
+    assert type(loaded.optimizer).__name__ == "Lamb"

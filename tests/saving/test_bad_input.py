@@ -252,3 +252,22 @@ def test_unknown_class_inside_a_model_is_keras_type_error(tmp_path):
     with pytest.raises(TypeError, match=r"Sequential'> could not be deserialized properly"
                                         r"(.|\n)*Could not locate class 'Mystery'"):
         keras.models.load_model(path)
+
+
+def test_load_weights_from_missing_file_raises_keras_error(tmp_path):
+    # Keras 3.15.1's FileNotFoundError texts (h5py's for .weights.h5/.h5,
+    # zipfile's for .keras and the sharded .weights.json map):
+    model = _model()
+    for name in ("no.weights.h5", "no.h5"):
+        path = str(tmp_path / name)
+        with pytest.raises(FileNotFoundError) as info:
+            model.load_weights(path)
+        assert str(info.value) == (
+            "[Errno 2] Unable to synchronously open file (unable to open file: name = "
+            f"'{path}', errno = 2, error message = 'No such file or directory', flags = 0, "
+            "o_flags = 0)")
+    for name in ("no.keras", "no.weights.json"):
+        path = str(tmp_path / name)
+        with pytest.raises(FileNotFoundError) as info:
+            model.load_weights(path)
+        assert str(info.value) == f"[Errno 2] No such file or directory: '{path}'"

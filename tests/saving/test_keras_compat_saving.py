@@ -72,7 +72,10 @@ def test_saving_lib_entry_points(tmp_path):
                                model.predict(np.ones((1, 3)), verbose=0))
     saving_lib.save_weights_only(model, tmp_path / "a.weights.h5")
     other = _model()
-    with pytest.warns(UserWarning, match="optimizer has not been called/built yet"):
+    # Keras 3.15.1 warns "... because it has 2 variables whereas the saved optimizer has
+    # 6 variables. " here (its "not built" sentence is only for an optimizer with 0)
+    with pytest.warns(UserWarning, match="because it has 2 variables whereas the saved "
+                      "optimizer has 6 variables. $"):
         saving_lib.load_weights_only(other, tmp_path / "a.weights.h5")
     np.testing.assert_array_equal(other.layers[0].kernel.numpy(), model.layers[0].kernel.numpy())
 

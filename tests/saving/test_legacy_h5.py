@@ -182,3 +182,16 @@ def test_our_legacy_file_layout_matches_keras(tmp_path):
                 legacy_h5.read_attr_list(tw[name], "weight_names")
         assert len(legacy_h5.read_attr_list(ours["optimizer_weights"], "weight_names")) == \
             len(legacy_h5.read_attr_list(theirs["optimizer_weights"], "weight_names"))
+
+
+def test_legacy_save_logs_keras_warning(tmp_path, caplog):
+    # Keras 3.15.1 logs this (absl WARNING) on model.save("x.h5"):
+    text = ("You are saving your model as an HDF5 file via `model.save()` or "
+            "`keras.saving.save_model(model)`. This file format is considered legacy. We "
+            "recommend using instead the native Keras format, e.g. "
+            "`model.save('my_model.keras')` or `keras.saving.save_model(model, "
+            "'my_model.keras')`. ")
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    with caplog.at_level("WARNING"):
+        model.save(str(tmp_path / "m.h5"))
+    assert text in [r.getMessage() for r in caplog.records]

@@ -71,3 +71,76 @@ def test_subclassed_model_sublayers_after_layers_go_under_layers_as_keras(tmp_pa
     twin(np.zeros((1, 3), "float32"))
     twin.load_weights(path)
     np.testing.assert_allclose(twin.zeta.kernel.numpy(), net.zeta.kernel.numpy())
+
+
+def test_spec_layers_save_only_kernel_and_bias_like_keras(tmp_path):
+    # Keras 3.15.1 (printed by real Keras): Dense/Embedding/Conv save only their
+    # spec variables, so a Dense subclass's extra Variable is not in the file,
+    # and loading that file back fails the count check (3 variables, 2 stored).
+    import h5py
+
+    class WithExtra(keras.layers.Dense):
+        def __init__(self, units, **kwargs):
+            super().__init__(units, **kwargs)
+            self.my_variable = keras.Variable(np.arange(units, dtype="float32"),
+                                              name="my_variable")
+
+    model = keras.Sequential([keras.Input((3,)), WithExtra(2, name="lv"),
+                              keras.layers.Embedding(4, 2, name="embedding"),
+                              keras.layers.Conv1D(2, 1, name="conv1d")])
+    path = str(tmp_path / "m.weights.h5")
+    model.save_weights(path)
+    with h5py.File(path) as f:
+        shapes = {k: [f[k][i].shape for i in sorted(f[k].keys())]
+                  for k in ("layers/with_extra/vars", "layers/embedding/vars", "layers/conv1d/vars")}
+    assert shapes == {"layers/with_extra/vars": [(3, 2), (2,)], "layers/embedding/vars": [(4, 2)],
+                      "layers/conv1d/vars": [(1, 2, 2), (2,)]}
+    with pytest.raises(ValueError, match="expected 3 variables, but received 2"):
+        model.load_weights(path)
+    store = {}
+    model.layers[0].save_own_variables(store)
+    assert [v.shape for v in store.values()] == [(3, 2), (2,)]
+    with pytest.raises(ValueError, match="Layer 'lv' expected 3 variables, but received 2 "
+                       r"variables during loading. Expected: \['my_variable', 'kernel', 'bias'\]"):
+        model.layers[0].load_own_variables(store)
+    store = {}
+    keras.layers.Dense(2).save_own_variables(store)   # not built: nothing
+    assert store == {}
+
+
+def test_list_appended_variable_saved_in_keras_order(tmp_path):
+    # Keras 3.15.1 writes [1.0, 0.0, 3.0, 2.0] here: x, w, then z (appended to
+    # the list later, trainable) before the non-trainable y.
+    import h5py
+
+    class Listed(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.vs = [keras.Variable(1.0, name="x"),
+                       keras.Variable(2.0, name="y", trainable=False)]
+            self.w = self.add_weight(shape=(), name="w", initializer="zeros")
+            self.vs.append(keras.Variable(3.0, name="z"))
+
+        def call(self, x):
+            return x
+
+    model = keras.Sequential([keras.Input((1,)), Listed(name="l")])
+    path = str(tmp_path / "l.weights.h5")
+    model.save_weights(path)
+    with h5py.File(path) as f:
+        group = f["layers/listed/vars"]
+        assert [float(group[k][()]) for k in sorted(group.keys())] == [1.0, 0.0, 3.0, 2.0]
+
+
+def test_optimizer_count_mismatch_warning_is_keras_text(tmp_path):
+    # Keras 3.15.1 (printed by real Keras for this case): "Skipping variable loading
+    # for optimizer 'rm_sprop', because it has 4 variables whereas the saved
+    # optimizer has 2 variables. " (no file name; the "not built" sentence only for 0).
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    model.compile(optimizer="rmsprop", loss="mse")
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    with pytest.warns(UserWarning) as record:
+        keras.models.load_model(path)
+    assert ("Skipping variable loading for optimizer 'rm_sprop', because it has 4 variables "
+            "whereas the saved optimizer has 2 variables. ") in [str(w.message) for w in record]

@@ -196,3 +196,42 @@ def test_sample_weight_as_a_dict_per_output():
     assert sorted(history) == sorted(expected)
     for key, values in expected.items():
         np.testing.assert_allclose(history[key], values, atol=2e-6)
+
+
+def test_ran_out_of_data_warning_text_matches_keras():
+    # Keras 3.15.1's warning, printed by real Keras for 3 batches and
+    # steps_per_epoch=2, epochs=4:
+    text = ("Your input ran out of data; interrupting training. Make sure that your dataset "
+            "or generator can generate at least `steps_per_epoch * epochs` batches. You may "
+            "need to use the `.repeat()` function when building your dataset.")
+    model = keras.Sequential([layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.warns(UserWarning) as record:
+        model.fit(np.ones((40, 2)), np.ones((40, 1)), batch_size=16, steps_per_epoch=2,
+                  epochs=4, verbose=0)
+    assert text in [str(w.message) for w in record]
+
+
+def test_generator_end_warns_ran_out_like_keras():
+    # Keras 3.15.1 warns "Your input ran out of data" whenever a source of
+    # unknown size ends, once per pass: fit/evaluate/predict on a generator
+    # each warn once, fit with a validation generator twice.
+    import warnings as _w
+    x, y = np.ones((48, 3)), np.ones((48, 1))
+
+    def gen():
+        for i in range(3):
+            yield x[i * 16:(i + 1) * 16], y[i * 16:(i + 1) * 16]
+
+    model = keras.Sequential([layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    counts = []
+    for run in (lambda: model.fit(gen(), verbose=0, shuffle=False),
+                lambda: model.evaluate(gen(), verbose=0),
+                lambda: model.predict(gen(), verbose=0),
+                lambda: model.fit(gen(), verbose=0, shuffle=False, validation_data=gen())):
+        with _w.catch_warnings(record=True) as record:
+            _w.simplefilter("always")
+            run()
+        counts.append(sum("ran out of data" in str(w.message) for w in record))
+    assert counts == [1, 1, 1, 2]

@@ -435,3 +435,13 @@ def test_a_dict_metric_result_is_flattened_where_its_name_sorts_as_keras():
         "val_loss", "val_max_err", "val_mean_absolute_error", "val_mean_err"]
     result = model.evaluate(x, y, verbose=0, return_dict=True)
     assert list(result) == ["loss", "mean_absolute_error", "max_err", "mean_err"]
+
+
+def test_fit_without_trainable_weights_warns_like_keras():
+    # Keras 3.15.1 warns "The model does not have any trainable weights." and
+    # leaves the optimizer unbuilt (iterations 0).
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, trainable=False)])
+    model.compile("adam", "mse")
+    with pytest.warns(UserWarning, match="The model does not have any trainable weights."):
+        model.fit(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, verbose=0)
+    assert int(model.optimizer.iterations) == 0

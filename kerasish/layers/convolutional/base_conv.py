@@ -175,6 +175,9 @@ class BaseConv(Layer):
         kernel_constraint, bias_constraint: constraints.
     """
 
+    # Keras saves only these (its `variable_serialization_spec`), not a subclass's extras.
+    _serialized_variables = ("kernel", "bias")
+
     _float_inputs = True  # bool/int inputs are cast to the compute dtype
 
     def __init__(self, rank, filters, kernel_size, strides=1, padding="valid", data_format=None,

@@ -28,6 +28,9 @@ class Dense(Layer):
         (2, 10)
     """
 
+    # Keras saves only these (its `variable_serialization_spec`), not a subclass's extras.
+    _serialized_variables = ("kernel", "bias")
+
     _float_inputs = True  # bool/int inputs are cast to the compute dtype
 
     def __init__(self, units, activation=None, use_bias=True,

@@ -126,6 +126,9 @@ class EinsumDense(Layer):
         (2, 5, 4, 8)
     """
 
+    # Keras saves only these (its `variable_serialization_spec`), not a subclass's extras.
+    _serialized_variables = ("kernel", "bias")
+
     def __init__(self, equation, output_shape, activation=None, bias_axes=None,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,

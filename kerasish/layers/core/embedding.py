@@ -28,6 +28,9 @@ class Embedding(Layer):
         (1, 3, 64)
     """
 
+    # Keras saves only these (its `variable_serialization_spec`), not a subclass's extras.
+    _serialized_variables = ("embeddings",)
+
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
                  weights=None, lora_rank=None, lora_alpha=None, quantization_config=None,

@@ -24,7 +24,7 @@ class BaseAdaptivePooling(Layer):
         if self.data_format not in {"channels_first", "channels_last"}:
             raise ValueError(f"{name}: invalid data_format: {self.data_format}. Expected "
                              "'channels_first' or 'channels_last'.")
-        self.built = True
+        # built at the first call, as in Keras (which records the input shape then)
 
     def call(self, inputs):
         x = ops.convert_to_tensor(inputs)

@@ -55,7 +55,7 @@ class Discretization(Layer):
         self.output_mode = output_mode
         self.sparse = sparse
         self.summary = None if bin_boundaries else _empty_summary()
-        self.built = True
+        # built at the first call, as in Keras (which records the input shape then)
 
     def adapt(self, data, steps=None):
         """Learns `num_bins` quantile boundaries from data (arrays, lists, datasets)."""

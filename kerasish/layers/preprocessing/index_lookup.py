@@ -87,7 +87,37 @@ class IndexLookup(Layer):
                 "the `idf_weights` argument must also be provided.")
         if vocabulary is not None:
             self.set_vocabulary(vocabulary, idf_weights)
-        self.built = True
+        # Not built here: as in Keras, `built` turns True at the first call.
+
+    @property
+    def compute_dtype(self):
+        """The vocabulary dtype ("string" or "int64"), as Keras's lookup layers report."""
+        return self.vocabulary_dtype
+
+    @property
+    def variable_dtype(self):
+        """The vocabulary dtype, as Keras (also `dtype`)."""
+        return self.vocabulary_dtype
+
+    @property
+    def dtype(self):
+        return self.vocabulary_dtype
+
+    def get_build_config(self):
+        """Keras's lookup layers store an empty build config (built or not).
+
+        Returns:
+            dict: `{}`.
+        """
+        return {}
+
+    def build_from_config(self, config):
+        """Marks the layer built (its state is the vocabulary, loaded separately).
+
+        Args:
+            config: the (empty) build config.
+        """
+        self._maybe_build(None)
 
     @staticmethod
     def _check_arguments(cls, max_tokens, num_oov_indices, output_mode, invert, sparse,

@@ -23,7 +23,7 @@ class Rescaling(Layer):
         self.scale = scale
         self.offset = offset
         self.supports_masking = True
-        self.built = True
+        # built at the first call, as in Keras (which records the input shape then)
 
     def call(self, inputs):
         dtype = self.compute_dtype

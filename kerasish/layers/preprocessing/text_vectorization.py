@@ -77,7 +77,7 @@ class TextVectorization(Layer):
             max_tokens=max_tokens, vocabulary=vocabulary, idf_weights=idf_weights,
             pad_to_max_tokens=pad_to_max_tokens, mask_token="", output_mode=output_mode,
             encoding=encoding)  # auto-named: takes a "string_lookup" name, as in Keras
-        self.built = True
+        # Not built here: as in Keras, the first call builds it (and records its input shape).
 
     @staticmethod
     def _check_arguments(standardize, split, ngrams, output_mode, output_sequence_length,
@@ -113,6 +113,26 @@ class TextVectorization(Layer):
                              f"{output_sequence_length}.")
 
     # Vocabulary --------------------------------------------------------------
+    @property
+    def compute_dtype(self):
+        """"string", as Keras reports (the layer takes strings; a Sequential's Input too)."""
+        return "string"
+
+    @property
+    def variable_dtype(self):
+        return "string"
+
+    @property
+    def dtype(self):
+        return "string"
+
+    def build(self, input_shape=None):
+        """Nothing to create (the vocabulary lives in the lookup sublayer), as in Keras.
+
+        Args:
+            input_shape: the input shape (recorded in the build config).
+        """
+
     def get_vocabulary(self, include_special_tokens=True):
         """The vocabulary, index order ("" and "[UNK]" first in "int" mode)."""
         return self._lookup_layer.get_vocabulary(include_special_tokens)

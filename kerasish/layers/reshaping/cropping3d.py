@@ -23,7 +23,7 @@ class Cropping3D(Layer):
         self.cropping = pairs_3d(cropping, "cropping", label)
         self.data_format = standardize_data_format(data_format, label)
         self.input_spec = InputSpec(ndim=5)
-        self.built = True
+        # built at the first call, as in Keras (which records the input shape then)
 
     def call(self, inputs):
         self.compute_output_shape(inputs.shape)

@@ -23,7 +23,7 @@ class UpSampling3D(Layer):
         self.size = standardize_tuple(size, 3, "size", label)
         self.data_format = standardize_data_format(data_format, label)
         self.input_spec = InputSpec(ndim=5)
-        self.built = True
+        # built at the first call, as in Keras (which records the input shape then)
 
     def call(self, inputs):
         first = 1 if self.data_format == "channels_last" else 2

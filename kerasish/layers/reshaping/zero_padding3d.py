@@ -39,7 +39,7 @@ class ZeroPadding3D(Layer):
         self.padding = pairs_3d(padding, "padding", label)
         self.data_format = standardize_data_format(data_format, label)
         self.input_spec = InputSpec(ndim=5)
-        self.built = True
+        # built at the first call, as in Keras (which records the input shape then)
 
     def call(self, inputs):
         if self.data_format == "channels_last":

@@ -166,3 +166,13 @@ def test_lookup_in_dataset_map_keeps_int64():
     assert ids.dtype == np.int64 and ids.tolist() == [2, 1, 0]
     words, = list(ds.map(lambda s: invert(lookup(s))))
     assert words.tolist() == [b"dog", b"cat", b"[UNK]"]
+
+
+def test_built_flag_and_build_config_like_keras():
+    # Keras 3.15.1 prints `False {}` for a fresh StringLookup/IntegerLookup: not
+    # built until called, and an empty build config (also in a saved model).
+    for layer in (keras.layers.StringLookup(), keras.layers.IntegerLookup()):
+        assert layer.built is False and layer.get_build_config() == {}
+    lookup = keras.layers.StringLookup(vocabulary=["a", "b"])
+    lookup(np.array([["a"]]))
+    assert lookup.built is True and lookup.get_build_config() == {}

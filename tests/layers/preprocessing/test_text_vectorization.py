@@ -113,3 +113,36 @@ def test_inner_lookup_takes_a_string_lookup_name():
     keras.backend.clear_session()
     keras.layers.TextVectorization(max_tokens=10)
     assert keras.layers.StringLookup().name == "string_lookup_1"
+
+
+def test_built_on_first_call_with_input_shape_build_config_like_keras():
+    # Keras 3.15.1: `False None` before the first call; called on
+    # keras.Input((), dtype="string") / Input((1,)) the build config records
+    # {'input_shape': (None,)} / {'input_shape': (None, 1)}.
+    layer = keras.layers.TextVectorization()
+    assert layer.built is False and layer.get_build_config() is None
+    layer.adapt(np.array(["a b", "c"]))
+    assert layer.built is False
+    layer(keras.Input((), dtype="string"))
+    assert layer.built is True and layer.get_build_config() == {"input_shape": (None,)}
+    other = keras.layers.TextVectorization()
+    other(keras.Input((1,), dtype="string"))
+    assert other.get_build_config() == {"input_shape": (None, 1)}
+
+
+def test_string_dtypes_and_first_layer_of_a_sequential_like_keras():
+    # Keras 3.15.1: compute_dtype/dtype are "string" for TextVectorization and
+    # StringLookup, "int64" for IntegerLookup; a Sequential starting with a
+    # TextVectorization builds a string Input and runs on strings (Keras printed
+    # an output of shape (2, 1) and the summary shapes (2, 4) ... (2, 1)).
+    assert (keras.layers.TextVectorization().compute_dtype,
+            keras.layers.TextVectorization().dtype) == ("string", "string")
+    assert keras.layers.StringLookup().compute_dtype == "string"
+    assert (keras.layers.IntegerLookup().compute_dtype,
+            keras.layers.IntegerLookup().dtype) == ("int64", "int64")
+    layer = keras.layers.TextVectorization(max_tokens=10, output_sequence_length=4)
+    layer.adapt(np.array(["a b c", "b c d e"]))
+    model = keras.Sequential([layer, keras.layers.Embedding(10, 2),
+                              keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)])
+    assert model(np.array(["a b", "zz"])).shape == (2, 1)
+    assert layer.get_build_config() == {"input_shape": (2,)}
