@@ -143,7 +143,10 @@ def _abandoned_pipeline(parallel):
     """An iterator kept only by a reference cycle, whose worker is busy computing element 1.
 
     The worker presses Ctrl-C (interrupts the main thread) when it finishes
-    element 1, about a second from now.
+    element 1, three seconds from now: long enough for the collection that
+    finalizes the pipeline to end first even in a big, loaded CI worker (a
+    full collection there took over a second, and a Ctrl-C landing in another
+    object's finalizer is lost too).
     """
     import _thread
     import threading
@@ -153,7 +156,7 @@ def _abandoned_pipeline(parallel):
     def slow(x):
         if x == 1:
             entered.set()
-            time.sleep(1.0)
+            time.sleep(3.0)
             _thread.interrupt_main()
         return x
 
@@ -181,7 +184,7 @@ def test_ctrl_c_during_garbage_collection_of_a_pipeline_is_not_lost(no_leaked_th
         _abandoned_pipeline(parallel)
         with pytest.raises(KeyboardInterrupt):
             gc.collect()
-            time.sleep(5)
+            time.sleep(10)
     finally:
         gc.enable()
 
