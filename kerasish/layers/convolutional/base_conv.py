@@ -2,6 +2,7 @@
 from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
+from kerasish.layers.lora_unsupported import LoRAUnsupported
 from kerasish.ops.conv import (conv_output_length, conv_transpose_output_length, fused_conv,
                                standardize_data_format, standardize_padding,
                                standardize_tuple)
@@ -154,7 +155,7 @@ def keras_tf_bias_on_last_axis(data_format, output_shape):
     return data_format == "channels_first" and output_shape[-1] == output_shape[1]
 
 
-class BaseConv(Layer):
+class BaseConv(LoRAUnsupported, Layer):
     """Abstract N-D convolution: `activation(conv(inputs, kernel) + bias)`.
 
     The kernel has Keras's layout `(*kernel_size, channels // groups, filters)`.
@@ -230,19 +231,6 @@ class BaseConv(Layer):
                 name="bias", shape=(self.filters,), initializer=self.bias_initializer,
                 regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         self.input_spec = channel_input_spec(self, channels)
-
-    lora_enabled = False  # as Keras's attribute; kerasish has no LoRA adapters
-
-    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform",
-                    b_initializer="zeros"):
-        """Not available: kerasish has no LoRA adapters.
-
-        Raises:
-            NotImplementedError: always (Keras adds trainable low-rank kernels).
-        """
-        raise NotImplementedError(
-            f"{type(self).__name__}.enable_lora(rank={rank!r}): LoRA adapters are not "
-            "supported by kerasish.")
 
     def call(self, inputs):
         self._check_spatial(inputs.shape)

@@ -2,10 +2,11 @@
 from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
+from kerasish.layers.lora_unsupported import LoRAUnsupported
 from kerasish.utils import registry
 
 
-class Dense(Layer):
+class Dense(LoRAUnsupported, Layer):
     """Just your regular densely-connected NN layer.
 
     Computes `activation(dot(inputs, kernel) + bias)` over the last axis
@@ -76,19 +77,6 @@ class Dense(Layer):
                 name="bias", shape=(self.units,), initializer=self.bias_initializer,
                 regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
-
-    lora_enabled = False  # as Keras's attribute; kerasish has no LoRA adapters
-
-    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform",
-                    b_initializer="zeros"):
-        """Not available: kerasish has no LoRA adapters.
-
-        Raises:
-            NotImplementedError: always (Keras adds trainable low-rank kernels).
-        """
-        raise NotImplementedError(
-            f"{type(self).__name__}.enable_lora(rank={rank!r}): LoRA adapters are not "
-            "supported by kerasish.")
 
     def call(self, inputs, training=None):
         return ops.dense(inputs, self.kernel, self.bias, activation=self.activation)

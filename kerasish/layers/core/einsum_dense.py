@@ -6,6 +6,7 @@ from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.initializers.random_initializers import VarianceScaling
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
+from kerasish.layers.lora_unsupported import LoRAUnsupported
 from kerasish.utils import registry
 
 _FORMS = (
@@ -99,7 +100,7 @@ def _analyze(specs, bias_axes, input_shape, output_shape, left_elided):
     return kernel_shape, bias_shape, output_shape, input_axes, output_axes
 
 
-class EinsumDense(Layer):
+class EinsumDense(LoRAUnsupported, Layer):
     """A dense layer of arbitrary dimensionality: `einsum(equation, inputs, kernel) + bias`.
 
     Args:
@@ -184,19 +185,6 @@ class EinsumDense(Layer):
             # reshaping gives Keras's distribution for this kernel.
             return ops.reshape(init((fan_in, fan_out), dtype=dtype), shape)
         return draw
-
-    lora_enabled = False  # as Keras's attribute; kerasish has no LoRA adapters
-
-    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform",
-                    b_initializer="zeros"):
-        """Not available: kerasish has no LoRA adapters.
-
-        Raises:
-            NotImplementedError: always (Keras adds trainable low-rank kernels).
-        """
-        raise NotImplementedError(
-            f"{type(self).__name__}.enable_lora(rank={rank!r}): LoRA adapters are not "
-            "supported by kerasish.")
 
     def call(self, inputs, training=None):
         if self._plan is None or self._plan[0] != inputs.ndim:

@@ -3,10 +3,11 @@ from kerasish import constraints, initializers, ops, regularizers
 from kerasish.autodiff.capture import host_check
 from kerasish.backend.devices import to_host
 from kerasish.layers.layer import Layer
+from kerasish.layers.lora_unsupported import LoRAUnsupported
 from kerasish.utils import registry
 
 
-class Embedding(Layer):
+class Embedding(LoRAUnsupported, Layer):
     """Maps each integer index in [0, input_dim) to a learned vector.
 
     The gradient is a scatter-add into the looked-up rows (never a dense
@@ -61,19 +62,6 @@ class Embedding(Layer):
             shape=(self.input_dim, self.output_dim), initializer=self.embeddings_initializer,
             name="embeddings", regularizer=self.embeddings_regularizer,
             constraint=self.embeddings_constraint)
-
-    lora_enabled = False  # as Keras's attribute; kerasish has no LoRA adapters
-
-    def enable_lora(self, rank, lora_alpha=None, a_initializer="he_uniform",
-                    b_initializer="zeros"):
-        """Not available: kerasish has no LoRA adapters.
-
-        Raises:
-            NotImplementedError: always (Keras adds trainable low-rank kernels).
-        """
-        raise NotImplementedError(
-            f"{type(self).__name__}.enable_lora(rank={rank!r}): LoRA adapters are not "
-            "supported by kerasish.")
 
     def call(self, inputs):
         inputs = ops.convert_to_tensor(inputs)
