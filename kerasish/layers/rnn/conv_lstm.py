@@ -144,17 +144,6 @@ class ConvLSTM(StateVariables, Layer):
             z = cell.input_conv(folded, cell.kernel, cell.bias)
         return ops.reshape(z, (batch, steps) + z.shape[1:])
 
-    def reset_states(self, states=None):
-        """Resets a stateful layer's states to zeros (or to `states`)."""
-        if self.states is None:
-            if states is not None:
-                self.states = [self._state_variable(ops.convert_to_tensor(s)) for s in states]
-            return
-        for i, variable in enumerate(self.states):
-            variable.assign(ops.zeros_like(variable) if states is None else states[i])
-
-    reset_state = reset_states
-
     def compute_mask(self, inputs, previous_mask=None):
         mask = previous_mask if self.return_sequences else None
         return [mask, None, None] if self.return_state else mask

@@ -264,17 +264,6 @@ class RNN(StateVariables, Layer):
             states, previous = new_states, out
         return ops.stack(outputs, axis=1), outputs[-1], states
 
-    def reset_states(self, states=None):
-        """Resets a stateful layer's states to zeros (or to `states`), keeping their shapes."""
-        if self.states is None:
-            if states is not None:
-                self.states = [self._state_variable(ops.convert_to_tensor(s)) for s in states]
-            return
-        for i, variable in enumerate(self.states):
-            variable.assign(ops.zeros_like(variable) if states is None else states[i])
-
-    reset_state = reset_states
-
     def compute_mask(self, inputs, previous_mask=None):
         mask = previous_mask if self.return_sequences else None
         if self.return_state:

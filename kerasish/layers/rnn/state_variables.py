@@ -1,4 +1,5 @@
 """The stateful-layer states shared by RNN and ConvLSTM."""
+from kerasish import ops
 from kerasish.autodiff.tensor import Variable
 
 
@@ -23,3 +24,19 @@ class StateVariables:
         variable = Variable(value, trainable=False, dtype=self.variable_dtype, name="rnn_state")
         variable.path = f"{self.name}/rnn_state"
         return variable
+
+    def reset_states(self, states=None):
+        """Resets a stateful layer's states to zeros (or to `states`), keeping their shapes.
+
+        Args:
+            states: optional values, one per state (they create the states when the
+                layer has none yet).
+        """
+        if self.states is None:
+            if states is not None:
+                self.states = [self._state_variable(ops.convert_to_tensor(s)) for s in states]
+            return
+        for i, variable in enumerate(self.states):
+            variable.assign(ops.zeros_like(variable) if states is None else states[i])
+
+    reset_state = reset_states
