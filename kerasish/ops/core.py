@@ -314,7 +314,8 @@ def cast(x, dtype):
         dtype: target dtype name.
 
     Returns:
-        Tensor of `dtype`.
+        Tensor of `dtype`. A Variable cast to its own dtype gives a new tensor
+        holding its current value, as in Keras.
 
     Example:
         >>> ops.cast(ops.ones(2), "int32").dtype
@@ -324,9 +325,9 @@ def cast(x, dtype):
     target = config.to_numpy_dtype(dtype)
     if x.__class__ is KerasTensor:
         return x if x.dtype == config.standardize_dtype(target) else Cast(target)(x)
-    if x._value.dtype == target:
+    if x._value.dtype == target and not isinstance(x, Variable):
         return x
-    return Cast(target)(x)
+    return Cast(target)(x)  # of a Variable: a read, as in Keras (later assigns don't show)
 
 
 class Cast(Op):

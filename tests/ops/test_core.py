@@ -47,6 +47,19 @@ def test_cast_is_differentiable_between_floats_only():
     assert z.numpy().tolist() == [1, 2]
 
 
+def test_cast_of_a_variable_to_its_own_dtype_is_a_read():
+    # Keras 3.15.1 (TensorFlow): tf.cast reads the variable, so a later assign
+    # does not show in the cast ([1., 2.] after assigning [5., 6.]).
+    v = Variable([1.0, 2.0])
+    read = ops.cast(v, "float32")
+    assert read is not v
+    v.assign([5.0, 6.0])
+    assert read.numpy().tolist() == [1.0, 2.0]
+    with GradientTape() as tape:
+        y = ops.sum(ops.cast(v, "float32") * 3.0)
+    assert tape.gradient(y, v).numpy().tolist() == [3.0, 3.0]
+
+
 def test_stop_gradient_blocks_and_snapshots_variables():
     v = Variable([1.0, 2.0])
     with GradientTape() as tape:
