@@ -143,7 +143,7 @@ class DenseGrad(Op):
             grads.append(matmul(gz2, w.T).reshape(x.shape))
         grads.append(matmul(x.reshape(-1, x.shape[-1]).T, gz2))
         if self.has_bias:
-            grads.append(gz2.sum(axis=0))
+            grads.append(device.kernel("ordered_sum")(gz2, (0,)))   # TensorFlow's order
         return tuple(a if a.dtype == x.dtype else a.astype(x.dtype) for a in grads)
 
     def save(self, inputs, outputs):

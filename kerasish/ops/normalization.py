@@ -41,13 +41,14 @@ def _broadcasts_to(shape, target):
         return False
 
 
-def _unbroadcast_raw(g, shape):
-    """Sums a raw gradient down to `shape` (which broadcasts to g.shape)."""
+def _unbroadcast_raw(g, shape, ordered_sum):
+    """Sums a raw gradient down to `shape` (which broadcasts to g.shape) with
+    `ordered_sum` (the device's kernel: TensorFlow's order of additions)."""
     extra = g.ndim - len(shape)
     axes = tuple(range(extra)) + tuple(extra + i for i, n in enumerate(shape)
                                        if n == 1 and g.shape[extra + i] != 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = ordered_sum(g, axes, keepdims=True)
     return g.reshape(shape)
 
 
@@ -108,9 +109,10 @@ class NormalizeMoments(Op):
         xp, axes = device.xp, self.axes
         scale = params[0] if self.has_scale else None
         offset = params[-1] if self.has_offset else None
-        mean = x.mean(axis=axes, keepdims=True)
+        ordered_mean = device.kernel("ordered_mean")   # TensorFlow's order of additions
+        mean = ordered_mean(x, axes, keepdims=True)
         xhat = x - mean
-        var = xp.square(xhat).mean(axis=axes, keepdims=True)
+        var = ordered_mean(xp.square(xhat), axes, keepdims=True)
         inv = 1.0 / xp.sqrt(var + self.epsilon)
         # Keras's (TensorFlow's) formula, whose rounding differs from (x - mean) * inv:
         # x * a + (offset - mean * a), a = inv * scale.
@@ -179,9 +181,11 @@ class NormalizeMomentsGrad(Op):
             gx += gmean.reshape(inv.shape) / count
         if gvar.any():
             gx += (2.0 / count) * gvar.reshape(inv.shape) * (xhat / inv)
-        gscale = _unbroadcast_raw(gy * xhat, scale.shape) if scale is not None \
+        ordered_sum = device.kernel("ordered_sum")
+        gscale = _unbroadcast_raw(gy * xhat, scale.shape, ordered_sum) if scale is not None \
             else device.xp.zeros((), x.dtype)
-        goffset = _unbroadcast_raw(gy, self.offset_shape) if self.offset_shape is not None \
+        goffset = _unbroadcast_raw(gy, self.offset_shape, ordered_sum) \
+            if self.offset_shape is not None \
             else device.xp.zeros((), x.dtype)
         return gx, gscale, goffset
 

@@ -84,8 +84,10 @@ class Sum(Op):
         if x.dtype.name == "bfloat16":  # TensorFlow accumulates bfloat16 in float32
             return device.xp.sum(x, axis=self.axes, keepdims=self.keepdims,
                                  dtype="float32").astype(x.dtype)
+        if is_float(x.dtype):  # in TensorFlow's order of additions (last bits as Keras)
+            return device.kernel("ordered_sum")(x, self.axes, self.keepdims)
         value = device.xp.sum(x, axis=self.axes, keepdims=self.keepdims)
-        return value if is_float(x.dtype) else value.astype(accumulator_dtype(x.dtype))
+        return value.astype(accumulator_dtype(x.dtype))
 
     def save(self, inputs, outputs):
         return (inputs[0].shape,)
@@ -134,7 +136,7 @@ class Mean(Op):
         if x.dtype.name == "bfloat16":  # TensorFlow accumulates bfloat16 in float32
             return device.xp.mean(x, axis=self.axes, keepdims=self.keepdims,
                                   dtype="float32").astype(x.dtype)
-        return device.xp.mean(x, axis=self.axes, keepdims=self.keepdims)
+        return device.kernel("ordered_mean")(x, self.axes, self.keepdims)
 
     def save(self, inputs, outputs):
         return (inputs[0].shape,)

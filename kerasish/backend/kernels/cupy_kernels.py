@@ -13,6 +13,17 @@ _sigmoid = cupy.ElementwiseKernel(
     "kerasish_sigmoid")
 
 
+def ordered_sum(x, axes, keepdims=False):
+    """Sum over `axes` (the CPU kernel reproduces TensorFlow's CPU order; on the
+    GPU, TensorFlow's order is its own, so this is cupy's sum)."""
+    return cupy.sum(x, axis=axes, keepdims=keepdims)
+
+
+def ordered_mean(x, axes, keepdims=False):
+    """Mean over `axes` (see `ordered_sum`)."""
+    return cupy.mean(x, axis=axes, keepdims=keepdims)
+
+
 def sigmoid(x):
     """Logistic function in one fused pass."""
     return _sigmoid(x)

@@ -10,6 +10,7 @@ import numpy as np
 
 from kerasish.backend.devices import xp_of
 from kerasish.backend.kernels import cpu_threads
+from kerasish.backend.kernels import eigen_sum
 
 __all__ = [
     "adadelta_update",
@@ -20,6 +21,8 @@ __all__ = [
     "index_add",
     "lion_update",
     "nadam_update",
+    "ordered_mean",
+    "ordered_sum",
     "rmsprop_update",
     "sgd_update",
     "sigmoid",
@@ -56,6 +59,34 @@ def sigmoid(x):
 
 
 _HEAVY = 8  # an index repeated more often than this is summed with one reduce
+
+
+def ordered_sum(x, axes, keepdims=False):
+    """Sum over `axes` in TensorFlow's CPU order of additions (see `eigen_sum`).
+
+    Args:
+        x: numpy array.
+        axes: tuple of non-negative axes.
+        keepdims: keep the reduced axes with length 1.
+
+    Returns:
+        numpy array.
+    """
+    return eigen_sum.ordered_sum(x, axes, keepdims)
+
+
+def ordered_mean(x, axes, keepdims=False):
+    """Mean over `axes` as TensorFlow computes it on the CPU (see `eigen_sum`).
+
+    Args:
+        x: numpy array.
+        axes: tuple of non-negative axes.
+        keepdims: keep the reduced axes with length 1.
+
+    Returns:
+        numpy array.
+    """
+    return eigen_sum.ordered_mean(x, axes, keepdims)
 
 
 def index_add(target, index, values):

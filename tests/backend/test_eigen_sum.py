@@ -1,0 +1,58 @@
+"""kerasish.backend.kernels.eigen_sum: sums in TensorFlow's CPU order, to the last bit.
+
+Expected values: TensorFlow 2.21's `reduce_sum` / `reduce_mean` and the
+gradient of a broadcast add, recorded by
+tests/fixtures/eigen_sum/make_eigen_sum.py on the same seeded inputs.
+"""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from kerasish import GradientTape, Variable, ops
+from kerasish.backend.kernels.eigen_sum import ordered_mean, ordered_sum
+
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "eigen_sum")
+sys.path.insert(0, FIXTURES)
+from eigen_sum_cases import CASES, case_input  # noqa: E402
+
+RECORDED = np.load(os.path.join(FIXTURES, "eigen_sum.npz"))
+IDS = [f"{shape}-{axes}-{dtype}" for shape, axes, dtype in CASES]
+
+
+@pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
+def test_sum_and_mean_are_tensorflows_to_the_last_bit(i):
+    shape, axes, dtype = CASES[i]
+    x = case_input(i)
+    np.testing.assert_array_equal(ordered_sum(x, axes), RECORDED[f"sum_{i}"])
+    np.testing.assert_array_equal(ordered_mean(x, axes, keepdims=True), RECORDED[f"mean_{i}"])
+    if axes:   # the ops use the kernel on the CPU
+        np.testing.assert_array_equal(ops.sum(x, axis=axes).numpy(), RECORDED[f"sum_{i}"])
+        np.testing.assert_array_equal(ops.mean(x, axis=axes, keepdims=True).numpy(),
+                                      RECORDED[f"mean_{i}"])
+
+
+@pytest.mark.parametrize("i", [i for i in range(len(CASES)) if f"addgrad_{i}" in RECORDED.files],
+                         ids=lambda i: IDS[i])
+def test_bias_gradient_of_a_broadcast_add_is_tensorflows(i):
+    shape = CASES[i][0]
+    g = case_input(i)
+    bias = Variable(np.zeros(shape[-1], g.dtype))
+    with GradientTape() as tape:
+        y = ops.zeros(shape, g.dtype) + bias
+    grad = tape.gradient(y, bias, output_gradients=g)
+    np.testing.assert_array_equal(grad.numpy(), RECORDED[f"addgrad_{i}"])
+
+
+def test_numpys_own_order_differs_so_the_order_is_tested():
+    differing = [i for i, (_, axes, _) in enumerate(CASES)
+                 if not np.array_equal(np.sum(case_input(i), axis=axes), RECORDED[f"sum_{i}"])]
+    assert len(differing) >= 10
+
+
+def test_other_dtypes_and_empty_inputs_use_numpys_sum():
+    ints = np.arange(12).reshape(3, 4)
+    np.testing.assert_array_equal(ordered_sum(ints, (1,)), [6, 22, 38])
+    assert ordered_sum(np.zeros((0, 3), np.float32), (0,)).tolist() == [0, 0, 0]
+    assert ordered_sum(np.ones((2, 3), np.float32), (0, 1), keepdims=True).shape == (1, 1)
