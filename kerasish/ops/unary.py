@@ -12,6 +12,7 @@ from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_inexact
+from kerasish.backend.kernels import eigen_math
 from kerasish.ops import core
 from kerasish.ops.core import convert_to_tensor, float_operand
 from kerasish.ops.symbolic import keras_op
@@ -88,7 +89,7 @@ abs = absolute  # noqa: A001 - Keras exports ops.abs
 sign = unary("sign", lambda xp, a: xp.sign(a), None, False)
 square = unary("square", lambda xp, a: xp.square(a if a.dtype.kind != "b" else a.astype("int32")),
                _times(lambda x, o: ew.multiply(x, 2.0)), False)
-exp = unary("exp", lambda xp, a: xp.exp(a), _times(lambda x, o: o))
+exp = unary("exp", eigen_math.exp, _times(lambda x, o: o))   # TensorFlow's float32 values
 exp2 = unary("exp2", lambda xp, a: xp.exp2(a), _times(lambda x, o: ew.multiply(o, math.log(2.0))))
 expm1 = unary("expm1", lambda xp, a: xp.expm1(a), _times(lambda x, o: ew.add(o, 1.0)))
 log = unary("log", lambda xp, a: xp.log(a), lambda g, x, o: ew.divide(g, x))
@@ -108,7 +109,7 @@ cos = unary("cos", lambda xp, a: xp.cos(a), lambda g, x, o: negative(ew.multiply
 tan = unary("tan", lambda xp, a: xp.tan(a), _times(lambda x, o: ew.add(square(o), 1.0)))
 sinh = unary("sinh", lambda xp, a: xp.sinh(a), _times(lambda x, o: cosh(x)))
 cosh = unary("cosh", lambda xp, a: xp.cosh(a), _times(lambda x, o: sinh(x)))
-tanh = unary("tanh", lambda xp, a: xp.tanh(a), _times(lambda x, o: ew.subtract(1.0, square(o))))
+tanh = unary("tanh", eigen_math.tanh, _times(lambda x, o: ew.subtract(1.0, square(o))))
 arcsin = unary("arcsin", lambda xp, a: xp.arcsin(a),
                lambda g, x, o: ew.divide(g, sqrt(ew.subtract(1.0, square(x)))))
 arccos = unary("arccos", lambda xp, a: xp.arccos(a),

@@ -10,7 +10,7 @@ import numpy as np
 
 from kerasish.backend.devices import xp_of
 from kerasish.backend.kernels import cpu_threads
-from kerasish.backend.kernels import eigen_sum
+from kerasish.backend.kernels import eigen_math, eigen_sum
 
 __all__ = [
     "adadelta_update",
@@ -48,8 +48,12 @@ def _zero_d_safe(kernel):
 
 
 def sigmoid(x):
-    """Numerically stable logistic function for any float array."""
+    """Numerically stable logistic function for any float array (float32 numpy
+    arrays: TensorFlow's values, see `eigen_math`)."""
     xp = xp_of(x)
+    exact = eigen_math.sigmoid(xp, x)
+    if exact is not None:
+        return exact
     out = xp.empty_like(x)
     pos = x >= 0
     out[pos] = 1.0 / (1.0 + xp.exp(-x[pos]))

@@ -1,0 +1,146 @@
+"""exp, tanh and sigmoid of float32 arrays as TensorFlow's CPU kernels compute them.
+
+TensorFlow's `Exp`, `Tanh` and `Sigmoid` run Eigen's vectorised approximations
+(a Cephes-style polynomial for exp, a [9/8] rational function for tanh, and
+`exp(x/2)^2 / (1 + exp(x/2)^2)` for the logistic), which differ from numpy's
+results in the last bit for about half of all inputs. The functions below are
+those approximations written with numpy float32 operations, in Eigen's order,
+with a separate rounding for each multiply and add (TensorFlow's x86 wheels
+build Eigen for AVX without FMA). Eigen evaluates an array in packets of 8
+values; the values after the last full packet go through the scalar code
+(`std::exp` for exp and sigmoid), as here. TensorFlow's threads flush
+subnormal inputs and results to zero, and so do these functions.
+
+Constants are Eigen's (TensorFlow 2.21's bundled Eigen,
+`GenericPacketMathFunctions.h` and `UnaryFunctors.h`). Checked bit for bit
+against TensorFlow 2.21 (`tests/backend/test_eigen_math.py`).
+
+Other dtypes and cupy arrays use the array library's own functions.
+"""
+import numpy as np
+
+_LANES = 8
+_F32 = np.dtype(np.float32)
+_f = np.float32
+
+
+def exp(xp, a):
+    """`exp(a)`: TensorFlow's values for float32 numpy arrays.
+
+    Args:
+        xp: the array module of `a`.
+        a: array.
+
+    Returns:
+        array of `a`'s shape and dtype.
+    """
+    if xp is not np or a.dtype != _F32:
+        return xp.exp(a)
+    return _by_packets(a, _packet_exp, _scalar_exp)
+
+
+def tanh(xp, a):
+    """`tanh(a)`: TensorFlow's values for float32 numpy arrays (see `exp`)."""
+    if xp is not np or a.dtype != _F32:
+        return xp.tanh(a)
+    return _by_packets(a, _rational_tanh, _rational_tanh)
+
+
+def sigmoid(xp, a):
+    """The logistic function: TensorFlow's values for float32 numpy arrays (see `exp`)."""
+    if xp is not np or a.dtype != _F32:
+        return None
+    return _by_packets(a, _packet_logistic, _scalar_logistic)
+
+
+def _by_packets(a, packet_fn, scalar_fn):
+    with np.errstate(over="ignore", invalid="ignore"):   # inf and NaN pass through, as in TF
+        return _flush_subnormals(_packets_then_tail(_flush_subnormals(a), packet_fn, scalar_fn))
+
+
+def _flush_subnormals(a):
+    """TensorFlow runs its CPU kernels with subnormals flushed to (signed) zero."""
+    tiny = np.abs(a) < _f(1.17549435e-38)
+    if not tiny.any():
+        return a
+    return np.where(tiny, np.copysign(_f(0.0), a), a)
+
+
+def _packets_then_tail(a, packet_fn, scalar_fn):
+    flat = a.reshape(-1)
+    packed = flat.size // _LANES * _LANES
+    if packed == flat.size:
+        return packet_fn(flat).reshape(a.shape)
+    out = np.empty_like(flat)
+    if packed:
+        out[:packed] = packet_fn(flat[:packed])
+    out[packed:] = scalar_fn(flat[packed:])
+    return out.reshape(a.shape)
+
+
+def _scalar_exp(x):
+    """libm's expf, correctly rounded: the double exp rounded once to float32."""
+    return np.exp(x.astype(np.float64)).astype(_F32)
+
+
+def _exp_of_reduced(x, even, odd, leading):
+    """2^m * p(r) with x = m ln2 + r (Cephes' two-part ln2), Eigen's polynomial."""
+    m = np.floor(x * _f(1.44269504088896341) + _f(0.5))
+    m[~np.isfinite(m)] = 0          # NaN inputs stay NaN through r
+    r = m * _f(-0.693359375) + x
+    r = m * _f(2.12194440e-4) + r
+    r2 = r * r
+    p_even = r2 * even[0] + even[1]
+    for c in even[2:]:
+        p_even = r2 * p_even + c
+    p_odd = r2 * odd[0] + odd[1]
+    y = r * p_odd + p_even
+    y = r2 * y + (r + leading)
+    return np.ldexp(y, m.astype(np.int32)).astype(_F32, copy=False)
+
+
+_EXP_EVEN = (_f(1.37449637986719608306884765625e-3), _f(4.166965186595916748046875e-2),
+             _f(0.49999988079071044921875))
+_EXP_ODD = (_f(8.36894474923610687255859375e-3), _f(0.16666518151760101318359375))
+
+
+def _packet_exp(x):
+    y = _exp_of_reduced(np.minimum(x, _f(88.723)), _EXP_EVEN, _EXP_ODD, _f(1.0))
+    y = np.maximum(y, x)
+    y[x < _f(-104.0)] = 0.0
+    return y
+
+
+_LOGISTIC_EVEN = (_f(4.1898667812347412109375e-2), _f(0.49999141693115234375))
+_LOGISTIC_ODD = (_f(8.33471305668354034423828125e-3), _f(0.16666877269744873046875))
+
+
+def _packet_logistic(x):
+    half = np.minimum(x, _f(16.6355324)) * _f(0.5)
+    e = _exp_of_reduced(half, _LOGISTIC_EVEN, _LOGISTIC_ODD, _f(1.0))
+    e = e * e
+    out = e / (_f(1.0) + e)
+    out[x < _f(-104.0)] = 0.0
+    return out
+
+
+def _scalar_logistic(x):
+    e = _scalar_exp(np.minimum(x, _f(16.6355324)))
+    return e / (_f(1.0) + e)
+
+
+_TANH_NUM = (_f(1.394553628e-8), _f(2.102733560e-5), _f(3.520756727e-3), _f(1.340216100e-1))
+_TANH_DEN = (_f(8.015776984e-7), _f(3.326951409e-4), _f(2.597254514e-2), _f(4.673548340e-1),
+             _f(1.0))
+
+
+def _rational_tanh(a):
+    x = np.clip(a, _f(-7.90738964080810547), _f(7.90738964080810547))
+    x2 = x * x
+    p = _TANH_NUM[0]
+    for c in _TANH_NUM[1:]:
+        p = p * x2 + c
+    q = _TANH_DEN[0]
+    for c in _TANH_DEN[1:]:
+        q = q * x2 + c
+    return ((x2 * x) * p + x) / q
