@@ -19,6 +19,7 @@ from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
+from kerasish.backend.kernels import eigen_math
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, float_operand
 from kerasish.ops.softmax import log_softmax, softmax
@@ -143,14 +144,17 @@ class SoftmaxXent(Op):
         return tuple(shape[:axis]) + tuple(shape[axis + 1:]), dtype
 
     def forward(self, device, z, t):
-        xp = device.xp
-        shifted = z - xp.max(z, axis=self.axis, keepdims=True)
-        exps = xp.exp(shifted)
-        sums = xp.sum(exps, axis=self.axis, keepdims=True)
-        log_probs = shifted - xp.log(sums)
-        exps /= sums   # the probabilities as TensorFlow's kernel rounds them
-        self._stats = (log_probs, exps)
-        return -xp.sum(t * log_probs, axis=self.axis)
+        # TensorFlow's kernel, operation for operation (its exp, log and sums).
+        xp, axis = device.xp, self.axis % z.ndim
+        ordered_sum = device.kernel("ordered_sum")
+        shifted = z - xp.max(z, axis=axis, keepdims=True)
+        exp_for_sum = eigen_math.exp_for_row_sums if axis == z.ndim - 1 else eigen_math.exp
+        sums = ordered_sum(exp_for_sum(xp, shifted), (axis,), keepdims=True)
+        log_probs = shifted - eigen_math.log(xp, sums)
+        probs = eigen_math.exp(xp, shifted)
+        probs /= sums   # the probabilities as TensorFlow's kernel rounds them
+        self._stats = (log_probs, probs)
+        return -ordered_sum(t * log_probs, (axis,))
 
     def save(self, inputs, outputs):
         stats, self._stats = self._stats, None
@@ -288,10 +292,12 @@ class SparseSoftmaxXent(Op):
         self._stats = None
 
     def forward(self, device, z):
+        # TensorFlow's kernel, operation for operation (its exp, sums and scalar log).
         xp = device.xp
         shifted = z - xp.max(z, axis=-1, keepdims=True)
-        sums = xp.sum(xp.exp(shifted), axis=-1, keepdims=True)
-        lse = xp.log(sums)
+        sums = device.kernel("ordered_sum")(eigen_math.exp_for_row_sums(xp, shifted), (z.ndim - 1,),
+                                            keepdims=True)
+        lse = eigen_math.scalar_log(xp, sums)
         self._stats = (shifted, sums)
         return (lse - xp.take_along_axis(shifted, self.labels[..., None], axis=-1))[..., 0]
 
@@ -319,7 +325,7 @@ class SparseSoftmaxXentGrad(Op):
     def forward(self, device, z, g):
         xp = device.xp
         shifted, sums = self.stats
-        grad = xp.exp(shifted)
+        grad = eigen_math.exp(xp, shifted)
         grad /= sums   # TensorFlow's rounding of the probabilities
         grad -= _one_hot_raw(xp, self.labels, z.shape[-1], z.dtype)
         grad *= g[..., None]

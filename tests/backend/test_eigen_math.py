@@ -1,4 +1,5 @@
-"""kerasish.backend.kernels.eigen_math: TensorFlow's float32 exp, tanh and sigmoid, bit for bit.
+"""kerasish.backend.kernels.eigen_math: TensorFlow's float32 exp, log, tanh, sigmoid and
+softmax cross-entropies, bit for bit.
 
 Expected values: TensorFlow 2.21 inside a `tf.function`, recorded by
 tests/fixtures/eigen_math/make_eigen_math.py on the same inputs.
@@ -9,16 +10,17 @@ import sys
 import numpy as np
 import pytest
 
-from kerasish import activations, ops
+from kerasish import GradientTape, activations, losses, ops
 from kerasish.backend.kernels import eigen_math, numpy_kernels
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "eigen_math")
 sys.path.insert(0, FIXTURES)
-from eigen_math_inputs import SIZES, inputs  # noqa: E402
+from eigen_math_inputs import SIZES, XENT_SHAPES, inputs, xent_inputs  # noqa: E402
 
 RECORDED = np.load(os.path.join(FIXTURES, "eigen_math.npz"))
 FUNCTIONS = {
     "exp": [lambda x: eigen_math.exp(np, x), lambda x: ops.exp(x).numpy()],
+    "log": [lambda x: eigen_math.log(np, np.abs(x)), lambda x: ops.log(np.abs(x)).numpy()],
     "tanh": [lambda x: eigen_math.tanh(np, x), lambda x: ops.tanh(x).numpy(),
              lambda x: activations.tanh(ops.convert_to_tensor(x)).numpy()],
     "sigmoid": [numpy_kernels.sigmoid, lambda x: ops.sigmoid(x).numpy(),
@@ -55,10 +57,25 @@ def test_other_dtypes_use_the_array_librarys_functions():
 
 
 def test_gradients_still_follow_the_outputs():
-    from kerasish import GradientTape
     x = ops.convert_to_tensor(np.array([-2.0, 0.5, 3.0], np.float32))
     with GradientTape() as tape:
         tape.watch(x)
         y = ops.sum(ops.tanh(x) + ops.exp(x) + ops.sigmoid(x))
     t, e, s = np.tanh(x.numpy()), np.exp(x.numpy()), 1 / (1 + np.exp(-x.numpy()))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), (1 - t * t) + e + s * (1 - s), rtol=1e-6)
+
+
+@pytest.mark.parametrize("i", range(len(XENT_SHAPES)), ids=[str(s) for s in XENT_SHAPES])
+@pytest.mark.parametrize("sparse", [True, False], ids=["sparse", "dense"])
+def test_softmax_cross_entropy_from_logits_is_tensorflows_kernel(i, sparse):
+    logits, labels, upstream = xent_inputs(i)
+    target = labels if sparse else np.eye(logits.shape[1], dtype=np.float32)[labels]
+    fn = losses.sparse_categorical_crossentropy if sparse else losses.categorical_crossentropy
+    z = ops.convert_to_tensor(logits)
+    with GradientTape() as tape:
+        tape.watch(z)
+        loss = fn(target, z, from_logits=True)
+    grad = tape.gradient(loss, z, output_gradients=ops.convert_to_tensor(upstream))
+    prefix = "sparse" if sparse else "dense"
+    np.testing.assert_array_equal(loss.numpy(), RECORDED[f"{prefix}_xent_loss_{i}"])
+    np.testing.assert_array_equal(grad.numpy(), RECORDED[f"{prefix}_xent_grad_{i}"])

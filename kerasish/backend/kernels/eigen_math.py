@@ -1,14 +1,15 @@
-"""exp, tanh and sigmoid of float32 arrays as TensorFlow's CPU kernels compute them.
+"""exp, log, tanh and sigmoid of float32 arrays as TensorFlow's CPU kernels compute them.
 
 TensorFlow's `Exp`, `Tanh` and `Sigmoid` run Eigen's vectorised approximations
-(a Cephes-style polynomial for exp, a [9/8] rational function for tanh, and
+(a Cephes-style polynomial for exp, a rational function of the mantissa for
+log, a [9/8] rational function for tanh, and
 `exp(x/2)^2 / (1 + exp(x/2)^2)` for the logistic), which differ from numpy's
 results in the last bit for about half of all inputs. The functions below are
 those approximations written with numpy float32 operations, in Eigen's order,
 with a separate rounding for each multiply and add (TensorFlow's x86 wheels
 build Eigen for AVX without FMA). Eigen evaluates an array in packets of 8
 values; the values after the last full packet go through the scalar code
-(`std::exp` for exp and sigmoid), as here. TensorFlow's threads flush
+(`std::exp`/`std::log` for exp, log and sigmoid), as here. TensorFlow's threads flush
 subnormal inputs and results to zero, and so do these functions.
 
 Constants are Eigen's (TensorFlow 2.21's bundled Eigen,
@@ -46,6 +47,48 @@ def tanh(xp, a):
     return _by_packets(a, _rational_tanh, _rational_tanh)
 
 
+def exp_for_row_sums(xp, a):
+    """exp(a) as TensorFlow's kernels compute it inside a sum over the last axis
+    (`exp(x).sum(-1)`): the packets run along each row, so a row's values after
+    its last full packet of 8 take the scalar path.
+
+    Args:
+        xp: the array module of `a`.
+        a: array.
+
+    Returns:
+        array of `a`'s shape and dtype.
+    """
+    if xp is not np or a.dtype != _F32 or a.ndim == 0:
+        return xp.exp(a)
+    out = exp(xp, a)
+    packed = a.shape[-1] // _LANES * _LANES
+    if packed < a.shape[-1]:
+        with np.errstate(over="ignore"):
+            out[..., packed:] = _flush_subnormals(_scalar_exp(_flush_subnormals(a[..., packed:])))
+    return out
+
+
+def log(xp, a):
+    """`log(a)`: TensorFlow's values for float32 numpy arrays (see `exp`)."""
+    if xp is not np or a.dtype != _F32:
+        return xp.log(a)
+    return _by_packets(a, _packet_log, _scalar_log)
+
+
+def scalar_log(xp, a):
+    """`log(a)` as TensorFlow's scalar code (`std::log`) computes it for float32
+    numpy arrays: the double log rounded once to float32 (libm's logf)."""
+    if xp is not np or a.dtype != _F32:
+        return xp.log(a)
+    return _flush_subnormals(_scalar_log(_flush_subnormals(a)))
+
+
+def _scalar_log(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x.astype(np.float64)).astype(_F32)
+
+
 def sigmoid(xp, a):
     """The logistic function: TensorFlow's values for float32 numpy arrays (see `exp`)."""
     if xp is not np or a.dtype != _F32:
@@ -54,7 +97,7 @@ def sigmoid(xp, a):
 
 
 def _by_packets(a, packet_fn, scalar_fn):
-    with np.errstate(over="ignore", invalid="ignore"):   # inf and NaN pass through, as in TF
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # inf, NaN pass, as in TF
         return _flush_subnormals(_packets_then_tail(_flush_subnormals(a), packet_fn, scalar_fn))
 
 
@@ -127,6 +170,31 @@ def _packet_logistic(x):
 def _scalar_logistic(x):
     e = _scalar_exp(np.minimum(x, _f(16.6355324)))
     return e / (_f(1.0) + e)
+
+
+_LOG_NUM = (_f(0.18256296349849254), _f(1.0000000190281063), _f(1.0000000190281136))
+_LOG_DEN = (_f(0.049616247954120038), _f(0.59923249590823520), _f(1.4999999999999927), _f(1.0))
+
+
+def _packet_log(a):
+    mantissa, exponent = np.frexp(a)           # mantissa in [0.5, 1)
+    exponent = exponent.astype(_F32)
+    low = mantissa < _f(0.707106781186547524)
+    x = mantissa - _f(1.0)
+    exponent[low] -= _f(1.0)
+    x[low] += mantissa[low]                    # 2 * mantissa - 1 as (m - 1) + m
+    p = _LOG_NUM[0]
+    for c in _LOG_NUM[1:]:
+        p = p * x + c
+    p = x * p
+    q = _LOG_DEN[0]
+    for c in _LOG_DEN[1:]:
+        q = q * x + c
+    out = exponent * _f(0.693147180559945309417232121458) + p / q
+    out[a == 0] = -np.inf
+    out[a == np.inf] = np.inf
+    out[~(a >= 0)] = np.nan
+    return out
 
 
 _TANH_NUM = (_f(1.394553628e-8), _f(2.102733560e-5), _f(3.520756727e-3), _f(1.340216100e-1))
