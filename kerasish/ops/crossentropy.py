@@ -148,10 +148,10 @@ class SoftmaxXent(Op):
         xp, axis = device.xp, self.axis % z.ndim
         ordered_sum = device.kernel("ordered_sum")
         shifted = z - xp.max(z, axis=axis, keepdims=True)
-        exp_for_sum = eigen_math.exp_for_row_sums if axis == z.ndim - 1 else eigen_math.exp
-        sums = ordered_sum(exp_for_sum(xp, shifted), (axis,), keepdims=True)
-        log_probs = shifted - eigen_math.log(xp, sums)
         probs = eigen_math.exp(xp, shifted)
+        exps = eigen_math.exp_for_row_sums(xp, shifted, probs) if axis == z.ndim - 1 else probs
+        sums = ordered_sum(exps, (axis,), keepdims=True)
+        log_probs = shifted - eigen_math.log(xp, sums)
         probs /= sums   # the probabilities as TensorFlow's kernel rounds them
         self._stats = (log_probs, probs)
         return -ordered_sum(t * log_probs, (axis,))
@@ -281,8 +281,8 @@ def _sparse_softmax_xent(labels, logits):
 class SparseSoftmaxXent(Op):
     """`logsumexp(z) - z[label]` over the last axis; the labels (raw ints) are a parameter.
 
-    Keeps the forward's shifted logits and sum of exponentials for its backward, the
-    Op `SparseSoftmaxXentGrad`.
+    Keeps the forward's exponentials (of the shifted logits) and their sums for
+    its backward, the Op `SparseSoftmaxXentGrad`.
     """
 
     name = "sparse_softmax_cross_entropy"
@@ -295,10 +295,11 @@ class SparseSoftmaxXent(Op):
         # TensorFlow's kernel, operation for operation (its exp, sums and scalar log).
         xp = device.xp
         shifted = z - xp.max(z, axis=-1, keepdims=True)
-        sums = device.kernel("ordered_sum")(eigen_math.exp_for_row_sums(xp, shifted), (z.ndim - 1,),
-                                            keepdims=True)
+        exps = eigen_math.exp(xp, shifted)
+        sums = device.kernel("ordered_sum")(eigen_math.exp_for_row_sums(xp, shifted, exps),
+                                            (z.ndim - 1,), keepdims=True)
         lse = eigen_math.scalar_log(xp, sums)
-        self._stats = (shifted, sums)
+        self._stats = (exps, sums)
         return (lse - xp.take_along_axis(shifted, self.labels[..., None], axis=-1))[..., 0]
 
     def save(self, inputs, outputs):
@@ -313,8 +314,8 @@ class SparseSoftmaxXent(Op):
 class SparseSoftmaxXentGrad(Op):
     """`g * (softmax(z) - one_hot(labels))`, the logits' gradient. Inputs (logits, g).
 
-    First order on raw arrays from the forward's shifted logits and
-    sum of exponentials (a parameter); the backward (second order) is written with ops.
+    First order on raw arrays from the forward's exponentials and their sums
+    (a parameter); the backward (second order) is written with ops.
     """
 
     name = "sparse_softmax_cross_entropy_grad"
@@ -324,9 +325,8 @@ class SparseSoftmaxXentGrad(Op):
 
     def forward(self, device, z, g):
         xp = device.xp
-        shifted, sums = self.stats
-        grad = eigen_math.exp(xp, shifted)
-        grad /= sums   # TensorFlow's rounding of the probabilities
+        exps, sums = self.stats
+        grad = exps / sums   # TensorFlow's rounding of the probabilities
         grad -= _one_hot_raw(xp, self.labels, z.shape[-1], z.dtype)
         grad *= g[..., None]
         return grad

@@ -37,17 +37,17 @@ def exp(xp, a):
     """
     if xp is not np or a.dtype != _F32:
         return xp.exp(a)
-    return _by_packets(a, _packet_exp, _scalar_exp)
+    return _by_packets(a, _packet_exp, _scalar_exp, flush_out_below=_f(-87.0))
 
 
 def tanh(xp, a):
     """`tanh(a)`: TensorFlow's values for float32 numpy arrays (see `exp`)."""
     if xp is not np or a.dtype != _F32:
         return xp.tanh(a)
-    return _by_packets(a, _rational_tanh, _rational_tanh)
+    return _by_packets(a, _rational_tanh, _rational_tanh, flush_in=True)
 
 
-def exp_for_row_sums(xp, a):
+def exp_for_row_sums(xp, a, flat_exp=None):
     """exp(a) as TensorFlow's kernels compute it inside a sum over the last axis
     (`exp(x).sum(-1)`): the packets run along each row, so a row's values after
     its last full packet of 8 take the scalar path.
@@ -55,17 +55,23 @@ def exp_for_row_sums(xp, a):
     Args:
         xp: the array module of `a`.
         a: array.
+        flat_exp: `exp(xp, a)` when the caller has it already.
 
     Returns:
         array of `a`'s shape and dtype.
     """
+    if flat_exp is None:
+        flat_exp = exp(xp, a)
     if xp is not np or a.dtype != _F32 or a.ndim == 0:
-        return xp.exp(a)
-    out = exp(xp, a)
+        return flat_exp
     packed = a.shape[-1] // _LANES * _LANES
-    if packed < a.shape[-1]:
-        with np.errstate(over="ignore"):
-            out[..., packed:] = _flush_subnormals(_scalar_exp(_flush_subnormals(a[..., packed:])))
+    if packed == a.shape[-1]:
+        return flat_exp
+    out = flat_exp.copy()
+    with np.errstate(over="ignore"):
+        out[..., packed:] = _scalar_exp(a[..., packed:])
+    if (a[..., packed:] < _f(-87.0)).any():
+        out[..., packed:] = _flush_subnormals(out[..., packed:])
     return out
 
 
@@ -73,7 +79,7 @@ def log(xp, a):
     """`log(a)`: TensorFlow's values for float32 numpy arrays (see `exp`)."""
     if xp is not np or a.dtype != _F32:
         return xp.log(a)
-    return _by_packets(a, _packet_log, _scalar_log)
+    return _by_packets(a, _packet_log, _scalar_log, flush_in=True, flush_out_below=_f(-np.inf))
 
 
 def scalar_log(xp, a):
@@ -93,12 +99,20 @@ def sigmoid(xp, a):
     """The logistic function: TensorFlow's values for float32 numpy arrays (see `exp`)."""
     if xp is not np or a.dtype != _F32:
         return None
-    return _by_packets(a, _packet_logistic, _scalar_logistic)
+    return _by_packets(a, _packet_logistic, _scalar_logistic, flush_out_below=_f(-87.0))
 
 
-def _by_packets(a, packet_fn, scalar_fn):
+def _by_packets(a, packet_fn, scalar_fn, flush_in=False, flush_out_below=None):
+    """Packets of 8 through `packet_fn`, the rest through `scalar_fn`; subnormal
+    inputs (when they matter: `flush_in`) and results (possible only for inputs
+    below `flush_out_below`, or any input when None) flushed to zero."""
+    if flush_in:
+        a = _flush_subnormals(a)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # inf, NaN pass, as in TF
-        return _flush_subnormals(_packets_then_tail(_flush_subnormals(a), packet_fn, scalar_fn))
+        out = _packets_then_tail(a, packet_fn, scalar_fn)
+    if flush_out_below is None or (a < flush_out_below).any():
+        out = _flush_subnormals(out)
+    return out
 
 
 def _flush_subnormals(a):
