@@ -93,7 +93,7 @@ exp = unary("exp", eigen_math.exp, _times(lambda x, o: o))   # TensorFlow's floa
 exp2 = unary("exp2", lambda xp, a: xp.exp2(a), _times(lambda x, o: ew.multiply(o, math.log(2.0))))
 expm1 = unary("expm1", lambda xp, a: xp.expm1(a), _times(lambda x, o: ew.add(o, 1.0)))
 log = unary("log", eigen_math.log, lambda g, x, o: ew.divide(g, x))   # TensorFlow's float32 values
-log1p = unary("log1p", lambda xp, a: xp.log1p(a), lambda g, x, o: ew.divide(g, ew.add(x, 1.0)))
+log1p = unary("log1p", eigen_math.log1p, lambda g, x, o: ew.divide(g, ew.add(x, 1.0)))
 log2 = unary("log2", lambda xp, a: xp.log2(a),
              lambda g, x, o: ew.divide(g, ew.multiply(x, math.log(2.0))))
 log10 = unary("log10", lambda xp, a: xp.log10(a),

@@ -1,4 +1,4 @@
-"""kerasish.backend.kernels.eigen_math: TensorFlow's float32 exp, log, tanh, sigmoid and
+"""kerasish.backend.kernels.eigen_math: TensorFlow's float32 exp, log, log1p, tanh, sigmoid and
 softmax cross-entropies, bit for bit.
 
 Expected values: TensorFlow 2.21 inside a `tf.function`, recorded by
@@ -21,6 +21,7 @@ RECORDED = np.load(os.path.join(FIXTURES, "eigen_math.npz"))
 FUNCTIONS = {
     "exp": [lambda x: eigen_math.exp(np, x), lambda x: ops.exp(x).numpy()],
     "log": [lambda x: eigen_math.log(np, np.abs(x)), lambda x: ops.log(np.abs(x)).numpy()],
+    "log1p": [lambda x: eigen_math.log1p(np, np.abs(x)), lambda x: ops.log1p(np.abs(x)).numpy()],
     "tanh": [lambda x: eigen_math.tanh(np, x), lambda x: ops.tanh(x).numpy(),
              lambda x: activations.tanh(ops.convert_to_tensor(x)).numpy()],
     "sigmoid": [numpy_kernels.sigmoid, lambda x: ops.sigmoid(x).numpy(),

@@ -1,15 +1,15 @@
-"""exp, log, tanh and sigmoid of float32 arrays as TensorFlow's CPU kernels compute them.
+"""exp, log, log1p, tanh and sigmoid of float32 arrays as TensorFlow's CPU kernels compute them.
 
 TensorFlow's `Exp`, `Tanh` and `Sigmoid` run Eigen's vectorised approximations
 (a Cephes-style polynomial for exp, a rational function of the mantissa for
-log, a [9/8] rational function for tanh, and
+log (and Kahan's log1p over it), a [9/8] rational function for tanh, and
 `exp(x/2)^2 / (1 + exp(x/2)^2)` for the logistic), which differ from numpy's
 results in the last bit for about half of all inputs. The functions below are
 those approximations written with numpy float32 operations, in Eigen's order,
 with a separate rounding for each multiply and add (TensorFlow's x86 wheels
 build Eigen for AVX without FMA). Eigen evaluates an array in packets of 8
 values; the values after the last full packet go through the scalar code
-(`std::exp`/`std::log` for exp, log and sigmoid), as here. TensorFlow's threads flush
+(`std::exp`/`std::log`/`std::log1p` for exp, log, log1p and sigmoid), as here. TensorFlow's threads flush
 subnormal inputs and results to zero, and so do these functions.
 
 Constants are Eigen's (TensorFlow 2.21's bundled Eigen,
@@ -18,6 +18,10 @@ against TensorFlow 2.21 (`tests/backend/test_eigen_math.py`).
 
 Other dtypes and cupy arrays use the array library's own functions.
 """
+import ctypes
+import ctypes.util
+import functools
+
 import numpy as np
 
 _LANES = 8
@@ -82,9 +86,31 @@ def log(xp, a):
     return _by_packets(a, _packet_log, _scalar_log, flush_in=True, flush_out_below=_f(-np.inf))
 
 
+def log1p(xp, a):
+    """`log1p(a)`: TensorFlow's values for float32 numpy arrays (Kahan's formula
+    over Eigen's log; see `exp`)."""
+    if xp is not np or a.dtype != _F32:
+        return xp.log1p(a)
+    return _by_packets(a, _packet_log1p, _scalar_log1p, flush_in=True)
+
+
+def _packet_log1p(x):
+    plus_one = x + _f(1.0)
+    log_plus_one = _packet_log(plus_one)
+    kahan = x * (log_plus_one / (plus_one - _f(1.0)))
+    exact = (plus_one == _f(1.0)) | (plus_one == log_plus_one)
+    kahan[exact] = x[exact]
+    return kahan
+
+
+def _scalar_log1p(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _scalar("log1pf", np.log1p, x)
+
+
 def scalar_log(xp, a):
-    """`log(a)` as TensorFlow's scalar code (`std::log`) computes it for float32
-    numpy arrays: the double log rounded once to float32 (libm's logf)."""
+    """`log(a)` as TensorFlow's scalar code (`std::log`, libm's logf) computes it
+    for float32 numpy arrays."""
     if xp is not np or a.dtype != _F32:
         return xp.log(a)
     return _flush_subnormals(_scalar_log(_flush_subnormals(a)))
@@ -92,7 +118,7 @@ def scalar_log(xp, a):
 
 def _scalar_log(x):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log(x.astype(np.float64)).astype(_F32)
+        return _scalar("logf", np.log, x)
 
 
 def sigmoid(xp, a):
@@ -135,9 +161,31 @@ def _packets_then_tail(a, packet_fn, scalar_fn):
     return out.reshape(a.shape)
 
 
+@functools.lru_cache(maxsize=None)
+def _libm(name):
+    """The C library's float function `name` (what TensorFlow's scalar code
+    calls), or None where there is no C math library to load."""
+    path = ctypes.util.find_library("m")
+    try:
+        fn = getattr(ctypes.CDLL(path), name)
+    except (OSError, AttributeError, TypeError):
+        return None
+    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+    return fn
+
+
+def _scalar(name, double_fn, x):
+    """`name` from libm value by value (about 0.7 us a value); without libm, the
+    double function rounded once, which differs from glibc's expf and logf for
+    about 1 value in 1000 and from its log1pf for 1 in 25."""
+    fn = _libm(name)
+    if fn is None:
+        return double_fn(x.astype(np.float64)).astype(_F32)
+    return np.array([fn(v) for v in x.reshape(-1).tolist()], _F32).reshape(x.shape)
+
+
 def _scalar_exp(x):
-    """libm's expf, correctly rounded: the double exp rounded once to float32."""
-    return np.exp(x.astype(np.float64)).astype(_F32)
+    return _scalar("expf", np.exp, x)
 
 
 def _exp_of_reduced(x, even, odd, leading):
