@@ -291,7 +291,6 @@ class FitLoop:
         """Trains; returns the model's `History`."""
         model, cbs = self.model, self.callbacks
         model.stop_training = False
-        model._trainable_cache = None
         model._initial_epoch, model._resume_step = None, 0
         cbs.on_train_begin()
         # BackupAndRestore sets where an interrupted run stopped (Keras 3's `_initial_epoch`).

@@ -282,6 +282,15 @@ class Trainer:
         return logs
 
     def _cached_trainable_weights(self):
+        """The variables the train step updates, read once per `compile`.
+
+        Keras's train function reads `trainable_weights` when it is traced (the
+        first step after `compile`), so a layer frozen or unfrozen afterwards
+        takes effect only after the next `compile`; with `run_eagerly` every
+        step reads them again.
+        """
+        if self.run_eagerly:
+            return self.trainable_weights
         if getattr(self, "_trainable_cache", None) is None:
             self._trainable_cache = self.trainable_weights
         return self._trainable_cache
