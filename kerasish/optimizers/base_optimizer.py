@@ -293,9 +293,35 @@ class BaseOptimizer:
             )
         slots = tuple([] for _ in names)
         for variable in trainable_variables:
+            overwritten = self._overwrite_variable_with_gradient(variable)
             for i, (suffix, init) in enumerate(zip(names, inits)):
-                slots[i].append(self.add_variable_from_reference(variable, suffix, init))
+                slots[i].append(None if overwritten else
+                                self.add_variable_from_reference(variable, suffix, init))
         return slots[0] if isinstance(name, str) else slots
+
+    @staticmethod
+    def _overwrite_variable_with_gradient(variable):
+        """Whether `variable` is set to its gradient (it then gets no slots: `None`)."""
+        return getattr(variable, "overwrite_with_gradient", False)
+
+    def _build_in_name_scope(self, variables):
+        """`build` as `apply` (and Keras's TensorFlow trainer) runs it: in the name scope.
+
+        Keras creates some state with a bare `Variable(...)` in `build` (Nadam's
+        `u_product`, Adafactor's placeholders); its path is `<optimizer>/<name>`
+        only when built inside the optimizer's name scope (see `_bare_path`).
+        """
+        self._in_name_scope = True
+        try:
+            self.build(variables)
+        finally:
+            self._in_name_scope = False
+
+    def _bare_path(self, variable):
+        """The path Keras gives a `Variable` made directly in `build`."""
+        if getattr(self, "_in_name_scope", False):
+            return f"{self.name}/{variable.name}"
+        return variable.name
 
     def _get_variable_index(self, variable):
         return self._trainable_variables_indices[id(variable)]
@@ -501,7 +527,7 @@ class BaseOptimizer:
                 "they must match one-to-one."
             )
         if not self.built:
-            self.build(variables)
+            self._build_in_name_scope(variables)
             self.built = True
         self._check_variables_are_known(variables)
         return variables
@@ -704,6 +730,8 @@ class BaseOptimizer:
 
     def _update_model_variables_moving_average(self, variables):
         for variable, average in zip(variables, self._model_variables_moving_average):
+            if average is None:  # an `overwrite_with_gradient` variable
+                continue
             dtype = variable._value.dtype
             not_first = (self._iteration_array(variable._device) != 0).astype(dtype)
             momentum = not_first * dtype.type(self.ema_momentum)
@@ -718,7 +746,8 @@ class BaseOptimizer:
                 f"({len(averages)}). Please check if the optimizer was called on your model."
             )
         for variable, average in zip(variables, averages):
-            variable.assign(average)
+            if average is not None:
+                variable.assign(average)
 
     def finalize_variable_values(self, var_list):
         """With `use_ema`, sets the variables to their moving averages.

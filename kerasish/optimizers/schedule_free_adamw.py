@@ -36,10 +36,11 @@ class ScheduleFreeAdamW(Optimizer):
         if self.built:
             return
         super().build(var_list)
-        self._momentums = self.add_optimizer_variables(var_list, "momentum")
-        self._velocities = self.add_optimizer_variables(var_list, "velocity")
+        self._momentums, self._velocities = self.add_optimizer_variables(
+            var_list, ["momentum", "velocity"])
         for z, variable in zip(self._momentums, var_list):
-            z._value[...] = variable._value
+            if z is not None:
+                z._value[...] = variable._value
 
     def update_step(self, gradient, variable, learning_rate):
         """One schedule-free step on one variable, in place."""

@@ -261,7 +261,9 @@ class Trainer:
                     self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
                                       **extra)
         if optimizer is not None and not optimizer.built:
-            optimizer.build(self.trainable_variables)
+            # Keras's TensorFlow trainer builds it in the first step, inside `apply`.
+            build = getattr(optimizer, "_build_in_name_scope", optimizer.build)
+            build(self.trainable_variables)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Updates the compiled metrics and returns `get_metrics_result()`."""
