@@ -62,6 +62,10 @@ def _is_number(x):
     return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
 
+# The optimizers whose `build` runs inside their name scope, outermost first (Keras's
+# `name_scope` stack as far as optimizer variables see it).
+_NAME_SCOPES = []
+
 class BaseOptimizer:
     """Abstract optimizer: the shared update pipeline of every optimizer.
 
@@ -246,7 +250,7 @@ class BaseOptimizer:
             shape = None
         variable = Variable(initializer, shape=shape, dtype=dtype, trainable=False,
                             aggregation=aggregation, name=name)
-        variable.path = f"{self.name}/{variable.name}"
+        variable.path = self._scoped_path(variable.name)
         self._track_variable(variable)
         return variable
 
@@ -307,21 +311,29 @@ class BaseOptimizer:
     def _build_in_name_scope(self, variables):
         """`build` as `apply` (and Keras's TensorFlow trainer) runs it: in the name scope.
 
-        Keras creates some state with a bare `Variable(...)` in `build` (Nadam's
-        `u_product`, Adafactor's placeholders); its path is `<optimizer>/<name>`
-        only when built inside the optimizer's name scope (see `_bare_path`).
+        Keras's `apply` builds inside `name_scope(self.name)`, so what `build`
+        creates is pathed under every enclosing optimizer scope: a
+        LossScaleOptimizer's inner slots are `loss_scale_optimizer/adam/...`,
+        and a bare `Variable(...)` made in `build` (Nadam's `u_product`,
+        Adafactor's placeholders) is `<optimizer>/<name>`. Built directly,
+        slots are `adam/...` and bare Variables keep their own name.
         """
-        self._in_name_scope = True
+        _NAME_SCOPES.append(self)
         try:
             self.build(variables)
         finally:
-            self._in_name_scope = False
+            _NAME_SCOPES.pop()
+
+    def _scoped_path(self, name):
+        """`name` under the enclosing build scopes and this optimizer's (added once)."""
+        scopes = [o.name for o in _NAME_SCOPES]
+        if not (_NAME_SCOPES and _NAME_SCOPES[-1] is self):
+            scopes.append(self.name)
+        return "/".join(scopes + [name])
 
     def _bare_path(self, variable):
         """The path Keras gives a `Variable` made directly in `build`."""
-        if getattr(self, "_in_name_scope", False):
-            return f"{self.name}/{variable.name}"
-        return variable.name
+        return "/".join([o.name for o in _NAME_SCOPES] + [variable.name])
 
     def _get_variable_index(self, variable):
         return self._trainable_variables_indices[id(variable)]

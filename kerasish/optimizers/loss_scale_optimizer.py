@@ -82,8 +82,8 @@ class LossScaleOptimizer(BaseOptimizer):
         """
         grads = list(grads)
         if not self.built:
-            self.build(trainable_variables if trainable_variables is not None
-                       else self.inner_optimizer._trainable_variables)
+            self._build_in_name_scope(trainable_variables if trainable_variables is not None
+                                      else self.inner_optimizer._trainable_variables)
         if not self.check_finite(grads):
             self.step_counter.assign(0)
             self.dynamic_scale.assign(self.dynamic_scale.numpy() * np.float32(0.5))

@@ -90,3 +90,23 @@ def test_default_names_are_numbered_per_instance(cls):
     base = cls.__name__.lower()
     assert first.name.startswith(base) and second.name.startswith(base + "_")
     assert first.name != second.name
+
+
+def test_loss_scale_optimizer_scopes_the_inner_slots_when_it_builds_them():
+    # Keras 3.15.1: LossScaleOptimizer.apply builds the inner optimizer inside its own
+    # name scope; a direct build does not.
+    x, y = np.ones((4, 3), "float32"), np.ones((4, 2), "float32")
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, name="d")], name="s")
+    optimizer = O.LossScaleOptimizer(O.Adam(name="a"), name="lso")
+    model.compile(optimizer, "mse")
+    model.fit(x, y, verbose=0, epochs=1)
+    assert [v.path for v in optimizer.variables] == [
+        "lso/iteration", "lso/learning_rate", "lso/step_counter", "lso/dynamic_scale",
+        "a/iteration", "a/learning_rate", "lso/a/s_d_kernel_momentum",
+        "lso/a/s_d_kernel_velocity", "lso/a/s_d_bias_momentum", "lso/a/s_d_bias_velocity"]
+    w = keras.Variable(np.ones((3, 2), "float32"), name="w")
+    built = O.LossScaleOptimizer(O.Adam(name="n"), name="lso2")
+    built.build([w])
+    assert [v.path for v in built.variables] == [
+        "lso2/iteration", "lso2/learning_rate", "lso2/step_counter", "lso2/dynamic_scale",
+        "n/iteration", "n/learning_rate", "n/w_momentum", "n/w_velocity"]
