@@ -323,18 +323,25 @@ def _backward_raw(dev, g, x, w, out, geom, need_x, need_w, need_b, cols=None):
             if gx is not None:
                 gx[b0:b1] = gx_part
                 gx_part = None
+        if low:  # partial sums stay float32, as TensorFlow's float16 / bfloat16 sums
+            gz = gz.astype(np.float32)
         if need_w:
             c = cols[b0:b1] if cols is not None else _columns(dev, x[b0:b1], geom)
-            gw_part = _filter_gemm(dev, c, gz, geom.groups, w.shape)
+            gw_part = _filter_gemm(dev, c.astype(np.float32) if low else c, gz,
+                                   geom.groups, w.shape)
         if need_b:
             gz2 = gz.reshape(-1, f)
             gb_part = xp.ones(gz2.shape[0], gz.dtype) @ gz2
         return gx_part, gw_part, gb_part
 
+    low = str(g.dtype) == "float16"
     parts = _run_chunks(dev, run, chunks)
+
+    def total(i):
+        result = _sum_in_order([p[i] for p in parts])
+        return result.astype(g.dtype) if low else result
     return (gx if gx is not None else parts[0][0],
-            _sum_in_order([p[1] for p in parts]) if need_w else None,
-            _sum_in_order([p[2] for p in parts]) if need_b else None)
+            total(1) if need_w else None, total(2) if need_b else None)
 
 
 def _sum_in_order(parts):

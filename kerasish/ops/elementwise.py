@@ -98,7 +98,43 @@ class Binary(Op):
         return (g1,) if t2 is None else (g1, g2)
 
 
-def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=None):
+class Add(Binary):
+    """`add`, whose bias-like second operand sums its gradient as TensorFlow's `BiasAddGrad`.
+
+    Keras on TensorFlow runs `ops.add(x, b)` as `tf.nn.bias_add` when `b`
+    squeezes to a vector as long as `x`'s last (or second) axis; that
+    gradient accumulates float16 / bfloat16 in float32 before rounding (a
+    plain broadcast sum adds in the low precision), so mixed-precision
+    biases train to the same numbers.
+    """
+
+    _LOW_FLOATS = ("float16",)
+
+    def backward(self, saved, needs, g):
+        x1, x2, t1, t2, out = saved
+        axis = _bias_add_axis(t1, t2) if needs[1] and t1 is not None else None
+        if axis is None or str(g._value.dtype) not in self._LOW_FLOATS:
+            return super().backward(saved, needs, g)
+        axes = tuple(i for i in range(g.ndim) if i != axis)
+        g2 = core.cast(reduction.sum(core.cast(g, "float32"), axis=axes), g._value.dtype)
+        g2 = fit_gradient(shape_ops.reshape(g2, t2.shape), t2)
+        return (fit_gradient(g, t1) if needs[0] else None, g2)
+
+
+def _bias_add_axis(t1, t2):
+    """The channel axis when Keras (TensorFlow) adds `t2` to `t1` with `bias_add`, else None."""
+    if t2 is None or t1.ndim < 2:
+        return None
+    dims = [d for d in t2.shape if d != 1]
+    if len(dims) != 1:
+        return None
+    if t1.shape[-1] == dims[0]:
+        return t1.ndim - 1
+    return 1 if t1.shape[1] == dims[0] else None
+
+
+def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=None,
+           op_class=Binary):
     """Builds a broadcasting binary op function around a `Binary` Op.
 
     Args:
@@ -109,6 +145,7 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
             (None: not differentiable in that argument).
         promote_inputs: apply Keras type promotion before computing.
         doc: the docstring.
+        op_class: the `Binary` subclass to build (default `Binary`).
 
     Returns:
         the op function `op(x1, x2)` (its Op is `op.op`).
@@ -121,7 +158,7 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
     else:
         np_ufunc = None
 
-    the_op = Binary(name, compute, grad_x1, grad_x2)
+    the_op = op_class(name, compute, grad_x1, grad_x2)
     differentiable, vjp = grad_x1 is not None, the_op.backward
     second = grad_x2 is not None
 
@@ -168,7 +205,7 @@ def _grad_neg(g, a, b, o):
     return negative(g)
 
 
-add = binary("add", "add", _grad_one, _grad_one)
+add = binary("add", "add", _grad_one, _grad_one, op_class=Add)
 subtract = binary("subtract", "subtract", _grad_one, _grad_neg)
 multiply = binary("multiply", "multiply",
                   lambda g, a, b, o: multiply(g, b), lambda g, a, b, o: multiply(g, a))

@@ -142,8 +142,9 @@ class DenseGrad(Op):
         if self.need_x:
             grads.append(matmul(gz2, w.T).reshape(x.shape))
         grads.append(matmul(x.reshape(-1, x.shape[-1]).T, gz2))
-        if self.has_bias:
-            grads.append(gz2.sum(axis=0))
+        if self.has_bias:  # float16 / bfloat16 sum in float32, as TensorFlow's BiasAddGrad
+            low = str(gz2.dtype) == "float16"
+            grads.append(gz2.sum(axis=0, dtype="float32") if low else gz2.sum(axis=0))
         return tuple(a if a.dtype == x.dtype else a.astype(x.dtype) for a in grads)
 
     def save(self, inputs, outputs):

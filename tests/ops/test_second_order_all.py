@@ -221,12 +221,21 @@ def _kerasish_op_classes():
 
 
 def test_every_op_class_has_a_second_order_case():
-    covered = {unary.Unary, nn.Activation, elementwise.Binary, primitives.Accumulate, core.Cast}
+    covered = {unary.Unary, nn.Activation, elementwise.Binary, elementwise.Add,
+               primitives.Accumulate, core.Cast}
     for _, _, _, classes in FUSED:
         covered |= classes
     missing = {f"{c.__module__}.{c.__name__}" for c in _kerasish_op_classes() - covered
                if c.differentiable}
     assert not missing, f"Op classes without a second-order case: {sorted(missing)}"
+
+
+def test_add_of_a_bias_first_and_second_order():
+    # `Add` (a bias-like second operand) differentiated twice through its broadcast sum
+    fn = lambda x, b: ops.sin(ops.add(x, b)) * ops.add(x, b)  # noqa: E731
+    inputs = [RNG.standard_normal((3, 4)), RNG.standard_normal(4)]
+    check_gradients(fn, inputs)
+    check_second_order(fn, inputs)
 
 
 def test_cast_between_floats_first_and_second_order():
