@@ -12,6 +12,7 @@ Per-step scalars (learning rate, bias corrections) are 0-d arrays on the
 variables' device, computed in the variable's dtype with the same float
 operations as Keras, so training never waits on a device-to-host copy.
 """
+import contextlib
 import functools
 import numbers
 import re
@@ -65,6 +66,25 @@ def _is_number(x):
 # The optimizers whose `build` runs inside their name scope, outermost first (Keras's
 # `name_scope` stack as far as optimizer variables see it).
 _NAME_SCOPES = []
+_TRACED_BUILDS = []  # per entry of _NAME_SCOPES: built for a traced (graph-mode) train step
+_GRAPH_STEP = [False]  # inside a train step that Keras's TensorFlow trainer would trace
+
+
+@contextlib.contextmanager
+def graph_train_step(active=True):
+    """Marks the train steps run inside as graph-mode ones (Keras's `tf.function`).
+
+    An optimizer that `apply` builds there builds as Keras's traced first step
+    does (see `BaseOptimizer._in_traced_build`).
+
+    Args:
+        active: False for `run_eagerly` steps.
+    """
+    previous, _GRAPH_STEP[0] = _GRAPH_STEP[0], bool(active)
+    try:
+        yield
+    finally:
+        _GRAPH_STEP[0] = previous
 
 class BaseOptimizer:
     """Abstract optimizer: the shared update pipeline of every optimizer.
@@ -308,7 +328,7 @@ class BaseOptimizer:
         """Whether `variable` is set to its gradient (it then gets no slots: `None`)."""
         return getattr(variable, "overwrite_with_gradient", False)
 
-    def _build_in_name_scope(self, variables):
+    def _build_in_name_scope(self, variables, traced=False):
         """`build` as `apply` (and Keras's TensorFlow trainer) runs it: in the name scope.
 
         Keras's `apply` builds inside `name_scope(self.name)`, so what `build`
@@ -317,12 +337,29 @@ class BaseOptimizer:
         and a bare `Variable(...)` made in `build` (Nadam's `u_product`,
         Adafactor's placeholders) is `<optimizer>/<name>`. Built directly,
         slots are `adam/...` and bare Variables keep their own name.
+
+        Args:
+            variables: the model Variables.
+            traced: the trainer builds for a graph-mode step (see `_in_traced_build`).
         """
         _NAME_SCOPES.append(self)
+        _TRACED_BUILDS.append(traced)
         try:
             self.build(variables)
         finally:
             _NAME_SCOPES.pop()
+            _TRACED_BUILDS.pop()
+
+    @staticmethod
+    def _in_traced_build():
+        """Whether this `build` runs where Keras would trace it into a `tf.function`.
+
+        Keras's TensorFlow trainer (not `run_eagerly`) builds an unbuilt
+        optimizer inside the first traced train step; an `assign` that `build`
+        makes there never reaches the variable (ScheduleFreeAdamW's copy of the
+        weights into its `momentum` slot stays zeros).
+        """
+        return bool(_TRACED_BUILDS) and _TRACED_BUILDS[-1]
 
     def _scoped_path(self, name):
         """`name` under the enclosing build scopes and this optimizer's (added once)."""
@@ -539,7 +576,7 @@ class BaseOptimizer:
                 "they must match one-to-one."
             )
         if not self.built:
-            self._build_in_name_scope(variables)
+            self._build_in_name_scope(variables, traced=_GRAPH_STEP[0])
             self.built = True
         self._check_variables_are_known(variables)
         return variables

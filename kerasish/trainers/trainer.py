@@ -16,6 +16,7 @@ from kerasish.autodiff.tape import GradientTape
 from kerasish.callbacks.history import History
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core, elementwise as ew
+from kerasish.optimizers import base_optimizer
 from kerasish.data import data_adapters
 from kerasish.trainers import captured_step, compile_utils, epoch_loops
 from kerasish.utils import tree
@@ -261,9 +262,12 @@ class Trainer:
                     self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
                                       **extra)
         if optimizer is not None and not optimizer.built:
-            # Keras's TensorFlow trainer builds it in the first step, inside `apply`.
-            build = getattr(optimizer, "_build_in_name_scope", optimizer.build)
-            build(self.trainable_variables)
+            # Keras's TensorFlow trainer builds it in the first (traced) step, in `apply`.
+            if hasattr(optimizer, "_build_in_name_scope"):
+                optimizer._build_in_name_scope(self.trainable_variables,
+                                               traced=not self.run_eagerly)
+            else:
+                optimizer.build(self.trainable_variables)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Updates the compiled metrics and returns `get_metrics_result()`."""
@@ -391,7 +395,8 @@ class Trainer:
                 core.convert_to_numpy(y), class_weight, sample_weight)
         self.reset_metrics()
         step = distribute_lib.step_function(self, "train")
-        logs = step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
+        with base_optimizer.graph_train_step(not self.run_eagerly):
+            logs = step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
         return epoch_loops.format_results(self, logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
