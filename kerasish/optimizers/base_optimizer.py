@@ -378,8 +378,11 @@ class BaseOptimizer:
     def _check_variables_are_known(self, variables):
         for v in variables:
             if id(v) not in self._trainable_variables_indices:
+                # inside Keras's traced step a Variable prints without its value
+                shown = (f"<Variable path={v.path}, shape={v.shape}, dtype={v.dtype}>"
+                         if _GRAPH_STEP[0] else repr(v))
                 raise ValueError(
-                    f"Unknown variable: {v!r}. This optimizer can only be called for "
+                    f"Unknown variable: {shown}. This optimizer can only be called for "
                     "the variables it was originally built with. When working with a "
                     "new set of variables, you should recreate a new optimizer instance."
                 )

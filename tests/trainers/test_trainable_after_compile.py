@@ -63,3 +63,49 @@ def test_run_eagerly_reads_trainable_weights_every_step():
     model.layers[0].trainable = True
     with pytest.raises(ValueError, match="Unknown variable"):
         model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+
+
+def _small_frozen_model():
+    rs = np.random.RandomState(0)
+    x = rs.randn(16, 4).astype("float32")
+    y = rs.randn(16, 1).astype("float32")
+    w = [rs.randn(4, 5).astype("float32") * 0.5, np.zeros(5, "float32"),
+         rs.randn(5, 1).astype("float32") * 0.5, np.zeros(1, "float32")]
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(5, activation="relu"),
+                              keras.layers.Dense(1)])
+    model.set_weights(w)
+    model.layers[0].trainable = False
+    model.compile(keras.optimizers.SGD(0.05), "mse")
+    return model, x, y
+
+
+def _fit_loss(model, x, y):
+    return model.fit(x, y, batch_size=8, verbose=0, shuffle=False).history["loss"][0]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_fit_and_train_on_batch_read_the_variables_separately(jit):
+    # Keras 3.15.1 traces fit (an iterator) and train_on_batch (one batch) separately;
+    # each reads `trainable_weights` at its first successful step after compile.
+    model, x, y = _small_frozen_model()
+    if jit:
+        model.compile(keras.optimizers.SGD(0.05), "mse", jit_compile=True)
+    assert _fit_loss(model, x, y) == pytest.approx(2.7955918312072754, rel=1e-6)
+    model.layers[0].trainable = True
+    with pytest.raises(ValueError, match="Unknown variable: <Variable path=.*dtype=float32>"):
+        model.train_on_batch(x, y)   # its first trace sees the unfrozen layer
+    model.layers[0].trainable = False
+    assert model.train_on_batch(x, y) == pytest.approx(1.880995273590088, rel=1e-6)
+    assert _fit_loss(model, x, y) == pytest.approx(1.6538653373718262, rel=1e-6)
+    model.layers[0].trainable = True
+    assert _fit_loss(model, x, y) == pytest.approx(1.3001412153244019, rel=1e-6)  # still frozen
+
+
+def test_train_on_batch_keeps_its_variables_and_fit_reads_them_anew():
+    model, x, y = _small_frozen_model()
+    assert model.train_on_batch(x, y) == pytest.approx(2.7634530067443848, rel=1e-6)
+    assert model.train_on_batch(x, y) == pytest.approx(2.2678871154785156, rel=1e-6)
+    model.layers[0].trainable = True
+    assert model.train_on_batch(x, y) == pytest.approx(1.918135404586792, rel=1e-6)
+    with pytest.raises(ValueError, match="Unknown variable"):
+        _fit_loss(model, x, y)
