@@ -57,8 +57,9 @@ class Adafactor(Optimizer):
             with devices.device(var._device):
                 if len(var.shape) < 2:  # unused int32 placeholders, listed as in Keras
                     for factors in (self._r, self._c):
-                        placeholder = self.add_variable((), dtype="int32", name=var.name)
+                        placeholder = self._new_variable(0, "int32", var.name, var._device)
                         placeholder.path = self._bare_path(placeholder)  # a bare Variable
+                        self._track_bare_variable(placeholder)
                         factors.append(placeholder)
                 elif skip:
                     self._r.append(None)

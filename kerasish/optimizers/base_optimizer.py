@@ -68,6 +68,18 @@ def _is_number(x):
 _NAME_SCOPES = []
 _TRACED_BUILDS = []  # per entry of _NAME_SCOPES: built for a traced (graph-mode) train step
 _GRAPH_STEP = [False]  # inside a train step that Keras's TensorFlow trainer would trace
+_TRACKING = [True]  # Keras's automatic (attribute) tracking; off in `no_automatic_tracking`
+
+
+@contextlib.contextmanager
+def no_automatic_tracking():
+    """Keras's `no_automatic_dependency_tracking`: Variables set as attributes (or made
+    bare in `build`) are not added to `variables` inside it."""
+    previous, _TRACKING[0] = _TRACKING[0], False
+    try:
+        yield
+    finally:
+        _TRACKING[0] = previous
 
 
 @contextlib.contextmanager
@@ -152,9 +164,20 @@ class BaseOptimizer:
 
     # Variable tracking -------------------------------------------------------
     def __setattr__(self, name, value):
-        if isinstance(value, Variable) and "_variables" in self.__dict__:
+        if isinstance(value, Variable) and "_variables" in self.__dict__ and _TRACKING[0]:
             self._track_variable(value)
         object.__setattr__(self, name, value)
+
+    def _track_bare_variable(self, variable):
+        """Tracks a Variable that Keras tracks only through an attribute or a list.
+
+        Keras's automatic tracking is off inside `LossScaleOptimizer.build`
+        (`no_automatic_dependency_tracking`), so an inner optimizer's bare
+        Variables (Nadam's `u_product`, Adafactor's placeholders) are then not
+        among its `variables`; `add_variable` slots always are.
+        """
+        if _TRACKING[0]:
+            self._track_variable(variable)
 
     def _track_variable(self, variable):
         if not any(v is variable for v in self._variables):

@@ -62,12 +62,13 @@ class LossScaleOptimizer(BaseOptimizer):
 
     def build(self, variables):
         """Creates the step counter and the scale, then builds the inner optimizer."""
-        self.step_counter = self.add_variable((), initializer="zeros", dtype="int64",
-                                              name="step_counter")
-        self.dynamic_scale = self.add_variable((), initializer=float(self.initial_scale),
-                                               dtype="float32", name="dynamic_scale")
-        self.inner_optimizer.build(variables)
-        super().build(variables)
+        with base_optimizer.no_automatic_tracking():  # as Keras's decorated `build`
+            self.step_counter = self.add_variable((), initializer="zeros", dtype="int64",
+                                                  name="step_counter")
+            self.dynamic_scale = self.add_variable((), initializer=float(self.initial_scale),
+                                                   dtype="float32", name="dynamic_scale")
+            self.inner_optimizer.build(variables)
+            super().build(variables)
 
     @property
     def variables(self):

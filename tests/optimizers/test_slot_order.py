@@ -110,3 +110,25 @@ def test_loss_scale_optimizer_scopes_the_inner_slots_when_it_builds_them():
     assert [v.path for v in built.variables] == [
         "lso2/iteration", "lso2/learning_rate", "lso2/step_counter", "lso2/dynamic_scale",
         "n/iteration", "n/learning_rate", "n/w_momentum", "n/w_velocity"]
+
+
+@pytest.mark.parametrize("cls,inner_paths", [
+    (O.Adafactor, ["i/w", "i/w", "i/w_velocity", "i/b_velocity"]),
+    (O.Nadam, ["i/w_momentum", "i/w_velocity", "i/b_momentum", "i/b_velocity"]),
+])
+def test_inner_bare_variables_are_untracked_in_a_loss_scale_optimizer(cls, inner_paths):
+    # Keras's LossScaleOptimizer.build runs without automatic tracking: the inner
+    # optimizer's bare Variables (placeholders, u_product) are not in `variables`.
+    # as the Keras probe: Nadam ran on the variables Adafactor had left at 0.999
+    start = np.float32(1.0) if cls is O.Adafactor else np.float32(0.9990000128746033)
+    w = keras.Variable(np.full((3, 2), start, "float32"), name="w")
+    b = keras.Variable(np.full((2,), start, "float32"), name="b")
+    optimizer = O.LossScaleOptimizer(cls(name="i"), name="l")
+    optimizer.build([w, b])
+    assert [v.path for v in optimizer.variables] == [
+        "l/iteration", "l/learning_rate", "l/step_counter", "l/dynamic_scale",
+        "i/iteration", "i/learning_rate"] + inner_paths
+    optimizer.apply([keras.ops.ones((3, 2)), keras.ops.ones((2,))])
+    expected = 0.9990000128746033 if cls is O.Adafactor else 0.997940719127655  # Keras
+    np.testing.assert_allclose(np.asarray(w), np.full((3, 2), expected), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(b), np.full(2, expected), rtol=1e-6)
