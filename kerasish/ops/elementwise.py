@@ -108,17 +108,44 @@ class Add(Binary):
     biases train to the same numbers.
     """
 
-    _LOW_FLOATS = ("float16",)
-
     def backward(self, saved, needs, g):
         x1, x2, t1, t2, out = saved
         axis = _bias_add_axis(t1, t2) if needs[1] and t1 is not None else None
-        if axis is None or str(g._value.dtype) not in self._LOW_FLOATS:
+        if axis is None or str(g._value.dtype) not in ("float16", "bfloat16"):
             return super().backward(saved, needs, g)
-        axes = tuple(i for i in range(g.ndim) if i != axis)
-        g2 = core.cast(reduction.sum(core.cast(g, "float32"), axis=axes), g._value.dtype)
-        g2 = fit_gradient(shape_ops.reshape(g2, t2.shape), t2)
+        g2 = fit_gradient(shape_ops.reshape(BiasAddGrad(axis)(g), t2.shape), t2)
         return (fit_gradient(g, t1) if needs[0] else None, g2)
+
+
+class BiasAddGrad(Op):
+    """The bias gradient of TensorFlow's `bias_add`: `g` summed over every axis but `axis`.
+
+    float16 accumulates in float32 before rounding; other dtypes add row after
+    row in their own dtype (bfloat16 too), as TensorFlow's CPU `BiasAddGrad`.
+    """
+
+    name = "bias_add_grad"
+
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, device, g):
+        rows = device.xp.moveaxis(g, self.axis, -1).reshape(-1, g.shape[self.axis])
+        if rows.dtype == np.float16:
+            return rows.sum(axis=0, dtype=np.float32).astype(np.float16)
+        return rows.sum(axis=0)
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, gg):
+        (shape,) = saved
+        keep = [1] * len(shape)
+        keep[self.axis] = shape[self.axis]
+        return (shape_ops.broadcast_to(shape_ops.reshape(gg, keep), shape),)
+
+    def compute_output_spec(self, g):
+        return (g[0][self.axis],), g[1]
 
 
 def _bias_add_axis(t1, t2):

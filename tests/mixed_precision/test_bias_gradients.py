@@ -1,4 +1,6 @@
-"""float16 / bfloat16 bias gradients sum in float32, as Keras's TensorFlow `bias_add`.
+"""Bias gradients in float16 / bfloat16 are summed as Keras's TensorFlow `bias_add`.
+
+float16 accumulates in float32; bfloat16 adds row after row in bfloat16.
 
 Expected gradients: `tests/fixtures/mixed_precision/bias_grads.json`, written by
 `make_bias_grads.py` beside it with real Keras 3.15.1 (the inputs come from its
@@ -50,19 +52,8 @@ def _bias_gradient(layer_or_none, dtype, seed, kind):
     return tape.gradient(y, layer.bias, output_gradients=g)
 
 
-_BF16_KNOWN = pytest.mark.xfail(strict=True, reason=(
-    "known difference: bfloat16 broadcast sums and the bfloat16 conv bias gradient do not "
-    "round as TensorFlow's bfloat16 BiasAddGrad yet (docs/mixed_precision.md)"))
-
-
-def _params():
-    for kind in ("dense_relu", "dense_linear", "ops_add", "conv2d"):
-        for dtype, seed in CASES:
-            known = dtype == "bfloat16" and kind in ("ops_add", "conv2d")
-            yield pytest.param(kind, dtype, seed, marks=[_BF16_KNOWN] if known else [])
-
-
-@pytest.mark.parametrize("kind,dtype,seed", list(_params()))
+@pytest.mark.parametrize("kind", ["dense_relu", "dense_linear", "ops_add", "conv2d"])
+@pytest.mark.parametrize("dtype,seed", CASES)
 def test_bias_gradient_matches_keras(kind, dtype, seed):
     grad = _bias_gradient(None, dtype, seed, kind)
     expected = np.asarray(KERAS[f"{kind}/{dtype}/{seed}"], "float32")
@@ -70,7 +61,7 @@ def test_bias_gradient_matches_keras(kind, dtype, seed):
 
 
 def test_the_fixture_needs_float32_accumulation():
-    # Guard: a plain low-precision sum would miss at least one expected value.
+    # Guard: a plain float16 sum would miss at least one expected value.
     d = _generator.inputs(0)
     g16 = d["g"].astype(np.float16)
     low = g16.sum(axis=0)
