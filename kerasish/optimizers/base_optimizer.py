@@ -237,13 +237,16 @@ class BaseOptimizer:
             self._learning_rate = learning_rate
         elif isinstance(self._learning_rate, Variable):
             self._learning_rate.assign(learning_rate)
-        else:
+        elif isinstance(self._learning_rate, learning_rate_schedule.LearningRateSchedule):
             raise TypeError(
-                "This optimizer was created with a `LearningRateSchedule` (or callable) "
-                "as its `learning_rate` constructor argument, hence its learning rate "
-                "is not settable. If you need the learning rate to be settable, you "
-                "should instantiate the optimizer with a float `learning_rate` argument."
+                "This optimizer was created with a `LearningRateSchedule` object as its "
+                "`learning_rate` constructor argument, hence its learning rate is not "
+                "settable. If you need the learning rate to be settable, you should "
+                "instantiate the optimizer with a float `learning_rate` argument."
             )
+        else:  # a plain callable: Keras calls its (missing) `assign`
+            raise AttributeError(
+                f"'{type(self._learning_rate).__name__}' object has no attribute 'assign'")
         if previous is not None and not isinstance(self._learning_rate, Variable):
             self._untrack_variable(previous)
 
