@@ -588,13 +588,13 @@ class BaseOptimizer:
                 raise ValueError(
                     "When passing `grads` without `variables`, the optimizer must "
                     "already be built on a list of variables. Call "
-                    "`optimizer.build(trainable_variables)` first."
+                    "`optimizer.build(trainable_variables)` first. "
                 )
             if len(grads) != len(self._trainable_variables):
-                raise ValueError(
+                raise ValueError(  # Keras's words, "one-to-on" included
                     "When passing `grads` as a list of gradient tensors, the gradients "
-                    f"must match the built variables one-to-one. Received {len(grads)} "
-                    f"gradients, but the optimizer is tracking "
+                    "must match `optimizer.variables` one-to-on. Received a list of "
+                    f"{len(grads)} gradients, but the optimizer is tracking "
                     f"{len(self._trainable_variables)} trainable variables."
                 )
             return list(self._trainable_variables)

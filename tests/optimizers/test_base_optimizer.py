@@ -391,3 +391,21 @@ def test_setting_a_float_over_a_schedule_or_a_callable_fails_as_keras():
     opt.learning_rate = schedule  # a schedule may replace it
     with pytest.raises(TypeError, match="LearningRateSchedule"):
         opt.learning_rate = 0.3
+
+
+def test_apply_without_variables_errors_as_keras():
+    v = keras.Variable(np.ones(2, "float32"))
+    w = keras.Variable(np.ones(3, "float32"))
+    opt = keras.optimizers.Adam()
+    with pytest.raises(ValueError) as info:
+        opt.apply([np.ones(2, "float32")])
+    assert str(info.value) == (  # Keras 3.15.1's text, trailing space included
+        "When passing `grads` without `variables`, the optimizer must already be built on "
+        "a list of variables. Call `optimizer.build(trainable_variables)` first. ")
+    opt.build([v, w])
+    with pytest.raises(ValueError) as info:
+        opt.apply([np.ones(2, "float32")])
+    assert str(info.value) == (
+        "When passing `grads` as a list of gradient tensors, the gradients must match "
+        "`optimizer.variables` one-to-on. Received a list of 1 gradients, but the optimizer "
+        "is tracking 2 trainable variables.")
