@@ -630,7 +630,7 @@ class Where(Op):
 # One-argument math (defined in unary.py, re-exported here for compatibility).
 from kerasish.ops.unary import (abs, absolute, arccos, arccosh, arcsin,  # noqa: E402,F401,A004
                                 arcsinh, arctan, arctanh, cbrt, ceil, conj, conjugate,
-                                copy, cos, cosh, deg2rad, erf, erfinv, exp, exp2, expm1,
+                                copy, cos, cosh, deg2rad, erf, erfc, erfinv, exp, exp2, expm1,
                                 floor, imag, isfinite, isinf, isnan, isneginf, isposinf,
                                 log, log1p, log2, log10, logical_not, nan_to_num,
                                 negative, rad2deg, real, reciprocal, round, rsqrt,
