@@ -28,10 +28,13 @@ class IndexedSlices:
         >>> s.dense(np.square)[1] # squares per row, then summed: array([2., 2., 2.])
     """
 
-    __slots__ = ("raw_values", "ids", "dense_shape")
+    __slots__ = ("raw_values", "ids", "dense_shape", "recast")
 
-    def __init__(self, values, ids, dense_shape):
+    def __init__(self, values, ids, dense_shape, recast=None):
         self.raw_values, self.ids, self.dense_shape = values, ids, tuple(dense_shape)
+        # recast(dtype) -> the gradient rebuilt from its rows cast to `dtype` (set by
+        # the lookup's backward): a cast gradient sums its rows in the new dtype
+        self.recast = recast
 
     @property
     def values(self):
@@ -79,15 +82,18 @@ def slices_of(gradient):
     return getattr(gradient, "_indexed_slices", None)
 
 
-def attach(gradient, upstream, ids):
+def attach(gradient, upstream, ids, recast=None):
     """Marks `gradient` (the table's gradient of `take(table, ids, axis=0)`) with its rows.
 
     Args:
         gradient: the dense gradient Tensor of the table.
         upstream: the gradient of the lookup's output, shaped `ids.shape + row`.
         ids: the looked-up ids (raw int array; negative ids count from the end).
+        recast: optional `fn(dtype)` giving the gradient rebuilt from the rows
+            cast to `dtype` (TensorFlow casts an IndexedSlices' values, so a
+            float16 lookup's rows are summed in float32 once cast).
     """
-    gradient._indexed_slices = IndexedSlices(upstream._value, ids, gradient.shape)
+    gradient._indexed_slices = IndexedSlices(upstream._value, ids, gradient.shape, recast)
 
 
 def merge(total, a, b):

@@ -66,8 +66,10 @@ class SwapEMAWeights(Callback):
     def _pairs(self):
         """(model variable, its moving average) for every EMA optimizer."""
         for optimizer in self._ema_optimizers():
-            yield from zip(optimizer._trainable_variables,
-                           optimizer._model_variables_moving_average)
+            for pair in zip(optimizer._trainable_variables,
+                            optimizer._model_variables_moving_average):
+                if pair[1] is not None:  # `overwrite_with_gradient` variables have none
+                    yield pair
 
     def _swap_variables(self):
         for variable, average in self._pairs():

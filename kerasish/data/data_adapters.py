@@ -164,7 +164,7 @@ class ArrayAdapter:
 
 def _class_weight_to_sample_weight(y, class_weight, sample_weight):
     if y is None or tree.is_nested(y):
-        raise ValueError("`class_weight` is only supported for models with a single output.")
+        raise ValueError("`class_weight` is only supported for Models with a single output.")
     labels = y.argmax(axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else np.round(y).reshape(-1)
     weights = np.array([class_weight.get(int(c), 1.0) for c in labels], dtype="float32")
     return weights if sample_weight is None else weights * sample_weight

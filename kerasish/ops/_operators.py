@@ -17,7 +17,7 @@ def _swap(fn):
 
 
 _BINARY = {
-    "add": ew.add, "sub": ew.subtract, "mul": ew.multiply, "truediv": ew.divide,
+    "add": ew.add_operator, "sub": ew.subtract, "mul": ew.multiply, "truediv": ew.divide,
     "floordiv": ew.floor_divide, "mod": ew.mod_operator, "pow": ew.power, "matmul": linalg.matmul,
     "and": ew.logical_and, "or": ew.logical_or, "xor": ew.logical_xor,
 }

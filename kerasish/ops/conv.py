@@ -323,18 +323,33 @@ def _backward_raw(dev, g, x, w, out, geom, need_x, need_w, need_b, cols=None):
             if gx is not None:
                 gx[b0:b1] = gx_part
                 gx_part = None
+        if low:  # partial sums stay float32, as TensorFlow's float16 sums
+            gz = gz.astype(np.float32)
         if need_w:
             c = cols[b0:b1] if cols is not None else _columns(dev, x[b0:b1], geom)
-            gw_part = _filter_gemm(dev, c, gz, geom.groups, w.shape)
-        if need_b:
+            gw_part = _filter_gemm(dev, c.astype(np.float32) if low else c, gz,
+                                   geom.groups, w.shape)
+        if need_b and not bf16:
             gz2 = gz.reshape(-1, f)
             gb_part = xp.ones(gz2.shape[0], gz.dtype) @ gz2
         return gx_part, gw_part, gb_part
 
+    low = str(g.dtype) in ("float16", "bfloat16")
+    bf16 = str(g.dtype) == "bfloat16"
     parts = _run_chunks(dev, run, chunks)
-    return (gx if gx is not None else parts[0][0],
-            _sum_in_order([p[1] for p in parts]) if need_w else None,
-            _sum_in_order([p[2] for p in parts]) if need_b else None)
+
+    def total(i):
+        result = _sum_in_order([p[i] for p in parts])
+        return result.astype(g.dtype) if low and result.dtype != g.dtype else result
+    gb = None
+    if need_b and bf16:  # TensorFlow's bfloat16 BiasAddGrad adds row after row in bfloat16
+        gb = (g if out is None else g * (out > 0)).reshape(-1, f).sum(axis=0)
+    elif need_b:
+        gb = total(2)
+    gx_full = gx if gx is not None else parts[0][0]
+    if low and gx_full is not None and gx_full.dtype != x.dtype:  # numpy: bfloat16 -> float32
+        gx_full = gx_full.astype(x.dtype)
+    return gx_full, total(1) if need_w else None, gb
 
 
 def _sum_in_order(parts):

@@ -346,6 +346,9 @@ class Cast(Op):
         return (inputs[0]._value.dtype,)
 
     def backward(self, saved, needs, g):
+        rows = getattr(g, "_indexed_slices", None)
+        if rows is not None and rows.recast is not None and g._value.dtype != saved[0]:
+            return (rows.recast(saved[0]),)  # TensorFlow casts a lookup's rows, then sums
         return (cast(g, saved[0]),)
 
     def compute_output_spec(self, spec):

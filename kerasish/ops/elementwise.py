@@ -98,7 +98,70 @@ class Binary(Op):
         return (g1,) if t2 is None else (g1, g2)
 
 
-def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=None):
+class Add(Binary):
+    """`add`, whose bias-like second operand sums its gradient as TensorFlow's `BiasAddGrad`.
+
+    Keras on TensorFlow runs `ops.add(x, b)` as `tf.nn.bias_add` when `b`
+    squeezes to a vector as long as `x`'s last (or second) axis; that
+    gradient adds rows in its own order (not reduce_sum's) and accumulates
+    float16 in float32 before rounding, so Conv biases (and mixed-precision
+    ones) train to the same numbers. The `+` operator is a plain add
+    (`add_operator`), as on TensorFlow's tensors.
+    """
+
+    def backward(self, saved, needs, g):
+        x1, x2, t1, t2, out = saved
+        axis = _bias_add_axis(t1, t2) if needs[1] and t1 is not None else None
+        if axis is None or not is_inexact(g._value.dtype):
+            return super().backward(saved, needs, g)
+        g2 = fit_gradient(shape_ops.reshape(BiasAddGrad(axis)(g), t2.shape), t2)
+        return (fit_gradient(g, t1) if needs[0] else None, g2)
+
+
+class BiasAddGrad(Op):
+    """The bias gradient of TensorFlow's `bias_add`: `g` summed over every axis but `axis`.
+
+    Rows are added in TensorFlow's CPU `BiasAddGrad` order (the device kernel
+    `bias_gradient_sum`); float16 accumulates in float32 before rounding, other
+    dtypes (bfloat16 too) in their own.
+    """
+
+    name = "bias_add_grad"
+
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, device, g):
+        rows = device.xp.moveaxis(g, self.axis, -1).reshape(-1, g.shape[self.axis])
+        return device.kernel("bias_gradient_sum")(rows)
+
+    def save(self, inputs, outputs):
+        return (inputs[0].shape,)
+
+    def backward(self, saved, needs, gg):
+        (shape,) = saved
+        keep = [1] * len(shape)
+        keep[self.axis] = shape[self.axis]
+        return (shape_ops.broadcast_to(shape_ops.reshape(gg, keep), shape),)
+
+    def compute_output_spec(self, g):
+        return (g[0][self.axis],), g[1]
+
+
+def _bias_add_axis(t1, t2):
+    """The channel axis when Keras (TensorFlow) adds `t2` to `t1` with `bias_add`, else None."""
+    if t2 is None or t1.ndim < 2:
+        return None
+    dims = [d for d in t2.shape if d != 1]
+    if len(dims) != 1:
+        return None
+    if t1.shape[-1] == dims[0]:
+        return t1.ndim - 1
+    return 1 if t1.shape[1] == dims[0] else None
+
+
+def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=None,
+           op_class=Binary):
     """Builds a broadcasting binary op function around a `Binary` Op.
 
     Args:
@@ -109,6 +172,7 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
             (None: not differentiable in that argument).
         promote_inputs: apply Keras type promotion before computing.
         doc: the docstring.
+        op_class: the `Binary` subclass to build (default `Binary`).
 
     Returns:
         the op function `op(x1, x2)` (its Op is `op.op`).
@@ -121,7 +185,7 @@ def binary(name, compute, grad_x1=None, grad_x2=None, promote_inputs=True, doc=N
     else:
         np_ufunc = None
 
-    the_op = Binary(name, compute, grad_x1, grad_x2)
+    the_op = op_class(name, compute, grad_x1, grad_x2)
     differentiable, vjp = grad_x1 is not None, the_op.backward
     second = grad_x2 is not None
 
@@ -168,7 +232,9 @@ def _grad_neg(g, a, b, o):
     return negative(g)
 
 
-add = binary("add", "add", _grad_one, _grad_one)
+add = binary("add", "add", _grad_one, _grad_one, op_class=Add)
+# `x + y` on tensors: TensorFlow's AddV2 (no bias_add), whose gradient is a plain reduce_sum.
+add_operator = binary("add", "add", _grad_one, _grad_one)
 subtract = binary("subtract", "subtract", _grad_one, _grad_neg)
 multiply = binary("multiply", "multiply",
                   lambda g, a, b, o: multiply(g, b), lambda g, a, b, o: multiply(g, a))
@@ -566,7 +632,7 @@ class Where(Op):
 # One-argument math (defined in unary.py, re-exported here for compatibility).
 from kerasish.ops.unary import (abs, absolute, arccos, arccosh, arcsin,  # noqa: E402,F401,A004
                                 arcsinh, arctan, arctanh, cbrt, ceil, conj, conjugate,
-                                copy, cos, cosh, deg2rad, erf, erfinv, exp, exp2, expm1,
+                                copy, cos, cosh, deg2rad, erf, erfc, erfinv, exp, exp2, expm1,
                                 floor, imag, isfinite, isinf, isnan, isneginf, isposinf,
                                 log, log1p, log2, log10, logical_not, nan_to_num,
                                 negative, rad2deg, real, reciprocal, round, rsqrt,

@@ -227,12 +227,6 @@ def nanstd(x, axis=None, keepdims=False):
 
 
 @keras_op
-def erfc(x):
-    """1 - erf(x). Example: `ops.erfc(ops.zeros(1))   # [1.]`."""
-    return ew.subtract(1.0, ew.erf(x))
-
-
-@keras_op
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0 (numpy.sinc).
 

@@ -142,8 +142,8 @@ class DenseGrad(Op):
         if self.need_x:
             grads.append(matmul(gz2, w.T).reshape(x.shape))
         grads.append(matmul(x.reshape(-1, x.shape[-1]).T, gz2))
-        if self.has_bias:
-            grads.append(device.kernel("ordered_sum")(gz2, (0,)))   # TensorFlow's order
+        if self.has_bias:  # TensorFlow's BiasAddGrad: its order, float16 summed in float32
+            grads.append(device.kernel("bias_gradient_sum")(gz2))
         return tuple(a if a.dtype == x.dtype else a.astype(x.dtype) for a in grads)
 
     def save(self, inputs, outputs):

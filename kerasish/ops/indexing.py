@@ -86,10 +86,15 @@ class Take(Op):
         return (inputs[0].shape,)
 
     def backward(self, saved, needs, g):
-        table_grad = ScatterAdd(self.idx, self.axis, saved[0])(g)
+        return (self._table_gradient(g, saved[0]),)
+
+    def _table_gradient(self, g, shape):
+        table_grad = ScatterAdd(self.idx, self.axis, shape)(g)
         if self.axis == 0:  # as TensorFlow's gather: the rows reach the optimizer
-            indexed_slices.attach(table_grad, g, self.idx)
-        return (table_grad,)
+            def recast(dtype):  # a cast IndexedSlices sums its rows in the new dtype
+                return self._table_gradient(core.cast(g, dtype), shape)
+            indexed_slices.attach(table_grad, g, self.idx, recast)
+        return table_grad
 
 
 class ScatterAdd(Op):

@@ -178,7 +178,9 @@ def gelu(x, approximate=True):
     if approximate:
         inner = ew.multiply(ew.add(x, ew.multiply(ew.power(x, 3), 0.044715)), math.sqrt(2 / math.pi))
         return ew.multiply(ew.multiply(x, 0.5), ew.add(ew.tanh(inner), 1.0))
-    return ew.multiply(ew.multiply(x, 0.5), ew.add(ew.erf(ew.divide(x, math.sqrt(2.0))), 1.0))
+    # TensorFlow's formula, op for op (the roundings matter in float16)
+    return ew.multiply(ew.multiply(0.5, x),
+                       ew.erfc(ew.multiply(ew.negative(x), 0.7071067811865476)))
 
 
 @keras_op

@@ -155,6 +155,11 @@ def _special(fname):
 
 erf = unary("erf", _special("erf"),
             _times(lambda x, o: ew.multiply(exp(negative(square(x))), 2.0 / math.sqrt(math.pi))))
+# TensorFlow's gradient order: (g * -2/sqrt(pi)) * exp(-x^2) (it matters in float16)
+erfc = unary("erfc", _special("erfc"), lambda g, x, o: ew.multiply(
+    ew.multiply(g, -2.0 / math.sqrt(math.pi)), exp(negative(square(x)))),
+    doc="Complementary error function `1 - erf(x)`, computed directly (Keras `ops.erfc`).\n\n"
+        "    Example:\n        >>> ops.erfc(ops.zeros(1))   # [1.]\n")
 erfinv = unary("erfinv", _special("erfinv"),
                _times(lambda x, o: ew.multiply(exp(square(o)), math.sqrt(math.pi) / 2.0)))
 

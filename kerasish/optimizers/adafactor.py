@@ -37,7 +37,7 @@ class Adafactor(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3,
-                 clip_threshold=1.0, relative_step=True, name="adafactor", **kwargs):
+                 clip_threshold=1.0, relative_step=True, name=None, **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.beta_2_decay = beta_2_decay
         self.epsilon_1 = epsilon_1
@@ -53,16 +53,22 @@ class Adafactor(Optimizer):
         super().build(var_list)
         self._r, self._c, self._v = [], [], []
         for var in var_list:
+            skip = self._overwrite_variable_with_gradient(var)
             with devices.device(var._device):
-                if len(var.shape) >= 2:
+                if len(var.shape) < 2:  # unused int32 placeholders, listed as in Keras
+                    for factors in (self._r, self._c):
+                        placeholder = self._new_variable(0, "int32", var.name, var._device)
+                        placeholder.path = self._bare_path(placeholder)  # a bare Variable
+                        self._track_bare_variable(placeholder)
+                        factors.append(placeholder)
+                elif skip:
+                    self._r.append(None)
+                    self._c.append(None)
+                else:
                     r_shape, c_shape = var.shape[:-1], var.shape[:-2] + (var.shape[-1],)
-                    dtype = var.dtype
-                else:  # unused int32 placeholders, kept so the state lists as in Keras
-                    r_shape = c_shape = ()
-                    dtype = "int32"
-                self._r.append(self.add_variable(r_shape, dtype=dtype, name=var.name))
-                self._c.append(self.add_variable(c_shape, dtype=dtype, name=var.name))
-            self._v.append(self.add_variable_from_reference(var, "velocity"))
+                    self._r.append(self.add_variable(r_shape, dtype=var.dtype, name=var.name))
+                    self._c.append(self.add_variable(c_shape, dtype=var.dtype, name=var.name))
+            self._v.append(None if skip else self.add_variable_from_reference(var, "velocity"))
 
     def update_step(self, gradient, variable, learning_rate):
         """Applies the Adafactor rule to one variable."""

@@ -12,6 +12,7 @@ Per-step scalars (learning rate, bias corrections) are 0-d arrays on the
 variables' device, computed in the variable's dtype with the same float
 operations as Keras, so training never waits on a device-to-host copy.
 """
+import contextlib
 import functools
 import numbers
 import re
@@ -61,6 +62,41 @@ def _check_arguments(clipnorm, clipvalue, global_clipnorm, use_ema, ema_momentum
 def _is_number(x):
     return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
+
+# The optimizers whose `build` runs inside their name scope, outermost first (Keras's
+# `name_scope` stack as far as optimizer variables see it).
+_NAME_SCOPES = []
+_TRACED_BUILDS = []  # per entry of _NAME_SCOPES: built for a traced (graph-mode) train step
+_GRAPH_STEP = [False]  # inside a train step that Keras's TensorFlow trainer would trace
+_TRACKING = [True]  # Keras's automatic (attribute) tracking; off in `no_automatic_tracking`
+
+
+@contextlib.contextmanager
+def no_automatic_tracking():
+    """Keras's `no_automatic_dependency_tracking`: Variables set as attributes (or made
+    bare in `build`) are not added to `variables` inside it."""
+    previous, _TRACKING[0] = _TRACKING[0], False
+    try:
+        yield
+    finally:
+        _TRACKING[0] = previous
+
+
+@contextlib.contextmanager
+def graph_train_step(active=True):
+    """Marks the train steps run inside as graph-mode ones (Keras's `tf.function`).
+
+    An optimizer that `apply` builds there builds as Keras's traced first step
+    does (see `BaseOptimizer._in_traced_build`).
+
+    Args:
+        active: False for `run_eagerly` steps.
+    """
+    previous, _GRAPH_STEP[0] = _GRAPH_STEP[0], bool(active)
+    try:
+        yield
+    finally:
+        _GRAPH_STEP[0] = previous
 
 class BaseOptimizer:
     """Abstract optimizer: the shared update pipeline of every optimizer.
@@ -128,9 +164,20 @@ class BaseOptimizer:
 
     # Variable tracking -------------------------------------------------------
     def __setattr__(self, name, value):
-        if isinstance(value, Variable) and "_variables" in self.__dict__:
+        if isinstance(value, Variable) and "_variables" in self.__dict__ and _TRACKING[0]:
             self._track_variable(value)
         object.__setattr__(self, name, value)
+
+    def _track_bare_variable(self, variable):
+        """Tracks a Variable that Keras tracks only through an attribute or a list.
+
+        Keras's automatic tracking is off inside `LossScaleOptimizer.build`
+        (`no_automatic_dependency_tracking`), so an inner optimizer's bare
+        Variables (Nadam's `u_product`, Adafactor's placeholders) are then not
+        among its `variables`; `add_variable` slots always are.
+        """
+        if _TRACKING[0]:
+            self._track_variable(variable)
 
     def _track_variable(self, variable):
         if not any(v is variable for v in self._variables):
@@ -190,13 +237,16 @@ class BaseOptimizer:
             self._learning_rate = learning_rate
         elif isinstance(self._learning_rate, Variable):
             self._learning_rate.assign(learning_rate)
-        else:
+        elif isinstance(self._learning_rate, learning_rate_schedule.LearningRateSchedule):
             raise TypeError(
-                "This optimizer was created with a `LearningRateSchedule` (or callable) "
-                "as its `learning_rate` constructor argument, hence its learning rate "
-                "is not settable. If you need the learning rate to be settable, you "
-                "should instantiate the optimizer with a float `learning_rate` argument."
+                "This optimizer was created with a `LearningRateSchedule` object as its "
+                "`learning_rate` constructor argument, hence its learning rate is not "
+                "settable. If you need the learning rate to be settable, you should "
+                "instantiate the optimizer with a float `learning_rate` argument."
             )
+        else:  # a plain callable: Keras calls its (missing) `assign`
+            raise AttributeError(
+                f"'{type(self._learning_rate).__name__}' object has no attribute 'assign'")
         if previous is not None and not isinstance(self._learning_rate, Variable):
             self._untrack_variable(previous)
 
@@ -246,7 +296,7 @@ class BaseOptimizer:
             shape = None
         variable = Variable(initializer, shape=shape, dtype=dtype, trainable=False,
                             aggregation=aggregation, name=name)
-        variable.path = f"{self.name}/{variable.name}"
+        variable.path = self._scoped_path(variable.name)
         self._track_variable(variable)
         return variable
 
@@ -293,9 +343,60 @@ class BaseOptimizer:
             )
         slots = tuple([] for _ in names)
         for variable in trainable_variables:
+            overwritten = self._overwrite_variable_with_gradient(variable)
             for i, (suffix, init) in enumerate(zip(names, inits)):
-                slots[i].append(self.add_variable_from_reference(variable, suffix, init))
+                slots[i].append(None if overwritten else
+                                self.add_variable_from_reference(variable, suffix, init))
         return slots[0] if isinstance(name, str) else slots
+
+    @staticmethod
+    def _overwrite_variable_with_gradient(variable):
+        """Whether `variable` is set to its gradient (it then gets no slots: `None`)."""
+        return getattr(variable, "overwrite_with_gradient", False)
+
+    def _build_in_name_scope(self, variables, traced=False):
+        """`build` as `apply` (and Keras's TensorFlow trainer) runs it: in the name scope.
+
+        Keras's `apply` builds inside `name_scope(self.name)`, so what `build`
+        creates is pathed under every enclosing optimizer scope: a
+        LossScaleOptimizer's inner slots are `loss_scale_optimizer/adam/...`,
+        and a bare `Variable(...)` made in `build` (Nadam's `u_product`,
+        Adafactor's placeholders) is `<optimizer>/<name>`. Built directly,
+        slots are `adam/...` and bare Variables keep their own name.
+
+        Args:
+            variables: the model Variables.
+            traced: the trainer builds for a graph-mode step (see `_in_traced_build`).
+        """
+        _NAME_SCOPES.append(self)
+        _TRACED_BUILDS.append(traced)
+        try:
+            self.build(variables)
+        finally:
+            _NAME_SCOPES.pop()
+            _TRACED_BUILDS.pop()
+
+    @staticmethod
+    def _in_traced_build():
+        """Whether this `build` runs where Keras would trace it into a `tf.function`.
+
+        Keras's TensorFlow trainer (not `run_eagerly`) builds an unbuilt
+        optimizer inside the first traced train step; an `assign` that `build`
+        makes there never reaches the variable (ScheduleFreeAdamW's copy of the
+        weights into its `momentum` slot stays zeros).
+        """
+        return bool(_TRACED_BUILDS) and _TRACED_BUILDS[-1]
+
+    def _scoped_path(self, name):
+        """`name` under the enclosing build scopes and this optimizer's (added once)."""
+        scopes = [o.name for o in _NAME_SCOPES]
+        if not (_NAME_SCOPES and _NAME_SCOPES[-1] is self):
+            scopes.append(self.name)
+        return "/".join(scopes + [name])
+
+    def _bare_path(self, variable):
+        """The path Keras gives a `Variable` made directly in `build`."""
+        return "/".join([o.name for o in _NAME_SCOPES] + [variable.name])
 
     def _get_variable_index(self, variable):
         return self._trainable_variables_indices[id(variable)]
@@ -303,8 +404,11 @@ class BaseOptimizer:
     def _check_variables_are_known(self, variables):
         for v in variables:
             if id(v) not in self._trainable_variables_indices:
+                # inside Keras's traced step a Variable prints without its value
+                shown = (f"<Variable path={v.path}, shape={v.shape}, dtype={v.dtype}>"
+                         if _GRAPH_STEP[0] else repr(v))
                 raise ValueError(
-                    f"Unknown variable: {v!r}. This optimizer can only be called for "
+                    f"Unknown variable: {shown}. This optimizer can only be called for "
                     "the variables it was originally built with. When working with a "
                     "new set of variables, you should recreate a new optimizer instance."
                 )
@@ -484,13 +588,13 @@ class BaseOptimizer:
                 raise ValueError(
                     "When passing `grads` without `variables`, the optimizer must "
                     "already be built on a list of variables. Call "
-                    "`optimizer.build(trainable_variables)` first."
+                    "`optimizer.build(trainable_variables)` first. "
                 )
             if len(grads) != len(self._trainable_variables):
-                raise ValueError(
+                raise ValueError(  # Keras's words, "one-to-on" included
                     "When passing `grads` as a list of gradient tensors, the gradients "
-                    f"must match the built variables one-to-one. Received {len(grads)} "
-                    f"gradients, but the optimizer is tracking "
+                    "must match `optimizer.variables` one-to-on. Received a list of "
+                    f"{len(grads)} gradients, but the optimizer is tracking "
                     f"{len(self._trainable_variables)} trainable variables."
                 )
             return list(self._trainable_variables)
@@ -501,7 +605,7 @@ class BaseOptimizer:
                 "they must match one-to-one."
             )
         if not self.built:
-            self.build(variables)
+            self._build_in_name_scope(variables, traced=_GRAPH_STEP[0])
             self.built = True
         self._check_variables_are_known(variables)
         return variables
@@ -704,6 +808,8 @@ class BaseOptimizer:
 
     def _update_model_variables_moving_average(self, variables):
         for variable, average in zip(variables, self._model_variables_moving_average):
+            if average is None:  # an `overwrite_with_gradient` variable
+                continue
             dtype = variable._value.dtype
             not_first = (self._iteration_array(variable._device) != 0).astype(dtype)
             momentum = not_first * dtype.type(self.ema_momentum)
@@ -718,7 +824,8 @@ class BaseOptimizer:
                 f"({len(averages)}). Please check if the optimizer was called on your model."
             )
         for variable, average in zip(variables, averages):
-            variable.assign(average)
+            if average is not None:
+                variable.assign(average)
 
     def finalize_variable_values(self, var_list):
         """With `use_ema`, sets the variables to their moving averages.

@@ -28,12 +28,12 @@ class Lamb(Optimizer):
         self.epsilon = epsilon
 
     def build(self, var_list):
-        """Creates a `momentum` and a `velocity` slot per variable."""
+        """Creates a `momentum` and a `velocity` slot per variable (interleaved, as Keras)."""
         if self.built:
             return
         super().build(var_list)
-        self._momentums = self.add_optimizer_variables(var_list, "momentum")
-        self._velocities = self.add_optimizer_variables(var_list, "velocity")
+        self._momentums, self._velocities = self.add_optimizer_variables(
+            var_list, ["momentum", "velocity"])
 
     def update_step(self, gradient, variable, learning_rate):
         """Applies the Lamb rule to one variable in place."""

@@ -11,6 +11,7 @@ import numpy as np
 from kerasish.autodiff.indexed_slices import slices_of
 
 from kerasish import ops
+from kerasish.optimizers import base_optimizer
 from kerasish.optimizers.base_optimizer import BaseOptimizer
 from kerasish import optimizers as _optimizers  # the package (serialize); used at call time
 
@@ -61,12 +62,13 @@ class LossScaleOptimizer(BaseOptimizer):
 
     def build(self, variables):
         """Creates the step counter and the scale, then builds the inner optimizer."""
-        self.step_counter = self.add_variable((), initializer="zeros", dtype="int64",
-                                              name="step_counter")
-        self.dynamic_scale = self.add_variable((), initializer=float(self.initial_scale),
-                                               dtype="float32", name="dynamic_scale")
-        self.inner_optimizer.build(variables)
-        super().build(variables)
+        with base_optimizer.no_automatic_tracking():  # as Keras's decorated `build`
+            self.step_counter = self.add_variable((), initializer="zeros", dtype="int64",
+                                                  name="step_counter")
+            self.dynamic_scale = self.add_variable((), initializer=float(self.initial_scale),
+                                                   dtype="float32", name="dynamic_scale")
+            self.inner_optimizer.build(variables)
+            super().build(variables)
 
     @property
     def variables(self):
@@ -82,8 +84,9 @@ class LossScaleOptimizer(BaseOptimizer):
         """
         grads = list(grads)
         if not self.built:
-            self.build(trainable_variables if trainable_variables is not None
-                       else self.inner_optimizer._trainable_variables)
+            self._build_in_name_scope(trainable_variables if trainable_variables is not None
+                                      else self.inner_optimizer._trainable_variables,
+                                      traced=base_optimizer._GRAPH_STEP[0])
         if not self.check_finite(grads):
             self.step_counter.assign(0)
             self.dynamic_scale.assign(self.dynamic_scale.numpy() * np.float32(0.5))

@@ -65,9 +65,14 @@ class Muon(Optimizer):
         if self.built:
             return
         super().build(var_list)
-        self._momentums = self.add_optimizer_variables(var_list, "momentum")
-        self._velocities = [self.add_variable_from_reference(v, name="velocity")
-                            if self._should_use_adamw(v) else None for v in var_list]
+        self._momentums, self._velocities = [], []
+        for v in var_list:  # interleaved per variable, as Keras
+            skip = self._overwrite_variable_with_gradient(v)
+            self._momentums.append(
+                None if skip else self.add_variable_from_reference(v, name="momentum"))
+            self._velocities.append(
+                self.add_variable_from_reference(v, name="velocity")
+                if not skip and self._should_use_adamw(v) else None)
 
     def update_step(self, gradient, variable, learning_rate):
         """Muon for eligible 2-D variables, AdamW otherwise, in place."""

@@ -43,8 +43,7 @@ class Nadam(Optimizer):
             var_list, ["momentum", "velocity"])
         with devices.device(device):
             u_product = Variable(1.0, dtype=dtype, trainable=False)
-        # Keras builds it inside the optimizer's name scope (when `apply` builds).
-        u_product.path = f"{self.name}/variable"
+        u_product.path = self._bare_path(u_product)
         self._u_product = u_product
 
     def _backend_update_step(self, grads, variables, learning_rate):

@@ -32,14 +32,21 @@ class ScheduleFreeAdamW(Optimizer):
         self.warmup_steps = warmup_steps
 
     def build(self, var_list):
-        """Creates `momentum` (z, a copy of each variable) and `velocity` slots."""
+        """Creates `momentum` (z, a copy of each variable) and `velocity` slots.
+
+        Built by `fit` / `train_on_batch` (not `run_eagerly`), `momentum` starts
+        at zeros instead, as in Keras 3.15.1 on TensorFlow (see `_in_traced_build`).
+        """
         if self.built:
             return
         super().build(var_list)
-        self._momentums = self.add_optimizer_variables(var_list, "momentum")
-        self._velocities = self.add_optimizer_variables(var_list, "velocity")
+        self._momentums, self._velocities = self.add_optimizer_variables(
+            var_list, ["momentum", "velocity"])
+        if self._in_traced_build():
+            return  # Keras's copy is lost in the traced step: `momentum` starts at zeros
         for z, variable in zip(self._momentums, var_list):
-            z._value[...] = variable._value
+            if z is not None:
+                z._value[...] = variable._value
 
     def update_step(self, gradient, variable, learning_rate):
         """One schedule-free step on one variable, in place."""

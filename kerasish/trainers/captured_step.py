@@ -105,6 +105,7 @@ class CapturedTrainStep:
         else:
             kind = _CapturedCustom if self.custom else _Captured
             self._entries[key] = kind(model, tr.plan(), *spec)
+            self._entries[key].variables = list(model._cached_trainable_weights())
         return logs
 
     def _verify(self, key, entry, data):
@@ -132,15 +133,20 @@ class _Captured:
 
     def __init__(self, model, plan, loss_slot, grad_slots, logs_spec):
         self.model, self.plan = model, plan
+        self.variables = []  # the trainable variables the plan was traced with
         self.loss_slot, self.grad_slots, self.logs_spec = loss_slot, grad_slots, logs_spec
         self.verified = False
 
     def replay(self, data):
         model, plan = self.model, self.plan
+        variables = model._cached_trainable_weights()
+        if not _same_variables(variables, self.variables):
+            # another set than the plan's (a layer (un)frozen since: train_on_batch reads
+            # them anew, as Keras's own trace): the eager step, which the optimizer checks
+            return model.train_step(data)
         vals = plan.start(_input_arrays(data))
         plan.run(vals, None, "check")
         plan.run(vals, "check", "apply")
-        variables = model._cached_trainable_weights()
         grads = [_replayed_gradient(s, vals, v) for s, v in zip(self.grad_slots, variables)]
         model.optimizer.apply(grads, variables)
         plan.load_variables(vals)
@@ -149,6 +155,10 @@ class _Captured:
         if type(spec) is dict:
             return {k: Tensor(vals[s]) for k, s in spec.items()}
         return tree.map_structure(lambda s: Tensor(vals[s]), spec)
+
+
+def _same_variables(a, b):
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def _gradient_spec(tr, gradient):

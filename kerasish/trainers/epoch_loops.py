@@ -25,6 +25,7 @@ from kerasish.data import data_adapters
 from kerasish.distribute import distribute_lib
 from kerasish.layers.keras_tensor import KerasTensor, tracing
 from kerasish.ops import core
+from kerasish.optimizers import base_optimizer
 from kerasish.utils import tree
 
 _RAN_OUT = ("Your input ran out of data; interrupting training. Make sure that your dataset "
@@ -291,7 +292,6 @@ class FitLoop:
         """Trains; returns the model's `History`."""
         model, cbs = self.model, self.callbacks
         model.stop_training = False
-        model._trainable_cache = None
         model._initial_epoch, model._resume_step = None, 0
         cbs.on_train_begin()
         # BackupAndRestore sets where an interrupted run stopped (Keras 3's `_initial_epoch`).
@@ -347,11 +347,12 @@ class FitLoop:
 
     def _run_execution(self, batches, logs):
         """Runs `train_step` on each batch of one execution."""
-        for batch in batches:
-            if self.on_device and not self._build_checked:
-                build_with_unknown_batch(self.model, batch, self._static_batch)
-                self._build_checked = True
-            logs = self.train_step(to_device(batch) if self.on_device else batch)
+        with base_optimizer.graph_train_step(not self.model.run_eagerly):
+            for batch in batches:
+                if self.on_device and not self._build_checked:
+                    build_with_unknown_batch(self.model, batch, self._static_batch)
+                    self._build_checked = True
+                logs = self.train_step(to_device(batch) if self.on_device else batch)
         return logs
 
 

@@ -16,6 +16,7 @@ from kerasish.autodiff.tape import GradientTape
 from kerasish.callbacks.history import History
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core, elementwise as ew
+from kerasish.optimizers import base_optimizer
 from kerasish.data import data_adapters
 from kerasish.trainers import captured_step, compile_utils, epoch_loops
 from kerasish.utils import tree
@@ -261,7 +262,12 @@ class Trainer:
                     self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
                                       **extra)
         if optimizer is not None and not optimizer.built:
-            optimizer.build(self.trainable_variables)
+            # Keras's TensorFlow trainer builds it in the first (traced) step, in `apply`.
+            if hasattr(optimizer, "_build_in_name_scope"):
+                optimizer._build_in_name_scope(self.trainable_variables,
+                                               traced=not self.run_eagerly)
+            else:
+                optimizer.build(self.trainable_variables)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Updates the compiled metrics and returns `get_metrics_result()`."""
@@ -282,9 +288,27 @@ class Trainer:
         return logs
 
     def _cached_trainable_weights(self):
-        if getattr(self, "_trainable_cache", None) is None:
-            self._trainable_cache = self.trainable_weights
-        return self._trainable_cache
+        """The variables the train step updates, read once per `compile` and entry point.
+
+        Keras's train function reads `trainable_weights` when it is traced: the
+        first `fit` step after `compile`, and separately the first
+        `train_on_batch` (another input signature); a layer frozen or unfrozen
+        afterwards takes effect only after the next `compile`. With
+        `run_eagerly` every step reads them again. A set the built optimizer
+        does not know is not kept: its step fails (as Keras's trace does) and
+        the next one reads the layers again.
+        """
+        if self.run_eagerly:
+            return self.trainable_weights
+        cache = self._trainable_cache if isinstance(self._trainable_cache, dict) else {}
+        key = getattr(self, "_train_entry", "fit")
+        if key not in cache:
+            variables = self.trainable_weights
+            if not _optimizer_knows(getattr(self, "optimizer", None), variables):
+                return variables
+            cache[key] = variables
+            self._trainable_cache = cache
+        return cache[key]
 
     def train_step(self, data):
         """One optimisation step on a batch; returns the logs dict."""
@@ -380,7 +404,12 @@ class Trainer:
                 core.convert_to_numpy(y), class_weight, sample_weight)
         self.reset_metrics()
         step = distribute_lib.step_function(self, "train")
-        logs = step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
+        self._train_entry = "train_on_batch"  # its own trace in Keras (see above)
+        try:
+            with base_optimizer.graph_train_step(not self.run_eagerly):
+                logs = step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
+        finally:
+            self._train_entry = "fit"
         return epoch_loops.format_results(self, logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
@@ -395,6 +424,19 @@ class Trainer:
         """The model's outputs for one batch, as numpy."""
         step = distribute_lib.step_function(self, "predict")
         return tree.map_structure(core.convert_to_numpy, step((x,)))
+
+
+def _optimizer_knows(optimizer, variables):
+    """False when a built optimizer was built on other variables than some of these."""
+    if optimizer is None or not getattr(optimizer, "built", False):
+        return True
+    check = getattr(optimizer, "_check_variables_are_known", None)
+    try:
+        if check is not None:
+            check(variables)
+    except ValueError:
+        return False
+    return True
 
 
 def _batch_size(x):

@@ -221,12 +221,31 @@ def _kerasish_op_classes():
 
 
 def test_every_op_class_has_a_second_order_case():
-    covered = {unary.Unary, nn.Activation, elementwise.Binary, primitives.Accumulate, core.Cast}
+    covered = {unary.Unary, nn.Activation, elementwise.Binary, elementwise.Add,
+               elementwise.BiasAddGrad,
+               primitives.Accumulate, core.Cast}
     for _, _, _, classes in FUSED:
         covered |= classes
     missing = {f"{c.__module__}.{c.__name__}" for c in _kerasish_op_classes() - covered
                if c.differentiable}
     assert not missing, f"Op classes without a second-order case: {sorted(missing)}"
+
+
+def test_add_of_a_bias_first_and_second_order():
+    # `Add` (a bias-like second operand) differentiated twice through its broadcast sum
+    fn = lambda x, b: ops.sin(ops.add(x, b)) * ops.add(x, b)  # noqa: E731
+    inputs = [RNG.standard_normal((3, 4)), RNG.standard_normal(4)]
+    check_gradients(fn, inputs)
+    check_second_order(fn, inputs)
+
+
+@pytest.mark.parametrize("axis", [1, 2])
+def test_bias_add_grad_first_and_second_order(axis):
+    # the bias gradient of a low-precision `add`, here in float64 (the same sum)
+    op = elementwise.BiasAddGrad(axis)
+    fn = lambda g: ops.sin(op(g * g))  # noqa: E731
+    check_gradients(fn, [RNG.standard_normal((2, 3, 4))])
+    check_second_order(fn, [RNG.standard_normal((2, 3, 4))])
 
 
 def test_cast_between_floats_first_and_second_order():

@@ -369,3 +369,43 @@ def test_get_does_not_know_lamb_like_keras(tmp_path):
     model.save(str(tmp_path / "lamb.keras"))
     loaded = keras.models.load_model(str(tmp_path / "lamb.keras"))
     assert type(loaded.optimizer).__name__ == "Lamb"
+
+
+def test_setting_a_float_over_a_schedule_or_a_callable_fails_as_keras():
+    # Keras 3.15.1: a schedule refuses with TypeError; a plain callable has no `assign`.
+    schedule = keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5)
+    with pytest.raises(TypeError) as info:
+        keras.optimizers.SGD(schedule).learning_rate = 0.3
+    assert str(info.value) == (
+        "This optimizer was created with a `LearningRateSchedule` object as its "
+        "`learning_rate` constructor argument, hence its learning rate is not settable. "
+        "If you need the learning rate to be settable, you should instantiate the "
+        "optimizer with a float `learning_rate` argument.")
+
+    def rate():
+        return 0.1
+
+    opt = keras.optimizers.SGD(rate)
+    with pytest.raises(AttributeError, match="^'function' object has no attribute 'assign'$"):
+        opt.learning_rate = 0.3
+    opt.learning_rate = schedule  # a schedule may replace it
+    with pytest.raises(TypeError, match="LearningRateSchedule"):
+        opt.learning_rate = 0.3
+
+
+def test_apply_without_variables_errors_as_keras():
+    v = keras.Variable(np.ones(2, "float32"))
+    w = keras.Variable(np.ones(3, "float32"))
+    opt = keras.optimizers.Adam()
+    with pytest.raises(ValueError) as info:
+        opt.apply([np.ones(2, "float32")])
+    assert str(info.value) == (  # Keras 3.15.1's text, trailing space included
+        "When passing `grads` without `variables`, the optimizer must already be built on "
+        "a list of variables. Call `optimizer.build(trainable_variables)` first. ")
+    opt.build([v, w])
+    with pytest.raises(ValueError) as info:
+        opt.apply([np.ones(2, "float32")])
+    assert str(info.value) == (
+        "When passing `grads` as a list of gradient tensors, the gradients must match "
+        "`optimizer.variables` one-to-on. Received a list of 1 gradients, but the optimizer "
+        "is tracking 2 trainable variables.")

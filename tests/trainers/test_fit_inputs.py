@@ -235,3 +235,14 @@ def test_generator_end_warns_ran_out_like_keras():
             run()
         counts.append(sum("ran out of data" in str(w.message) for w in record))
     assert counts == [1, 1, 1, 2]
+
+
+def test_class_weight_with_several_outputs_is_keras_error():
+    inputs = keras.Input((4,))
+    model = keras.Model(inputs, [keras.layers.Dense(1)(inputs), keras.layers.Dense(2)(inputs)])
+    model.compile("sgd", ["mse", "mse"])
+    x = np.ones((4, 4), "float32")
+    with pytest.raises(ValueError) as info:
+        model.fit(x, [np.ones((4, 1)), np.ones((4, 2))], class_weight={0: 1.0}, verbose=0)
+    # Keras 3.15.1's words (array_data_adapter.py)
+    assert str(info.value) == "`class_weight` is only supported for Models with a single output."

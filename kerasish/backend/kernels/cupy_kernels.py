@@ -19,6 +19,13 @@ def ordered_sum(x, axes, keepdims=False):
     return cupy.sum(x, axis=axes, keepdims=keepdims)
 
 
+def bias_gradient_sum(rows):
+    """Column sums of a `(n, cols)` gradient (float16 adds in float32)."""
+    if rows.dtype == cupy.float16:
+        return rows.sum(axis=0, dtype=cupy.float32).astype(cupy.float16)
+    return rows.sum(axis=0)
+
+
 def ordered_mean(x, axes, keepdims=False):
     """Mean over `axes` (see `ordered_sum`)."""
     return cupy.mean(x, axis=axes, keepdims=keepdims)

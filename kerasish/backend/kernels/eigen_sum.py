@@ -27,6 +27,7 @@ size tried, up to a million values (`tests/backend/test_eigen_sum.py` holds the
 recorded values).
 """
 import functools
+import os
 
 import numpy as np
 
@@ -208,3 +209,83 @@ def _packet_columns(outer, cols, lanes):
     start = np.arange(total) // lanes * lanes
     fits = (start % cols + lanes <= cols) & (start + lanes <= total)
     return fits.reshape(outer, cols)
+
+
+def bias_gradient_sum(rows, accumulate=None):
+    """Column sums of `(n, cols)` in the order of TensorFlow's CPU `BiasAddGrad`
+    (`ReduceOuterDimensions`), the gradient of `bias_add` (Keras's Dense and Conv).
+
+    Rows are added one after another into a buffer of the accumulation dtype
+    (float32 for float16), except that a large enough gradient with at most
+    `32 * threads` columns is cut into one row block per thread of TensorFlow's
+    pool (this machine's CPUs), whose sums are then added in order. Where
+    TensorFlow's cost model runs it on one thread, that is a plain row after row
+    sum. numpy's own column sum pairs values up when `cols == 1`.
+
+    Args:
+        rows: numpy array `(n, cols)`.
+        accumulate: dtype to add in (default: `rows`' dtype).
+
+    Returns:
+        numpy array `(cols,)` of `rows`' dtype.
+    """
+    n, cols = rows.shape
+    acc = rows.astype(accumulate or rows.dtype, copy=False)
+    starts = _bias_grad_block_starts(n, cols, rows.dtype.itemsize, _pool_threads())
+    partials = [_sum_rows_in_order(acc[a:b]) for a, b in zip(starts[:-1], starts[1:])]
+    total = partials[0] if partials else np.zeros(cols, acc.dtype)
+    for part in partials[1:]:
+        total = total + part
+    with np.errstate(over="ignore"):   # float16 overflow gives inf, as in TensorFlow
+        return total.astype(rows.dtype, copy=False)
+
+
+@functools.lru_cache(maxsize=1)
+def _pool_threads():
+    """The size of TensorFlow's intra-op thread pool: the CPUs this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _bias_grad_block_starts(n, cols, itemsize, threads):
+    """Row boundaries of the partial sums TensorFlow's `ReduceOuterDimensions` adds."""
+    if n == 0:
+        return [0, 0]
+    if cols > threads * 32 or threads == 1:   # columns split between threads: rows in order
+        return [0, n]
+    min_block_size = -(-2000 // cols)
+    blocks = min(min(n, -(-(n * cols) // min_block_size)), threads)
+    per_block = -(-n // blocks)
+    block_cost = per_block * cols * (itemsize * 11 / 64 + 1)   # bytes loaded at L2 cost + an add
+    if blocks <= 1 or _cost_model_threads(blocks * block_cost, threads) == 1:
+        return [0, n]
+    group = _parallel_for_block_size(blocks, block_cost, threads)
+    return [min(n, b * per_block) for b in range(0, blocks, group)] + [n]
+
+
+def _cost_model_threads(total_cost, threads):
+    """Eigen's TensorCostModel::numThreads (100000 start-up and per-thread cycles)."""
+    wanted = int((total_cost - 100000) / 100000 + 0.9)
+    return min(threads, max(1, wanted))
+
+
+def _parallel_for_block_size(n, task_cost, threads):
+    """Eigen's ThreadPoolDevice::CalculateParallelForBlock (tasks per block)."""
+    block_size = min(n, max(-(-n // (4 * threads)), int(40000 / task_cost)))
+    max_block_size = min(n, 2 * block_size)
+    count = -(-n // block_size)
+    best = count / (-(-count // threads) * threads)
+    previous = count
+    while best < 1.0 and previous > 1:
+        coarser = -(-n // (previous - 1))
+        if coarser > max_block_size:
+            break
+        coarser_count = -(-n // coarser)
+        efficiency = coarser_count / (-(-coarser_count // threads) * threads)
+        if efficiency + 0.01 >= best:
+            block_size = coarser
+            best = max(best, efficiency)
+        previous = coarser_count
+    return block_size

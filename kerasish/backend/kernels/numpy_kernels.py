@@ -17,6 +17,7 @@ __all__ = [
     "adagrad_update",
     "adam_update",
     "adamax_update",
+    "bias_gradient_sum",
     "ema_update",
     "index_add",
     "lion_update",
@@ -77,6 +78,20 @@ def ordered_sum(x, axes, keepdims=False):
         numpy array.
     """
     return eigen_sum.ordered_sum(x, axes, keepdims)
+
+
+def bias_gradient_sum(rows):
+    """Column sums of a `(n, cols)` gradient as TensorFlow's CPU `BiasAddGrad`
+    adds them (see `eigen_sum.bias_gradient_sum`; float16 adds in float32).
+
+    Args:
+        rows: numpy array `(n, cols)`.
+
+    Returns:
+        numpy array `(cols,)` of `rows`' dtype.
+    """
+    accumulate = np.float32 if rows.dtype == np.float16 else None
+    return eigen_sum.bias_gradient_sum(rows, accumulate)
 
 
 def ordered_mean(x, axes, keepdims=False):
