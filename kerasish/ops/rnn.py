@@ -27,6 +27,7 @@ from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tape import GradientTape
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import devices
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
 
 
@@ -52,37 +53,56 @@ def _masked_rows(x, masks):
     return [x * m for m in masks]
 
 
-def _project(xp, parts, w, out=None):
-    """`parts[g] @ w[:, gate g]` side by side (`parts[0] @ w` for a single part)."""
+def _matmul(a, b, out=None):
+    """`a @ b` (into `out`): one BLAS call."""
+    return a @ b if out is None else devices.xp_of(a).matmul(a, b, out=out)
+
+
+def _sequence_matmul(a, b, out=None):
+    """`a @ b` (into `out`) for a product over a whole sequence (rows: time x batch): in
+    float32 through the device's `split_matmul`, which spreads a large product over the
+    CPU threads, one BLAS thread each, instead of one multi-threaded BLAS call (which
+    stalls whenever another job holds a core). The same numbers as one call on these
+    products' shapes (tested); per-step products (few rows) and float64, where a split
+    product can differ from one call in the last bits, keep one BLAS call."""
+    if a.dtype.kind != "f" or a.dtype.itemsize != 4 or b.dtype != a.dtype:
+        return _matmul(a, b, out)
+    return devices.device_of_array(a).kernel("split_matmul")(a, b, out=out)
+
+
+def _project(xp, parts, w, out=None, mm=_matmul):
+    """`parts[g] @ w[:, gate g]` side by side (`parts[0] @ w` for a single part); `mm`
+    makes each product (`_sequence_matmul` for a whole sequence's rows)."""
     if len(parts) == 1:
-        return xp.matmul(parts[0], w, out=out)
+        return mm(parts[0], w, out=out)
     n = w.shape[1] // len(parts)
-    return xp.concatenate([p @ w[:, g * n:(g + 1) * n] for g, p in enumerate(parts)], axis=-1,
-                          out=out)
+    return xp.concatenate([mm(p, w[:, g * n:(g + 1) * n]) for g, p in enumerate(parts)],
+                          axis=-1, out=out)
 
 
-def _project_back(d, w, masks, shape=None):
+def _project_back(d, w, masks, shape=None, mm=_matmul):
     """Gradient of `_project(_masked_rows(a, masks), w)` with respect to `a`, from `d`."""
     if masks is None:
-        out = d @ w.T
+        out = mm(d, w.T)
         return out if shape is None else out.reshape(shape)
     n = w.shape[1] // len(masks)
     total = None
     for g, m in enumerate(masks):
         dg = d if len(masks) == 1 else d[:, g * n:(g + 1) * n]
         wg = w if len(masks) == 1 else w[:, g * n:(g + 1) * n]
-        term = dg @ wg.T
+        term = mm(dg, wg.T)
         term = term * m if shape is None else term.reshape(shape) * m[:, None, :]
         total = term if total is None else total + term
     return total
 
 
-def _weight_grad(xp, parts, d):
+def _weight_grad(xp, parts, d, mm=_matmul):
     """Gradient of `_project(parts, w)` with respect to `w`, from `d`."""
     if len(parts) == 1:
-        return parts[0].T @ d
+        return mm(parts[0].T, d)
     n = d.shape[1] // len(parts)
-    return xp.concatenate([p.T @ d[:, g * n:(g + 1) * n] for g, p in enumerate(parts)], axis=1)
+    return xp.concatenate([mm(p.T, d[:, g * n:(g + 1) * n]) for g, p in enumerate(parts)],
+                          axis=1)
 
 
 def _low_precision(w):
@@ -278,13 +298,13 @@ def _project_back_tm(xp, d, w, masks, length):
     """`_project_back` for time-major rows of `d` with per-batch masks (batch, n):
     returns (length, batch, n)."""
     if masks is None:
-        return (d @ w.T).reshape(length, -1, w.shape[0])
+        return _sequence_matmul(d, w.T).reshape(length, -1, w.shape[0])
     n = w.shape[1] // len(masks)
     total = None
     for g, m in enumerate(masks):
         dg = d if len(masks) == 1 else d[:, g * n:(g + 1) * n]
         wg = w if len(masks) == 1 else w[:, g * n:(g + 1) * n]
-        term = (dg @ wg.T).reshape(length, m.shape[0], -1)
+        term = _sequence_matmul(dg, wg.T).reshape(length, m.shape[0], -1)
         term *= m[None]
         if total is None:
             total = term
@@ -458,7 +478,7 @@ class _LSTM:
         # i, f, g, o: x's projection plus the bias, then each step's recurrent term is
         # added (in the other order than `h @ rec + xw`: the same sum) and activated
         acts = xp.empty((length, batch, 4 * u), dtype=x.dtype)
-        _project(xp, x_rows, kernel, out=acts.reshape(length * batch, 4 * u))
+        _project(xp, x_rows, kernel, out=acts.reshape(length * batch, 4 * u), mm=_sequence_matmul)
         acts += bias
         scale, shift = _lstm_gate_affine(xp, u, x.dtype)
         rec_term = xp.empty((batch, 4 * u), dtype=x.dtype)
@@ -563,8 +583,9 @@ class _LSTM:
                                           length, order, time_major=True)
             return dx, [d_kernel, d_rec, _stepwise_bias_grad(xp, flat, batch, length, order,
                                                              time_major=True)], [dh, dc]
-        d_kernel = _weight_grad(xp, x_rows, flat)
-        d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat)  # one GEMM for all steps
+        d_kernel = _weight_grad(xp, x_rows, flat, mm=_sequence_matmul)
+        d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat,  # all steps
+                             mm=_sequence_matmul)
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
 
 
@@ -584,7 +605,7 @@ class _LSTMMixedDtypes(_LSTM):
         in_masks, rec_masks = drop
         # Time-major (length, batch, ...) buffers: each step's slice is contiguous.
         x_tm = _swap_time_batch(xp, x)
-        xw = _project(xp, _masked_rows_tm(x_tm, in_masks), kernel)
+        xw = _project(xp, _masked_rows_tm(x_tm, in_masks), kernel, mm=_sequence_matmul)
         xw = xw.reshape(length, batch, 4 * u)
         xw += bias
         scale, shift = _lstm_gate_affine(xp, u, x.dtype)
@@ -661,7 +682,7 @@ class _LSTMMixedDtypes(_LSTM):
                 dh += back
                 dc += step_dc
         flat = dz_all.reshape(length * batch, -1)
-        dx = _project_back(flat, kernel, _rows_tm(xp, in_masks, length))
+        dx = _project_back(flat, kernel, _rows_tm(xp, in_masks, length), mm=_sequence_matmul)
         dx = _swap_time_batch(xp, dx.reshape(length, batch, -1))
         if _low_precision(kernel):
             order = _steps(length, go_backwards)
@@ -671,8 +692,9 @@ class _LSTMMixedDtypes(_LSTM):
                                           length, order, time_major=True)
             return dx, [d_kernel, d_rec, _stepwise_bias_grad(xp, flat, batch, length, order,
                                                              time_major=True)], [dh, dc]
-        d_kernel = _weight_grad(xp, _masked_rows_tm(x_tm, in_masks), flat)
-        d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat)  # one GEMM for all steps
+        d_kernel = _weight_grad(xp, _masked_rows_tm(x_tm, in_masks), flat, mm=_sequence_matmul)
+        d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat,  # all steps
+                             mm=_sequence_matmul)
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
 
 
@@ -718,7 +740,8 @@ class _GRU:
         u = rec.shape[0]
         b_in, b_rec = self._biases(bias, u)
         in_masks, rec_masks = drop
-        xw = _project(xp, _masked_rows(x, in_masks), kernel).reshape(batch, length, 3 * u) + b_in
+        xw = _project(xp, _masked_rows(x, in_masks), kernel, mm=_sequence_matmul).reshape(
+            batch, length, 3 * u) + b_in
         seq = xp.zeros((batch, length, u), dtype=x.dtype)
         cache, out = [], xp.zeros_like(h)
         for k, t in enumerate(_steps(length, go_backwards)):
@@ -784,14 +807,14 @@ class _GRU:
             dx_all[:, t] = xp.concatenate([dz, dr, dhh], axis=1)
             dh = carry + dh_prev
         flat = dx_all.reshape(batch * length, -1)
-        dx = _project_back(flat, kernel, in_masks, x.shape)
+        dx = _project_back(flat, kernel, in_masks, x.shape, mm=_sequence_matmul)
         if low:
             order = _steps(length, go_backwards)
             d_kernel = _stepwise_weight_grad(xp, _masked_rows(x, in_masks), flat, batch,
                                              length, order)
             d_bin = _stepwise_bias_grad(xp, flat, batch, length, order)
         else:
-            d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat)
+            d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat, mm=_sequence_matmul)
             d_bin = flat.sum(axis=0)
         d_bias = xp.stack([d_bin, d_brec]) if self.reset_after else d_bin
         return dx, [d_kernel, d_rec, d_bias], [dh]
@@ -818,7 +841,8 @@ class _SimpleRNN:
         batch, length, _ = x.shape
         u = rec.shape[0]
         in_masks, rec_masks = drop
-        xw = _project(xp, _masked_rows(x, in_masks), kernel).reshape(batch, length, u) + bias
+        xw = _project(xp, _masked_rows(x, in_masks), kernel, mm=_sequence_matmul).reshape(
+            batch, length, u) + bias
         seq = xp.zeros((batch, length, u), dtype=x.dtype)
         cache, out = [], xp.zeros_like(h)
         for k, t in enumerate(_steps(length, go_backwards)):
@@ -850,7 +874,7 @@ class _SimpleRNN:
             h_prevs[:, t] = h_prev
             dh = carry + _project_back(dz, rec, rec_masks)
         flat = dz_all.reshape(batch * length, -1)
-        dx = _project_back(flat, kernel, in_masks, x.shape)
+        dx = _project_back(flat, kernel, in_masks, x.shape, mm=_sequence_matmul)
         if _low_precision(kernel):
             order = _steps(length, go_backwards)
             d_kernel = _stepwise_weight_grad(xp, _masked_rows(x, in_masks), flat, batch,
@@ -859,8 +883,9 @@ class _SimpleRNN:
                                           length, order)
             return dx, [d_kernel, d_rec, _stepwise_bias_grad(xp, flat, batch, length,
                                                              order)], [dh]
-        d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat)
-        d_rec = _weight_grad(xp, _masked_rows(h_prevs, rec_masks), flat)  # one GEMM for all steps
+        d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat, mm=_sequence_matmul)
+        d_rec = _weight_grad(xp, _masked_rows(h_prevs, rec_masks), flat,  # all steps
+                             mm=_sequence_matmul)
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh]
 
 
