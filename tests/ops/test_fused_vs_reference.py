@@ -456,3 +456,38 @@ def test_sequence_products_split_over_threads_are_one_blas_call_bit_for_bit(monk
     assert len(calls) >= 3   # the forward projection, the input and the weight gradients
     for i, (two, one) in enumerate(zip(*results)):
         np.testing.assert_array_equal(two, one, err_msg=f"output {i}")
+
+
+@pytest.mark.parametrize("go_backwards,mask,drops,seq_grad", [
+    (False, None, (0, 0), False), (True, None, (1, 0), False), (False, "random", (4, 4), True),
+    (True, "random", (1, 0), True), (False, None, (1, 1), True), (True, None, (4, 4), False)])
+def test_lstm_pipelined_over_two_threads_is_one_thread_bit_for_bit(monkeypatch, go_backwards,
+                                                                  mask, drops, seq_grad):
+    """With two CPU threads the LSTM hands the input projection (forward) and the input
+    gradient (backward) of each block of steps to a worker thread while its step loop
+    runs: the same numbers as one thread doing everything in order."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    cpu_threads = importlib.import_module("kerasish.backend.kernels.cpu_threads")
+    monkeypatch.setattr(rnn_ops, "_PIPELINE_BLOCK_MACS", 1 << 22)  # 10 blocks of 4-5 steps
+    x, w, s, m, drop = _lstm_case(5, "float32", mask, drops, batch=64, length=42,
+                                  features=128, units=32)
+    rng = np.random.default_rng(6)
+    g_seq = (rng.normal(size=x.shape[:2] + (32,)) if seq_grad
+             else np.zeros(x.shape[:2] + (32,))).astype("float32")
+    g_final = [rng.normal(size=(64, 32)).astype("float32") for _ in range(3)]
+    pipelines = []
+    pipeline = cpu_threads.Pipeline
+    monkeypatch.setattr(cpu_threads, "Pipeline", lambda run: pipelines.append(1) or pipeline(run))
+    results = []
+    for threads in (1, 2):
+        with threadpoolctl.ThreadpoolController().limit(limits=threads, user_api="blas"):
+            workers = cpu_threads.worker_count()
+            seq, final, cache = rnn_ops._lstm.forward(np, x, w, s, m, go_backwards, drop)
+            gx, gw, gs = rnn_ops._lstm.backward(np, x, w, s, m, go_backwards, cache, g_seq,
+                                                g_final, drop)
+        results.append([seq, *final, gx, *gw, *gs])
+    if workers < 2:
+        pytest.skip("one CPU: nothing is pipelined")
+    assert len(pipelines) == 2
+    for i, (two, one) in enumerate(zip(*results)):
+        np.testing.assert_array_equal(two, one, err_msg=f"output {i}")

@@ -232,6 +232,11 @@ def split_matmul(a, b, out=None):
     return cupy.matmul(a, b, out=out)
 
 
+def sequence_pipeline(run):
+    """None: on the GPU a recurrent op queues all its work on the stream itself."""
+    return None
+
+
 # A GPU kernel wants its GEMMs as large as memory allows: the batch is only
 # split when one chunk's scratch arrays would pass this size; chunks run in order.
 CHUNK_BYTES = 256 * 2 ** 20

@@ -578,6 +578,26 @@ def split_matmul(a, b, out=None):
 __all__ += ["split_matmul"]
 
 
+def sequence_pipeline(run):
+    """A `cpu_threads.Pipeline` for `run` when there are two or more CPU threads, else None.
+
+    A recurrent op hands the work off its step loop's critical path to it
+    (see `kerasish/ops/rnn.py`); None tells the op to do that work itself.
+
+    Args:
+        run: callable run on the worker thread for each queued piece.
+
+    Returns:
+        a `cpu_threads.Pipeline` (a context manager) or None.
+    """
+    if cpu_threads.worker_count() < 2:
+        return None
+    return cpu_threads.Pipeline(run)
+
+
+__all__ += ["sequence_pipeline"]
+
+
 # Batch chunks ---------------------------------------------------------------
 # Kernels whose batch items are independent (convolutions, fused attention)
 # work through the batch in pieces whose scratch arrays fit a core's L2 cache
