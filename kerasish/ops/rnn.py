@@ -626,7 +626,8 @@ class _LSTM:
                 t = order[k]
                 if mask is None:
                     if g_seq_tm is not None:
-                        xp.add(dh, g_out + g_seq_tm[k] if k == length - 1 else g_seq_tm[k], out=dh_new)
+                        xp.add(dh, g_out + g_seq_tm[k] if k == length - 1 else g_seq_tm[k],
+                               out=dh_new)
                     elif k == length - 1:
                         xp.add(dh, g_out, out=dh_new)
                     else:
