@@ -589,6 +589,18 @@ def sequence_pipeline(run):
 
     Returns:
         a `cpu_threads.Pipeline` (a context manager) or None.
+
+    Example:
+        >>> done = []
+        >>> pipe = sequence_pipeline(done.append)
+        >>> if pipe is None:
+        ...     done.extend([0, 1])
+        ... else:
+        ...     with pipe:
+        ...         pipe.put(0)
+        ...         pipe.put(1)
+        >>> done
+        [0, 1]
     """
     if cpu_threads.worker_count() < 2:
         return None
