@@ -1,7 +1,7 @@
 """The fused LSTM sequence op alone: forward and backward (BPTT) CPU time per call.
 
     PYTHONPATH=$PWD python benchmarks/bench_lstm_op.py [--before PATH/kerasish/ops/rnn.py]
-        [--reps 15] [--threads 1]
+        [--reps 15] [--threads 1] [--clock cpu|wall]
 
 Shapes of the imdb workloads (batch 64, 80 steps, 128 features): LSTM(32) with
 one input dropout mask (imdb_lstm_dropout), LSTM(128) (imdb_lstm), LSTM(32)
@@ -23,7 +23,10 @@ def _args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", help="another rnn.py to time beside this checkout's")
     parser.add_argument("--reps", type=int, default=15)
-    parser.add_argument("--threads", type=int, default=1, help="BLAS threads")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="BLAS threads (and kerasish's CPU worker threads)")
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                        help="cpu: the process's CPU time (all threads); wall: elapsed time")
     return parser.parse_args()
 
 
@@ -59,11 +62,12 @@ def _case(units, masks, masked, rec_masks, batch=64, length=80, features=128):
 
 def _call(module, case):
     x, w, states, mask, drop, g_seq, g_final = case
-    t0 = time.process_time()
+    clock = time.perf_counter if ARGS.clock == "wall" else time.process_time
+    t0 = clock()
     seq, final, cache = module._lstm.forward(np, x, w, states, mask, False, drop)
-    t1 = time.process_time()
+    t1 = clock()
     grads = module._lstm.backward(np, x, w, states, mask, False, cache, g_seq, g_final, drop)
-    t2 = time.process_time()
+    t2 = clock()
     arrays = [seq, *final, grads[0], *grads[1], *grads[2]]
     return (t1 - t0, t2 - t1), arrays
 
@@ -79,7 +83,8 @@ def main():
     modules = {"this checkout": rnn}
     if ARGS.before:
         modules["before"] = _load(ARGS.before)
-    print(f"CPU ms per call, {ARGS.threads} BLAS thread(s), min / median of {ARGS.reps}")
+    print(f"{'CPU' if ARGS.clock == 'cpu' else 'wall-clock'} ms per call, {ARGS.threads} BLAS "
+          f"thread(s), min / median of {ARGS.reps}")
     print("| case | code | forward | backward |")
     print("|---|---|---|---|")
     for name, spec in CASES.items():

@@ -27,6 +27,7 @@ from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tape import GradientTape
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import devices
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
 
 
@@ -52,37 +53,56 @@ def _masked_rows(x, masks):
     return [x * m for m in masks]
 
 
-def _project(xp, parts, w, out=None):
-    """`parts[g] @ w[:, gate g]` side by side (`parts[0] @ w` for a single part)."""
+def _matmul(a, b, out=None):
+    """`a @ b` (into `out`): one BLAS call."""
+    return a @ b if out is None else devices.xp_of(a).matmul(a, b, out=out)
+
+
+def _sequence_matmul(a, b, out=None):
+    """`a @ b` (into `out`) for a product over a whole sequence (rows: time x batch): in
+    float32 through the device's `split_matmul`, which spreads a large product over the
+    CPU threads, one BLAS thread each, instead of one multi-threaded BLAS call (which
+    stalls whenever another job holds a core). The same numbers as one call on these
+    products' shapes (tested); per-step products (few rows) and float64, where a split
+    product can differ from one call in the last bits, keep one BLAS call."""
+    if a.dtype.kind != "f" or a.dtype.itemsize != 4 or b.dtype != a.dtype:
+        return _matmul(a, b, out)
+    return devices.device_of_array(a).kernel("split_matmul")(a, b, out=out)
+
+
+def _project(xp, parts, w, out=None, mm=_matmul):
+    """`parts[g] @ w[:, gate g]` side by side (`parts[0] @ w` for a single part); `mm`
+    makes each product (`_sequence_matmul` for a whole sequence's rows)."""
     if len(parts) == 1:
-        return xp.matmul(parts[0], w, out=out)
+        return mm(parts[0], w, out=out)
     n = w.shape[1] // len(parts)
-    return xp.concatenate([p @ w[:, g * n:(g + 1) * n] for g, p in enumerate(parts)], axis=-1,
-                          out=out)
+    return xp.concatenate([mm(p, w[:, g * n:(g + 1) * n]) for g, p in enumerate(parts)],
+                          axis=-1, out=out)
 
 
-def _project_back(d, w, masks, shape=None):
+def _project_back(d, w, masks, shape=None, mm=_matmul):
     """Gradient of `_project(_masked_rows(a, masks), w)` with respect to `a`, from `d`."""
     if masks is None:
-        out = d @ w.T
+        out = mm(d, w.T)
         return out if shape is None else out.reshape(shape)
     n = w.shape[1] // len(masks)
     total = None
     for g, m in enumerate(masks):
         dg = d if len(masks) == 1 else d[:, g * n:(g + 1) * n]
         wg = w if len(masks) == 1 else w[:, g * n:(g + 1) * n]
-        term = dg @ wg.T
+        term = mm(dg, wg.T)
         term = term * m if shape is None else term.reshape(shape) * m[:, None, :]
         total = term if total is None else total + term
     return total
 
 
-def _weight_grad(xp, parts, d):
+def _weight_grad(xp, parts, d, mm=_matmul):
     """Gradient of `_project(parts, w)` with respect to `w`, from `d`."""
     if len(parts) == 1:
-        return parts[0].T @ d
+        return mm(parts[0].T, d)
     n = d.shape[1] // len(parts)
-    return xp.concatenate([p.T @ d[:, g * n:(g + 1) * n] for g, p in enumerate(parts)], axis=1)
+    return xp.concatenate([mm(p.T, d[:, g * n:(g + 1) * n]) for g, p in enumerate(parts)],
+                          axis=1)
 
 
 def _low_precision(w):
@@ -223,6 +243,39 @@ def _step_masks(xp, mask):
 
 
 _BLOCK_ELEMENTS = 1 << 16  # the LSTM backward's per-block factor buffers stay in cache
+# A pipelined block's input product has at least this many multiply-adds: OpenBLAS
+# computes a block of rows of a product with the same numbers as the whole product
+# only with its large-matrix kernels (it takes others for small matrices).
+_PIPELINE_BLOCK_MACS = 1 << 24
+
+
+def _pipeline_blocks(x, cols):
+    """The blocks of the LSTM's pipelined input work (see `_LSTM.forward`) as
+    {first step: block number} in processing order, each block `(k0, k1)` of steps
+    k0..k1-1 in `_pipeline_bounds`; None when the sequence is not pipelined: float32
+    only (float64 keeps one product, as in `_sequence_matmul`), two blocks or more,
+    each of at least `_PIPELINE_BLOCK_MACS`."""
+    batch, length, features = x.shape
+    if x.dtype.kind != "f" or x.dtype.itemsize != 4 or batch * features * cols == 0:
+        return None
+    count = length // -(-_PIPELINE_BLOCK_MACS // (batch * features * cols))
+    if count < 2:
+        return None
+    bounds = [length * j // count for j in range(count + 1)]  # sizes differ by one at most
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _block_times(block, length, go_backwards):
+    """The time steps [t0, t1) of a block (k0, k1) of steps in processing order."""
+    k0, k1 = block
+    return (length - k1, length - k0) if go_backwards else (k0, k1)
+
+
+def _open_pipeline(x, blocks, run):
+    """The device's `sequence_pipeline` for `run` (None: no pipeline, or no blocks)."""
+    if blocks is None:
+        return None
+    return devices.device_of_array(x).kernel("sequence_pipeline")(run)
 
 
 class _LSTMFactors:
@@ -278,13 +331,13 @@ def _project_back_tm(xp, d, w, masks, length):
     """`_project_back` for time-major rows of `d` with per-batch masks (batch, n):
     returns (length, batch, n)."""
     if masks is None:
-        return (d @ w.T).reshape(length, -1, w.shape[0])
+        return _sequence_matmul(d, w.T).reshape(length, -1, w.shape[0])
     n = w.shape[1] // len(masks)
     total = None
     for g, m in enumerate(masks):
         dg = d if len(masks) == 1 else d[:, g * n:(g + 1) * n]
         wg = w if len(masks) == 1 else w[:, g * n:(g + 1) * n]
-        term = (dg @ wg.T).reshape(length, m.shape[0], -1)
+        term = _sequence_matmul(dg, wg.T).reshape(length, m.shape[0], -1)
         term *= m[None]
         if total is None:
             total = term
@@ -453,13 +506,19 @@ class _LSTM:
         batch, length, _ = x.shape
         u = rec.shape[0]
         in_masks, rec_masks = drop
-        # Time-major (length, batch, ...) buffers: each step's slice is contiguous.
-        x_rows = _masked_rows_tm(_time_major_copy(xp, x), in_masks, in_place=True)
         # i, f, g, o: x's projection plus the bias, then each step's recurrent term is
-        # added (in the other order than `h @ rec + xw`: the same sum) and activated
+        # added (in the other order than `h @ rec + xw`: the same sum) and activated.
+        # Time-major (length, batch, ...) buffers: each step's slice is contiguous.
         acts = xp.empty((length, batch, 4 * u), dtype=x.dtype)
-        _project(xp, x_rows, kernel, out=acts.reshape(length * batch, 4 * u))
-        acts += bias
+        blocks = _pipeline_blocks(x, 4 * u)
+        x_rows, prepare = self._input_rows(xp, x, kernel, bias, in_masks, acts)
+        pipe = _open_pipeline(x, blocks, prepare)
+        if pipe is None:
+            prepare(0, length, _sequence_matmul)
+        else:  # a worker thread prepares the blocks of steps in the order the loop needs
+            for b in blocks:
+                pipe.put(*_block_times(b, length, go_backwards))
+            waits = {k0: j + 1 for j, (k0, _) in enumerate(blocks)}
         scale, shift = _lstm_gate_affine(xp, u, x.dtype)
         rec_term = xp.empty((batch, 4 * u), dtype=x.dtype)
         tcs = xp.empty((length, batch, u), dtype=x.dtype)       # tanh(c_new)
@@ -469,26 +528,32 @@ class _LSTM:
         i_, f_, g_, o_ = (acts[..., j * u:(j + 1) * u] for j in range(4))
         tmp = xp.empty((batch, u), dtype=x.dtype)
         parts = None if rec_masks is None else xp.empty((len(rec_masks), batch, u), x.dtype)
-        for k, t in enumerate(_steps(length, go_backwards)):
-            prv, nxt = (t + 1, t) if go_backwards else (t, t + 1)
-            z = acts[t]
-            z += _recurrent_term(xp, hs[prv], rec, rec_masks, rec_term, parts)
-            # sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5 on i, f, o; tanh(z) on g
-            z *= scale
-            xp.tanh(z, out=z)
-            z *= scale
-            z += shift
-            c_new, h_new = cs[nxt], hs[nxt]
-            xp.multiply(f_[t], cs[prv], out=c_new)
-            xp.multiply(i_[t], g_[t], out=tmp)
-            c_new += tmp
-            xp.tanh(c_new, out=tcs[t])
-            xp.multiply(o_[t], tcs[t], out=h_new)
-            if mask is not None:  # a masked step carries the state and repeats the output
-                xp.copyto(outs[k + 1], h_new)
-                xp.copyto(outs[k + 1], outs[k], where=keep[t])
-                xp.copyto(h_new, hs[prv], where=keep[t])
-                xp.copyto(c_new, cs[prv], where=keep[t])
+        try:
+            for k, t in enumerate(_steps(length, go_backwards)):
+                if pipe is not None and k in waits:
+                    pipe.wait(waits[k])
+                prv, nxt = (t + 1, t) if go_backwards else (t, t + 1)
+                z = acts[t]
+                z += _recurrent_term(xp, hs[prv], rec, rec_masks, rec_term, parts)
+                # sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5 on i, f, o; tanh(z) on g
+                z *= scale
+                xp.tanh(z, out=z)
+                z *= scale
+                z += shift
+                c_new, h_new = cs[nxt], hs[nxt]
+                xp.multiply(f_[t], cs[prv], out=c_new)
+                xp.multiply(i_[t], g_[t], out=tmp)
+                c_new += tmp
+                xp.tanh(c_new, out=tcs[t])
+                xp.multiply(o_[t], tcs[t], out=h_new)
+                if mask is not None:  # a masked step carries the state and repeats the output
+                    xp.copyto(outs[k + 1], h_new)
+                    xp.copyto(outs[k + 1], outs[k], where=keep[t])
+                    xp.copyto(h_new, hs[prv], where=keep[t])
+                    xp.copyto(c_new, cs[prv], where=keep[t])
+        finally:
+            if pipe is not None:
+                pipe.close()
         last = 0 if go_backwards else length
         if mask is None:
             seq_tm = hs[:length][::-1] if go_backwards else hs[1:]
@@ -497,6 +562,35 @@ class _LSTM:
             seq_tm, out = outs[1:], outs[length].copy()
         return (_swap_time_batch(xp, seq_tm), [out, hs[last].copy(), cs[last].copy()],
                 (x_rows, acts, tcs, hs, cs))
+
+    @staticmethod
+    def _input_rows(xp, x, kernel, bias, in_masks, acts):
+        """The time-major input rows (one (length * batch, features) matrix per input
+        mask; for none or one, x's own time-major copy, masked in place) and
+        `prepare(t0, t1, mm=_matmul)`, which fills steps t0..t1-1 of them (copy, mask)
+        and of `acts` (their projection plus the bias): element by element and row
+        blocks of one product, so the steps can be prepared in blocks (see
+        `_PIPELINE_BLOCK_MACS`)."""
+        batch, length, features = x.shape
+        x_tm = xp.empty((length, batch, features), dtype=x.dtype)  # never a view of x
+        if in_masks is None or len(in_masks) == 1:
+            x_rows = [x_tm.reshape(-1, features)]
+        else:
+            x_rows = [xp.empty((length * batch, features), dtype=xp.result_type(x, m))
+                      for m in in_masks]
+        flat_acts = acts.reshape(length * batch, -1)
+
+        def prepare(t0, t1, mm=_matmul):
+            rows = slice(t0 * batch, t1 * batch)
+            x_tm[t0:t1] = x[:, t0:t1].transpose(1, 0, 2)
+            if in_masks is not None and len(in_masks) == 1:
+                x_tm[t0:t1] *= in_masks[0][None]
+            elif in_masks is not None:
+                for part, m in zip(x_rows, in_masks):
+                    xp.multiply(x_tm[t0:t1], m[None], out=part[rows].reshape(t1 - t0, batch, -1))
+            _project(xp, [part[rows] for part in x_rows], kernel, out=flat_acts[rows], mm=mm)
+            acts[t0:t1] += bias
+        return x_rows, prepare
 
     def backward(self, xp, x, w, s, mask, go_backwards, cache, g_seq, g_final,
                  drop=(None, None)):
@@ -518,43 +612,65 @@ class _LSTM:
         terms = None if rec_masks is None else xp.empty((len(rec_masks), batch, u), x.dtype)
         real = None if mask is None else _step_masks(xp, mask)[0]
         order = list(_steps(length, go_backwards))
-        for k in range(length - 1, -1, -1):
-            t = order[k]
-            if mask is None:
-                if g_seq_tm is not None:
-                    xp.add(dh, g_out + g_seq_tm[k] if k == length - 1 else g_seq_tm[k], out=dh_new)
-                elif k == length - 1:
-                    xp.add(dh, g_out, out=dh_new)
+        blocks = _pipeline_blocks(x, 4 * u)
+        dx = None if blocks is None else xp.empty_like(x)
+
+        def input_grad(t0, t1):
+            d = dz_all[t0:t1].reshape((t1 - t0) * batch, -1)
+            dx[:, t0:t1] = _project_back_tm(xp, d, kernel, in_masks, t1 - t0).transpose(1, 0, 2)
+        # a worker thread takes the input gradient of each block of steps once it is done
+        pipe = _open_pipeline(x, blocks, input_grad)
+        done = {} if pipe is None else {k0: b for b in blocks for k0 in b[:1]}
+        try:
+            for k in range(length - 1, -1, -1):
+                t = order[k]
+                if mask is None:
+                    if g_seq_tm is not None:
+                        xp.add(dh, g_out + g_seq_tm[k] if k == length - 1 else g_seq_tm[k],
+                               out=dh_new)
+                    elif k == length - 1:
+                        xp.add(dh, g_out, out=dh_new)
+                    else:
+                        dh_new = dh
+                    dc_new = dc
                 else:
-                    dh_new = dh
-                dc_new = dc
-            else:
-                m = real[t]
-                g_out = g_out + g_seq_tm[k]
-                dh_new = xp.where(m, dh + g_out, 0)
-                dc_new = xp.where(m, dc, 0)
-                g_out, dh, dc = xp.where(m, 0, g_out), xp.where(m, 0, dh), xp.where(m, 0, dc)
-            # dc_total = dc + dh * o * (1 - tanh(c)^2); each gate's dz as a product of
-            # four factors (see _LSTMFactors)
-            dc_factor, third, fourth = factors.at(t)
-            xp.multiply(dh_new, o_[t], out=dc_total)
-            dc_total *= dc_factor
-            xp.add(dc_new, dc_total, out=dc_total)
-            dz = dz_all[t]
-            xp.multiply(dc_total, g_[t], out=dz[:, :u])
-            xp.multiply(dc_total, c_prevs[t], out=dz[:, u:2 * u])
-            xp.multiply(dc_total, i_[t], out=dz[:, 2 * u:3 * u])
-            xp.multiply(dh_new, tcs[t], out=dz[:, 3 * u:])
-            dz *= third
-            dz *= fourth
-            if mask is None:
-                dh = _recurrent_term_back(xp, dz, rec, rec_masks, dh_buf, terms)
-                dc = xp.multiply(dc_total, f_[t], out=dc_buf)
-            else:
-                dh += _recurrent_term_back(xp, dz, rec, rec_masks, dh_buf, terms)
-                dc += dc_total * f_[t]
-        flat = dz_all.reshape(length * batch, -1)
-        dx = _swap_time_batch(xp, _project_back_tm(xp, flat, kernel, in_masks, length))
+                    m = real[t]
+                    g_out = g_out + g_seq_tm[k]
+                    dh_new = xp.where(m, dh + g_out, 0)
+                    dc_new = xp.where(m, dc, 0)
+                    g_out, dh, dc = xp.where(m, 0, g_out), xp.where(m, 0, dh), xp.where(m, 0, dc)
+                # dc_total = dc + dh * o * (1 - tanh(c)^2); each gate's dz as a product of
+                # four factors (see _LSTMFactors)
+                dc_factor, third, fourth = factors.at(t)
+                xp.multiply(dh_new, o_[t], out=dc_total)
+                dc_total *= dc_factor
+                xp.add(dc_new, dc_total, out=dc_total)
+                dz = dz_all[t]
+                xp.multiply(dc_total, g_[t], out=dz[:, :u])
+                xp.multiply(dc_total, c_prevs[t], out=dz[:, u:2 * u])
+                xp.multiply(dc_total, i_[t], out=dz[:, 2 * u:3 * u])
+                xp.multiply(dh_new, tcs[t], out=dz[:, 3 * u:])
+                dz *= third
+                dz *= fourth
+                if mask is None:
+                    dh = _recurrent_term_back(xp, dz, rec, rec_masks, dh_buf, terms)
+                    dc = xp.multiply(dc_total, f_[t], out=dc_buf)
+                else:
+                    dh += _recurrent_term_back(xp, dz, rec, rec_masks, dh_buf, terms)
+                    dc += dc_total * f_[t]
+                if k in done:
+                    pipe.put(*_block_times(done[k], length, go_backwards))
+            flat = dz_all.reshape(length * batch, -1)
+            d_rec = None
+            if pipe is not None and flat.size * u < _PIPELINE_BLOCK_MACS * 4:
+                # too small to split over the threads: on this thread's one BLAS thread,
+                # while the worker ends the last blocks (not on two stalling BLAS threads)
+                d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat)
+        finally:
+            if pipe is not None:
+                pipe.close()
+        if pipe is None:
+            dx = _swap_time_batch(xp, _project_back_tm(xp, flat, kernel, in_masks, length))
         if _low_precision(kernel):
             order = _steps(length, go_backwards)
             d_kernel = _stepwise_weight_grad(xp, x_rows, flat, batch, length, order,
@@ -563,8 +679,10 @@ class _LSTM:
                                           length, order, time_major=True)
             return dx, [d_kernel, d_rec, _stepwise_bias_grad(xp, flat, batch, length, order,
                                                              time_major=True)], [dh, dc]
-        d_kernel = _weight_grad(xp, x_rows, flat)
-        d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat)  # one GEMM for all steps
+        d_kernel = _weight_grad(xp, x_rows, flat, mm=_sequence_matmul)
+        if d_rec is None:
+            d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat,  # all steps
+                                 mm=_sequence_matmul)
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
 
 
@@ -584,7 +702,7 @@ class _LSTMMixedDtypes(_LSTM):
         in_masks, rec_masks = drop
         # Time-major (length, batch, ...) buffers: each step's slice is contiguous.
         x_tm = _swap_time_batch(xp, x)
-        xw = _project(xp, _masked_rows_tm(x_tm, in_masks), kernel)
+        xw = _project(xp, _masked_rows_tm(x_tm, in_masks), kernel, mm=_sequence_matmul)
         xw = xw.reshape(length, batch, 4 * u)
         xw += bias
         scale, shift = _lstm_gate_affine(xp, u, x.dtype)
@@ -661,7 +779,7 @@ class _LSTMMixedDtypes(_LSTM):
                 dh += back
                 dc += step_dc
         flat = dz_all.reshape(length * batch, -1)
-        dx = _project_back(flat, kernel, _rows_tm(xp, in_masks, length))
+        dx = _project_back(flat, kernel, _rows_tm(xp, in_masks, length), mm=_sequence_matmul)
         dx = _swap_time_batch(xp, dx.reshape(length, batch, -1))
         if _low_precision(kernel):
             order = _steps(length, go_backwards)
@@ -671,8 +789,9 @@ class _LSTMMixedDtypes(_LSTM):
                                           length, order, time_major=True)
             return dx, [d_kernel, d_rec, _stepwise_bias_grad(xp, flat, batch, length, order,
                                                              time_major=True)], [dh, dc]
-        d_kernel = _weight_grad(xp, _masked_rows_tm(x_tm, in_masks), flat)
-        d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat)  # one GEMM for all steps
+        d_kernel = _weight_grad(xp, _masked_rows_tm(x_tm, in_masks), flat, mm=_sequence_matmul)
+        d_rec = _weight_grad(xp, _masked_rows_tm(h_prevs, rec_masks), flat,  # all steps
+                             mm=_sequence_matmul)
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh, dc]
 
 
@@ -718,7 +837,8 @@ class _GRU:
         u = rec.shape[0]
         b_in, b_rec = self._biases(bias, u)
         in_masks, rec_masks = drop
-        xw = _project(xp, _masked_rows(x, in_masks), kernel).reshape(batch, length, 3 * u) + b_in
+        xw = _project(xp, _masked_rows(x, in_masks), kernel, mm=_sequence_matmul).reshape(
+            batch, length, 3 * u) + b_in
         seq = xp.zeros((batch, length, u), dtype=x.dtype)
         cache, out = [], xp.zeros_like(h)
         for k, t in enumerate(_steps(length, go_backwards)):
@@ -784,14 +904,14 @@ class _GRU:
             dx_all[:, t] = xp.concatenate([dz, dr, dhh], axis=1)
             dh = carry + dh_prev
         flat = dx_all.reshape(batch * length, -1)
-        dx = _project_back(flat, kernel, in_masks, x.shape)
+        dx = _project_back(flat, kernel, in_masks, x.shape, mm=_sequence_matmul)
         if low:
             order = _steps(length, go_backwards)
             d_kernel = _stepwise_weight_grad(xp, _masked_rows(x, in_masks), flat, batch,
                                              length, order)
             d_bin = _stepwise_bias_grad(xp, flat, batch, length, order)
         else:
-            d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat)
+            d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat, mm=_sequence_matmul)
             d_bin = flat.sum(axis=0)
         d_bias = xp.stack([d_bin, d_brec]) if self.reset_after else d_bin
         return dx, [d_kernel, d_rec, d_bias], [dh]
@@ -818,7 +938,8 @@ class _SimpleRNN:
         batch, length, _ = x.shape
         u = rec.shape[0]
         in_masks, rec_masks = drop
-        xw = _project(xp, _masked_rows(x, in_masks), kernel).reshape(batch, length, u) + bias
+        xw = _project(xp, _masked_rows(x, in_masks), kernel, mm=_sequence_matmul).reshape(
+            batch, length, u) + bias
         seq = xp.zeros((batch, length, u), dtype=x.dtype)
         cache, out = [], xp.zeros_like(h)
         for k, t in enumerate(_steps(length, go_backwards)):
@@ -850,7 +971,7 @@ class _SimpleRNN:
             h_prevs[:, t] = h_prev
             dh = carry + _project_back(dz, rec, rec_masks)
         flat = dz_all.reshape(batch * length, -1)
-        dx = _project_back(flat, kernel, in_masks, x.shape)
+        dx = _project_back(flat, kernel, in_masks, x.shape, mm=_sequence_matmul)
         if _low_precision(kernel):
             order = _steps(length, go_backwards)
             d_kernel = _stepwise_weight_grad(xp, _masked_rows(x, in_masks), flat, batch,
@@ -859,8 +980,9 @@ class _SimpleRNN:
                                           length, order)
             return dx, [d_kernel, d_rec, _stepwise_bias_grad(xp, flat, batch, length,
                                                              order)], [dh]
-        d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat)
-        d_rec = _weight_grad(xp, _masked_rows(h_prevs, rec_masks), flat)  # one GEMM for all steps
+        d_kernel = _weight_grad(xp, _masked_rows(x, in_masks), flat, mm=_sequence_matmul)
+        d_rec = _weight_grad(xp, _masked_rows(h_prevs, rec_masks), flat,  # all steps
+                             mm=_sequence_matmul)
         return dx, [d_kernel, d_rec, flat.sum(axis=0)], [dh]
 
 

@@ -179,6 +179,22 @@ def test_split_matmul_equals_one_product(dtype, monkeypatch):
     np.testing.assert_array_equal(columns, column_halves)
 
 
+def test_split_matmul_writes_into_out(monkeypatch):
+    """`out=`: split (rows, columns) or one call, the result lands in the given array."""
+    monkeypatch.setattr(numpy_kernels, "SPLIT_MATMUL_MIN", 1 << 20)
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 96, 700)).astype("float32")
+    for b in (rng.standard_normal((700, 130)).astype("float32"),
+              rng.standard_normal((700, 330)).astype("float32")):
+        for left in (a, a[0, :3]):   # split over the threads; too small: one call
+            out = np.full(left.shape[:-1] + b.shape[1:], np.nan, "float32")
+            with _two_blas_threads():
+                result = numpy_kernels.split_matmul(left, b, out=out)
+                expected = numpy_kernels.split_matmul(left, b)
+            assert result is out
+            np.testing.assert_array_equal(out, expected)
+
+
 def test_split_matmul_falls_back_to_one_call(monkeypatch):
     monkeypatch.setattr(numpy_kernels, "SPLIT_MATMUL_MIN", 1 << 20)
     small = np.ones((3, 4), "float32"), np.ones((4, 2), "float32")

@@ -410,3 +410,84 @@ def test_lstm_sequence_leaves_its_inputs_unchanged(shape):
     tape.gradient(loss, tensors)
     for a, b in zip([x, *w, h, mask], before):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("cell,gates,drops", [
+    ("_lstm", 4, (0, 0)), ("_lstm", 4, (1, 0)), ("_lstm", 4, (4, 4)), ("_lstm_mixed", 4, (1, 0)),
+    ("_gru_after", 3, (3, 3)), ("_gru_before", 3, (1, 0)), ("_simple", 1, (1, 1))])
+def test_sequence_products_split_over_threads_are_one_blas_call_bit_for_bit(monkeypatch, cell,
+                                                                           gates, drops):
+    """The whole-sequence products (input projection, input and weight gradients) go
+    through `split_matmul` in float32: on two CPU threads, each with one BLAS thread, the
+    numbers equal one single-threaded BLAS call's. (Products split into pieces of
+    fewer than ~1M multiply-adds can differ: OpenBLAS takes other kernels for small
+    matrices; `SPLIT_MATMUL_MIN` keeps the pieces far above that.)"""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    numpy_kernels = importlib.import_module("kerasish.backend.kernels.numpy_kernels")
+    rng = np.random.default_rng(4)
+    batch, length, features, units = 32, 40, 128, 32
+    x = rng.normal(size=(batch, length, features)).astype("float32")
+    w = [(rng.normal(size=(features, gates * units)) * 0.3).astype("float32"),
+         (rng.normal(size=(units, gates * units)) * 0.3).astype("float32"),
+         (rng.normal(size=(2, gates * units) if cell == "_gru_after" else (gates * units,))
+          * 0.3).astype("float32")]
+    s = [rng.normal(size=(batch, units)).astype("float32")
+         for _ in range(2 if "lstm" in cell else 1)]
+    drop = tuple(None if n == 0 else ((rng.random((n, batch, size)) > 0.3) / 0.7).astype("float32")
+                 for n, size in zip(drops, (features, units)))
+    g_seq = rng.normal(size=(batch, length, units)).astype("float32")
+    g_final = [rng.normal(size=(batch, units)).astype("float32") for _ in range(1 + len(s))]
+    op = getattr(rnn_ops, cell)
+    monkeypatch.setattr(numpy_kernels, "SPLIT_MATMUL_MIN", 1 << 22)
+    cpu_threads = importlib.import_module("kerasish.backend.kernels.cpu_threads")
+    calls = []
+    run_split = cpu_threads.run_split
+    monkeypatch.setattr(cpu_threads, "run_split",
+                        lambda run, pieces: calls.append(len(pieces)) or run_split(run, pieces))
+    results = []
+    for threads in (1, 2):
+        with threadpoolctl.ThreadpoolController().limit(limits=threads, user_api="blas"):
+            workers = cpu_threads.worker_count()
+            seq, final, cache = op.forward(np, x, w, s, None, False, drop)
+            gx, gw, gs = op.backward(np, x, w, s, None, False, cache, g_seq, g_final, drop)
+        results.append([seq, *final, gx, *gw, *gs])
+    if workers < 2:
+        pytest.skip("one CPU: products are never split")
+    assert len(calls) >= 3   # the forward projection, the input and the weight gradients
+    for i, (two, one) in enumerate(zip(*results)):
+        np.testing.assert_array_equal(two, one, err_msg=f"output {i}")
+
+
+@pytest.mark.parametrize("go_backwards,mask,drops,seq_grad", [
+    (False, None, (0, 0), False), (True, None, (1, 0), False), (False, "random", (4, 4), True),
+    (True, "random", (1, 0), True), (False, None, (1, 1), True), (True, None, (4, 4), False)])
+def test_lstm_pipelined_over_two_threads_is_one_thread_bit_for_bit(monkeypatch, go_backwards,
+                                                                  mask, drops, seq_grad):
+    """With two CPU threads the LSTM hands the input projection (forward) and the input
+    gradient (backward) of each block of steps to a worker thread while its step loop
+    runs: the same numbers as one thread doing everything in order."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    cpu_threads = importlib.import_module("kerasish.backend.kernels.cpu_threads")
+    monkeypatch.setattr(rnn_ops, "_PIPELINE_BLOCK_MACS", 1 << 22)  # 10 blocks of 4-5 steps
+    x, w, s, m, drop = _lstm_case(5, "float32", mask, drops, batch=64, length=42,
+                                  features=128, units=32)
+    rng = np.random.default_rng(6)
+    g_seq = (rng.normal(size=x.shape[:2] + (32,)) if seq_grad
+             else np.zeros(x.shape[:2] + (32,))).astype("float32")
+    g_final = [rng.normal(size=(64, 32)).astype("float32") for _ in range(3)]
+    pipelines = []
+    pipeline = cpu_threads.Pipeline
+    monkeypatch.setattr(cpu_threads, "Pipeline", lambda run: pipelines.append(1) or pipeline(run))
+    results = []
+    for threads in (1, 2):
+        with threadpoolctl.ThreadpoolController().limit(limits=threads, user_api="blas"):
+            workers = cpu_threads.worker_count()
+            seq, final, cache = rnn_ops._lstm.forward(np, x, w, s, m, go_backwards, drop)
+            gx, gw, gs = rnn_ops._lstm.backward(np, x, w, s, m, go_backwards, cache, g_seq,
+                                                g_final, drop)
+        results.append([seq, *final, gx, *gw, *gs])
+    if workers < 2:
+        pytest.skip("one CPU: nothing is pipelined")
+    assert len(pipelines) == 2
+    for i, (two, one) in enumerate(zip(*results)):
+        np.testing.assert_array_equal(two, one, err_msg=f"output {i}")

@@ -116,3 +116,94 @@ def run_split(run, pieces):
         wait(futures)  # an exception leaves no thread running on the caller's arrays
         _exit_single_blas()
     return results
+
+
+class Pipeline:
+    """Pieces of work done in order on one CPU worker thread while the caller goes on.
+
+    A sequential loop (a recurrent layer's steps) hands the work that does not
+    lie on its critical path (projecting the next block of inputs, the input
+    gradient of the steps already done) to a worker thread piece by piece,
+    and waits for a piece only where it needs the result. While the pipeline
+    is open BLAS runs single-threaded in every thread (the loop's own small
+    products included), so the two threads never wait on BLAS threads that
+    another job has descheduled. Each piece must touch memory the caller
+    does not touch until it has waited for that piece.
+
+    Args:
+        run: callable called as `run(*piece)` on the worker thread.
+
+    Example:
+        >>> out = []
+        >>> with Pipeline(out.append) as pipe:
+        ...     pipe.put(1)
+        ...     pipe.put(2)
+        ...     pipe.wait(2)
+        >>> out
+        [1, 2]
+    """
+
+    _END = object()
+
+    def __init__(self, run):
+        self._run, self._pieces, self._done = run, [], 0
+        self._error = None
+        self._cond = threading.Condition()
+        _enter_single_blas()
+        try:
+            self._future = _pool(max(2, _state["pool_size"])).submit(self._work)
+        except BaseException:
+            _exit_single_blas()
+            raise
+
+    def _work(self):
+        index = 0
+        while True:
+            with self._cond:
+                while index >= len(self._pieces):
+                    self._cond.wait()
+                piece = self._pieces[index]
+            if piece is self._END:
+                return
+            if self._error is None:
+                try:
+                    self._run(*piece)
+                except BaseException as error:  # handed to the caller by wait / close
+                    self._error = error
+            index += 1
+            with self._cond:
+                self._done = index
+                self._cond.notify_all()
+
+    def put(self, *piece):
+        """Queues one piece (the arguments of one `run` call)."""
+        with self._cond:
+            self._pieces.append(piece)
+            self._cond.notify_all()
+
+    def wait(self, count):
+        """Blocks until the first `count` pieces are done; raises a piece's error."""
+        with self._cond:
+            while self._done < count:
+                self._cond.wait()
+        if self._error is not None:
+            raise self._error
+
+    def close(self):
+        """Waits for every queued piece and the worker; restores BLAS's threads."""
+        try:
+            with self._cond:
+                self._pieces.append(self._END)
+                self._cond.notify_all()
+            self._future.result()
+        finally:
+            _exit_single_blas()
+        if self._error is not None:
+            raise self._error
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

@@ -245,9 +245,14 @@ _col2im_2d = cupy.ElementwiseKernel(
     """, "kerasish_col2im_2d")
 
 
-def split_matmul(a, b):
+def split_matmul(a, b, out=None):
     """`a @ b` (one cuBLAS call; see numpy_kernels.split_matmul)."""
-    return a @ b
+    return cupy.matmul(a, b, out=out)
+
+
+def sequence_pipeline(run):
+    """None: on the GPU a recurrent op queues all its work on the stream itself."""
+    return None
 
 
 # A GPU kernel wants its GEMMs as large as memory allows: the batch is only

@@ -570,7 +570,7 @@ __all__ += ["batch_chunks", "conv_im2col", "conv_input_grad", "run_batch_chunks"
 SPLIT_MATMUL_MIN = 1 << 26
 
 
-def split_matmul(a, b):
+def split_matmul(a, b, out=None):
     """`a @ b` for a 2-D `b`, in blocks spread over the CPU threads.
 
     The longer side of the output is split: blocks of rows of `a` when it has
@@ -587,9 +587,10 @@ def split_matmul(a, b):
     Args:
         a: array of shape (..., K).
         b: array of shape (K, N).
+        out: optional C-contiguous array of shape (..., N) for the result.
 
     Returns:
-        array of shape (..., N).
+        array of shape (..., N) (`out` when given).
 
     Example:
         >>> split_matmul(np.ones((4, 3)), np.ones((3, 2))).shape
@@ -599,13 +600,15 @@ def split_matmul(a, b):
     m = a.size // max(k, 1)
     if (m * k * n < SPLIT_MATMUL_MIN or a.dtype != b.dtype
             or a.dtype not in (np.float32, np.float64) or a.shape[-1] != k
-            or (a.ndim > 2 and not a.flags.c_contiguous)):
-        return a @ b
+            or (a.ndim > 2 and not a.flags.c_contiguous)
+            or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))):
+        return np.matmul(a, b, out=out)
     workers = cpu_threads.worker_count()
     if workers < 2:
-        return a @ b
+        return np.matmul(a, b, out=out)
     a2 = a.reshape(m, k)
-    out = np.empty((m, n), dtype=a.dtype)
+    result = out
+    out = np.empty((m, n), dtype=a.dtype) if result is None else result.reshape(m, n)
     if m >= n:
         bounds = [m * i // workers for i in range(workers + 1)]
         pieces = [(slice(r0, r1), slice(None)) for r0, r1 in zip(bounds[:-1], bounds[1:])]
@@ -619,10 +622,42 @@ def split_matmul(a, b):
         np.matmul(a2[rows], b[:, cols], out=out[rows, cols])
 
     cpu_threads.run_split(run, pieces)
-    return out.reshape(a.shape[:-1] + (n,))
+    return out.reshape(a.shape[:-1] + (n,)) if result is None else result
 
 
 __all__ += ["split_matmul"]
+
+
+def sequence_pipeline(run):
+    """A `cpu_threads.Pipeline` for `run` when there are two or more CPU threads, else None.
+
+    A recurrent op hands the work off its step loop's critical path to it
+    (see `kerasish/ops/rnn.py`); None tells the op to do that work itself.
+
+    Args:
+        run: callable run on the worker thread for each queued piece.
+
+    Returns:
+        a `cpu_threads.Pipeline` (a context manager) or None.
+
+    Example:
+        >>> done = []
+        >>> pipe = sequence_pipeline(done.append)
+        >>> if pipe is None:
+        ...     done.extend([0, 1])
+        ... else:
+        ...     with pipe:
+        ...         pipe.put(0)
+        ...         pipe.put(1)
+        >>> done
+        [0, 1]
+    """
+    if cpu_threads.worker_count() < 2:
+        return None
+    return cpu_threads.Pipeline(run)
+
+
+__all__ += ["sequence_pipeline"]
 
 
 # Batch chunks ---------------------------------------------------------------
