@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from kerasish import GradientTape, Variable, ops
-from kerasish.backend.kernels.eigen_sum import ordered_mean, ordered_sum
+from kerasish.backend.kernels.eigen_sum import bias_gradient_sum, ordered_mean, ordered_sum
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "eigen_sum")
 sys.path.insert(0, FIXTURES)
-from eigen_sum_cases import CASES, case_input  # noqa: E402
+from eigen_sum_cases import BIAS_CASES, BIAS_THREADS, CASES, bias_input, case_input  # noqa: E402
 
 RECORDED = np.load(os.path.join(FIXTURES, "eigen_sum.npz"))
 IDS = [f"{shape}-{axes}-{dtype}" for shape, axes, dtype in CASES]
@@ -56,3 +56,24 @@ def test_other_dtypes_and_empty_inputs_use_numpys_sum():
     np.testing.assert_array_equal(ordered_sum(ints, (1,)), [6, 22, 38])
     assert ordered_sum(np.zeros((0, 3), np.float32), (0,)).tolist() == [0, 0, 0]
     assert ordered_sum(np.ones((2, 3), np.float32), (0, 1), keepdims=True).shape == (1, 1)
+
+
+@pytest.mark.parametrize("i", range(len(BIAS_CASES)), ids=[f"{s}-{d}" for s, d in BIAS_CASES])
+def test_bias_add_gradient_is_tensorflows_biasaddgrad(i):
+    g = bias_input(i)
+    accumulate = np.float32 if g.dtype == np.float16 else None
+    got = bias_gradient_sum(g, accumulate, threads=BIAS_THREADS)
+    np.testing.assert_array_equal(got, RECORDED[f"biasgrad_{i}"])
+
+
+def test_a_dense_bias_gets_the_biasaddgrad_order():
+    from kerasish import layers
+    g = bias_input(1).reshape(1000, 1)        # one column: numpy would pair values up
+    layer = layers.Dense(1, kernel_initializer="zeros")
+    x = ops.zeros((1000, 3))
+    layer.build(x.shape)
+    with GradientTape() as tape:
+        y = layer(x)
+    grad = tape.gradient(y, layer.bias, output_gradients=g)
+    np.testing.assert_array_equal(grad.numpy(), RECORDED["biasgrad_1"])
+    assert not np.array_equal(g.sum(axis=0), RECORDED["biasgrad_1"])

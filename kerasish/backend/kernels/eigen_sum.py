@@ -211,7 +211,7 @@ def _packet_columns(outer, cols, lanes):
     return fits.reshape(outer, cols)
 
 
-def bias_gradient_sum(rows, accumulate=None):
+def bias_gradient_sum(rows, accumulate=None, threads=None):
     """Column sums of `(n, cols)` in the order of TensorFlow's CPU `BiasAddGrad`
     (`ReduceOuterDimensions`), the gradient of `bias_add` (Keras's Dense and Conv).
 
@@ -225,13 +225,14 @@ def bias_gradient_sum(rows, accumulate=None):
     Args:
         rows: numpy array `(n, cols)`.
         accumulate: dtype to add in (default: `rows`' dtype).
+        threads: TensorFlow's pool size (default: the CPUs this process may use).
 
     Returns:
         numpy array `(cols,)` of `rows`' dtype.
     """
     n, cols = rows.shape
     acc = rows.astype(accumulate or rows.dtype, copy=False)
-    starts = _bias_grad_block_starts(n, cols, rows.dtype.itemsize, _pool_threads())
+    starts = _bias_grad_block_starts(n, cols, rows.dtype.itemsize, threads or _pool_threads())
     partials = [_sum_rows_in_order(acc[a:b]) for a, b in zip(starts[:-1], starts[1:])]
     total = partials[0] if partials else np.zeros(cols, acc.dtype)
     for part in partials[1:]:
