@@ -80,3 +80,11 @@ def test_softmax_cross_entropy_from_logits_is_tensorflows_kernel(i, sparse):
     prefix = "sparse" if sparse else "dense"
     np.testing.assert_array_equal(loss.numpy(), RECORDED[f"{prefix}_xent_loss_{i}"])
     np.testing.assert_array_equal(grad.numpy(), RECORDED[f"{prefix}_xent_grad_{i}"])
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_float16_sigmoid_is_tensorflows(n):
+    x = inputs(n).astype(np.float16)
+    with np.errstate(over="ignore"):
+        assert _same(numpy_kernels.sigmoid(x), RECORDED[f"sigmoid16_{n}"])
+        assert _same(ops.sigmoid(x).numpy(), RECORDED[f"sigmoid16_{n}"])

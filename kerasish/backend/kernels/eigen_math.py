@@ -122,8 +122,21 @@ def _scalar_log(x):
 
 
 def sigmoid(xp, a):
-    """The logistic function: TensorFlow's values for float32 numpy arrays (see `exp`)."""
-    if xp is not np or a.dtype != _F32:
+    """The logistic function: TensorFlow's values for float32 and float16 numpy
+    arrays (see `exp`), None for other arrays.
+
+    float16 is Eigen's generic logistic, `e / (1 + e)` in float16 with
+    `e = exp(x)` computed in float32 and rounded (1 where `e` overflows).
+    """
+    if xp is not np:
+        return None
+    if a.dtype == np.float16:
+        e = exp(np, a.astype(_F32)).astype(np.float16)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = e / (np.float16(1.0) + e)
+        out[np.isinf(e) & (e > 0)] = 1.0
+        return out
+    if a.dtype != _F32:
         return None
     return _by_packets(a, _packet_logistic, _scalar_logistic, flush_out_below=_f(-87.0))
 
