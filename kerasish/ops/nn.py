@@ -9,6 +9,7 @@ import sys
 from kerasish.autodiff import capture as _capture, tape as _tape
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend.kernels import eigen_math
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops, sorting
 from kerasish.ops.core import float_operand
 from kerasish.ops.softmax import log_softmax, softmax  # noqa: F401 - re-exported
@@ -78,9 +79,23 @@ hard_sigmoid = _activation(
     lambda g, x, o: ew.multiply(g, ew.multiply(core.cast(
         ew.logical_and(ew.greater(x, -3.0), ew.less(x, 3.0)), g.dtype), 1.0 / 6.0)),
     "relu6(x + 3) / 6.")
+_EPSILON = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23,
+            "float64": 2.0 ** -52}
+
+
+def _softplus(xp, a, x):
+    """TensorFlow's Softplus kernel: x above -t, exp(x) below t, else log1p(exp(x)),
+    t = log(epsilon) + 2 in the input's dtype (-13.94 for float32)."""
+    eps = _EPSILON.get(a.dtype.name, 2.0 ** -23)
+    t = xp.log(xp.asarray(eps, a.dtype)) + xp.asarray(2, a.dtype)
+    e = eigen_math.exp(xp, xp.minimum(a, -t))   # values above -t are not used: no overflow
+    return xp.where(a > -t, a, xp.where(a < t, e, eigen_math.log1p(xp, e)))
+
+
 softplus = _activation(
-    "softplus", lambda xp, a, x: xp.logaddexp(a, 0).astype(a.dtype, copy=False),
-    lambda g, x, o: ew.multiply(g, sigmoid(x)), "log(1 + exp(x)), stable for large |x|.")
+    "softplus", _softplus,
+    lambda g, x, o: ew.divide(g, ew.add(ew.exp(ew.negative(x)), 1.0)),
+    "log(1 + exp(x)), stable for large |x| (TensorFlow's kernel and gradient).")
 tanh = ew.tanh
 
 
@@ -141,8 +156,11 @@ def elu(x, alpha=1.0):
         >>> ops.elu(ops.convert_to_tensor([-1.0, 2.0]))   # [-0.6321, 2.]
     """
     x = float_operand(x)
-    negative_part = ew.multiply(ew.expm1(ew.minimum(x, 0.0)), alpha)
-    return ew.where(ew.greater(x, 0), x, negative_part)
+    # TensorFlow's Elu kernel: exp(x) - 1 below zero; Keras scales that by alpha.
+    negative_part = ew.subtract(ew.exp(ew.minimum(x, 0.0)), 1.0)
+    if alpha != 1:
+        negative_part = ew.multiply(negative_part, alpha)
+    return ew.where(ew.less(x, 0), negative_part, x)
 
 
 @keras_op
@@ -152,7 +170,12 @@ def selu(x):
     Example:
         >>> ops.selu(ops.convert_to_tensor([1.0]))   # [1.0507]
     """
-    return ew.multiply(elu(x, alpha=1.6732632423543772), 1.0507009873554805)
+    x = float_operand(x)
+    # TensorFlow's Selu kernel: scale * alpha * (exp(x) - 1) below zero, with the
+    # product scale * alpha as one constant.
+    negative_part = ew.multiply(ew.subtract(ew.exp(ew.minimum(x, 0.0)), 1.0),
+                                1.7580993408473768599402175208123)
+    return ew.where(ew.less(x, 0), negative_part, ew.multiply(x, 1.0507009873554804934193349852946))
 
 
 @keras_op

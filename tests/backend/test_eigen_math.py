@@ -88,3 +88,15 @@ def test_float16_sigmoid_is_tensorflows(n):
     with np.errstate(over="ignore"):
         assert _same(numpy_kernels.sigmoid(x), RECORDED[f"sigmoid16_{n}"])
         assert _same(ops.sigmoid(x).numpy(), RECORDED[f"sigmoid16_{n}"])
+
+
+ACTIVATIONS = {"softplus": ops.softplus, "elu": ops.elu, "elu_half": lambda x: ops.elu(x, 0.5),
+               "selu": ops.selu, "log_sigmoid": ops.log_sigmoid}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+@pytest.mark.parametrize("n", SIZES)
+def test_activations_follow_tensorflows_kernels(name, n):
+    with np.errstate(over="ignore", invalid="ignore"):
+        got = ACTIVATIONS[name](inputs(n)).numpy()
+    assert _same(got, RECORDED[f"{name}_{n}"]), (name, n)
