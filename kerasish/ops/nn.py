@@ -92,9 +92,17 @@ def _softplus(xp, a, x):
     return xp.where(a > -t, a, xp.where(a < t, e, eigen_math.log1p(xp, e)))
 
 
+def _softplus_grad(g, x, o):
+    """TensorFlow's SoftplusGrad, `g / (exp(-x) + 1)`, for float32 (its exp clamps
+    the argument at 88.723 itself, so clamping first changes nothing and avoids
+    the overflow); `g * sigmoid(x)` for other dtypes."""
+    if x.dtype != "float32":
+        return ew.multiply(g, sigmoid(x))
+    return ew.divide(g, ew.add(ew.exp(ew.minimum(ew.negative(x), 88.723)), 1.0))
+
+
 softplus = _activation(
-    "softplus", _softplus,
-    lambda g, x, o: ew.divide(g, ew.add(ew.exp(ew.negative(x)), 1.0)),
+    "softplus", _softplus, _softplus_grad,
     "log(1 + exp(x)), stable for large |x| (TensorFlow's kernel and gradient).")
 tanh = ew.tanh
 
