@@ -19,8 +19,8 @@ class CallSignature:
         self.names = [p for p in names if params[p].kind in (
             params[p].POSITIONAL_ONLY, params[p].POSITIONAL_OR_KEYWORD, params[p].KEYWORD_ONLY)]
         self.mask_args = {p[:-len("_mask")] for p in names if p.endswith("_mask")}
-        self.has_training = "training" in params or any(
-            p.kind == p.VAR_KEYWORD for p in params.values())
+        # as Keras's `_call_has_training_arg`: a `**kwargs` does not take `training`
+        self.has_training = "training" in params
         self.has_mask = "mask" in params
         default = params["training"].default if "training" in params else None
         self.training_default = None if default is inspect.Parameter.empty else default
