@@ -804,6 +804,8 @@ class Layer(Operation):
             for out in tree.flatten(outputs):
                 batch = out.shape[0] if out.ndim else 1
                 self.add_loss(self._activity_regularizer(out) / float(batch))
+        if not any_symbolic(inputs):   # a symbolic call warns in `symbolic_call`
+            symbolic.warn_if_mask_dropped(self, previous_mask)
         if self.supports_masking or previous_mask is not None:
             flat_outputs = tree.flatten(outputs)
             if all(getattr(out, "_keras_mask", None) is not None for out in flat_outputs):

@@ -102,6 +102,7 @@ def _attach_masks(layer, first, outputs):
     KerasTensor): `compute_mask` runs on the KerasTensors, so its ops become
     graph nodes (e.g. `not_equal`), as in Keras."""
     previous = _mask_of(first)
+    warn_if_mask_dropped(layer, previous)
     if not (layer.supports_masking or previous is not None):
         return
     flat_outputs = [o for o in tree.flatten(outputs) if isinstance(o, KerasTensor)]
@@ -114,6 +115,24 @@ def _attach_masks(layer, first, outputs):
     for out, m in zip(flat_outputs, tree.flatten(mask)):
         if isinstance(m, KerasTensor) and out._keras_mask is None:
             out._keras_mask = m
+
+
+def warn_if_mask_dropped(layer, previous_mask):
+    """Keras's warning when a layer that does not support masking gets a masked input
+    (the mask is dropped). Ops recorded on KerasTensors (`SymbolicOp`) never warn, as
+    Keras's operations do not handle masks.
+
+    Args:
+        layer: the layer being called.
+        previous_mask: the mask(s) of its first input (or its explicit `mask`).
+    """
+    if layer.supports_masking or getattr(layer, "_is_operation", False):
+        return
+    if any(m is not None for m in tree.flatten(previous_mask)):
+        warnings.warn(
+            f"Layer '{layer.name}' (of type {type(layer).__name__}) was passed an input with "
+            "a mask attached to it. However, this layer does not support masking and will "
+            "therefore destroy the mask information. Downstream layers will not see the mask.")
 
 
 def _shape_of(x):
