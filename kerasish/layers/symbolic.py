@@ -184,7 +184,9 @@ def _defines(layer, method):
 
 
 def _tensor_kwargs(kwargs):
-    return any(isinstance(v, KerasTensor) for v in tree.flatten(list(kwargs.values())))
+    # as Keras's `get_shapes_dict`: masks are not arguments of `compute_output_shape`
+    return any(isinstance(v, KerasTensor) for k, v in kwargs.items()
+               if k != "mask" and not k.endswith("_mask") for v in tree.flatten(v))
 
 
 def trace_call(layer, args, kwargs, scoped=True):
