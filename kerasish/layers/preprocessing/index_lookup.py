@@ -48,8 +48,7 @@ class IndexLookup(Layer):
         kwargs.pop("dtype", None)
         super().__init__(name=name, **kwargs)
         cls = type(self).__name__
-        if output_mode == "tf-idf":
-            output_mode = "tf_idf"
+        output_mode = utils.legacy_output_mode(output_mode)
         self._check_arguments(cls, max_tokens, num_oov_indices, output_mode, invert, sparse,
                               pad_to_max_tokens, idf_weights, oov_method, salt)
         if isinstance(salt, int) and not isinstance(salt, bool):

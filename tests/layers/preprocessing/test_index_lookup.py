@@ -176,3 +176,24 @@ def test_built_flag_and_build_config_like_keras():
     lookup = keras.layers.StringLookup(vocabulary=["a", "b"])
     lookup(np.array([["a"]]))
     assert lookup.built is True and lookup.get_build_config() == {}
+
+
+@pytest.mark.parametrize("mode, kwargs, string_out, integer_out, text_out, name", [
+    ("binary", {}, [[1, 1, 1]], [[1, 1, 0]], [[1, 0, 1, 1]], "multi_hot"),
+    ("tf-idf", {"idf_weights": [1.0, 2.0]}, [[1.5, 1.0, 2.0]], [[1.5, 1.0, 0.0]],
+     [[0.6931472, 0.0, 0.6931472, 0.6931472]], "tf_idf"),
+])
+def test_deprecated_output_mode_names_as_keras(mode, kwargs, string_out, integer_out,
+                                               text_out, name):
+    """Keras 3.15.1 (probe12 session, omode.py): "binary" is "multi_hot" and "tf-idf"
+    is "tf_idf" for the lookups and TextVectorization (keras-io wide & deep)."""
+    strings = keras.layers.StringLookup(vocabulary=["a", "b"], output_mode=mode, **kwargs)
+    assert strings.output_mode == name and strings.get_config()["output_mode"] == name
+    np.testing.assert_allclose(strings(np.array([["a", "b", "c"]], dtype=object)), string_out)
+    integers = keras.layers.IntegerLookup(vocabulary=[3, 4], output_mode=mode, **kwargs)
+    assert integers.get_config()["output_mode"] == name
+    np.testing.assert_allclose(integers(np.array([[3, 5]])), integer_out)
+    text = keras.layers.TextVectorization(output_mode=mode)
+    text.adapt(["a b b", "c"])
+    assert text.get_config()["output_mode"] == name
+    np.testing.assert_allclose(text(["a c d"]), text_out, rtol=1e-6)
