@@ -48,7 +48,7 @@ def symbolic_call(layer, args, kwargs, caller_kwargs=None):
         raise with_call_info(error, layer, args, call_kwargs, symbolic=True) from None
     if layer.__dict__.pop("_build_after_call", False) and not layer.built:
         layer._maybe_build(shapes)  # the build-by-tracing pass failed: built after the call
-    _attach_masks(layer, first, outputs)
+    _attach_masks(layer, first, outputs, kwargs.get("mask"))
     if not in_trace():
         Node(layer, args, kwargs if records_filled_arguments(layer, args, caller_kwargs)
              else caller_kwargs, outputs)
@@ -97,11 +97,12 @@ def _mask_of(x):
     return None
 
 
-def _attach_masks(layer, first, outputs):
+def _attach_masks(layer, first, outputs, explicit_mask=None):
     """Gives the symbolic outputs the `_keras_mask` Keras would compute (a bool
     KerasTensor): `compute_mask` runs on the KerasTensors, so its ops become
-    graph nodes (e.g. `not_equal`), as in Keras."""
-    previous = _mask_of(first)
+    graph nodes (e.g. `not_equal`), as in Keras. As Keras, a `mask` argument
+    given to the call stands for the first input's mask."""
+    previous = _mask_of(first) if explicit_mask is None else explicit_mask
     warn_if_mask_dropped(layer, previous)
     if not (layer.supports_masking or previous is not None):
         return

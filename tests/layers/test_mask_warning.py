@@ -53,3 +53,20 @@ def test_eager_calls_and_nested_models_warn_too():
     inner = keras.Model(inputs, layers.Dense(2)(inputs))
     found = _mask_warnings(lambda: inner(_masked_input()))
     assert len(found) == 1 and "(of type Functional)" in found[0]
+
+
+def test_an_explicit_mask_counts_as_the_inputs_mask():
+    """Keras 3.15.1 (probe12 session, em.py, keras-io Swin's WindowAttention): a
+    `mask=` given to a layer that does not support masking warns too, symbolic
+    or eager; an explicit symbolic mask masks an RNN's sequence output."""
+    class TakesMask(keras.layers.Layer):
+        def call(self, x, mask=None):
+            return x
+
+    x = keras.Input((4, 3))
+    m = keras.Input((4,), dtype="bool")
+    assert len(_mask_warnings(lambda: TakesMask()(x, mask=m))) == 1
+    assert len(_mask_warnings(lambda: TakesMask()(np.ones((1, 4, 3)),
+                                                  mask=np.ones((1, 4), bool)))) == 1
+    y = layers.LSTM(2, return_sequences=True)(x, mask=m)
+    assert y._keras_mask is not None
