@@ -20,8 +20,8 @@ from kerasish.autodiff.tensor import Tensor, Variable, path_scopes
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
 from kerasish.layers import symbolic
-from kerasish.layers.call_utils import (call_signature, get_mask, tensor_arguments,
-                                       with_call_info)
+from kerasish.layers.call_utils import (call_signature, check_keywords, get_mask,
+                                       tensor_arguments, with_call_info)
 from kerasish.layers.input_spec import assert_input_compatibility
 from kerasish.layers.keras_tensor import KerasTensor, any_symbolic, in_trace, tracing
 from kerasish.metrics.metric import Metric
@@ -567,6 +567,8 @@ class Layer(Operation):
             raise RuntimeError(
                 f"In layer '{type(self).__name__}', you forgot to call `super().__init__()` as "
                 "the first statement in the `__init__()` method. Go add it!")
+        if kwargs:
+            check_keywords(call_signature(type(self)), kwargs)
         if any_symbolic(*args, **kwargs):
             # As Keras: `training` is resolved on symbolic calls too, and a value
             # that is not None (a `call` default like Dropout's False) is recorded
