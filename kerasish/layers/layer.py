@@ -23,7 +23,8 @@ from kerasish.layers import symbolic
 from kerasish.layers.call_utils import (call_signature, check_keywords, get_mask,
                                        tensor_arguments, with_call_info)
 from kerasish.layers.input_spec import assert_input_compatibility
-from kerasish.layers.keras_tensor import KerasTensor, any_symbolic, in_trace, tracing
+from kerasish.layers.keras_tensor import (KerasTensor, any_symbolic, in_trace, not_tracing,
+                                          tracing)
 from kerasish.metrics.metric import Metric
 from kerasish.ops import core
 from kerasish.ops.operation import Operation, auto_config
@@ -945,7 +946,10 @@ def _marking_built(build):
             scopes.append(self.name)
         try:
             self._path = "/".join(scopes)
-            result = build(self, *args, **kwargs)
+            # a graph made in `build` (a sub-model from a fresh `keras.Input`) records its
+            # nodes even when the build runs inside a symbolic trace, as in Keras
+            with not_tracing():
+                result = build(self, *args, **kwargs)
         finally:
             if enter:
                 scopes.pop()
