@@ -359,3 +359,42 @@ def test_no_public_input_names_like_keras3():
     model = keras.Model(a, keras.layers.Dense(2, name="d")(a))
     assert not hasattr(model, "input_names")
     assert model.output_names == ["d"]
+
+
+def test_nodes_run_in_kerass_order_within_a_depth():
+    """Keras 3.15.1 (probe12 session, order.py) runs a graph deepest first and, within
+    a depth, in the order its depth walk (from the last output back) reached the
+    nodes. It matters when a call changes shared tensors: MultiHeadAttention deletes
+    its inputs' masks, so an Attention run after it on the same tensor is unmasked."""
+    order = []
+
+    class Record(keras.layers.Layer):
+        def call(self, x):
+            order.append(self.name)
+            return x
+
+    def run(outputs_of):
+        inputs = keras.Input((3,))
+        a, b, e = (Record(name=n)(inputs) for n in "abe")
+        c, d = Record(name="c")(a), Record(name="d")(b)
+        model = keras.Model(inputs, outputs_of(a, b, c, d, e))
+        del order[:]
+        model.predict(np.ones((1, 3)), verbose=0)
+        return list(order)
+
+    assert run(lambda a, b, c, d, e: {"z": a, "y": b, "c": c, "d": d}) == ["b", "a", "d", "c"]
+    assert run(lambda a, b, c, d, e: [b, a, d, c]) == ["a", "b", "c", "d"]
+    assert run(lambda a, b, c, d, e: [c, d]) == ["b", "a", "d", "c"]
+    assert run(lambda a, b, c, d, e: [d, c, e]) == ["a", "b", "e", "c", "d"]
+
+
+def test_multi_head_attention_first_leaves_a_later_attention_unmasked():
+    keras.utils.set_random_seed(31)
+    inputs = keras.Input((5,), dtype="int32")
+    embedded = keras.layers.Embedding(10, 4, mask_zero=True)(inputs)
+    mha = keras.layers.MultiHeadAttention(2, 2)(embedded, embedded)
+    att = keras.layers.Attention()([embedded, embedded])
+    model = keras.Model(inputs, {"mha": mha, "att": att})
+    out = model.predict(np.array([[1, 2, 0, 0, 0]]), verbose=0)
+    # Keras: "mha" runs first, so "att" sees no mask: padded steps are not zeroed
+    assert np.all(np.abs(out["att"][0, 2:]) > 0)
