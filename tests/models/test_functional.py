@@ -398,3 +398,23 @@ def test_multi_head_attention_first_leaves_a_later_attention_unmasked():
     out = model.predict(np.array([[1, 2, 0, 0, 0]]), verbose=0)
     # Keras: "mha" runs first, so "att" sees no mask: padded steps are not zeroed
     assert np.all(np.abs(out["att"][0, 2:]) > 0)
+
+
+def test_a_functional_subclass_with_its_own_config_is_rebuilt_by_its_constructor():
+    """Keras 3.15.1 (probe12 session, funcsub.py): Functional has no `from_config`
+    of its own, so a subclass building its graph in `__init__` and returning its own
+    arguments from `get_config` is rebuilt as `cls(**config)`."""
+    class Built(keras.Model):
+        def __init__(self, units=3, **kwargs):
+            inputs = keras.Input((4,))
+            outputs = layers.Dense(1)(layers.Dense(units)(inputs))
+            super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+            self.units = units
+
+        def get_config(self):
+            return {"units": self.units, "name": self.name}
+
+    model = Built(units=5, name="built")
+    again = Built.from_config(model.get_config())
+    assert type(again) is Built and again.name == "built" and again.units == 5
+    assert [w.shape for w in again.weights] == [(4, 5), (5,), (5, 1), (1,)]
