@@ -336,8 +336,9 @@ def test_a_string_input_takes_an_object_array_of_text():
     model = keras.Model(inputs, vectorize(inputs))
     text = np.array(["ab c", "d"], dtype=object)
     np.testing.assert_array_equal(model.predict(text, verbose=0), [[2, 3, 0], [4, 0, 0]])
-    np.testing.assert_array_equal(model.predict(text.astype(str), verbose=0),
-                                  [[2, 3, 0], [4, 0, 0]])
+    # Keras 3.15.1 (probe12 session, strin3.py): a numpy str array is refused
+    with pytest.raises(ValueError, match=r"^Invalid dtype: str128$"):
+        model.predict(text.astype(str), verbose=0)
 
 
 def test_add_loss_on_functional_raises_like_keras():
