@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+from kerasish.backend import config
 from kerasish.data.dataset import Dataset
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
@@ -475,7 +476,9 @@ class IndexLookup(Layer):
         if self.output_mode == "int":
             dtype = self.vocabulary_dtype if self.invert else "int64"
         else:
-            dtype = "float32" if self.output_mode == "tf_idf" else "int64"
+            # Keras's spec: floatx for every counting mode (on tensors one_hot,
+            # multi_hot and count still come out int64, as in Keras)
+            dtype = config.floatx()
         return KerasTensor(self.compute_output_shape(inputs.shape),
                            "string" if dtype == "string" else dtype)
 

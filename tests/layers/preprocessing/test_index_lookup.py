@@ -197,3 +197,16 @@ def test_deprecated_output_mode_names_as_keras(mode, kwargs, string_out, integer
     text.adapt(["a b b", "c"])
     assert text.get_config()["output_mode"] == name
     np.testing.assert_allclose(text(["a c d"]), text_out, rtol=1e-6)
+
+
+@pytest.mark.parametrize("cls, vocab, dtype, data", [
+    (keras.layers.StringLookup, ["a", "b"], "string", np.array([["a", "b", "c"]], dtype=object)),
+    (keras.layers.IntegerLookup, [1, 2], "int64", np.array([[1, 2, 3]])),
+])
+@pytest.mark.parametrize("mode", ["one_hot", "multi_hot", "count"])
+def test_counting_modes_have_kerass_float_spec_and_int_values(cls, vocab, dtype, data, mode):
+    """Keras 3.15.1 (probe12 session, lkdtype.py): the symbolic spec of a counting
+    mode is floatx, while on tensors one_hot/multi_hot/count come out int64."""
+    layer = cls(vocabulary=vocab, output_mode=mode)
+    assert layer(keras.Input((3,), dtype=dtype)).dtype == "float32"
+    assert layer(data).dtype == "int64"
