@@ -117,6 +117,11 @@ class ArrayAdapter:
         self.y = tree.map_structure(_to_numpy, y) if y is not None else None
         self.sample_weight = (tree.map_structure(_to_numpy, sample_weight)
                               if sample_weight is not None else None)
+        for leaf in tree.flatten([self.x, self.y, self.sample_weight]):
+            if leaf is not None and leaf.dtype.kind in "US":
+                # as Keras's array adapter: numpy str/bytes arrays are refused (object
+                # arrays of strings are the way to feed strings)
+                raise ValueError(f"Invalid dtype: {leaf.dtype.name}")
         lengths = {a.shape[0] for a in tree.flatten([self.x, self.y, self.sample_weight])
                    if a is not None}
         if len(lengths) > 1:

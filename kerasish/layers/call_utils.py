@@ -19,9 +19,11 @@ class CallSignature:
         self.names = [p for p in names if params[p].kind in (
             params[p].POSITIONAL_ONLY, params[p].POSITIONAL_OR_KEYWORD, params[p].KEYWORD_ONLY)]
         self.mask_args = {p[:-len("_mask")] for p in names if p.endswith("_mask")}
-        self.has_training = "training" in params or any(
-            p.kind == p.VAR_KEYWORD for p in params.values())
+        # as Keras's `_call_has_training_arg`: a `**kwargs` does not take `training`
+        self.has_training = "training" in params
         self.has_mask = "mask" in params
+        self.keyword_names = None if any(p.kind == p.VAR_KEYWORD for p in params.values()) \
+            else frozenset(p for p in names if params[p].kind != params[p].VAR_POSITIONAL)
         default = params["training"].default if "training" in params else None
         self.training_default = None if default is inspect.Parameter.empty else default
 
@@ -35,6 +37,21 @@ def call_signature(cls):
     if sig is None:
         sig = _signatures[cls] = CallSignature(cls)
     return sig
+
+
+def check_keywords(sig, kwargs):
+    """Keras's `CallSpec` binding of the call's keyword arguments: one that `call` does
+    not take (`training` aside, dropped when not taken) raises its TypeError.
+
+    Args:
+        sig: the layer's `call_signature`.
+        kwargs: the keyword arguments given to `__call__`.
+    """
+    if sig.keyword_names is None:
+        return
+    for name in kwargs:
+        if name not in sig.keyword_names and name != "training":
+            raise TypeError(f"got an unexpected keyword argument '{name}'")
 
 
 def tensor_arguments(sig, args, kwargs):

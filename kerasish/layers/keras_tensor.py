@@ -5,7 +5,8 @@ floor, `kerasish.autodiff.keras_tensor`, so that ops recognise it). Calling
 a layer on KerasTensors records a `Node` (`kerasish.ops.node`) and returns new KerasTensors, so a
 functional `Model` can later replay the graph on real data.
 """
-from kerasish.autodiff.keras_tensor import KerasTensor, any_symbolic, in_trace, tracing  # noqa: F401
+from kerasish.autodiff.keras_tensor import (KerasTensor, any_symbolic, in_trace,  # noqa: F401
+                                            not_tracing, tracing)
 from kerasish.ops.node import Node  # noqa: F401
 from kerasish.utils import tree
 

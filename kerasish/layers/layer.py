@@ -20,10 +20,11 @@ from kerasish.autodiff.tensor import Tensor, Variable, path_scopes
 from kerasish.backend import config, devices
 from kerasish.distribute import distribute_lib
 from kerasish.layers import symbolic
-from kerasish.layers.call_utils import (call_signature, get_mask, tensor_arguments,
-                                       with_call_info)
+from kerasish.layers.call_utils import (call_signature, check_keywords, get_mask,
+                                       tensor_arguments, with_call_info)
 from kerasish.layers.input_spec import assert_input_compatibility
-from kerasish.layers.keras_tensor import KerasTensor, any_symbolic, in_trace, tracing
+from kerasish.layers.keras_tensor import (KerasTensor, any_symbolic, in_trace, not_tracing,
+                                          tracing)
 from kerasish.metrics.metric import Metric
 from kerasish.ops import core
 from kerasish.ops.operation import Operation, auto_config
@@ -567,6 +568,8 @@ class Layer(Operation):
             raise RuntimeError(
                 f"In layer '{type(self).__name__}', you forgot to call `super().__init__()` as "
                 "the first statement in the `__init__()` method. Go add it!")
+        if kwargs:
+            check_keywords(call_signature(type(self)), kwargs)
         if any_symbolic(*args, **kwargs):
             # As Keras: `training` is resolved on symbolic calls too, and a value
             # that is not None (a `call` default like Dropout's False) is recorded
@@ -804,6 +807,8 @@ class Layer(Operation):
             for out in tree.flatten(outputs):
                 batch = out.shape[0] if out.ndim else 1
                 self.add_loss(self._activity_regularizer(out) / float(batch))
+        if not any_symbolic(inputs):   # a symbolic call warns in `symbolic_call`
+            symbolic.warn_if_mask_dropped(self, previous_mask)
         if self.supports_masking or previous_mask is not None:
             flat_outputs = tree.flatten(outputs)
             if all(getattr(out, "_keras_mask", None) is not None for out in flat_outputs):
@@ -941,7 +946,10 @@ def _marking_built(build):
             scopes.append(self.name)
         try:
             self._path = "/".join(scopes)
-            result = build(self, *args, **kwargs)
+            # a graph made in `build` (a sub-model from a fresh `keras.Input`) records its
+            # nodes even when the build runs inside a symbolic trace, as in Keras
+            with not_tracing():
+                result = build(self, *args, **kwargs)
         finally:
             if enter:
                 scopes.pop()

@@ -48,7 +48,7 @@ def symbolic_call(layer, args, kwargs, caller_kwargs=None):
         raise with_call_info(error, layer, args, call_kwargs, symbolic=True) from None
     if layer.__dict__.pop("_build_after_call", False) and not layer.built:
         layer._maybe_build(shapes)  # the build-by-tracing pass failed: built after the call
-    _attach_masks(layer, first, outputs)
+    _attach_masks(layer, first, outputs, kwargs.get("mask"))
     if not in_trace():
         Node(layer, args, kwargs if records_filled_arguments(layer, args, caller_kwargs)
              else caller_kwargs, outputs)
@@ -97,11 +97,13 @@ def _mask_of(x):
     return None
 
 
-def _attach_masks(layer, first, outputs):
+def _attach_masks(layer, first, outputs, explicit_mask=None):
     """Gives the symbolic outputs the `_keras_mask` Keras would compute (a bool
     KerasTensor): `compute_mask` runs on the KerasTensors, so its ops become
-    graph nodes (e.g. `not_equal`), as in Keras."""
-    previous = _mask_of(first)
+    graph nodes (e.g. `not_equal`), as in Keras. As Keras, a `mask` argument
+    given to the call stands for the first input's mask."""
+    previous = _mask_of(first) if explicit_mask is None else explicit_mask
+    warn_if_mask_dropped(layer, previous)
     if not (layer.supports_masking or previous is not None):
         return
     flat_outputs = [o for o in tree.flatten(outputs) if isinstance(o, KerasTensor)]
@@ -114,6 +116,24 @@ def _attach_masks(layer, first, outputs):
     for out, m in zip(flat_outputs, tree.flatten(mask)):
         if isinstance(m, KerasTensor) and out._keras_mask is None:
             out._keras_mask = m
+
+
+def warn_if_mask_dropped(layer, previous_mask):
+    """Keras's warning when a layer that does not support masking gets a masked input
+    (the mask is dropped). Ops recorded on KerasTensors (`SymbolicOp`) never warn, as
+    Keras's operations do not handle masks.
+
+    Args:
+        layer: the layer being called.
+        previous_mask: the mask(s) of its first input (or its explicit `mask`).
+    """
+    if layer.supports_masking or getattr(layer, "_is_operation", False):
+        return
+    if any(m is not None for m in tree.flatten(previous_mask)):
+        warnings.warn(
+            f"Layer '{layer.name}' (of type {type(layer).__name__}) was passed an input with "
+            "a mask attached to it. However, this layer does not support masking and will "
+            "therefore destroy the mask information. Downstream layers will not see the mask.")
 
 
 def _shape_of(x):
@@ -165,7 +185,9 @@ def _defines(layer, method):
 
 
 def _tensor_kwargs(kwargs):
-    return any(isinstance(v, KerasTensor) for v in tree.flatten(list(kwargs.values())))
+    # as Keras's `get_shapes_dict`: masks are not arguments of `compute_output_shape`
+    return any(isinstance(v, KerasTensor) for k, v in kwargs.items()
+               if k != "mask" and not k.endswith("_mask") for v in tree.flatten(v))
 
 
 def trace_call(layer, args, kwargs, scoped=True):

@@ -279,9 +279,9 @@ class Functional(Model, Function):
     def get_config(self):
         return functional_config.get_functional_config(self)
 
-    @classmethod
-    def from_config(cls, config, custom_objects=None):
-        return functional_config.functional_from_config(cls, config, custom_objects)
+    # no `from_config` of its own, as Keras: `Model.from_config` revives a functional
+    # config as a graph, and gives any other config (a subclass's own `get_config`)
+    # to the constructor
 
 
 def _structure(value):

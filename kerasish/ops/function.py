@@ -236,8 +236,12 @@ def map_graph(inputs, outputs):
             depth_of_node[id(node)] = 0
             ordered.append(node)
     check_connected(ordered, input_ids)
+    # As Keras's `_run_through_graph`: deepest first, and within a depth in the order
+    # the depth walk above first reached each node (a node before its parents, from the
+    # last output back), not the order of the DFS
+    reached = {node_id: i for i, node_id in enumerate(depth_of_node)}
     nodes = sorted((n for n in ordered if not n.is_input and not is_input_passthrough(n, input_ids)),
-                   key=lambda n: -depth_of_node[id(n)])
+                   key=lambda n: (-depth_of_node[id(n)], reached[id(n)]))
     layers = sorted((entry for entry in layer_index.values()),
                     key=lambda e: (-depth_of_layer[id(e[1])], e[0]))
     nodes_by_depth = {}

@@ -57,7 +57,7 @@ class Regularizer:
         Returns:
             dict.
         """
-        raise NotImplementedError(f"{type(self).__name__} does not implement get_config().")
+        raise NotImplementedError(f"{self!r} does not implement get_config()")   # Keras's text
 
     @classmethod
     def from_config(cls, config):
@@ -72,6 +72,8 @@ class Regularizer:
         return cls(**config)
 
     def __repr__(self):
+        if type(self).get_config is Regularizer.get_config:   # no config: Python's default
+            return object.__repr__(self)
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
         return f"{type(self).__name__}({args})"
 

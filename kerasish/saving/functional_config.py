@@ -67,8 +67,10 @@ def get_functional_config(model):
                 entry.pop("build_config")
         else:
             entry = serialization.serialize_keras_object(layer)
+            # Keras's operations (ops on KerasTensors) have no build config
             build = layer.get_build_config() if layer.built and \
-                not layer._inbound_nodes[0].is_input else None
+                not layer._inbound_nodes[0].is_input and \
+                not getattr(layer, "_is_operation", False) else None
             if build is not None:  # Keras's key order: build_config, then name
                 entry["build_config"] = _copied(build)
         entry["name"] = layer.name

@@ -29,6 +29,7 @@ from kerasish.backend import devices
 from kerasish.data import data_adapters
 from kerasish.distribute import distribute_lib
 from kerasish.random import SeedGenerator
+from kerasish.trainers import training_arg
 from kerasish.utils import tree
 
 _EAGER = "eager"
@@ -227,7 +228,7 @@ def _segmented_step(model, data, tr):
     """`Trainer.train_step`, call for call, with the tracer's marks and pauses."""
     x, y, sample_weight = data_adapters.unpack_x_y_sample_weight(data)
     with GradientTape() as tape:
-        y_pred = model(x, training=True)
+        y_pred = model(x, **training_arg.training_kwargs(model, True))
         loss = model.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
         scaled_loss = model.optimizer.scale_loss(loss)
     model._loss_tracker.update_state(distribute_lib.unscale_loss(loss),

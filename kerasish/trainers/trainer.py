@@ -18,7 +18,7 @@ from kerasish.distribute import distribute_lib
 from kerasish.ops import core, elementwise as ew
 from kerasish.optimizers import base_optimizer
 from kerasish.data import data_adapters
-from kerasish.trainers import captured_step, compile_utils, epoch_loops
+from kerasish.trainers import captured_step, compile_utils, epoch_loops, training_arg
 from kerasish.utils import tree
 
 
@@ -314,7 +314,7 @@ class Trainer:
         """One optimisation step on a batch; returns the logs dict."""
         x, y, sample_weight = data_adapters.unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
-            y_pred = self(x, training=True)
+            y_pred = self(x, **training_arg.training_kwargs(self, True))
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
             scaled_loss = self.optimizer.scale_loss(loss)
         self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
@@ -329,7 +329,7 @@ class Trainer:
     def test_step(self, data):
         """One evaluation step on a batch; returns the logs dict."""
         x, y, sample_weight = data_adapters.unpack_x_y_sample_weight(data)
-        y_pred = self(x, training=False)
+        y_pred = self(x, **training_arg.training_kwargs(self, False))
         extra = {"training": False} if _takes_training(self.compute_loss) else {}
         loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, **extra)
         self._loss_tracker.update_state(distribute_lib.unscale_loss(loss),
@@ -339,7 +339,7 @@ class Trainer:
     def predict_step(self, data):
         """The model's outputs for a batch."""
         x, _, _ = data_adapters.unpack_x_y_sample_weight(data)
-        return self(x, training=False)
+        return self(x, **training_arg.training_kwargs(self, False))
 
     # loops ------------------------------------------------------------------
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,

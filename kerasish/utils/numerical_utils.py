@@ -115,8 +115,8 @@ def normalize(x, axis=-1, order=2):
         Keras's numpy formula (float32 stays float32, ints give float64, a
         1-D `x` gives a `(1, n)` array, and `axis=0` divides along the last
         axis, as Keras 3.15.1 does); lists and tensors are normalized along
-        `axis` with kept dims, as float32, and returned as a tensor (Keras's
-        `ops.nn.normalize`).
+        `axis` by Keras's `ops.nn.normalize` and returned as a tensor (float
+        lists as float32; differentiable, so usable in a loss).
 
     Example:
         >>> normalize(np.array([[3.0, 4.0], [0.0, 0.0]]))
@@ -145,18 +145,7 @@ def normalize(x, axis=-1, order=2):
 
 
 def _normalize_tensor(x, axis, order):
-    """Keras's path for lists and tensors (`ops.nn.normalize`): the norm with
-    kept dims, as float32, returned as a tensor."""
-    x = _to_numpy(x)
-    if x.dtype.kind not in "fc":
-        x = x.astype("float32")
-    if axis is None:
-        norm = np.linalg.norm(x.reshape(-1), order)
-        return _as_tensor(x / (norm if norm != 0 else 1))
-    norm = np.linalg.norm(x.reshape(1) if x.ndim == 0 else x, order, axis, keepdims=True)
-    return _as_tensor(x / np.where(norm == 0, 1, norm).astype(x.dtype))
-
-
-def _as_tensor(array):
-    ops = _ops()
-    return array if ops is None else ops.convert_to_tensor(array)
+    """Keras's path for lists and tensors: `ops.nn.normalize` (differentiable, so
+    usable inside a loss; float lists become float32; `axis=None` takes the
+    norm of the whole tensor as `ops.norm` does, a matrix norm for 2-D)."""
+    return _ops().normalize(x, axis=axis, order=order)

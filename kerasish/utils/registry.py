@@ -268,7 +268,7 @@ class Registry:
         if isinstance(config, str):
             found = self.registered_object(config, custom_objects, module_objects)
             if found is None:
-                raise ValueError(_unknown_class(config, custom_objects, None))
+                raise ValueError(_unknown_class(config, config))
             return found
         if not isinstance(config, dict) or "class_name" not in config:
             raise ValueError(f"Cannot deserialize {config!r}: expected a dict with a 'class_name' "
@@ -277,13 +277,12 @@ class Registry:
             found = self.find_function(config["config"], config.get("module"), custom_objects,
                                        module_objects)
             if found is None:
-                raise TypeError(_unknown_class(config["config"], custom_objects, None,
-                                               kind="function"))
+                raise TypeError(_unknown_class(config["config"], config, kind="function"))
             return found
         cls = self.find_class(config, custom_objects, module_objects)
         inner = config.get("config", {})
         if cls is None:  # a TypeError, as Keras's _retrieve_class_or_fn raises
-            raise TypeError(_unknown_class(config["class_name"], custom_objects, inner))
+            raise TypeError(_unknown_class(config["class_name"], config))
         if not hasattr(cls, "from_config"):
             if not cls.__module__.startswith("kerasish"):
                 raise TypeError(
@@ -591,18 +590,13 @@ def _accepts_custom_objects(cls):
         return False
 
 
-def _unknown_class(name, custom_objects, inner, kind="class"):
-    known = sorted((custom_objects or {}).keys())
-    layer = inner.get("name") if isinstance(inner, dict) else None
-    short = str(name).split(">")[-1]
-    return (
-        f"Could not locate {kind} '{name}'"
-        + (f" (needed for the object named '{layer}')" if layer else "")
-        + ". Make sure custom classes are decorated with "
-        "`@keras.saving.register_keras_serializable()` or passed to the loading function in "
-        "`custom_objects={'" + short + "': " + short + "}`"
-        + (f" (custom_objects has: {known})." if known else ".")
-    )
+def _unknown_class(name, full_config, kind="class"):
+    """Keras 3.15.1's message (`_retrieve_class_or_fn`) for a class or function that no
+    custom object, registration or Keras module provides."""
+    return (f"Could not locate {kind} '{name}'. Make sure custom classes and functions are "
+            "decorated with `@keras.saving.register_keras_serializable()`. If they are "
+            "already decorated, make sure they are all imported so that the decorator is run "
+            f"before trying to load them. Full object config: {full_config}")
 
 
 def _unwrap_function_form(config):

@@ -1,4 +1,6 @@
 """Errors raised inside a layer's `call` carry Keras 3.15.1's call information."""
+import re
+
 import numpy as np
 import pytest
 
@@ -70,3 +72,22 @@ def test_disabled_traceback_filtering_keeps_the_plain_error():
         assert _message(lambda: _Bad()(np.ones((2, 3)))) == (ValueError, "bad thing")
     finally:
         keras.config.enable_traceback_filtering()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: keras.layers.Dropout(0.1)(keras.Input((4, 3)), mask=keras.Input((4,), dtype="bool")),
+    lambda: keras.layers.Dense(2)(np.ones((1, 3)), mask=np.ones((1,), bool)),
+    lambda: keras.layers.Dense(2)(keras.Input((3,)), foo=1),
+])
+def test_an_unexpected_keyword_raises_kerass_binding_error(call):
+    """Keras 3.15.1 (probe12 session, em2.py): `__call__` binds the keywords to
+    `call`'s signature first, so a keyword `call` does not take (even `mask`, even
+    symbolic) raises `TypeError: got an unexpected keyword argument '...'`."""
+    with pytest.raises(TypeError) as info:
+        call()
+    assert re.fullmatch(r"got an unexpected keyword argument '(mask|foo)'", str(info.value))
+
+
+def test_training_is_dropped_when_call_does_not_take_it():
+    out = keras.layers.Dense(2, kernel_initializer="ones")(np.ones((1, 3)), training=True)
+    np.testing.assert_allclose(out.numpy(), [[3.0, 3.0]])

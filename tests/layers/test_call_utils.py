@@ -25,7 +25,8 @@ def test_call_signature_reads_first_argument_training_and_mask():
     assert (plain.first, plain.has_training, plain.has_mask) == ("x", False, False)
     assert (masked.first, masked.has_training, masked.has_mask) == ("inputs", True, True)
     assert masked.training_default is False and plain.training_default is None
-    assert kwargs.has_training and not kwargs.has_mask   # **kwargs takes `training`
+    # as Keras's `_call_has_training_arg`: `**kwargs` does not take `training`
+    assert not kwargs.has_training and not kwargs.has_mask
     assert call_signature(_Plain) is plain               # cached per class
 
 

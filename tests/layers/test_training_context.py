@@ -126,3 +126,29 @@ def test_a_sequential_in_a_set_mode_passes_it_to_every_layer():
     del seen[:]
     model(X)
     assert seen == [("inner", True), ("after", True)]
+
+
+def test_a_call_with_only_kwargs_never_gets_training():
+    """Keras 3.15.1 (probe12 session, kw.py): `call(self, x, **kwargs)` receives no
+    `training`, neither passed explicitly nor inherited from the caller, in a
+    subclassed or a functional model."""
+    seen = []
+
+    class Kwargs(keras.layers.Layer):
+        def call(self, x, **kwargs):
+            seen.append(sorted(kwargs))
+            return x
+
+    class Outer(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.inner = Kwargs()
+
+        def call(self, x, training=None):
+            return self.inner(x)
+
+    Kwargs()(X, training=True)
+    Outer()(X, training=True)
+    inputs = keras.Input((3,))
+    keras.Model(inputs, Kwargs()(inputs))(X, training=True)
+    assert seen and all(kwargs == [] for kwargs in seen)

@@ -1,5 +1,6 @@
 """Regularizer values, validation, layer penalties and get/serialize."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -136,3 +137,20 @@ def test_factors_are_float32_on_float64_weights_as_keras():
     assert R.L1(0.01).get_config() == {"l1": 0.009999999776482582}
     assert R.get("l1").get_config() == {"l1": 0.009999999776482582}
     assert R.L2(0.01).get_config() == {"l2": 0.01}   # L2 keeps the Python float
+
+
+def test_a_subclass_without_get_config_has_pythons_repr_and_kerass_message():
+    """Keras 3.15.1 (probe12 session, regcfg.py; keras-io PointNet's
+    OrthogonalRegularizer): the base `get_config` raises
+    NotImplementedError(f"{self} does not implement get_config()"), `self` printed
+    with Python's default repr (which never raises)."""
+    class Zero(keras.regularizers.Regularizer):
+        def __call__(self, x):
+            return 0.0
+
+    reg = Zero()
+    assert re.fullmatch(r"<.*Zero object at 0x[0-9a-f]+>", repr(reg))
+    with pytest.raises(NotImplementedError) as info:
+        reg.get_config()
+    assert re.fullmatch(r"<.*Zero object at 0x[0-9a-f]+> does not implement get_config\(\)",
+                        str(info.value))

@@ -157,3 +157,16 @@ def test_indexing_ops_serialize_their_key_as_keras(tmp_path):
     model.save(tmp_path / "m.keras")
     loaded = keras.models.load_model(tmp_path / "m.keras")
     np.testing.assert_array_equal(loaded.predict(x, verbose=0)[0], expected[0])
+
+
+def test_ops_in_the_graph_have_no_build_config():
+    """Keras 3.15.1 (probe12 session, cfgs.py): an op recorded in a functional graph
+    (the NotEqual of an Embedding's mask, `ops.expand_dims`...) is an Operation,
+    without a build config, while the layers keep theirs."""
+    inputs = keras.Input((6,), dtype="int32")
+    embedded = keras.layers.Embedding(20, 4, mask_zero=True)(inputs)
+    outputs = keras.ops.multiply(keras.layers.LSTM(2)(embedded), 2.0)
+    entries = {e["class_name"]: e for e in keras.Model(inputs, outputs).get_config()["layers"]}
+    assert "build_config" not in entries["NotEqual"]
+    assert "build_config" not in entries["Multiply"]
+    assert entries["LSTM"]["build_config"] == {"input_shape": (None, 6, 4)}

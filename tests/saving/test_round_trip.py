@@ -236,7 +236,7 @@ def test_custom_objects_required_and_used(tmp_path):
     _randomize(model)
     path = tmp_path / "custom.keras"
     model.save(path)
-    with pytest.raises(TypeError, match=r"Could not locate class 'Scale'.*custom_objects"):
+    with pytest.raises(TypeError, match=r"Could not locate class 'Scale'.*register_keras_serializable"):
         keras.models.load_model(path)
     loaded = keras.models.load_model(path, custom_objects={"Scale": Scale})
     assert loaded.layers[0].factor == 3.0

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import kerasish as keras
 from kerasish import ops
 from kerasish.utils.numerical_utils import normalize, to_categorical
 
@@ -88,3 +89,27 @@ def test_normalize_axis_none_and_error():
     np.testing.assert_allclose(normalize(np.array([[3.0], [4.0]]), axis=None), [[0.6], [0.8]])
     with pytest.raises(ValueError, match="`axis` must be None or an int in"):
         normalize(np.ones((2, 2)), axis=2)
+
+
+def test_normalize_of_tensors_is_keras_ops_normalize_and_differentiable():
+    """Keras 3.15.1 (probe12 session, nrm.py): lists and tensors go through
+    `ops.nn.normalize` (float lists as float32; `axis=None` a matrix norm for 2-D),
+    and a loss built on it has gradients (keras-io supervised contrastive)."""
+    x = [[3.0, 4.0], [0.0, 0.0]]
+    out = normalize(x, axis=None, order=1)
+    assert out.dtype == "float32"
+    np.testing.assert_allclose(out, [[0.75, 1.0], [0.0, 0.0]])
+    t = ops.convert_to_tensor([[0.1, 0.7], [0.3, 0.0]])
+    np.testing.assert_allclose(normalize(t, axis=None, order=1),
+                               [[0.1428571492433548, 1.0], [0.4285714626312256, 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(normalize(t, axis=None, order=2),
+                               [[0.1301889270544052, 0.9113224148750305],
+                                [0.39056676626205444, 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(normalize([[3, 4], [1, 1]], axis=None, order=1),
+                               [[0.6, 0.8], [0.2, 0.2]], rtol=1e-6)
+    v = keras.Variable(np.array([[3.0, 4.0]], "float32"))
+    with keras.GradientTape() as tape:
+        y = ops.sum(normalize(v) * np.array([[1.0, 0.0]], "float32"))
+    grad = tape.gradient(y, v)
+    # d(x0/|x|)/dx = (|x|^2 e0 - x0 x)/|x|^3 = ([25, 0] - [9, 12]) / 125
+    np.testing.assert_allclose(grad.numpy(), [[16 / 125, -12 / 125]], rtol=1e-5)

@@ -35,12 +35,18 @@ class Softmax(Layer):
         return outputs
 
     def _check_mask(self, inputs, mask):
-        if mask.ndim > inputs.ndim or any(
-                m != 1 and m != i for m, i in zip(mask.shape[::-1], inputs.shape[::-1])):
+        # Keras's two messages (it checks only on tensors: a symbolic call uses
+        # `compute_output_shape`)
+        if mask.ndim > inputs.ndim:
             raise ValueError(
-                f"Softmax layer '{self.name}': the `mask` must be broadcastable to `inputs` and "
-                f"must not have more dimensions. Received: inputs.shape={inputs.shape}, "
-                f"mask.shape={mask.shape}")
+                "The `mask` must be broadcastable to `inputs` and must not have more "
+                f"dimensions. Received: inputs.shape={inputs.shape}, mask.shape={mask.shape}")
+        for m_dim, i_dim in zip(mask.shape[::-1], inputs.shape[::-1]):
+            if m_dim is not None and i_dim is not None and m_dim != 1 and m_dim != i_dim:
+                raise ValueError(
+                    "The `mask` must be broadcastable to `inputs`. Each mask dimension must be "
+                    "1 or match the corresponding input dimension. Received: "
+                    f"inputs.shape={inputs.shape}, mask.shape={mask.shape}")
         return mask if mask.dtype == "bool" else ops.greater(mask, 0.5)
 
     def compute_output_shape(self, input_shape):

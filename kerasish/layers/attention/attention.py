@@ -1,5 +1,6 @@
 """Attention: Luong-style dot-product (or concat) attention over [query, value, key]."""
 from kerasish import ops, random
+from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 
 
@@ -110,6 +111,20 @@ class Attention(Layer):
 
     def compute_output_shape(self, input_shape):
         return (*input_shape[0][:-1], input_shape[1][-1])
+
+    def compute_output_spec(self, inputs, mask=None, return_attention_scores=False,
+                            training=None, use_causal_mask=False):
+        """As Keras: the output spec from the shapes, and with
+        `return_attention_scores` the `(..., Tq, Tv)` scores' spec too."""
+        self._validate_inputs(inputs, mask)
+        query, value = inputs[0], inputs[1]
+        key = inputs[2] if len(inputs) > 2 else value
+        output = KerasTensor(self.compute_output_shape([query.shape, value.shape, key.shape]),
+                             dtype=self.compute_dtype)
+        if return_attention_scores:
+            return output, KerasTensor((*query.shape[:-1], key.shape[-2]),
+                                       dtype=self.compute_dtype)
+        return output
 
     def _validate_inputs(self, inputs, mask=None):
         name = type(self).__name__

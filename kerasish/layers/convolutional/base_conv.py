@@ -232,8 +232,39 @@ class BaseConv(LoRAUnsupported, Layer):
                 regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         self.input_spec = channel_input_spec(self, channels)
 
+    # Keras's Conv1D has its own `call`, which never reaches `convolution_op`
+    _calls_convolution_op = True
+
+    def convolution_op(self, inputs, kernel):
+        """The convolution of `call` without bias or activation (Keras's hook).
+
+        A subclass overriding it changes what `call` convolves with (e.g. a
+        standardized kernel); `call` then adds the bias and applies the
+        activation. As in Keras, Conv1D's `call` does not use it.
+
+        Args:
+            inputs: the input tensor.
+            kernel: the kernel to convolve with (`self.kernel` from `call`).
+
+        Returns:
+            `ops.conv(inputs, kernel, ...)` with the layer's strides, padding,
+            dilation and data format.
+
+        Example:
+            >>> class Doubled(keras.layers.Conv2D):
+            ...     def convolution_op(self, inputs, kernel):
+            ...         return super().convolution_op(inputs, kernel * 2)
+        """
+        return ops.conv(inputs, kernel, strides=list(self.strides), padding=self.padding,
+                        dilation_rate=self.dilation_rate, data_format=self.data_format)
+
     def call(self, inputs):
         self._check_spatial(inputs.shape)
+        if self._calls_convolution_op and \
+                type(self).convolution_op is not BaseConv.convolution_op:
+            outputs = add_channel_bias(self.convolution_op(inputs, self.kernel), self.bias,
+                                       self.data_format)
+            return self.activation(outputs) if self.activation is not None else outputs
         padding = self.padding
         if padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)

@@ -33,6 +33,8 @@ class Conv1D(BaseConv):
         (2, 10, 8)
     """
 
+    _calls_convolution_op = False  # as Keras: Conv1D.call convolves by itself
+
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
                  dilation_rate=1, groups=1, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",

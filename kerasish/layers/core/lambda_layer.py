@@ -97,8 +97,8 @@ def _serialize_function(fn):
         return {"class_name": "__lambda__", "config": {
             "code": codecs.encode(marshal.dumps(fn.__code__), "base64").decode("ascii"),
             "defaults": fn.__defaults__, "closure": closure}}
-    return {"module": "builtins", "class_name": "function", "config": fn.__name__,
-            "registered_name": "function"}
+    # as Keras: `serialize_keras_object` (a registered function by its registered name)
+    return registry.serialize_object_as_keras(fn)
 
 
 def _deserialize_function(config, custom_objects, safe_mode):
@@ -121,11 +121,9 @@ def _deserialize_function(config, custom_objects, safe_mode):
             code, globals(), code.co_name,
             tuple(defaults) if defaults is not None else None,
             tuple(types.CellType(v) for v in closure) if closure is not None else None)
-    name = config.get("config")
-    if custom_objects and name in custom_objects:
-        return custom_objects[name]
-    raise ValueError(f"Lambda: could not deserialize the function {name!r}: pass it in "
-                     "`custom_objects` (Keras saves named functions by name only).")
+    # as Keras: `deserialize_keras_object` (custom objects, registered functions, then
+    # Keras's own functions by name)
+    return registry.deserialize_object_as_keras(config, custom_objects=custom_objects)
 
 
 class SymbolicOp(Layer):

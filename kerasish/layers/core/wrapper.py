@@ -30,12 +30,12 @@ class Wrapper(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config["layer"] = registry.serialize_keras_object(self.layer)
+        config["layer"] = registry.serialize_object_as_keras(self.layer)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["layer"] = registry.deserialize_keras_object(config.pop("layer"),
+        config["layer"] = registry.deserialize_object_as_keras(config.pop("layer"),
                                                                  custom_objects=custom_objects)
         return cls(**config)

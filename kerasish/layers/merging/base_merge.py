@@ -47,10 +47,67 @@ class Merge(Layer):
         return tuple(out)
 
     def compute_mask(self, inputs, previous_mask=None):
-        if previous_mask is None or not any(m is not None for m in previous_mask):
+        # Keras 3.15.1: a step is kept when any input keeps it (an OR of the masks), and
+        # an unmasked input gives no mask at all
+        if previous_mask is None:
             return None
-        masks = [ops.expand_dims(m, 0) for m in previous_mask if m is not None]
-        return ops.all(ops.concatenate(masks, axis=0), axis=0)
+        check_mask_list(inputs, previous_mask)
+        if any(m is None for m in previous_mask):
+            return None
+        output_mask = previous_mask[0]
+        for m in previous_mask[1:]:
+            output_mask = ops.logical_or(output_mask, m)
+        return output_mask
+
+
+def merge_or_masks(op, inputs):
+    """Keras's `_apply_merge_op_and_or_mask` (Maximum, Minimum): `op` over the inputs
+    where a masked step of one input takes the other's value, and the output is
+    masked where every input is (the OR of the masks; none if an input has none).
+
+    Args:
+        op: binary elementwise op.
+        inputs: the list of tensors (their `_keras_mask` read as Keras does).
+
+    Returns:
+        The merged tensor, its `_keras_mask` set when all inputs are masked.
+    """
+    output = output_mask = None
+    for x in inputs:
+        mask = getattr(x, "_keras_mask", None)
+        if mask is not None:
+            mask = ops.broadcast_to(ops.expand_dims(mask, -1), ops.shape(x))
+        if output is None:
+            output, output_mask = x, mask
+            continue
+        if mask is not None:
+            x = ops.where(mask, x, output)
+        if output_mask is not None:
+            output = ops.where(output_mask, output, x)
+        output_mask = ops.logical_or(output_mask, mask) \
+            if mask is not None and output_mask is not None else None
+        output = op(output, x)
+    if output_mask is not None:
+        output._keras_mask = ops.any(output_mask, axis=-1, keepdims=False)
+    return output
+
+
+def check_mask_list(inputs, mask):
+    """Keras's checks of a merge layer's `compute_mask` arguments.
+
+    Args:
+        inputs: the layer's list of inputs.
+        mask: the list of their masks (None where unmasked).
+    """
+    if not isinstance(mask, (tuple, list)):
+        raise ValueError(f"`mask` should be a list. Received: mask={mask}")
+    if not isinstance(inputs, (tuple, list)):
+        raise ValueError(f"`inputs` should be a list. Received: inputs={inputs}")
+    if len(mask) != len(inputs):
+        raise ValueError(
+            "The lists `inputs` and `mask` should have the same length. "
+            f"Received: inputs={inputs} of length {len(inputs)}, and "
+            f"mask={mask} of length {len(mask)}")
 
 
 def _broadcastable(a, b):

@@ -1,6 +1,7 @@
 """Concatenate: joins a list of tensors along an axis."""
 from kerasish import ops
 from kerasish.layers.layer import Layer
+from kerasish.layers.merging.base_merge import check_mask_list
 
 
 class Concatenate(Layer):
@@ -48,11 +49,25 @@ class Concatenate(Layer):
         return tuple(out)
 
     def compute_mask(self, inputs, previous_mask=None):
-        if previous_mask is None or not any(m is not None for m in previous_mask):
+        # Keras 3.15.1: each mask broadcast to its input (an unmasked input: all True),
+        # joined along `axis`, then kept where any entry of the last axis is kept
+        if previous_mask is None:
             return None
-        masks = [ops.ones(x.shape[:-1], dtype="bool") if m is None else m
-                 for x, m in zip(inputs, previous_mask)]
-        return ops.all(ops.stack(masks, axis=-1), axis=-1)
+        if not isinstance(previous_mask, (tuple, list)):
+            raise ValueError(f"`mask` should be a list. Received mask={previous_mask}")
+        check_mask_list(inputs, previous_mask)
+        if all(m is None for m in previous_mask):
+            return None
+        masks = []
+        for x, m in zip(inputs, previous_mask):
+            if m is None:
+                masks.append(ops.ones_like(x, dtype="bool"))
+            elif len(m.shape) < len(x.shape):
+                masks.append(ops.logical_or(ops.expand_dims(m, axis=-1),
+                                            ops.zeros_like(x, dtype="bool")))
+            else:
+                masks.append(m)
+        return ops.any(ops.concatenate(masks, axis=self.axis), axis=-1, keepdims=False)
 
     def get_config(self):
         config = super().get_config()

@@ -1,6 +1,6 @@
 """Maximum: merges a list of tensors elementwise."""
 from kerasish import ops
-from kerasish.layers.merging.base_merge import Merge
+from kerasish.layers.merging.base_merge import Merge, merge_or_masks
 
 
 class Maximum(Merge):
@@ -10,6 +10,10 @@ class Maximum(Merge):
         >>> keras.layers.Maximum()([np.ones((2, 3)), np.ones((2, 3))]).shape
         (2, 3)
     """
+
+    def call(self, inputs):
+        # as Keras: a masked step takes the other inputs' values
+        return merge_or_masks(ops.maximum, inputs)
 
     def _merge(self, a, b):
         return ops.maximum(a, b)

@@ -1,6 +1,6 @@
 """Minimum: merges a list of tensors elementwise."""
 from kerasish import ops
-from kerasish.layers.merging.base_merge import Merge
+from kerasish.layers.merging.base_merge import Merge, merge_or_masks
 
 
 class Minimum(Merge):
@@ -10,6 +10,10 @@ class Minimum(Merge):
         >>> keras.layers.Minimum()([np.ones((2, 3)), np.ones((2, 3))]).shape
         (2, 3)
     """
+
+    def call(self, inputs):
+        # as Keras: a masked step takes the other inputs' values
+        return merge_or_masks(ops.minimum, inputs)
 
     def _merge(self, a, b):
         return ops.minimum(a, b)

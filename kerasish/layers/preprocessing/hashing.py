@@ -114,8 +114,8 @@ class Hashing(Layer):
         input_shape = tuple(input_shape)
         if self.output_mode == "int":
             return input_shape
-        if self.output_mode == "one_hot" and not (len(input_shape) > 1 and input_shape[-1] == 1):
-            return input_shape + (self.num_bins,)
+        # Keras 3.15.1's rule: the last axis becomes `num_bins` (also for one_hot, whose
+        # tensors keep that axis unless it is 1, and for a (batch,) input)
         return input_shape[:-1] + (self.num_bins,)
 
     def compute_output_spec(self, inputs):

@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+from kerasish.backend import config
 from kerasish.data.dataset import Dataset
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
@@ -48,8 +49,7 @@ class IndexLookup(Layer):
         kwargs.pop("dtype", None)
         super().__init__(name=name, **kwargs)
         cls = type(self).__name__
-        if output_mode == "tf-idf":
-            output_mode = "tf_idf"
+        output_mode = utils.legacy_output_mode(output_mode)
         self._check_arguments(cls, max_tokens, num_oov_indices, output_mode, invert, sparse,
                               pad_to_max_tokens, idf_weights, oov_method, salt)
         if isinstance(salt, int) and not isinstance(salt, bool):
@@ -476,7 +476,9 @@ class IndexLookup(Layer):
         if self.output_mode == "int":
             dtype = self.vocabulary_dtype if self.invert else "int64"
         else:
-            dtype = "float32" if self.output_mode == "tf_idf" else "int64"
+            # Keras's spec: floatx for every counting mode (on tensors one_hot,
+            # multi_hot and count still come out int64, as in Keras)
+            dtype = config.floatx()
         return KerasTensor(self.compute_output_shape(inputs.shape),
                            "string" if dtype == "string" else dtype)
 

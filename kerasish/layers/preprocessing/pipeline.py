@@ -44,7 +44,7 @@ class Pipeline(Layer):
         return outputs
 
     def get_config(self):
-        return {"layers": [registry.serialize_keras_object(layer)
+        return {"layers": [registry.serialize_object_as_keras(layer)
                            for layer in self._pipeline_layers], "name": self.name}
 
     @classmethod
@@ -53,5 +53,5 @@ class Pipeline(Layer):
         if not isinstance(layers, (list, tuple)):
             raise ValueError("`Pipeline` config must contain a `layers` key mapping to a list "
                              f"of serialized layers. Received config with layers={layers}.")
-        return cls([registry.deserialize_keras_object(layer, custom_objects=custom_objects)
+        return cls([registry.deserialize_object_as_keras(layer, custom_objects=custom_objects)
                     for layer in layers], name=config.get("name"))

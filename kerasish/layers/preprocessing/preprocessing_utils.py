@@ -165,6 +165,20 @@ def _bincount_rows(rows, depth):
     return counts
 
 
+def legacy_output_mode(output_mode):
+    """Keras's deprecated `output_mode` names: "binary" is "multi_hot", "tf-idf" is
+    "tf_idf" (IndexLookup, StringLookup, IntegerLookup, TextVectorization).
+
+    Args:
+        output_mode: the `output_mode` argument as given.
+
+    Returns:
+        The current name for it (anything else unchanged).
+    """
+    return {"binary": "multi_hot", "tf-idf": "tf_idf"}.get(output_mode, output_mode) \
+        if isinstance(output_mode, str) else output_mode
+
+
 def check_output_mode(layer_name, output_mode, allowed):
     if output_mode not in allowed:
         raise ValueError(

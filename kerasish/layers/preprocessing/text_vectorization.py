@@ -60,6 +60,7 @@ class TextVectorization(Layer):
                  **kwargs):
         kwargs.pop("vocabulary_size", None)
         super().__init__(name=name, **{k: v for k, v in kwargs.items() if k != "dtype"})
+        output_mode = utils.legacy_output_mode(output_mode)
         self._check_arguments(standardize, split, ngrams, output_mode, output_sequence_length,
                               sparse, ragged)
         self._max_tokens = max_tokens
@@ -94,8 +95,6 @@ class TextVectorization(Layer):
             raise ValueError(f"TextVectorization: invalid value for argument `split`. "
                              f"Expected one of {list(_SPLIT)} or a callable. "
                              f"Received: split={split!r}")
-        if output_mode == "tf-idf":
-            output_mode = "tf_idf"
         utils.check_output_mode("TextVectorization", output_mode,
                                 ("int", "multi_hot", "count", "tf_idf"))
         if not (ngrams is None or (isinstance(ngrams, int) and ngrams > 0) or (

@@ -7,11 +7,11 @@ _MERGE_MODES = ("sum", "mul", "ave", "concat", None)
 
 
 def _copy(layer, name, go_backwards):
-    config = registry.serialize_keras_object(layer)
+    config = registry.serialize_object_as_keras(layer)
     config["config"]["name"] = name
     if go_backwards is not None:
         config["config"]["go_backwards"] = go_backwards
-    return registry.deserialize_keras_object(config)
+    return registry.deserialize_object_as_keras(config)
 
 
 class Bidirectional(Layer):
@@ -124,16 +124,16 @@ class Bidirectional(Layer):
     def get_config(self):
         config = super().get_config()
         config["merge_mode"] = self.merge_mode
-        config["layer"] = registry.serialize_keras_object(self.forward_layer)
-        config["backward_layer"] = registry.serialize_keras_object(self.backward_layer)
+        config["layer"] = registry.serialize_object_as_keras(self.forward_layer)
+        config["backward_layer"] = registry.serialize_object_as_keras(self.backward_layer)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["layer"] = registry.deserialize_keras_object(config["layer"],
+        config["layer"] = registry.deserialize_object_as_keras(config["layer"],
                                                                  custom_objects=custom_objects)
         if config.get("backward_layer") is not None:
-            config["backward_layer"] = registry.deserialize_keras_object(
+            config["backward_layer"] = registry.deserialize_object_as_keras(
                 config["backward_layer"], custom_objects=custom_objects)
         return cls(**config)

@@ -286,12 +286,12 @@ class RNN(StateVariables, Layer):
     def get_config(self):
         config = super().get_config()
         config.update(self._rnn_config())
-        config["cell"] = registry.serialize_keras_object(self.cell)
+        config["cell"] = registry.serialize_object_as_keras(self.cell)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["cell"] = registry.deserialize_keras_object(config["cell"],
+        config["cell"] = registry.deserialize_object_as_keras(config["cell"],
                                                                 custom_objects=custom_objects)
         return cls(**config)

@@ -75,13 +75,13 @@ class StackedRNNCells(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config["cells"] = [registry.serialize_keras_object(c) for c in self.cells]
+        config["cells"] = [registry.serialize_object_as_keras(c) for c in self.cells]
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["cells"] = [registry.deserialize_keras_object(c, custom_objects=custom_objects)
+        config["cells"] = [registry.deserialize_object_as_keras(c, custom_objects=custom_objects)
                            for c in config["cells"]]
         return cls(**config)
 

@@ -51,7 +51,8 @@ class TimeDistributed(Layer):
                 f"`TimeDistributed` Layer should be passed an `input_shape` with at least 3 "
                 f"dimensions, received: {input_shape}"
             )
-        self.layer._maybe_build((None,) + tuple(input_shape[2:]))
+        # as Keras: the wrapped layer is built for one step, batch size kept
+        self.layer._maybe_build((input_shape[0],) + tuple(input_shape[2:]))
 
     def call(self, inputs, training=None, mask=None):
         inputs = ops.convert_to_tensor(inputs)
@@ -81,12 +82,12 @@ class TimeDistributed(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config["layer"] = registry.serialize_keras_object(self.layer)
+        config["layer"] = registry.serialize_object_as_keras(self.layer)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["layer"] = registry.deserialize_keras_object(config["layer"],
+        config["layer"] = registry.deserialize_object_as_keras(config["layer"],
                                                                  custom_objects=custom_objects)
         return cls(**config)

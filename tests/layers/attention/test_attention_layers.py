@@ -3,6 +3,7 @@ checks with masks, dropout, output masks and configs."""
 import numpy as np
 import pytest
 
+import kerasish as keras
 from kerasish import layers
 from kerasish.testing import check_gradients
 
@@ -40,3 +41,19 @@ def test_configs_round_trip():
         config = layer.get_config()
         assert type(layer).from_config(config).get_config() == config
     assert "score_mode" not in layers.AdditiveAttention().get_config()
+
+
+@pytest.mark.parametrize("cls", [keras.layers.Attention, keras.layers.AdditiveAttention])
+def test_symbolic_call_returns_the_scores_too(cls):
+    """Keras 3.15.1 (probe12 session, attn2.py/attn.py): on KerasTensors,
+    `return_attention_scores=True` gives `(output, scores)` with scores
+    `(batch, Tq, Tv)`, so `out, scores = layer([q, v], ...)` works in a functional
+    model."""
+    q = keras.Input((4, 3))
+    v = keras.Input((6, 3))
+    out, scores = cls()([q, v], return_attention_scores=True)
+    assert out.shape == (None, 4, 3) and scores.shape == (None, 4, 6)
+    model = keras.Model([q, v], [out, scores])
+    got_out, got_scores = model.predict([np.ones((2, 4, 3)), np.ones((2, 6, 3))], verbose=0)
+    assert got_out.shape == (2, 4, 3)
+    np.testing.assert_allclose(got_scores, np.full((2, 4, 6), 1 / 6), rtol=1e-6)

@@ -61,7 +61,9 @@ def test_model_on_encoded_features_and_dataset_map():
     assert encoded.shape == (None, 38)
     output = keras.layers.Dense(1, activation="sigmoid")(encoded)
     model = keras.Model(inputs, output)
-    batch = {k: v[:5, None] for k, v in data.items()}
+    # object arrays for the strings: Keras's predict refuses numpy str arrays
+    batch = {k: v[:5, None].astype(object) if v.dtype.kind == "U" else v[:5, None]
+             for k, v in data.items()}
     assert model.predict(batch, verbose=0).shape == (5, 1)
     ds = keras.data.Dataset.from_tensor_slices((data, np.zeros(40))).batch(10).map(
         lambda x, y: (space(x), y))

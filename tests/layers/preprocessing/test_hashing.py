@@ -69,3 +69,16 @@ def test_category_encoding_out_of_range_indices():
             layer(np.array([-1, 2]))
     with pytest.raises(ValueError, match="non-negative"):
         count(np.array([[-1, 2]]), count_weights=np.array([[0.5, 1.0]]))
+
+
+@pytest.mark.parametrize("shape, spec, eager", [
+    ((3,), (None, 4), (1, 3, 4)), ((1,), (None, 4), (1, 4)), ((), (4,), (2, 4))])
+def test_one_hot_spec_is_kerass_rule(shape, spec, eager):
+    """Keras 3.15.1 (probe12 session, hs.py): the symbolic shape replaces the last axis
+    with `num_bins` (a (batch,) input gives `(num_bins,)`), while on tensors one_hot
+    adds an axis unless the last one is 1."""
+    layer = keras.layers.Hashing(4, output_mode="one_hot")
+    assert layer(keras.Input(shape, dtype="int64")).shape == spec
+    data = {(3,): np.array([[1, 2, 3]]), (1,): np.array([[1]]), (): np.array([1, 2])}[shape]
+    assert tuple(layer(data).shape) == eager
+    assert layer.compute_output_shape((None, 3)) == (None, 4)

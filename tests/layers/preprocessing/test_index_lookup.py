@@ -176,3 +176,37 @@ def test_built_flag_and_build_config_like_keras():
     lookup = keras.layers.StringLookup(vocabulary=["a", "b"])
     lookup(np.array([["a"]]))
     assert lookup.built is True and lookup.get_build_config() == {}
+
+
+@pytest.mark.parametrize("mode, kwargs, string_out, integer_out, text_out, name", [
+    ("binary", {}, [[1, 1, 1]], [[1, 1, 0]], [[1, 0, 1, 1]], "multi_hot"),
+    ("tf-idf", {"idf_weights": [1.0, 2.0]}, [[1.5, 1.0, 2.0]], [[1.5, 1.0, 0.0]],
+     [[0.6931472, 0.0, 0.6931472, 0.6931472]], "tf_idf"),
+])
+def test_deprecated_output_mode_names_as_keras(mode, kwargs, string_out, integer_out,
+                                               text_out, name):
+    """Keras 3.15.1 (probe12 session, omode.py): "binary" is "multi_hot" and "tf-idf"
+    is "tf_idf" for the lookups and TextVectorization (keras-io wide & deep)."""
+    strings = keras.layers.StringLookup(vocabulary=["a", "b"], output_mode=mode, **kwargs)
+    assert strings.output_mode == name and strings.get_config()["output_mode"] == name
+    np.testing.assert_allclose(strings(np.array([["a", "b", "c"]], dtype=object)), string_out)
+    integers = keras.layers.IntegerLookup(vocabulary=[3, 4], output_mode=mode, **kwargs)
+    assert integers.get_config()["output_mode"] == name
+    np.testing.assert_allclose(integers(np.array([[3, 5]])), integer_out)
+    text = keras.layers.TextVectorization(output_mode=mode)
+    text.adapt(["a b b", "c"])
+    assert text.get_config()["output_mode"] == name
+    np.testing.assert_allclose(text(["a c d"]), text_out, rtol=1e-6)
+
+
+@pytest.mark.parametrize("cls, vocab, dtype, data", [
+    (keras.layers.StringLookup, ["a", "b"], "string", np.array([["a", "b", "c"]], dtype=object)),
+    (keras.layers.IntegerLookup, [1, 2], "int64", np.array([[1, 2, 3]])),
+])
+@pytest.mark.parametrize("mode", ["one_hot", "multi_hot", "count"])
+def test_counting_modes_have_kerass_float_spec_and_int_values(cls, vocab, dtype, data, mode):
+    """Keras 3.15.1 (probe12 session, lkdtype.py): the symbolic spec of a counting
+    mode is floatx, while on tensors one_hot/multi_hot/count come out int64."""
+    layer = cls(vocabulary=vocab, output_mode=mode)
+    assert layer(keras.Input((3,), dtype=dtype)).dtype == "float32"
+    assert layer(data).dtype == "int64"

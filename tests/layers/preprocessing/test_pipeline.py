@@ -35,3 +35,12 @@ def test_weights_dict_inputs_and_config_round_trip():
     mixed = L.Pipeline([L.MixUp(seed=0)])({"images": np.ones((2, 3, 3, 1), "float32"),
                                            "labels": np.eye(2)})
     assert sorted(mixed) == ["images", "labels"]
+
+
+def test_config_nests_built_layers_with_their_build_config():
+    """Keras 3.15.1 (probe12 session, nest.py): each built layer of a Pipeline's
+    config carries its `build_config`."""
+    pipeline = L.Pipeline([L.Rescaling(2.0), L.Dense(2)])
+    pipeline(np.ones((2, 3), "float32"))
+    assert [entry["build_config"] for entry in pipeline.get_config()["layers"]] == [
+        {"input_shape": (2, 3)}, {"input_shape": (2, 3)}]

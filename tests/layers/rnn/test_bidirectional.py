@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import kerasish as keras
 from kerasish import layers
 
 
@@ -70,3 +71,17 @@ def test_copies_keep_use_cudnn(rnn_class, use_cudnn):
     assert bidi.backward_layer.use_cudnn == use_cudnn
     simple = layers.Bidirectional(layers.SimpleRNN(1))
     assert not hasattr(simple.forward_layer, "use_cudnn")
+
+
+def test_config_nests_both_directions_with_their_build_config():
+    """Keras 3.15.1's Bidirectional.get_config serializes the forward and backward
+    layers with `build_config` once built, none before (probe12 session, nest.py)."""
+    layer = keras.layers.Bidirectional(keras.layers.GRU(3))
+    assert "build_config" not in layer.get_config()["layer"]
+    layer(np.ones((2, 4, 5), "float32"))
+    config = layer.get_config()
+    assert config["layer"]["build_config"] == {"input_shape": (2, 4, 5)}
+    assert config["backward_layer"]["build_config"] == {"input_shape": (2, 4, 5)}
+    assert config["layer"]["config"]["name"] == "forward_gru"
+    again = keras.layers.Bidirectional.from_config(config)
+    assert again.forward_layer.built and again.backward_layer.built and not again.built

@@ -111,3 +111,21 @@ def test_mask_is_not_passed_when_initial_state_is_a_second_tensor_argument():
     masked = np.asarray(lstm(embedded))  # one tensor argument: masked (steps repeat)
     np.testing.assert_allclose(masked[1, 1:], np.repeat(masked[1, :1], 3, axis=0))
     assert not np.allclose(masked, np.asarray(lstm(plain)))
+
+
+def test_config_nests_the_cells_with_their_build_config():
+    """Keras 3.15.1: RNN.get_config and StackedRNNCells.get_config serialize the
+    built cells with `build_config` (batch size kept; the second stacked cell is
+    built on the first one's output). Probe12 session, nest.py."""
+    x = np.ones((2, 4, 5), "float32")
+    single = keras.layers.RNN(keras.layers.SimpleRNNCell(3))
+    single(x)
+    assert single.get_config()["cell"]["build_config"] == {"input_shape": (2, 5)}
+    stacked = keras.layers.RNN([keras.layers.GRUCell(3), keras.layers.LSTMCell(2)])
+    stacked(x)
+    cell = stacked.get_config()["cell"]
+    assert cell["build_config"] == {"input_shape": (2, 5)}
+    assert [c["build_config"] for c in cell["config"]["cells"]] == [
+        {"input_shape": (2, 5)}, {"input_shape": (2, 3)}]
+    again = keras.layers.RNN.from_config(single.get_config())
+    assert again.cell.built and not again.built   # as Keras: the cell from its build_config

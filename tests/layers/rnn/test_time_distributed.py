@@ -54,3 +54,24 @@ def test_folded_and_per_step_paths_agree_for_a_per_sample_layer():
     expected = folded(x).numpy()
     np.testing.assert_allclose(per_step._call_per_step(keras.ops.convert_to_tensor(x), 5, None,
                                                        None).numpy(), expected, rtol=1e-6)
+
+
+def test_wrapped_layer_is_built_with_the_batch_size_and_its_config_carries_it():
+    """As Keras 3.15.1: TimeDistributed builds the wrapped layer for one step with
+    the batch size kept, and `get_config` nests the wrapped layer with its
+    `build_config` (Keras's public serialize_keras_object). Expected values:
+    Keras 3.15.1 (TF backend), probe12 session (nest.py, t1.py)."""
+    layer = keras.layers.TimeDistributed(keras.layers.Dense(3))
+    layer(np.ones((2, 4, 5), "float32"))
+    assert layer.get_config()["layer"]["build_config"] == {"input_shape": (2, 5)}
+    conv = keras.layers.TimeDistributed(keras.layers.Conv1D(3, 2))
+    conv(np.ones((2, 3, 6, 5), "float32"))
+    assert conv.get_config()["layer"]["build_config"] == {"input_shape": (2, 6, 5)}
+    symbolic = keras.layers.TimeDistributed(keras.layers.Dense(3))
+    symbolic(keras.Input((4, 5), batch_size=7))
+    assert symbolic.layer.get_build_config() == {"input_shape": (7, 5)}
+    unknown = keras.layers.TimeDistributed(keras.layers.Dense(3))
+    keras.Sequential([keras.Input((4, 5)), unknown])
+    assert unknown.get_config()["layer"]["build_config"] == {"input_shape": (None, 5)}
+    again = keras.layers.TimeDistributed.from_config(layer.get_config())
+    assert again.layer.built and not again.built   # Keras builds the nested layer only
