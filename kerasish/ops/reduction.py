@@ -136,6 +136,9 @@ class Mean(Op):
         if x.dtype.name == "bfloat16":  # TensorFlow accumulates bfloat16 in float32
             return device.xp.mean(x, axis=self.axes, keepdims=self.keepdims,
                                   dtype="float32").astype(x.dtype)
+        if x.dtype.name == "float16":  # Keras computes the mean in float32 (no overflow)
+            return device.kernel("ordered_mean")(x.astype("float32"), self.axes,
+                                                 self.keepdims).astype(x.dtype)
         return device.kernel("ordered_mean")(x, self.axes, self.keepdims)
 
     def save(self, inputs, outputs):

@@ -124,3 +124,10 @@ def test_half_precision_variance_is_computed_in_float32_as_keras():
     out = ops.var(ops.convert_to_tensor(BASE.astype("float16")), axis=1)
     assert out.dtype == "float16"
     assert out.numpy().astype("float64").tolist() == [4.0, 3.701171875, 2.189453125, 5.359375]
+
+
+def test_float16_mean_is_computed_in_float32_as_keras():
+    # Keras 3.15.1 (TensorFlow): mean([65504, 65504, 65504] float16) == 65504, no overflow.
+    x = np.array([65504, 65504, 65504], dtype="float16")
+    out = ops.mean(x)
+    assert out.dtype == "float16" and float(out) == 65504.0
