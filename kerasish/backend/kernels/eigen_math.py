@@ -212,19 +212,32 @@ def _scalar_exp(x):
 
 
 def _exp_of_reduced(x, even, odd, leading):
-    """2^m * p(r) with x = m ln2 + r (Cephes' two-part ln2), Eigen's polynomial."""
-    m = np.floor(x * _f(1.44269504088896341) + _f(0.5))
+    """2^m * p(r) with x = m ln2 + r (Cephes' two-part ln2), Eigen's polynomial.
+
+    Written with in-place operations (each still one float32 rounding, in
+    Eigen's order: `a * b + c` is a multiply, then an add)."""
+    m = x * _f(1.44269504088896341)
+    m += _f(0.5)
+    np.floor(m, out=m)
     m[~np.isfinite(m)] = 0          # NaN inputs stay NaN through r
-    r = m * _f(-0.693359375) + x
-    r = m * _f(2.12194440e-4) + r
+    r = m * _f(-0.693359375)
+    r += x
+    t = m * _f(2.12194440e-4)
+    r = np.add(t, r, out=t)
     r2 = r * r
-    p_even = r2 * even[0] + even[1]
+    p_even = r2 * even[0]
+    p_even += even[1]
     for c in even[2:]:
-        p_even = r2 * p_even + c
-    p_odd = r2 * odd[0] + odd[1]
-    y = r * p_odd + p_even
-    y = r2 * y + (r + leading)
-    return np.ldexp(y, m.astype(np.int32)).astype(_F32, copy=False)
+        p_even *= r2
+        p_even += c
+    y = r2 * odd[0]
+    y += odd[1]
+    y *= r                          # r * p_odd
+    y += p_even
+    y *= r2
+    r += leading
+    y += r
+    return np.ldexp(y, m.astype(np.int32), out=y)
 
 
 _EXP_EVEN = (_f(1.37449637986719608306884765625e-3), _f(4.166965186595916748046875e-2),
