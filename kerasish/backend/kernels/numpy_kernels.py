@@ -95,16 +95,8 @@ def bias_gradient_sum(rows):
 
 
 def ordered_mean(x, axes, keepdims=False):
-    """Mean over `axes` as TensorFlow computes it on the CPU (see `eigen_sum`).
-
-    Args:
-        x: numpy array.
-        axes: tuple of non-negative axes.
-        keepdims: keep the reduced axes with length 1.
-
-    Returns:
-        numpy array.
-    """
+    """Mean over `axes` as TensorFlow computes it on the CPU: the `ordered_sum`
+    (same arguments) divided by the count."""
     return eigen_sum.ordered_mean(x, axes, keepdims)
 
 
