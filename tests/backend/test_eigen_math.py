@@ -100,3 +100,14 @@ def test_activations_follow_tensorflows_kernels(name, n):
     with np.errstate(over="ignore", invalid="ignore"):
         got = ACTIVATIONS[name](inputs(n)).numpy()
     assert _same(got, RECORDED[f"{name}_{n}"]), (name, n)
+
+
+def test_zero_dimensional_inputs():
+    for dtype in ("float16", "float32"):
+        x = np.array(1.0, dtype)
+        for fn in (numpy_kernels.sigmoid, lambda a: eigen_math.exp(np, a),
+                   lambda a: eigen_math.tanh(np, a), lambda a: eigen_math.log(np, a)):
+            out = fn(x)
+            assert out.shape == () and out.dtype == x.dtype
+    # TensorFlow: sigmoid(1.0) in float16 is 0.731 (0.7310586 rounded to float16)
+    assert float(numpy_kernels.sigmoid(np.array(1.0, "float16"))) == float(np.float16(0.7310586))

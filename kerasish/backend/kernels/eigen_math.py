@@ -134,8 +134,7 @@ def sigmoid(xp, a):
         e = exp(np, a.astype(_F32)).astype(np.float16)
         with np.errstate(over="ignore", invalid="ignore"):
             out = e / (np.float16(1.0) + e)
-        out[np.isinf(e) & (e > 0)] = 1.0
-        return out
+        return np.where(np.isinf(e) & (e > 0), np.float16(1.0), out)
     if a.dtype != _F32:
         return None
     return _by_packets(a, _packet_logistic, _scalar_logistic, flush_out_below=_f(-87.0))
