@@ -139,13 +139,17 @@ def map_shape_structure(func, structure):
 
 def map_structure_up_to(shallow_structure, func, *structures):
     """Maps `func` over `structures` only as deep as `shallow_structure` goes: deeper
-    parts are handed to `func` whole.
+    parts are handed to `func` whole. As Keras 3.15.1 (optree), a None in
+    `shallow_structure` raises ValueError (it is not taken as a leaf).
 
     Example:
         >>> map_structure_up_to(([1, 2], 3), lambda a, b: (a, b), ([1, [5]], 3), ([0, 0], 9))
         ([(1, 0), ([5], 0)], (3, 9))
     """
     if not is_nested(shallow_structure):
+        if shallow_structure is None:
+            # Keras 3.15.1 (optree) does not count None as a leaf of the shallow structure
+            raise ValueError("Structures don't have the same nested structure.")
         return func(*structures)
     for structure in structures:
         if not is_nested(structure) or len(_children(structure)) != len(

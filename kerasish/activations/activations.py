@@ -33,7 +33,8 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
             else ops.relu(ops.negative(x))
     clip_max = max_value is not None
     if threshold != 0:
-        x = ops.multiply(x, ops.cast(ops.greater(x, threshold), x.dtype))
+        # a select, not a product with a mask: -5 * 0 would give -0.0 and nan * 0 nan
+        x = ops.where(ops.greater(x, threshold), x, ops.zeros_like(x))
     elif max_value == 6:
         x = ops.relu6(x)
         clip_max = False

@@ -7,7 +7,8 @@ and Python scalars are *weak*: they take the tensor's type when they can
 to `floatx()` / `int32` otherwise (`int32 tensor * 0.5 -> float32`).
 
 Unlike JAX without x64, kerasish keeps 64-bit types (float64 stays float64),
-which the float64 gradient checks rely on.
+which the float64 gradient checks rely on; complex types sit on top of the
+lattice and, as Keras, any complex result is complex64.
 """
 import functools
 
@@ -22,10 +23,12 @@ def _lattice():
     """Each type mapped to the types immediately above it (JAX's lattice)."""
     u1, u2, u4, u8, i1, i2, i4, i8 = _INTS
     bf, f2, f4, f8 = _FLOATS
+    c8, c16 = "complex64", "complex128"
     return {
-        "bool": [WEAK_INT], WEAK_INT: [u1, i1], u1: [i2, u2], u2: [i4, u4],
+        "bool": [WEAK_INT], WEAK_INT: [u1, i1, c8], u1: [i2, u2], u2: [i4, u4],
         u4: [i8, u8], u8: [WEAK_FLOAT], i1: [i2], i2: [i4], i4: [i8],
-        i8: [WEAK_FLOAT], WEAK_FLOAT: [bf, f2], bf: [f4], f2: [f4], f4: [f8], f8: [],
+        i8: [WEAK_FLOAT], WEAK_FLOAT: [bf, f2], bf: [f4], f2: [f4], f4: [f8, c8], f8: [c16],
+        c8: [c16], c16: [],
     }
 
 
@@ -61,6 +64,8 @@ def _node(dtype):
         return WEAK_FLOAT, True
     if dtype is bool:
         return "bool", False
+    if dtype is complex:  # a strong complex128, as Keras's TensorFlow backend
+        return "complex128", False
     if isinstance(dtype, str) and dtype in (WEAK_INT, WEAK_FLOAT):
         return dtype, True
     name = config.standardize_dtype(dtype)
@@ -81,7 +86,8 @@ def _result(nodes, floatx):
         return floatx
     if top == WEAK_INT:  # bools met a Python int
         return "int32"
-    return top
+    # Keras narrows complex128 to complex64 on every backend
+    return "complex64" if top == "complex128" else top
 
 
 def result_type(*dtypes):

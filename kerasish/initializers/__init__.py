@@ -8,7 +8,11 @@ config dict, a class, an instance or any callable `(shape, dtype) -> Tensor`.
 """
 import inspect
 
+import numpy as np
+
 from kerasish.autodiff import tensor as _tensor
+from kerasish.backend import config as _backend_config
+from kerasish.ops import core as _ops_core
 from kerasish.initializers.constant_initializers import (Constant, Identity,
                                                          IdentityInitializer,
                                                          Ones, Zeros)
@@ -106,7 +110,8 @@ def get(identifier):
 
     Args:
         identifier: None, a name ("he_normal"), a config dict, an Initializer
-            class or instance, or a callable `(shape, dtype=None) -> Tensor`.
+            class or instance, a callable `(shape, dtype=None) -> Tensor`, or a
+            tensor / numpy array (returned, cast, for exactly its shape).
 
     Returns:
         A callable initializer, or None for None.
@@ -118,7 +123,20 @@ def get(identifier):
         >>> keras.initializers.get("zeros")((2,)).numpy()
         array([0., 0.], dtype=float32)
     """
+    if _ops_core.is_tensor(identifier) or isinstance(identifier, (np.generic, np.ndarray)):
+        return _direct_value(identifier)
     return _CATALOG.get(identifier)
+
+
+def _direct_value(value):
+    """As Keras: a tensor or array is an initializer that returns it, cast to `dtype`
+    (floatx by default), for exactly its own shape."""
+    def initialize_fn(shape, dtype=None):
+        if tuple(shape) != tuple(value.shape):
+            raise ValueError(f"Expected `shape` to be {tuple(value.shape)} for direct tensor "
+                             f"as initializer. Received shape={shape}")
+        return _ops_core.cast(value, _backend_config.standardize_dtype(dtype))
+    return initialize_fn
 
 
 __all__ = [

@@ -66,8 +66,10 @@ def mean_absolute_percentage_error(y_true, y_pred):
         >>> keras.losses.mean_absolute_percentage_error([[2.0, 4.0]], [[1.0, 4.0]])  # [25.]
     """
     y_true, y_pred = _prepare(y_true, y_pred)
-    denominator = ew.maximum(ew.absolute(y_true), config.epsilon())
-    diff = ew.absolute(ew.divide(ew.subtract(y_true, y_pred), denominator))
+    # as Keras: epsilon in y_pred's dtype (0 for ints) and the `/` operator (int / int is
+    # float64), so integer inputs give inf / nan as in Keras
+    epsilon = core.convert_to_tensor(config.epsilon(), dtype=y_pred.dtype)
+    diff = ew.absolute((y_true - y_pred) / ew.maximum(ew.absolute(y_true), epsilon))
     return ew.multiply(reduction.mean(diff, axis=-1), 100.0)
 
 
@@ -129,10 +131,13 @@ def huber(y_true, y_pred, delta=1.0):
         >>> keras.losses.huber([[0, 1], [0, 0]], [[0.6, 0.4], [0.4, 0.6]])   # [0.18, 0.13]
     """
     y_true, y_pred = _prepare(y_true, y_pred)
+    # delta and 1/2 in y_pred's dtype, as Keras (integer inputs truncate them)
+    delta = core.convert_to_tensor(delta, dtype=y_pred.dtype)
     error = ew.subtract(y_pred, y_true)
     abs_error = ew.absolute(error)
-    quadratic = ew.multiply(ew.square(error), 0.5)
-    linear = ew.subtract(ew.multiply(abs_error, delta), 0.5 * delta * delta)
+    half = core.convert_to_tensor(0.5, dtype=abs_error.dtype)
+    quadratic = ew.multiply(half, ew.square(error))
+    linear = ew.subtract(ew.multiply(delta, abs_error), ew.multiply(half, ew.square(delta)))
     return reduction.mean(ew.where(ew.less_equal(abs_error, delta), quadratic, linear), axis=-1)
 
 

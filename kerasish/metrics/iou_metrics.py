@@ -47,12 +47,16 @@ class _IoUBase(Metric):
     def _weights(self, sample_weight, size):
         if sample_weight is None:
             return np.ones(size)
+        # Keras warns only for weights that carry a float dtype (arrays, tensors), not for
+        # Python lists, which it casts silently.
+        typed_float = "float" in str(getattr(sample_weight, "dtype", ""))
         weights = np.asarray(core.convert_to_numpy(sample_weight))
         weights = np.broadcast_to(weights.reshape(-1) if weights.size == size else weights, (size,))
-        if weights.dtype.kind == "f" and not self._float_state():
+        if typed_float and not self._float_state():
             warnings.warn("You are passing weight as `float`, but dtype is `int`. This may "
                           "result in an incorrect weight due to type casting Consider using "
                           "integer weights.", stacklevel=3)
+        if weights.dtype.kind == "f" and not self._float_state():
             weights = weights.astype("int64")
         return weights.astype("float64")
 
@@ -66,6 +70,9 @@ class _IoUBase(Metric):
             y_true: class ids (or one-hot rows when `sparse_y_true=False`).
             y_pred: class ids (or scores when `sparse_y_pred=False`).
             sample_weight: optional weights broadcastable to the labels.
+
+        Returns:
+            The confusion-matrix variable, as Keras returns it.
         """
         true = self._labels(y_true, self.sparse_y_true)
         pred = self._labels(self._predictions(y_pred), self.sparse_y_pred)
@@ -85,6 +92,7 @@ class _IoUBase(Metric):
         batch_cm = shape_ops.reshape(core.cast(counts, self.total_cm.dtype),
                                      (self.num_classes, self.num_classes))
         self.total_cm.assign_add(batch_cm)
+        return self.total_cm
 
     def _predictions(self, y_pred):
         return y_pred
@@ -174,7 +182,7 @@ class BinaryIoU(IoU):
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Thresholds `y_pred`, casts `y_true` to ids and adds the batch."""
         y_true = core.cast(core.convert_to_tensor(y_true), "int32")
-        super().update_state(y_true, y_pred, sample_weight)
+        return super().update_state(y_true, y_pred, sample_weight)
 
     def get_config(self):
         return {"target_class_ids": self.target_class_ids, "threshold": self.threshold,

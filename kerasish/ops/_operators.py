@@ -7,9 +7,10 @@ graph node Keras records (`x / 2` is `TrueDivide`, `x[:, 0]` is `GetItem`).
 import numpy as np
 
 from kerasish.autodiff.keras_tensor import KerasTensor, in_trace
-from kerasish.autodiff.tensor import Tensor
+from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish.backend import config
-from kerasish.ops import core, elementwise as ew, extras, linalg, manipulation as shape, symbolic
+from kerasish.ops import (core, elementwise as ew, extras, linalg, manipulation as shape, symbolic,
+                          unary)
 
 
 def _swap(fn):
@@ -85,6 +86,8 @@ def install():
     Tensor.__getitem__ = shape.getitem
     Tensor.T = property(lambda self: shape.transpose(self))
     Tensor.reshape = lambda self, *s: shape.reshape(self, s[0] if len(s) == 1 else s)
+    # Keras's variables (not its TF tensors) define round(): ops.round of the value
+    Variable.__round__ = lambda self, ndigits=None: unary.round(self.value, decimals=ndigits or 0)
 
 
 _SYMBOLIC_BINARY = {

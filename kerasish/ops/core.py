@@ -391,9 +391,10 @@ def dtype(x):
         >>> ops.dtype([1.0])
         'float32'
     """
+    # a plain str, as Keras's standardize_dtype (a tensor's own `.dtype` prints as tf.DType)
     if x.__class__ is KerasTensor:
-        return x.dtype
-    return convert_to_tensor(x).dtype
+        return str.__str__(x.dtype)
+    return str.__str__(convert_to_tensor(x).dtype)
 
 
 def shape(x):

@@ -273,10 +273,14 @@ def _window(name, window, sequence_length, fft_length, dtype):
             raise ValueError(
                 f'ops.{name}: If a string is passed to `window`, it must be one of `"hann"`, '
                 f'`"hamming"`. Received: window={window}')
-        # periodic windows (as tf.signal.hann_window / hamming_window, periodic=True)
+        # as tf.signal.hann_window / hamming_window(periodic=True): periodic only for an
+        # even length; an odd length gets the symmetric window (period length - 1), and
+        # length 1 is [1]
         alpha = 0.5 if window == "hann" else 0.54
         k = np.arange(sequence_length, dtype=np.float64)
-        values = alpha - (1.0 - alpha) * np.cos(2.0 * np.pi * k / sequence_length)
+        period = sequence_length if sequence_length % 2 == 0 else sequence_length - 1
+        values = alpha - (1.0 - alpha) * np.cos(2.0 * np.pi * k / max(period, 1)) \
+            if sequence_length > 1 else np.ones(1)
     else:
         values = np.asarray(core.convert_to_numpy(window), dtype=np.float64)
         if values.shape != (sequence_length,):
@@ -313,7 +317,8 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
         sequence_length: window length.
         sequence_stride: hop between frames.
         fft_length: frame and transform length (>= sequence_length).
-        window: "hann", "hamming" (periodic), a tensor of `sequence_length`
+        window: "hann", "hamming" (periodic for an even length, symmetric for an
+            odd one, as TensorFlow), a tensor of `sequence_length`
             values, or None (rectangular).
         center: reflect-pad `fft_length // 2` samples on both sides first.
 

@@ -547,8 +547,9 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     """Extracts patches as the channel axis: output (..., rows, cols, ph * pw * C).
 
     Args:
-        images: rank 3 or 4 tensor.
-        size: int or (height, width) of the patches.
+        images: rank 3 or 4 tensor (rank 4 or 5 volumes with a 3-element `size`).
+        size: int or (height, width) of the patches; (depth, height, width) hands
+            over to `extract_patches_3d`, as Keras.
         strides: step between patches (default: `size`).
         dilation_rate: spacing of the pixels inside a patch.
         padding: "valid" or "same".
@@ -557,6 +558,9 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     Returns:
         Tensor of patches, each flattened in (row, column, channel) order.
     """
+    if isinstance(size, (tuple, list)) and len(size) == 3:
+        # as Keras: a 3-element size means volumes
+        return extract_patches_3d(images, size, strides, dilation_rate, padding, data_format)
     data_format = _data_format(data_format)
     images = _tensor(images)
     _check_rank("extract_patches", images)

@@ -161,6 +161,8 @@ def angle(x):
     """
     x = core.convert_to_tensor(x)
     if x.dtype.startswith("complex"):
+        # Keras casts to result_type(x, float), which is complex64 even for complex128
+        x = core.cast(x, "complex64")
         return ew.arctan2(ew.imag(x), ew.real(x))
     x = _as_float(x)
     negative = ew.logical_or(ew.less(x, 0), ew.logical_and(ew.equal(x, 0), ew.signbit(x)))
@@ -488,15 +490,21 @@ def view_as_complex(x):
 
 @keras_op
 def view_as_real(x):
-    """Complex numbers as float32 pairs along a new last axis (no gradient).
+    """Real and imaginary parts stacked along a new last axis, as Keras: `real(x)` and
+    `imag(x)` keep their dtype (complex128 gives float64, complex64 float32, a real
+    tensor its own dtype with zero imaginary parts).
+
+    Args:
+        x: tensor (normally complex).
+
+    Returns:
+        Tensor of shape `x.shape + (2,)`.
 
     Example:
-        >>> ops.view_as_real(ops.convert_to_tensor(np.array([1 + 2j])))   # [[1., 2.]]
+        >>> ops.view_as_real(ops.convert_to_tensor(np.array([1 + 2j])))   # [[1., 2.]] float64
     """
     x = core.convert_to_tensor(x)
-    xp = x._device.xp
-    value = x._value.astype("complex64")
-    return Tensor(xp.stack([value.real, value.imag], axis=-1).astype("float32"), x._device)
+    return shape_ops.stack([ew.real(x), ew.imag(x)], axis=-1)
 
 
 def _core_dims(signature):

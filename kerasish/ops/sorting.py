@@ -187,6 +187,9 @@ TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 def in_top_k(targets, predictions, k):
     """True where the target class's score is among the `k` largest (ties count).
 
+    As TensorFlow's `in_top_k`, a target outside `[0, classes)` or a row with a
+    non-finite score gives False.
+
     Args:
         targets: int labels (batch,).
         predictions: scores (batch, classes).
@@ -205,9 +208,15 @@ def in_top_k(targets, predictions, k):
     core.check_finite_input("in_top_k", labels._value)
     xp = preds._device.xp
     lv = core.to_array(labels, preds._device).astype("int64")
-    picked = xp.take_along_axis(preds._value, lv[..., None], axis=-1)
-    kth = -xp.sort(-preds._value, axis=-1)[..., min(int(k), preds.shape[-1]) - 1:][..., :1]
-    return Tensor((picked >= kth)[..., 0], preds._device)
+    classes = preds.shape[-1]
+    if int(k) < 1 or classes == 0:
+        return Tensor(xp.zeros(lv.shape, dtype=bool), preds._device)
+    # as TensorFlow's InTopK: an out-of-range target, or a row with a non-finite score,
+    # gives False
+    valid = (lv >= 0) & (lv < classes) & xp.isfinite(preds._value).all(axis=-1)
+    picked = xp.take_along_axis(preds._value, xp.clip(lv, 0, classes - 1)[..., None], axis=-1)
+    kth = -xp.sort(-preds._value, axis=-1)[..., min(int(k), classes) - 1:][..., :1]
+    return Tensor((picked >= kth)[..., 0] & valid, preds._device)
 
 
 @keras_op

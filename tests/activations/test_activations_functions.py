@@ -90,6 +90,15 @@ def test_relu_options_follow_keras(kwargs, expected):
     np.testing.assert_allclose(got.numpy(), expected, rtol=1e-6)
 
 
+def test_relu_threshold_zeros_are_positive_and_nan_is_dropped():
+    # Keras 3.15.1 selects (where), so the dropped entries are +0.0 and nan maps to 0:
+    # relu([-10, -5, 0, 5, 10, nan], threshold=5) == [0, 0, 0, 0, 10, 0], no sign bits.
+    x = ops.convert_to_tensor(np.array([-10.0, -5.0, 0.0, 5.0, 10.0, np.nan], "float32"))
+    got = A.relu(x, threshold=5.0).numpy()
+    np.testing.assert_array_equal(got, [0.0, 0.0, 0.0, 0.0, 10.0, 0.0])
+    assert not np.signbit(got).any()
+
+
 def test_relu_options_gradient():
     x = np.array([-3.3, -0.7, 0.6, 1.8, 4.4, 7.9])
     check_gradients(lambda t: A.relu(t, negative_slope=0.3, max_value=4.0, threshold=1.0), [x])

@@ -21,5 +21,16 @@ def test_result_type(args, expected, monkeypatch):
 
 
 def test_invalid_dtype():
-    with pytest.raises(ValueError, match="dtype 'complex64' cannot take part"):
-        result_type("complex64", "float32")
+    with pytest.raises(ValueError, match="dtype 'string' cannot take part"):
+        result_type("string", "float32")
+
+
+@pytest.mark.parametrize("args", [
+    ("complex64", int), ("complex64", "float64"), ("complex128", "int8"), ("complex128",),
+    ("complex128", "complex128"), (int, complex), (float, complex), (bool, complex), (complex,),
+    ("uint8", "complex64"), ("float16", "complex128"),
+])
+def test_complex_results_are_complex64_as_keras(args):
+    # Keras 3.15.1: result_type(z.dtype, int) with z complex64 (docstring) and every mix
+    # with a complex type gives 'complex64' (complex128 narrowed)
+    assert result_type(*args) == "complex64"

@@ -110,3 +110,20 @@ def test_registered_custom_initializer_resolves_by_name():
 def test_base_initializer_call_is_abstract():
     with pytest.raises(NotImplementedError, match="__call__"):
         I.Initializer()((2,))
+
+
+def test_get_of_a_tensor_or_array_returns_it_for_its_shape():
+    # Keras 3.15.1: get(tensor | ndarray | np.generic | Variable) is a function returning the
+    # value cast to dtype (floatx default); another shape raises this ValueError
+    init = I.get(keras.ops.ones((2, 2)))
+    assert init((2, 2)).dtype == "float32" and init((2, 2)).numpy().tolist() == [[1, 1], [1, 1]]
+    assert init((2, 2), "int32").dtype == "int32"
+    with pytest.raises(ValueError, match=r"Expected `shape` to be \(2, 2\) for direct tensor "
+                                         r"as initializer. Received shape=\(3,\)"):
+        init((3,))
+    scalar = I.get(np.float64(3.0))(())
+    assert scalar.dtype == "float32" and float(scalar) == 3.0
+    assert callable(I.get(keras.Variable(np.ones(2))))
+    layer = keras.layers.Dense(2, kernel_initializer=np.full((3, 2), 0.5))
+    layer.build((None, 3))
+    assert layer.kernel.numpy().tolist() == [[0.5, 0.5]] * 3

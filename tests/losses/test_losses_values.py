@@ -1,6 +1,7 @@
 """Loss values against Keras 3 documentation examples, hand computations and
 numbers measured with Keras 3.15.1 (torch backend) on the same inputs."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -226,3 +227,24 @@ def test_categorical_generalized_cross_entropy():
           2 * (1 - 0.7 ** 0.5) / 0.5)
     with pytest.raises(ValueError, match="q must be in the interval"):
         keras.losses.CategoricalGeneralizedCrossEntropy(q=1.0)
+
+
+def test_integer_inputs_cast_constants_to_y_pred_dtype_as_keras():
+    # Keras 3.15.1 with int y_pred: epsilon, delta and 1/2 are cast to int32, so
+    # MAPE([[0, 1], [0, 0]], [[1, 1], [0, 0]]) is float64 [inf, nan] (MeanAbsolutePercentageError
+    # docstring: nan) and huber truncates 1/2 to 0.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mape = keras.losses.mean_absolute_percentage_error([[0, 1], [0, 0]], [[1, 1], [0, 0]])
+        assert mape.dtype == "float64"
+        assert np.isposinf(mape.numpy()[0]) and np.isnan(mape.numpy()[1])
+        metric = keras.metrics.MeanAbsolutePercentageError()
+        metric.update_state([[0, 1], [0, 0]], [[1, 1], [0, 0]])
+        assert np.isnan(float(metric.result()))
+    huber = keras.losses.huber([[0, 1], [0, 0]], [[1, 1], [0, 0]])
+    assert huber.dtype == "float32" and huber.numpy().tolist() == [0.0, 0.0]
+    assert keras.losses.huber([[0.0, 1.0], [2.0, 0.0]], [[1, 1], [0, 3]]).numpy().tolist() == \
+        [0.0, 2.5]
+    # float inputs are unchanged: [[0, 1], [2, 0]] vs [[1., 1.], [0., 3.]] -> [0.25, 2.0]
+    assert keras.losses.huber([[0, 1], [2, 0]], [[1.0, 1.0], [0.0, 3.0]]).numpy().tolist() == \
+        [0.25, 2.0]

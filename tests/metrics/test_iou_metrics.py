@@ -37,6 +37,23 @@ def test_int_state_warns_on_float_weights_and_truncates():
     assert np.asarray(metric.total_cm).tolist() == [[0, 0], [0, 1]]
 
 
+def test_list_weights_do_not_warn_and_update_returns_the_matrix():
+    # Keras 3.15.1, IoU docstring: a float list weight is cast silently (no warning),
+    # and update_state returns the confusion matrix: [[1, 1], [1, 1]], then [[0, 0], [0, 0]].
+    metric = keras.metrics.IoU(num_classes=2, target_class_ids=[0])
+    returned = metric.update_state([0, 0, 1, 1], [0, 1, 0, 1])
+    assert np.asarray(returned).tolist() == [[1, 1], [1, 1]]
+    metric.reset_state()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        returned = metric.update_state([0, 0, 1, 1], [0, 1, 0, 1],
+                                       sample_weight=[0.3, 0.3, 0.3, 0.1])
+    assert np.asarray(returned).tolist() == [[0, 0], [0, 0]]
+    binary = keras.metrics.BinaryIoU(target_class_ids=[0, 1], threshold=0.5)
+    assert np.asarray(binary.update_state([0, 1, 0, 1], [0.1, 0.2, 0.4, 0.7])).tolist() == \
+        [[2, 0], [1, 1]]
+
+
 def test_empty_result_and_reset():
     metric = keras.metrics.IoU(num_classes=2, target_class_ids=[0, 1])
     assert float(metric.result()) == 0.0

@@ -127,3 +127,13 @@ def test_python_ints_beyond_int32_become_int64_as_tensorflow():
     assert ops.convert_to_tensor(2 ** 31).dtype == "int64"
     assert ops.convert_to_tensor(-2 ** 31).dtype == "int32"
     assert ops.convert_to_tensor([]).dtype == "float32"
+
+
+def test_ops_dtype_is_a_plain_string():
+    # Keras 3.15.1: keras.ops.dtype(keras.ops.zeros((8, 12))) is 'float32' (type str, repr
+    # 'float32'), while the tensor's own .dtype prints as TensorFlow's tf.float32
+    x = ops.zeros((8, 12))
+    name = ops.dtype(x)
+    assert type(name) is str and repr(name) == "'float32'"
+    assert repr(x.dtype) == "tf.float32"
+    assert repr(ops.dtype([1, 2])) == "'int32'"

@@ -58,6 +58,23 @@ def test_stft_matches_scipy(args):
     np.testing.assert_allclose(imag.numpy(), ref.imag, atol=1e-10)
 
 
+def test_stft_odd_window_is_symmetric_as_tensorflow():
+    # Keras 3.15.1 (TensorFlow backend): tf.signal.hann_window(3) is [0, 1, 0] (periodic only
+    # for even lengths). ops.stft docstring example:
+    real, imag = ops.stft(ops.convert_to_tensor([0.0, 1.0, 2.0, 3.0, 4.0]), 3, 2, 3)
+    np.testing.assert_allclose(real.numpy(), [[0, 0], [2, -1], [4, -2]], atol=1e-6)
+    np.testing.assert_allclose(imag.numpy(), [[0, 0], [0, -1.732051], [0, -3.464102]], atol=1e-6)
+    real, imag = ops.stft(np.arange(11.0), 5, 2, 8, window="hamming")
+    np.testing.assert_allclose(real.numpy()[:2], [[2.4, -0.59397, -1.08, 0.59397, -0.24],
+                                                  [2.4, -1.900244, 1.08, -0.259756, -0.24]],
+                               atol=1e-6)
+    np.testing.assert_allclose(imag.numpy()[2], [0.0, -2.975046, 2.52, -0.815046, 0.0], atol=1e-6)
+    back = ops.istft((real, imag), 5, 2, 8, window="hamming").numpy()
+    np.testing.assert_allclose(back[-2:], [8.0, 8.943128], atol=1e-6)
+    real, _ = ops.stft(np.arange(11.0), 1, 1, 2)  # length 1: window [1]
+    np.testing.assert_allclose(real.numpy()[:3], [[1, 1], [0, 0], [1, 1]], atol=1e-12)
+
+
 @pytest.mark.parametrize("args", [(32, 8, 32, "hann", True), (8, 4, 8, "hann", False),
                                   (16, 4, 16, "hamming", True)])
 def test_istft_inverts_stft(args):

@@ -42,3 +42,16 @@ def test_symbolic_shapes_and_bad_inputs():
         ops.image.sobel_edges(IMAGES[0])
     with pytest.raises(TypeError, match="extract_patches_3d.*size"):
         ops.image.extract_patches_3d(VOLUMES, (2, 2))
+
+
+def test_extract_patches_with_a_3d_size_extracts_volume_patches():
+    # Keras 3.15.1: extract_patches hands a 3-element size to extract_patches_3d
+    # (docstring example: (2, 10, 10, 10, 3) volumes, size (3, 3, 3) -> (2, 3, 3, 3, 81))
+    v = np.arange(2 * 6 * 5 * 4 * 2, dtype="float32").reshape(2, 6, 5, 4, 2)
+    p = ops.image.extract_patches(v, (3, 2, 2))
+    assert p.shape == (2, 2, 2, 2, 24)
+    assert float(ops.sum(p)) == 90432.0
+    assert p.numpy()[1, 1, 1, 1, :6].tolist() == [380.0, 381.0, 382.0, 383.0, 388.0, 389.0]
+    assert ops.image.extract_patches(v[0], [2, 2, 2], strides=1).shape == (5, 4, 3, 16)
+    assert ops.image.extract_patches(np.zeros((2, 10, 10, 10, 3), "float32"),
+                                     (3, 3, 3)).shape == (2, 3, 3, 3, 81)

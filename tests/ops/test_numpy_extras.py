@@ -122,6 +122,19 @@ def test_histogram_cdist_views():
                                atol=1e-6)
 
 
+def test_view_as_real_and_angle_dtypes_as_keras():
+    # Keras 3.15.1 (TensorFlow backend): view_as_real keeps real(x)'s dtype (the docstring's
+    # complex128 example gives float64), angle casts complex128 to complex64 (float32 out)
+    r = ops.view_as_real(np.array([1 + 2j, 3 + 4j]))
+    assert r.dtype == "float64" and r.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert ops.view_as_real(np.array([1, 0], "int32")).numpy().tolist() == [[1, 0], [0, 0]]
+    assert ops.view_as_real(np.array([1, 0], "int32")).dtype == "int32"
+    assert ops.view_as_real(np.array([1.0], "float16")).dtype == "float16"
+    a = ops.angle(np.array([1 + 3j, -2j]))
+    assert a.dtype == "float32"
+    np.testing.assert_allclose(a.numpy(), [1.2490458, -1.5707964], rtol=1e-6)
+
+
 def test_nextafter_bfloat16_rounds_back_as_keras():
     pytest.importorskip("ml_dtypes", reason="bfloat16 needs ml_dtypes on the numpy backend")
     x = ops.cast(np.array([1.0, -1.0, 0.0, 0.0, 2.0, np.nan]), "bfloat16")

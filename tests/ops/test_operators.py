@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from kerasish import GradientTape, ops
+from kerasish import GradientTape, Variable, ops
 
 
 def test_arithmetic_and_reflected_operators():
@@ -60,3 +60,14 @@ def test_eager_operators_follow_tensorflows_conversions():
     # ops functions keep Keras's own promotion
     assert ops.add(t, np.array([1.0, 2.0])).dtype == "float64"
     assert ops.divide(i, 2).dtype == "float32"
+
+
+def test_round_of_a_variable_is_ops_round_of_its_value():
+    # Keras 3.15.1: round(Variable(0.0123456), 3) -> float32 0.012000000104308128,
+    # round(v) -> 0.0; a float64 variable [1.26, 2.5] rounds to [1.3, 2.5] and [1., 2.]
+    v = Variable(0.0123456)
+    assert round(v, 3).dtype == "float32" and float(round(v, 3)) == 0.012000000104308128
+    assert float(round(v)) == 0.0
+    w = Variable(np.array([1.26, 2.5]))
+    assert round(w, 1).numpy().tolist() == [1.3, 2.5] and round(w).numpy().tolist() == [1.0, 2.0]
+    assert round(w).dtype == "float64"

@@ -38,6 +38,17 @@ def test_in_top_k_counts_ties():
     assert ops.in_top_k([0, 1, 0], preds, 2).numpy().tolist() == [False, True, True]
 
 
+def test_in_top_k_out_of_range_and_non_finite_give_false():
+    # Keras 3.15.1 (TensorFlow's InTopK): ops.in_top_k docstring example, then edge cases
+    preds = [[0.1, 0.4, 0.6, 0.9, 0.5], [0.1, 0.7, 0.9, 0.8, 0.3], [0.1, 0.6, 0.9, 0.9, 0.5]]
+    assert ops.in_top_k([2, 5, 3], preds, k=3).numpy().tolist() == [True, False, True]
+    p = np.array([[0.1, 0.4, 0.6], [0.1, np.nan, 0.3], [0.1, np.inf, 0.3], [0.2, 0.3, 0.1]],
+                 "float32")
+    assert ops.in_top_k([2, 2, 2, 5], p, 2).numpy().tolist() == [True, False, False, False]
+    assert ops.in_top_k([-1, 0, 1, 3], p, 2).numpy().tolist() == [False] * 4
+    assert ops.in_top_k([2, 0, 1, 0], p, 0).numpy().tolist() == [False] * 4
+
+
 def test_quantile_median_average_searchsorted():
     np.testing.assert_allclose(ops.median(X, axis=1).numpy(), np.median(X, axis=1))
     np.testing.assert_allclose(float(ops.median(X)), np.median(X))

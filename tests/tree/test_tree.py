@@ -35,6 +35,17 @@ def test_map_structure_up_to():
                                     ([0, 0], 9)) == ([(1, 0), ([5], 0)], (3, 9))
 
 
+def test_map_structure_up_to_none_in_shallow_raises_as_keras():
+    # Keras 3.15.1 (optree): the docstring's own examples with None shallow leaves raise,
+    # while the same shapes with non-None leaves work: [2, 2] and ['[1, 1]', ['2', '2']]
+    structure = [[1, 1], [2, 2]]
+    for shallow in ([None, None], [None, [None, None]], [None, 0], None):
+        with pytest.raises(ValueError, match="Structures don't have the same nested structure"):
+            tree.map_structure_up_to(shallow, str, structure)
+    assert tree.map_structure_up_to([0, 0], len, structure) == [2, 2]
+    assert tree.map_structure_up_to([0, [0, 0]], str, structure) == ["[1, 1]", ["2", "2"]]
+
+
 def test_assertions_use_keras_messages():
     with pytest.raises(ValueError, match="don't have the same nested structure"):
         tree.assert_same_structure([1, 2], [1, [2]])
