@@ -80,7 +80,9 @@ def main(path=DEFAULT_PATH, word_index_path=None, epochs=3, seed=1):
 
     inputs = keras.Input(shape=(), dtype="string")
     end_to_end = keras.Model(inputs, model(vectorize(inputs)))
-    print("End-to-end scores:", end_to_end.predict(test_text[:3], verbose=0).ravel())
+    # Keras's fit/predict take strings as object arrays (a numpy str array raises)
+    print("End-to-end scores:", end_to_end.predict(test_text[:3].astype(object),
+                                                    verbose=0).ravel())
     return accuracy
 
 
