@@ -1,13 +1,13 @@
 """CategoryEncoding: integer features as one-hot, multi-hot or count vectors."""
 import numpy as np
 
-from kerasish.autodiff.tensor import Tensor
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.preprocessing import preprocessing_utils as utils
+from kerasish.layers.preprocessing.first_call_build import BuiltAtFirstCall
 
 
-class CategoryEncoding(Layer):
+class CategoryEncoding(BuiltAtFirstCall, Layer):
     """Encodes integer indices in `[0, num_tokens)` as dense vectors.
 
     As Keras, indices outside `[0, num_tokens)` are dropped silently. A 1-D input is one sample for "multi_hot"/"count" (output
@@ -45,21 +45,6 @@ class CategoryEncoding(Layer):
         self.sparse = sparse
         # built at the first call, as in Keras (which records the input shape then)
 
-    def get_build_config(self):
-        """Keras's build config: the first call's input shape (None for an array).
-
-        Returns:
-            dict, or None before the first call.
-        """
-        return {"input_shape": self._build_shapes} if self.built else None
-
-    def __call__(self, inputs, *args, **kwargs):
-        # Keras records no build input shape when the first call gets an array, not a tensor
-        array_build = not self.built and not isinstance(inputs, (Tensor, KerasTensor))
-        outputs = super().__call__(inputs, *args, **kwargs)
-        if array_build:
-            self._build_shapes = None
-        return outputs
 
     def call(self, inputs, count_weights=None):
         indices = utils.to_host(inputs)

@@ -1,10 +1,10 @@
 """Hashing: categorical values into a fixed number of bins (FarmHash / SipHash)."""
 import numpy as np
 
-from kerasish.autodiff.tensor import Tensor
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.layers.preprocessing import preprocessing_utils as utils
+from kerasish.layers.preprocessing.first_call_build import BuiltAtFirstCall
 from kerasish.utils import string_hashing
 
 
@@ -27,7 +27,7 @@ def hash_values(values, num_bins, salt=None):
     return np.array(buckets, dtype="int64")[inverse].reshape(values.shape)
 
 
-class Hashing(Layer):
+class Hashing(BuiltAtFirstCall, Layer):
     """Hashes strings or integers into `num_bins` bins, with Keras's numbers.
 
     Strings use FarmHash Fingerprint64 (as `tf.strings.to_hash_bucket_fast`),
@@ -76,21 +76,8 @@ class Hashing(Layer):
         self.sparse = sparse
         # built at the first call, as in Keras (which records the input shape then)
 
-    def get_build_config(self):
-        """Keras's build config: the first call's input shape (None for an array).
-
-        Returns:
-            dict, or None before the first call.
-        """
-        return {"input_shape": self._build_shapes} if self.built else None
-
-    def __call__(self, inputs, *args, **kwargs):
-        # Keras records no build input shape when the first call gets an array, not a tensor
-        array_build = not self.built and not isinstance(inputs, (Tensor, KerasTensor))
-        outputs = super().__call__(utils.host_strings(inputs), *args, **kwargs)
-        if array_build:
-            self._build_shapes = None
-        return outputs
+    def _call_inputs(self, inputs):
+        return utils.host_strings(inputs)
 
     def call(self, inputs):
         values = utils.to_host(inputs)
