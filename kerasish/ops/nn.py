@@ -9,6 +9,7 @@ import sys
 from kerasish.autodiff import capture as _capture, tape as _tape
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend.config import finfo
 from kerasish.backend.kernels import eigen_math
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops, sorting
 from kerasish.ops.core import float_operand
@@ -79,15 +80,10 @@ hard_sigmoid = _activation(
     lambda g, x, o: ew.multiply(g, ew.multiply(core.cast(
         ew.logical_and(ew.greater(x, -3.0), ew.less(x, 3.0)), g.dtype), 1.0 / 6.0)),
     "relu6(x + 3) / 6.")
-_EPSILON = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23,
-            "float64": 2.0 ** -52}
-
-
 def _softplus(xp, a, x):
     """TensorFlow's Softplus kernel: x above -t, exp(x) below t, else log1p(exp(x)),
     t = log(epsilon) + 2 in the input's dtype (-13.94 for float32)."""
-    eps = _EPSILON.get(a.dtype.name, 2.0 ** -23)
-    t = xp.log(xp.asarray(eps, a.dtype)) + xp.asarray(2, a.dtype)
+    t = xp.log(xp.asarray(finfo(a.dtype).eps, a.dtype)) + xp.asarray(2, a.dtype)
     e = eigen_math.exp(xp, xp.minimum(a, -t))   # values above -t are not used: no overflow
     return xp.where(a > -t, a, xp.where(a < t, e, eigen_math.log1p(xp, e)))
 
