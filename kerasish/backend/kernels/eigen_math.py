@@ -75,7 +75,7 @@ def exp_for_row_sums(xp, a, flat_exp=None):
     with np.errstate(over="ignore"):
         out[..., packed:] = _scalar_exp(a[..., packed:])
     if (a[..., packed:] < _f(-87.0)).any():
-        out[..., packed:] = _flush_subnormals(out[..., packed:])
+        out[..., packed:] = flush_subnormals(out[..., packed:])
     return out
 
 
@@ -113,7 +113,7 @@ def scalar_log(xp, a):
     for float32 numpy arrays."""
     if xp is not np or a.dtype != _F32:
         return xp.log(a)
-    return _flush_subnormals(_scalar_log(_flush_subnormals(a)))
+    return flush_subnormals(_scalar_log(flush_subnormals(a)))
 
 
 def _scalar_log(x):
@@ -145,15 +145,15 @@ def _by_packets(a, packet_fn, scalar_fn, flush_in=False, flush_out_below=None):
     inputs (when they matter: `flush_in`) and results (possible only for inputs
     below `flush_out_below`, or any input when None) flushed to zero."""
     if flush_in:
-        a = _flush_subnormals(a)
+        a = flush_subnormals(a)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # inf, NaN pass, as in TF
         out = _packets_then_tail(a, packet_fn, scalar_fn)
     if flush_out_below is None or (a < flush_out_below).any():
-        out = _flush_subnormals(out)
+        out = flush_subnormals(out)
     return out
 
 
-def _flush_subnormals(a):
+def flush_subnormals(a):
     """TensorFlow runs its CPU kernels with subnormals flushed to (signed) zero."""
     tiny = np.abs(a) < _f(1.17549435e-38)
     if not tiny.any():

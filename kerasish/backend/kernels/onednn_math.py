@@ -1,0 +1,274 @@
+"""softmax of float32 arrays as TensorFlow's CPU kernel computes it on x86 (oneDNN).
+
+TensorFlow's x86 wheels run `Softmax` on float32 through oneDNN (its
+`_MklSoftmax`, eagerly and in graphs alike), whose kernel is generated for the
+CPU it runs on: rows are read in vectors of 16 lanes (AVX-512), 8 (AVX2) or 4
+(SSE4.1); each lane keeps its own maximum and sum in four accumulators (one
+per unrolled vector), merged pairwise, then across the lanes by halves; exp
+is oneDNN's own approximation (range reduction by ln 2 and a degree-5
+polynomial, with fused multiply-adds where the CPU has them); the row is
+multiplied by the reciprocal of its sum. TensorFlow's threads flush
+subnormal operands and results to zero, and so does this. Maxima follow x86's `maxps` (a NaN
+operand yields the second operand), so a NaN logit ends up as `exp` of the
+clamped maximum, as in TensorFlow. numpy's own softmax differs from these
+results in the last bit for more than half of all values.
+
+The kernel is chosen as oneDNN chooses it: from the CPU's flags, capped by
+`ONEDNN_MAX_CPU_ISA` when that is set (oneDNN reads the same variable).
+Constants are oneDNN's (`jit_uni_eltwise_injector`, `jit_uni_softmax`).
+Checked bit for bit against TensorFlow 2.21 with each of the three kernels
+(`tests/backend/test_onednn_math.py`).
+"""
+import functools
+import os
+import platform
+
+import numpy as np
+
+from kerasish.backend.kernels import cpu_threads
+from kerasish.backend.kernels.eigen_math import flush_subnormals
+
+_F32 = np.dtype(np.float32)
+_f = np.float32
+
+
+def _bits(word):
+    return np.array([word], np.uint32).view(_F32)[0]
+
+
+_LOG2E, _LN_MAX, _LN_MIN, _LN2 = (_bits(0x3fb8aa3b), _bits(0x42b17218), _bits(0xc2aeac50),
+                                  _bits(0x3f317218))
+_EXP_POLY = tuple(_bits(w) for w in (0x3c07cfce, 0x3d2b9d0d, 0x3e2aad40, 0x3efffee3, 0x3f7ffffb))
+_NEG_MAX = _f(-np.finfo(np.float32).max)
+_UNROLL = 4
+_BLOCK_ELEMENTS = 1 << 13   # a block's float64 temporaries stay in the L1/L2 cache
+
+# ONEDNN_MAX_CPU_ISA values -> (lanes, fused multiply-add), weakest first
+_ISAS = (("SSE41", 4, False), ("AVX", 8, False), ("AVX2", 8, True), ("AVX512_CORE", 16, True))
+_AVX512_CORE_FLAGS = {"avx512f", "avx512bw", "avx512vl", "avx512dq"}
+
+
+def softmax(xp, x, axis):
+    """`softmax(x)` over `axis` with TensorFlow's values, for float32 numpy arrays on x86.
+
+    Args:
+        xp: the array module of `x`.
+        x: array.
+        axis: int, tuple of ints (Keras reduces a tuple as one flattened axis)
+            or None (all axes).
+
+    Returns:
+        array of `x`'s shape and dtype, or None where TensorFlow does not use
+        oneDNN (other dtypes, cupy arrays, other CPUs): the caller's formula then.
+    """
+    kernel = cpu_kernel()
+    if xp is not np or x.dtype != _F32 or kernel is None or x.ndim == 0:
+        return None
+    if axis is None:
+        axis = tuple(range(x.ndim))
+    axes = tuple(a % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = np.transpose(x, kept + list(axes))
+    rows = moved.reshape(-1, int(np.prod([x.shape[a] for a in axes])))
+    out = rows_softmax(rows, *kernel).reshape(moved.shape)
+    return np.transpose(out, np.argsort(kept + list(axes)))
+
+
+def rows_softmax(rows, lanes, fused):
+    """oneDNN's softmax of each row of a 2-D float32 array.
+
+    Rows are independent, so blocks of rows small enough for the CPU's cache
+    are spread over the CPU threads (`cpu_threads`); the numbers do not depend
+    on the blocking.
+
+    Args:
+        rows: (n, length) float32 array.
+        lanes: the kernel's vector width (4, 8 or 16).
+        fused: whether its multiply-adds are fused (FMA).
+
+    Returns:
+        (n, length) float32 array.
+
+    Example:
+        >>> rows_softmax(np.zeros((1, 2), np.float32), 16, True)
+        array([[0.5, 0.5]], dtype=float32)
+    """
+    n, length = rows.shape
+    out = np.empty_like(rows)
+    if out.size == 0:
+        return out
+    step = max(1, _BLOCK_ELEMENTS // length)
+
+    def block(start, stop):
+        out[start:stop] = _block_softmax(rows[start:stop], lanes, fused)
+    cpu_threads.run_split(block, [(start, min(n, start + step)) for start in range(0, n, step)])
+    return out
+
+
+def _block_softmax(rows, lanes, fused):
+    length = rows.shape[1]
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        rows = flush_subnormals(rows)
+        if np.isnan(rows).any():
+            peak = _per_position(_lane_reduce(rows, lanes, _x86_max, _NEG_MAX, pad=_NEG_MAX,
+                                              nan_safe_tail=lanes != 16), length)
+        else:
+            peak = np.maximum(rows.max(axis=1, keepdims=True), _NEG_MAX)
+        e = _exp(flush_subnormals(rows - peak), fused)
+        # every lane holds the same sum (addition commutes), so lane 0 serves the row
+        total = _lane_reduce(e, lanes, np.add, _f(0), pad=_f(0))[:, :1]
+        e *= _f(1) / total
+        return flush_subnormals(e)
+
+
+def _per_position(per_lane, length):
+    """The lane values of each row, repeated along the row (position p reads lane p % lanes)."""
+    lanes = per_lane.shape[1]
+    return per_lane[:, np.arange(length) % lanes]
+
+
+def _lane_reduce(v, lanes, op, start, pad, nan_safe_tail=False):
+    """The kernel's reduction of each row: `lanes`-wide accumulators, four of them while
+    whole groups of four vectors remain, then the remaining whole vectors, then the
+    partial last vector (its missing lanes untouched, or for `nan_safe_tail`, AVX2's
+    blend with `pad`); the accumulators merged pairwise, then the lanes by halves.
+
+    Returns:
+        (rows, lanes) array: every lane's result (they agree unless a NaN met `op`).
+    """
+    n, length = v.shape
+    full, tail = divmod(length, lanes)
+    loops, loop_tail = divmod(full, _UNROLL)
+    count = _UNROLL if loops else (loop_tail or 1)
+    acc = [np.full((n, lanes), start, v.dtype) for _ in range(count)]
+    vectors = v[:, :full * lanes].reshape(n, full, lanes)
+    for j in range(full):
+        i = j % _UNROLL if j < loops * _UNROLL else j - loops * _UNROLL
+        acc[i] = op(acc[i], vectors[:, j])
+    if tail:
+        last = v[:, full * lanes:]
+        if nan_safe_tail:
+            padded = np.full((n, lanes), pad, v.dtype)
+            padded[:, :tail] = last
+            acc[0] = op(acc[0], padded)
+        else:
+            acc[0][:, :tail] = op(acc[0][:, :tail], last)
+    if count == 4:
+        merged = op(op(acc[0], acc[1]), op(acc[2], acc[3]))
+    elif count == 3:
+        merged = op(op(acc[0], acc[1]), acc[2])
+    elif count == 2:
+        merged = op(acc[0], acc[1])
+    else:
+        merged = acc[0]
+    lane = np.arange(lanes)
+    step = lanes // 2
+    while step:
+        merged = op(merged, merged[:, lane ^ step])
+        step //= 2
+    return merged
+
+
+def _x86_max(a, b):
+    """`maxps`: a where a > b, else b (so a NaN in either gives b)."""
+    return np.where(a > b, a, b)
+
+
+def _x86_min(a, b):
+    """`minps`: a where a < b, else b."""
+    return np.where(a < b, a, b)
+
+
+def _exp(x, fused):
+    """oneDNN's exp: x = n ln2 + r, 2 * 2^(n-1) * p(r), zero below ln(FLT_MIN)."""
+    below = x < _LN_MIN
+    if np.isnan(x).any():
+        x = _x86_max(_x86_min(x, _LN_MAX), _LN_MIN)
+    else:
+        x = np.clip(x, _LN_MIN, _LN_MAX)
+    n = x * _LOG2E
+    n += _f(0.5)
+    np.floor(n, out=n)
+    r = _multiply_add(-n, _LN2, x, fused)
+    n -= _f(1)
+    scale = n.astype(np.int32)
+    scale += 127
+    scale <<= 23
+    scale[below] = 0
+    if fused:
+        r = r.astype(np.float64)
+    p = np.full_like(x, _EXP_POLY[0])
+    for c in _EXP_POLY[1:] + (_f(1.0),):
+        p = _multiply_add(p, r, c, fused)
+    p *= scale.view(_F32)
+    p = flush_subnormals(p)
+    p *= _f(2.0)
+    return p
+
+
+def _multiply_add(a, b, c, fused):
+    """`a * b + c` in float32: one rounding (FMA) when `fused`, else two. For `fused`,
+    `b` may be given in float64 already."""
+    if not fused:
+        return a * b + c
+    total = np.multiply(a, b, dtype=np.float64)   # exact: 24 + 24 bits
+    total += np.float64(c) if np.ndim(c) == 0 else c
+    out = total.astype(_F32)
+    # Rounding the double sum to float32 is a second rounding, wrong only when the
+    # double lands exactly halfway between two floats; the sum's exact error decides.
+    halfway = (total.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+    if halfway.any():
+        out = _fix_halfway(a, b, c, total, out, halfway)
+    return out
+
+
+def _fix_halfway(a, b, c, total, out, halfway):
+    product = np.multiply(a, b, dtype=np.float64)
+    addend = np.broadcast_to(np.asarray(c, np.float64), total.shape)
+    back = total - product
+    error = (product - (total - back)) + (addend - back)
+    nudged = (total + np.abs(total) * 2.0 ** -30 * np.sign(error)).astype(_F32)
+    return np.where(halfway & (error != 0), nudged, out)
+
+
+def cpu_kernel():
+    """(lanes, fused multiply-add) of the softmax kernel oneDNN picks on this CPU, or
+    None off x86 (where TensorFlow's kernels are others).
+
+    Returns:
+        tuple or None.
+    """
+    return _cpu_kernel(os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper())
+
+
+@functools.lru_cache(maxsize=None)
+def _cpu_kernel(cap):
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return None
+    flags = _cpu_flags()
+    available = [isa for isa in _ISAS if _has(isa[0], flags)]
+    names = [isa[0] for isa in _ISAS]
+    if cap in names:
+        available = [isa for isa in available if names.index(isa[0]) <= names.index(cap)]
+    if not available:
+        return None
+    _, lanes, fused = available[-1]
+    return lanes, fused
+
+
+def _has(name, flags):
+    need = {"SSE41": {"sse4_1"}, "AVX": {"avx"}, "AVX2": {"avx2", "fma"},
+            "AVX512_CORE": _AVX512_CORE_FLAGS}[name]
+    return need <= flags
+
+
+def _cpu_flags():
+    """The CPU's feature flags from /proc/cpuinfo (empty where it cannot be read)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
