@@ -1,9 +1,11 @@
 """softmax and log_softmax as Ops (shared by `nn` and the cross-entropies)."""
 import warnings
 
+import numpy as np
+
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend.kernels import onednn_math
+from kerasish.backend.kernels import eigen_math, onednn_math
 from kerasish.ops import elementwise as ew, reduction
 from kerasish.ops.core import float_operand
 from kerasish.ops.symbolic import keras_op
@@ -35,10 +37,9 @@ class Softmax(Op):
 
     def forward(self, device, x):
         xp = device.xp
-        if x.size <= EXACT_MAX_ELEMENTS:
-            exact = onednn_math.softmax(xp, x, self.axis)
-            if exact is not None:
-                return exact
+        kernel = onednn_math.softmax_kernel(xp, x.dtype) if x.ndim else None
+        if kernel is not None and x.size <= EXACT_MAX_ELEMENTS:
+            return _over_last_axis(xp, x, self.axis, kernel)
         e = xp.exp(x - xp.max(x, axis=self.axis, keepdims=True))
         return e / xp.sum(e, axis=self.axis, keepdims=True)
 
@@ -52,7 +53,13 @@ class Softmax(Op):
 
 
 class LogSoftmax(Op):
-    """x - logsumexp(x) over `axis`; backward `g - exp(out) * sum(g)`."""
+    """x - logsumexp(x) over `axis`; backward `g - exp(out) * sum(g)`.
+
+    float32 follows TensorFlow's (Eigen) kernel operation for operation: the
+    shifted logits' exponentials summed along each row in Eigen's order (a row's
+    values after its last packet of 8 take the scalar exp), then Eigen's log of
+    the sums (docs/fidelity.md).
+    """
 
     elementwise = True  # shaped like its (broadcast) inputs
 
@@ -67,6 +74,8 @@ class LogSoftmax(Op):
 
     def forward(self, device, x):
         xp = device.xp
+        if x.dtype == xp.float32 and x.ndim:
+            return _over_last_axis(xp, x, self.axis, lambda rows: _eigen_log_softmax(device, rows))
         shifted = x - xp.max(x, axis=self.axis, keepdims=True)
         return shifted - xp.log(xp.sum(xp.exp(shifted), axis=self.axis, keepdims=True))
 
@@ -76,6 +85,28 @@ class LogSoftmax(Op):
     def backward(self, saved, needs, g):
         total = reduction.sum(g, axis=self.axis, keepdims=True)
         return (ew.subtract(g, ew.multiply(ew.exp(saved[0]), total)),)
+
+
+def _eigen_log_softmax(device, rows):
+    xp = device.xp
+    shifted = rows - xp.max(rows, axis=-1, keepdims=True)
+    exps = eigen_math.exp_for_row_sums(xp, shifted)
+    sums = device.kernel("ordered_sum")(exps, (rows.ndim - 1,), keepdims=True)
+    return shifted - eigen_math.log(xp, sums)
+
+
+def _over_last_axis(xp, x, axis, fn):
+    """`fn` of `x` as a 2-D array of rows: `axis` (an int, a tuple flattened into one,
+    or None for all) moved last, as Keras's TensorFlow backend reduces it; the
+    result moved back."""
+    axes = tuple(range(x.ndim)) if axis is None else tuple(
+        a % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = xp.transpose(x, kept + list(axes))
+    count = int(np.prod([x.shape[a] for a in kept]))
+    rows = moved.reshape(count, int(np.prod([x.shape[a] for a in axes])))
+    out = fn(rows).reshape(moved.shape)
+    return xp.transpose(out, [int(i) for i in np.argsort(kept + list(axes))])
 
 
 def _axis(axis):

@@ -15,7 +15,8 @@ from kerasish.backend.kernels import eigen_math, numpy_kernels
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "eigen_math")
 sys.path.insert(0, FIXTURES)
-from eigen_math_inputs import SIZES, XENT_SHAPES, inputs, xent_inputs  # noqa: E402
+from eigen_math_inputs import (SIZES, XENT_SHAPES, inputs, log_softmax_3d_input,  # noqa: E402
+                               xent_inputs)
 
 RECORDED = np.load(os.path.join(FIXTURES, "eigen_math.npz"))
 FUNCTIONS = {
@@ -80,6 +81,20 @@ def test_softmax_cross_entropy_from_logits_is_tensorflows_kernel(i, sparse):
     prefix = "sparse" if sparse else "dense"
     np.testing.assert_array_equal(loss.numpy(), RECORDED[f"{prefix}_xent_loss_{i}"])
     np.testing.assert_array_equal(grad.numpy(), RECORDED[f"{prefix}_xent_grad_{i}"])
+
+
+def test_log_softmax_is_tensorflows_kernel():
+    for i in range(len(XENT_SHAPES)):
+        logits = xent_inputs(i)[0]
+        assert _same(ops.log_softmax(logits).numpy(), RECORDED[f"log_softmax_{i}"]), i
+        assert _same(activations.log_softmax(ops.convert_to_tensor(logits)).numpy(),
+                     RECORDED[f"log_softmax_{i}"])
+    got = ops.log_softmax(log_softmax_3d_input(), axis=1).numpy()
+    assert _same(got, RECORDED["log_softmax_axis1"])
+    logits = xent_inputs(4)[0]   # 100 classes: numpy's formula differs, so this can fail
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    numpy_formula = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    assert not _same(numpy_formula, RECORDED["log_softmax_4"])
 
 
 @pytest.mark.parametrize("n", SIZES)

@@ -97,9 +97,11 @@ def test_gradient_is_unchanged(monkeypatch):
 
 
 def test_other_dtypes_and_off_x86_use_the_formula(monkeypatch):
-    assert onednn_math.softmax(np, rows(10).astype(np.float64), -1) is None
+    monkeypatch.setattr(onednn_math, "cpu_kernel", lambda: KERNELS["avx2"])
+    assert onednn_math.softmax_kernel(np, np.float64) is None
+    assert onednn_math.softmax_kernel(np, np.float32) is not None
     monkeypatch.setattr(onednn_math, "cpu_kernel", lambda: None)
-    assert onednn_math.softmax(np, rows(10), -1) is None
+    assert onednn_math.softmax_kernel(np, np.float32) is None
 
 
 @pytest.mark.parametrize("flags, cap, expected", [

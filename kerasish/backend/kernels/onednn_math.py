@@ -48,30 +48,26 @@ _ISAS = (("SSE41", 4, False), ("AVX", 8, False), ("AVX2", 8, True), ("AVX512_COR
 _AVX512_CORE_FLAGS = {"avx512f", "avx512bw", "avx512vl", "avx512dq"}
 
 
-def softmax(xp, x, axis):
-    """`softmax(x)` over `axis` with TensorFlow's values, for float32 numpy arrays on x86.
+def softmax_kernel(xp, dtype):
+    """TensorFlow's softmax over the last axis of 2-D arrays of `xp` and `dtype`.
 
     Args:
-        xp: the array module of `x`.
-        x: array.
-        axis: int, tuple of ints (Keras reduces a tuple as one flattened axis)
-            or None (all axes).
+        xp: the array module.
+        dtype: the arrays' dtype.
 
     Returns:
-        array of `x`'s shape and dtype, or None where TensorFlow does not use
-        oneDNN (other dtypes, cupy arrays, other CPUs): the caller's formula then.
+        `fn(rows) -> softmax of each row`, or None where TensorFlow does not
+        use oneDNN (other dtypes, cupy arrays, CPUs other than x86): the
+        caller's formula then.
+
+    Example:
+        >>> softmax_kernel(np, np.float64) is None
+        True
     """
     kernel = cpu_kernel()
-    if xp is not np or x.dtype != _F32 or kernel is None or x.ndim == 0:
+    if xp is not np or np.dtype(dtype) != _F32 or kernel is None:
         return None
-    if axis is None:
-        axis = tuple(range(x.ndim))
-    axes = tuple(a % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
-    kept = [a for a in range(x.ndim) if a not in axes]
-    moved = np.transpose(x, kept + list(axes))
-    rows = moved.reshape(-1, int(np.prod([x.shape[a] for a in axes])))
-    out = rows_softmax(rows, *kernel).reshape(moved.shape)
-    return np.transpose(out, np.argsort(kept + list(axes)))
+    return lambda rows: rows_softmax(rows, *kernel)
 
 
 def rows_softmax(rows, lanes, fused):
