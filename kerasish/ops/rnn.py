@@ -19,16 +19,23 @@ output repeats the previous output. With `go_backwards` the sequence of
 outputs is in processing order (last time step first), as in Keras. Second
 order: `SequenceGrad`'s backward differentiates each cell's reference
 recurrence (`reference`, written with ops) with nested tapes.
+
+Where no tape records (inference), float32 LSTM and GRU sequences without
+dropout run `rnn_keras_order`'s loops instead: Keras's step order and
+TensorFlow's gate activations, whose outputs are Keras's to the bit (the fused
+kernels' are not).
 """
 import functools
 
 from kerasish.autodiff.capture import derive
 from kerasish.autodiff.keras_tensor import KerasTensor
+from kerasish.autodiff import recording
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tape import GradientTape
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import devices
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
+from kerasish.ops import rnn_keras_order
 
 
 def _sigmoid(xp, z):
@@ -353,16 +360,25 @@ class Sequence(Op):
     `cell` holds the array code: `forward` (all steps, keeping a cache) and
     `backward` (BPTT). The backward of this Op is the Op `SequenceGrad`. The
     mask (raw bool array) and direction are parameters; the forward's cache
-    is kept on the instance (one per call) for the backward.
+    is kept on the instance (one per call) for the backward. With `inference`
+    (a `rnn_keras_order` loop, for calls no tape records) the Op runs that
+    loop instead and is not differentiable.
     """
 
-    def __init__(self, cell, mask, go_backwards, drop=(None, None)):
+    def __init__(self, cell, mask, go_backwards, drop=(None, None), inference=None):
         self.cell, self.name = cell, cell.name
         self.mask, self.go_backwards, self.drop = mask, go_backwards, drop
+        self.inference = inference
+        self.differentiable = inference is None
         self._cache = None
 
     def forward(self, device, x, kernel, rec, bias, *states):
-        seq, final, self._cache = self.cell.forward(device.xp, x, [kernel, rec, bias], list(states),
+        w = [kernel, rec, bias]
+        if self.inference is not None:
+            seq, final = self.inference(device.xp, x, w, list(states), self.mask,
+                                        self.go_backwards)
+            return (seq, *final)
+        seq, final, self._cache = self.cell.forward(device.xp, x, w, list(states),
                                                     self.mask, self.go_backwards, self.drop)
         return (seq, *final)
 
@@ -1028,7 +1044,20 @@ def _stack_masks(xp, dtype, *masks):
     return xp.stack([m.astype(dtype, copy=False) for m in masks])
 
 
-def _run(cell, x, weights, states, mask, go_backwards, dropout=None):
+def _keras_order(cell, tensors, drop, implementation):
+    """The `rnn_keras_order` loop for a call no tape records (float32 LSTM with
+    implementation 2 or GRU, no dropout masks), else None."""
+    if recording._active or any(d is not None for d in drop) or \
+            any(t.dtype != "float32" for t in tensors):
+        return None
+    if cell is _lstm and implementation == 2:
+        return rnn_keras_order.lstm
+    if cell in (_gru_after, _gru_before):
+        return functools.partial(rnn_keras_order.gru, reset_after=cell.reset_after)
+    return None
+
+
+def _run(cell, x, weights, states, mask, go_backwards, dropout=None, implementation=2):
     """Converts the inputs and applies a `Sequence` Op for `cell`."""
     tensors = [core.convert_to_tensor(x)] + [core.convert_to_tensor(w) for w in weights] + \
         [core.convert_to_tensor(st) for st in states]
@@ -1039,7 +1068,8 @@ def _run(cell, x, weights, states, mask, go_backwards, dropout=None):
         cell = _lstm_mixed
     maskv = None if mask is None else derive(_as_bool, core.to_array(mask, dev))
     drop = _dropout_arrays(cell, dropout, dev, tensors[0], tensors[4].shape[-1])
-    return Sequence(cell, maskv, go_backwards, drop)(*tensors)
+    inference = _keras_order(cell, tensors, drop, implementation)
+    return Sequence(cell, maskv, go_backwards, drop, inference)(*tensors)
 
 
 _DROPOUT_DOC = """dropout: None, or `(input_masks, recurrent_masks)`: each None, one
@@ -1050,7 +1080,7 @@ _DROPOUT_DOC = """dropout: None, or `(input_masks, recurrent_masks)`: each None,
 
 
 def lstm_sequence(x, kernel, recurrent_kernel, bias, h, c, mask=None, go_backwards=False,
-                  dropout=None):
+                  dropout=None, implementation=2):
     """Runs a Keras-layout LSTM over `x` (batch, time, features).
 
     Args:
@@ -1060,6 +1090,9 @@ def lstm_sequence(x, kernel, recurrent_kernel, bias, h, c, mask=None, go_backwar
         mask: optional (batch, time) booleans; masked steps carry the state.
         go_backwards: process the sequence from the last step.
         {dropout}
+        implementation: Keras's `LSTMCell.implementation` (1 with recurrent
+            dropout): inference outside a tape follows Keras's order exactly
+            for 2 (see `rnn_keras_order`).
 
     Returns:
         (outputs (batch, time, units), last_output, h, c).
@@ -1071,7 +1104,8 @@ def lstm_sequence(x, kernel, recurrent_kernel, bias, h, c, mask=None, go_backwar
         >>> lstm_sequence(x, k, r, b, h0, h0)[0].shape
         (2, 5, 4)
     """
-    return _run(_lstm, x, [kernel, recurrent_kernel, bias], [h, c], mask, go_backwards, dropout)
+    return _run(_lstm, x, [kernel, recurrent_kernel, bias], [h, c], mask, go_backwards, dropout,
+                implementation)
 
 
 def gru_sequence(x, kernel, recurrent_kernel, bias, h, mask=None, go_backwards=False,

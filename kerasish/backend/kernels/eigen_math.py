@@ -140,6 +140,51 @@ def sigmoid(xp, a):
     return _by_packets(a, _packet_logistic, _scalar_logistic, flush_out_below=_f(-87.0))
 
 
+def split_sigmoid(xp, a, width):
+    """The logistic function of each `width`-column block of the 2-D `a`, each block
+    computed as TensorFlow computes it once split off as its own tensor (Keras's
+    recurrent cells split their gates): a block's values after its last full
+    packet of 8 (in row-major order) take the scalar path. float32 numpy
+    arrays only; None otherwise.
+
+    Args:
+        xp: the array module of `a`.
+        a: (rows, blocks * width) array.
+        width: the block width.
+
+    Returns:
+        array shaped like `a`, or None.
+    """
+    if xp is not np or a.dtype != _F32:
+        return None
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = _packet_logistic(a)
+        _scalar_tails(a, out, width, _scalar_logistic)
+    return flush_subnormals(out)
+
+
+def split_tanh(xp, a, width):
+    """tanh of each `width`-column block of the 2-D `a` as TensorFlow computes it on
+    the split-off block (see `split_sigmoid`; tanh's scalar path is its packet
+    formula, so only the input flushing matters). float32 numpy only; None otherwise."""
+    if xp is not np or a.dtype != _F32:
+        return None
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return flush_subnormals(_rational_tanh(flush_subnormals(a)))
+
+
+def _scalar_tails(a, out, width, scalar_fn):
+    """Recomputes with `scalar_fn` the values of each block past its last full packet."""
+    rows = a.shape[0]
+    tail = rows * width % _LANES
+    if not tail:
+        return
+    first = rows * width - tail
+    r, c = np.divmod(np.arange(first, rows * width), width)
+    for start in range(0, a.shape[1], width):
+        out[r, start + c] = scalar_fn(a[r, start + c])
+
+
 def _by_packets(a, packet_fn, scalar_fn, flush_in=False, flush_out_below=None):
     """Packets of 8 through `packet_fn`, the rest through `scalar_fn`; subnormal
     inputs (when they matter: `flush_in`) and results (possible only for inputs

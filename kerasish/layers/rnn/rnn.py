@@ -227,7 +227,8 @@ class RNN(StateVariables, Layer):
                             for w in (cell.kernel, cell.recurrent_kernel, bias))
         if isinstance(cell, LSTMCell):
             seq, last, h, c = rnn_ops.lstm_sequence(*args, states[0], states[1], mask=mask,
-                                                    go_backwards=self.go_backwards, dropout=drop)
+                                                    go_backwards=self.go_backwards, dropout=drop,
+                                                    implementation=cell.implementation)
             return seq, last, [h, c]
         if isinstance(cell, GRUCell):
             seq, last, h = rnn_ops.gru_sequence(*args, states[0], mask=mask,

@@ -64,7 +64,9 @@ def test_get_config_equals_keras(name, index):
     assert ours == theirs
 
 
-def test_implementation_is_stored_and_does_not_change_numbers():
+def test_implementation_is_stored_and_changes_only_rounding():
+    # Keras orders an LSTM's sums by implementation; inference with 2 follows
+    # Keras's order to the bit (tests/ops/test_rnn_keras_order.py).
     x = np.random.default_rng(0).standard_normal((2, 5, 3)).astype("float32")
     outputs = []
     for implementation in (1, 2):
@@ -72,7 +74,7 @@ def test_implementation_is_stored_and_does_not_change_numbers():
                             kernel_initializer="ones", recurrent_initializer="zeros")
         assert layer.cell.implementation == implementation
         outputs.append(layer(x).numpy())
-    np.testing.assert_array_equal(outputs[0], outputs[1])
+    np.testing.assert_allclose(outputs[0], outputs[1], rtol=1e-6, atol=1e-7)
     assert layers.GRUCell(2, implementation=1).implementation == 1
 
 
