@@ -23,7 +23,7 @@ import numpy as np
 from kerasish.autodiff import capture, indexed_slices, stateless_scope
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish import ops
-from kerasish.backend import config, devices
+from kerasish.backend import config, devices, keras_graph
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core
 from kerasish.optimizers import row_updates
@@ -67,7 +67,6 @@ def _is_number(x):
 # `name_scope` stack as far as optimizer variables see it).
 _NAME_SCOPES = []
 _TRACED_BUILDS = []  # per entry of _NAME_SCOPES: built for a traced (graph-mode) train step
-_GRAPH_STEP = [False]  # inside a train step that Keras's TensorFlow trainer would trace
 _TRACKING = [True]  # Keras's automatic (attribute) tracking; off in `no_automatic_tracking`
 
 
@@ -81,22 +80,6 @@ def no_automatic_tracking():
     finally:
         _TRACKING[0] = previous
 
-
-@contextlib.contextmanager
-def graph_train_step(active=True):
-    """Marks the train steps run inside as graph-mode ones (Keras's `tf.function`).
-
-    An optimizer that `apply` builds there builds as Keras's traced first step
-    does (see `BaseOptimizer._in_traced_build`).
-
-    Args:
-        active: False for `run_eagerly` steps.
-    """
-    previous, _GRAPH_STEP[0] = _GRAPH_STEP[0], bool(active)
-    try:
-        yield
-    finally:
-        _GRAPH_STEP[0] = previous
 
 class BaseOptimizer:
     """Abstract optimizer: the shared update pipeline of every optimizer.
@@ -406,7 +389,7 @@ class BaseOptimizer:
             if id(v) not in self._trainable_variables_indices:
                 # inside Keras's traced step a Variable prints without its value
                 shown = (f"<Variable path={v.path}, shape={v.shape}, dtype={v.dtype}>"
-                         if _GRAPH_STEP[0] else repr(v))
+                         if keras_graph.active() else repr(v))
                 raise ValueError(
                     f"Unknown variable: {shown}. This optimizer can only be called for "
                     "the variables it was originally built with. When working with a "
@@ -605,7 +588,7 @@ class BaseOptimizer:
                 "they must match one-to-one."
             )
         if not self.built:
-            self._build_in_name_scope(variables, traced=_GRAPH_STEP[0])
+            self._build_in_name_scope(variables, traced=keras_graph.active())
             self.built = True
         self._check_variables_are_known(variables)
         return variables

@@ -11,6 +11,7 @@ import numpy as np
 from kerasish.autodiff.indexed_slices import slices_of
 
 from kerasish import ops
+from kerasish.backend import keras_graph
 from kerasish.optimizers import base_optimizer
 from kerasish.optimizers.base_optimizer import BaseOptimizer
 from kerasish import optimizers as _optimizers  # the package (serialize); used at call time
@@ -86,7 +87,7 @@ class LossScaleOptimizer(BaseOptimizer):
         if not self.built:
             self._build_in_name_scope(trainable_variables if trainable_variables is not None
                                       else self.inner_optimizer._trainable_variables,
-                                      traced=base_optimizer._GRAPH_STEP[0])
+                                      traced=keras_graph.active())
         if not self.check_finite(grads):
             self.step_counter.assign(0)
             self.dynamic_scale.assign(self.dynamic_scale.numpy() * np.float32(0.5))

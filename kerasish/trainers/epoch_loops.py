@@ -18,14 +18,13 @@ import warnings
 
 import numpy as np
 
-from kerasish.backend import config as backend_config, switches
+from kerasish.backend import config as backend_config, keras_graph, switches
 from kerasish.autodiff.stateless_scope import StatelessScope
 from kerasish.callbacks import CallbackList
 from kerasish.data import data_adapters
 from kerasish.distribute import distribute_lib
 from kerasish.layers.keras_tensor import KerasTensor, tracing
 from kerasish.ops import core
-from kerasish.optimizers import base_optimizer
 from kerasish.utils import tree
 
 _RAN_OUT = ("Your input ran out of data; interrupting training. Make sure that your dataset "
@@ -347,7 +346,7 @@ class FitLoop:
 
     def _run_execution(self, batches, logs):
         """Runs `train_step` on each batch of one execution."""
-        with base_optimizer.graph_train_step(not self.model.run_eagerly):
+        with keras_graph.compiled_step(not self.model.run_eagerly):
             for batch in batches:
                 if self.on_device and not self._build_checked:
                     build_with_unknown_batch(self.model, batch, self._static_batch)
@@ -447,7 +446,8 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
         for batch in batches:
             if on_device and begin == 0:
                 build_with_unknown_batch(model, batch, static_batch)
-            logs = test_step(to_device(batch) if on_device else batch)
+            with keras_graph.compiled_step(not model.run_eagerly):
+                logs = test_step(to_device(batch) if on_device else batch)
         cbs.on_test_batch_end(end, logs)
         if model.stop_evaluating:
             break
@@ -495,8 +495,9 @@ def predict(model, x, batch_size, verbose, steps, callbacks):
         batches = iterator.take()
         if not batches:
             break
-        step_outputs = [tree.map_structure(core.convert_to_numpy, predict_step(batch))
-                        for batch in batches]
+        with keras_graph.compiled_step(not model.run_eagerly):
+            step_outputs = [tree.map_structure(core.convert_to_numpy, predict_step(batch))
+                            for batch in batches]
         outputs.extend(step_outputs)
         cbs.on_predict_batch_end(end, {"outputs": _concatenate(step_outputs)})
         if model.stop_predicting:

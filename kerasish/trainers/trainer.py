@@ -11,12 +11,12 @@ import warnings
 from kerasish import distribute, metrics as metrics_module, optimizers
 from kerasish.autodiff.function import CapturedFunction
 from kerasish.autodiff.stateless_scope import StatelessScope
+from kerasish.backend import keras_graph
 from kerasish.backend.symbolic_scope import SymbolicScope
 from kerasish.autodiff.tape import GradientTape
 from kerasish.callbacks.history import History
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core, elementwise as ew
-from kerasish.optimizers import base_optimizer
 from kerasish.data import data_adapters
 from kerasish.trainers import captured_step, compile_utils, epoch_loops, training_arg
 from kerasish.utils import tree
@@ -406,7 +406,7 @@ class Trainer:
         step = distribute_lib.step_function(self, "train")
         self._train_entry = "train_on_batch"  # its own trace in Keras (see above)
         try:
-            with base_optimizer.graph_train_step(not self.run_eagerly):
+            with keras_graph.compiled_step(not self.run_eagerly):
                 logs = step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
         finally:
             self._train_entry = "fit"
@@ -417,13 +417,16 @@ class Trainer:
         self._assert_compiled("test_on_batch")
         self.reset_metrics()
         step = distribute_lib.step_function(self, "test")
-        logs = step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
+        with keras_graph.compiled_step(not self.run_eagerly):
+            logs = step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
         return epoch_loops.format_results(self, logs, return_dict)
 
     def predict_on_batch(self, x):
         """The model's outputs for one batch, as numpy."""
         step = distribute_lib.step_function(self, "predict")
-        return tree.map_structure(core.convert_to_numpy, step((x,)))
+        with keras_graph.compiled_step(not self.run_eagerly):
+            outputs = step((x,))
+        return tree.map_structure(core.convert_to_numpy, outputs)
 
 
 def _optimizer_knows(optimizer, variables):

@@ -155,3 +155,61 @@ def test_fused_multiply_add_is_one_rounding():
     a, b, c = (rng.normal(size=(3, 300)) * [[1], [0.3], [1]]).astype(f32)
     got = onednn_math._multiply_add(a, b, c, fused=True)
     assert all(float(g) == float(_exact_fma(x, y, z)) for g, x, y, z in zip(got, a, b, c))
+
+
+ELTWISE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "onednn_eltwise")
+ELTWISE_RECORDED = {isa: np.load(os.path.join(ELTWISE, f"eltwise_{isa}.npz"))
+                    for isa in ("avx512_core", "sse41")}
+ACTIVATIONS = ("sigmoid", "tanh", "elu", "silu")
+
+
+@pytest.mark.parametrize("isa", sorted(ELTWISE_RECORDED))
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_fused_activations_are_tensorflows_on_every_range(monkeypatch, isa, name):
+    monkeypatch.setattr(onednn_math, "cpu_kernel", lambda: KERNELS[isa])
+    recorded = ELTWISE_RECORDED[isa]
+    got = onednn_math.eltwise_kernel(np, np.float32, name)(recorded["values"])
+    assert _same(got, recorded[f"{name}/values"])
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_dense_activation_is_fused_in_predict_and_eager_in_calls(monkeypatch, name):
+    monkeypatch.setattr(onednn_math, "cpu_kernel", lambda: KERNELS["avx512_core"])
+    recorded = ELTWISE_RECORDED["avx512_core"]
+    model = keras.Sequential([keras.Input((12,)), keras.layers.Dense(16, activation=name)])
+    model.set_weights([recorded[f"{name}/kernel"], recorded[f"{name}/bias"]])
+    assert _same(model.predict(recorded["x"], verbose=0), recorded[f"{name}/predict"])
+    assert _same(model(recorded["x"]).numpy(), recorded[f"{name}/eager"])
+    assert not _same(recorded[f"{name}/predict"], recorded[f"{name}/eager"])   # Keras's two modes
+
+
+def test_fit_losses_follow_the_fused_sigmoid(monkeypatch):
+    monkeypatch.setattr(onednn_math, "cpu_kernel", lambda: KERNELS["avx512_core"])
+    recorded = ELTWISE_RECORDED["avx512_core"]
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, activation="sigmoid"),
+                              keras.layers.Dense(3)])
+    model.compile(optimizer=keras.optimizers.SGD(0.1),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.set_weights([recorded[f"fit/w{i}"] for i in range(4)])
+    history = model.fit(recorded["fit/x"], recorded["fit/y"], batch_size=8, epochs=2,
+                        shuffle=False, verbose=0)
+    assert history.history["loss"] == recorded["fit/losses"].tolist()
+
+
+def test_fused_activation_gradients_follow_tensorflows(monkeypatch):
+    monkeypatch.setattr(onednn_math, "cpu_kernel", lambda: KERNELS["avx512_core"])
+    from kerasish.ops import graph_activations
+    x = keras.Variable(np.linspace(-3, 3, 13).astype(np.float32))
+    for fn, grad in ((graph_activations.sigmoid, lambda y: y * (1 - y)),
+                     (graph_activations.tanh, lambda y: 1 - y * y),
+                     (graph_activations.elu, lambda y: np.where(y < 0, y + 1, 1))):
+        with keras.GradientTape() as tape:
+            y = fn(x)
+            total = ops.sum(y)
+        g = tape.gradient(total, x).numpy()
+        np.testing.assert_allclose(g, grad(y.numpy()), rtol=1e-6)
+    with keras.GradientTape() as tape:   # silu is fused only where nothing records
+        y = graph_activations.silu(x)
+        total = ops.sum(y)
+    np.testing.assert_array_equal(y.numpy(), ops.silu(x).numpy())
+    assert tape.gradient(total, x) is not None

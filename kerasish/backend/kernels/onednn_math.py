@@ -1,4 +1,5 @@
-"""softmax of float32 arrays as TensorFlow's CPU kernel computes it on x86 (oneDNN).
+"""softmax and the fused activations of float32 arrays as TensorFlow's CPU kernels
+compute them on x86 (oneDNN).
 
 TensorFlow's x86 wheels run `Softmax` on float32 through oneDNN (its
 `_MklSoftmax`, eagerly and in graphs alike), whose kernel is generated for the
@@ -40,6 +41,42 @@ _LOG2E, _LN_MAX, _LN_MIN, _LN2 = (_bits(0x3fb8aa3b), _bits(0x42b17218), _bits(0x
                                   _bits(0x3f317218))
 _EXP_POLY = tuple(_bits(w) for w in (0x3c07cfce, 0x3d2b9d0d, 0x3e2aad40, 0x3efffee3, 0x3f7ffffb))
 _NEG_MAX = _f(-np.finfo(np.float32).max)
+# tanh: 32 intervals of |x| (by its exponent and top mantissa bit), a degree-6
+# polynomial in the offset from the interval's start each; 32 coefficients per
+# degree, degree 0 first (oneDNN's `tanh_pol_table`, its float32 words).
+_TANH_POLY = np.array([int(word, 16) for word in """
+    00000000 39bfffff 39ffffff 3a3ffffe 3a7ffffb 3abffff7 3affffeb 3b3fffdc
+    3b7fffab 3bbfff70 3bfffeab 3c3ffdc0 3c7ffaab 3cbff701 3cffeaad 3d3fdc08
+    3d7faacd 3dbf7081 3dfeacc9 3e3dc7fd 3e7acbf5 3eb77a9f 3eec9a9f 3f22991f
+    3f42f7d6 3f67b7cc 3f76ca83 3f7ebbe9 3f7fd40c 3f7fff32 3f7ffffc 3f800000
+    3f800000 3f800018 3f7fffe8 3f7fffda 3f7fffdc 3f7fffdc 3f7fffac 3f7fff70
+    3f7ffeec 3f7ffdc0 3f7ffbed 3f7ff704 3f7feff5 3f7fdbca 3f7fbfff 3f7f7041
+    3f7f009b 3f7dc36c 3f7c0aa8 3f7734b8 3f70a4de 3f5f1fd8 3f495493 3f18b9ec
+    3ed706cb 3e390b06 3d90b11f 3c21a053 3aaf7fdb 37ccc1a3 355c6733 00000000
+    00000000 be4e0ff1 3d25b1b1 3d6b6dab 3c9fb1d5 babff06f 3c07b3f6 bb3fc1bc
+    3a9f5921 bbbf06f2 bbb0f402 bc47db9e bc73d5e7 bca25bda bcfca780 bd40e07c
+    bd7dab03 bdbe4a0f bdfb14a5 be36cc8d be6bd102 be9fe7c5 beba0f10 bec206a8
+    bea3c388 be277d62 bd8b7960 bc209f49 baad44ca b7c6eeac b663aa41 00000000
+    00000000 45b3ae96 c414eb20 c450e02e c3152b4e bead2f56 c2162e02 beb4bd5a
+    c11a59a4 bed2f507 c020d32c 3dd0f506 bf2a75e2 bff950e3 bed47334 be809b8c
+    beb64532 be961a5b be9b63ac bea0d4b2 be828a77 be378612 bdc20908 3d2d3957
+    3dd46e89 3db3f629 3d2c5e7b 3bd20403 3a59dfae 3770af45 372cc014 00000000
+    00000000 cc981a1b 4a7edd3d 4ab1007c 48fedd9c 41a557b5 477ee32a 422557f5
+    45ff3ce4 42a55641 446e0867 c33dc19a 42915214 43af4fad 4110fe88 c1099b75
+    3fc8a8dc bfbeaef5 be365aad 3f4d9652 3ddfa08f 3e34e9b8 3e2d07a6 3dc63567
+    3cdaeb78 bcd17537 bc92829c bb43ab99 b9b471dd b6baad5a b78bafc7 00000000
+    00000000 52f688d5 d0505c72 d08f98e3 ce505cc9 c7162b8a cc5061d6 c7162bdf
+    ca50b37f c7162a3a c8422086 471a714e c5ece1f1 c70e3d90 c3eba94a 43e0c424
+    c21f4552 42217cc8 405e7dc4 c10dd401 3e96b602 bd1a6d2f bd393883 bd674682
+    bd310016 b961e269 3ba32495 3a7680d5 38b3173c 35a9deea 375c3f2a 00000000
+    00000000 d8995ed1 558285ea 55b2cd69 53028625 4bc9991f 5082898a 4b4999b3
+    4e02c07c 4ac99764 4b72c822 ca40c0e1 489413e4 49b12224 46134c4e c60c2d57
+    43c83910 c3c872d1 c186bc9e 42325bc3 bf2ffa4a 3d9a203c bc545a43 bae08fee
+    3c80225d 3b1fd1df ba36b9d1 b91de544 b71f100f b408e2ed b685fec8 00000000
+""".split()], np.uint32).view(_F32).reshape(7, 32)
+_TANH_IDX_BIAS, _TANH_IDX_MASK = np.uint32(0x39800000), np.uint32(0xffc00000)
+_TANH_LINEAR, _TANH_SATURATED = _bits(0x39ddb3d7), _bits(0x41102cb3)
+_SIGN = np.uint32(0x80000000)
 _UNROLL = 4
 _BLOCK_ELEMENTS = 1 << 13   # a block's float64 temporaries stay in the L1/L2 cache
 
@@ -200,6 +237,65 @@ def _exp(x, fused):
     p = flush_subnormals(p)
     p *= _f(2.0)
     return p
+
+
+def eltwise_kernel(xp, dtype, name):
+    """oneDNN's elementwise `name` ("sigmoid", "tanh", "elu", "silu"), the activation
+    TensorFlow's graphs fuse into a matrix product and its bias (`_FusedMatMul`).
+
+    Args:
+        xp: the array module.
+        dtype: the arrays' dtype.
+        name: the activation.
+
+    Returns:
+        `fn(array) -> array`, or None where TensorFlow does not use oneDNN (see
+        `softmax_kernel`).
+
+    Example:
+        >>> eltwise_kernel(np, np.float64, "tanh") is None
+        True
+    """
+    kernel = cpu_kernel()
+    if xp is not np or np.dtype(dtype) != _F32 or kernel is None:
+        return None
+    fused = kernel[1]
+    functions = {"sigmoid": _logistic, "tanh": _tanh, "elu": _elu,
+                 "silu": lambda x, fma: x * _logistic(x, fma)}
+    return functools.partial(_flushed, functions[name], fused=fused)
+
+
+def _flushed(fn, x, fused):
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        return flush_subnormals(fn(flush_subnormals(x), fused))
+
+
+def _logistic(x, fused):
+    """e / (e + 1) with e = exp(-|x|), mirrored (1 - that) for non-negative x."""
+    e = _exp(-np.abs(x), fused)
+    y = e / (e + _f(1))
+    return np.where(np.signbit(x), y, _f(1) - y)
+
+
+def _elu(x, fused):
+    """x above zero, else exp(x) - 1; NaN stays NaN (as TensorFlow's fused kernel gives)."""
+    return np.where((x > 0) | np.isnan(x), x, _exp(x, fused) - _f(1))
+
+
+def _tanh(x, fused):
+    """|x|'s interval by its bits, the interval's polynomial in the offset; x below
+    the linear bound (and NaN), 1 above saturation; x's sign put back."""
+    bits = x.view(np.uint32)
+    magnitude_bits = bits & ~_SIGN
+    magnitude = magnitude_bits.view(_F32)
+    index = (((magnitude_bits - _TANH_IDX_BIAS) & _TANH_IDX_MASK) >> np.uint32(22)) & np.uint32(31)
+    offset = magnitude - (magnitude_bits & _TANH_IDX_MASK).view(_F32)
+    poly = _TANH_POLY[6][index]
+    for degree in range(5, -1, -1):
+        poly = _multiply_add(poly, offset, _TANH_POLY[degree][index], fused)
+    out = np.where(_TANH_SATURATED > magnitude, poly, _f(1))
+    out = np.where((_TANH_LINEAR > magnitude) | np.isnan(magnitude), magnitude, out)
+    return (out.view(np.uint32) ^ (bits & _SIGN)).view(_F32)
 
 
 def _multiply_add(a, b, c, fused):

@@ -1,16 +1,27 @@
 """Dense: the densely-connected layer `activation(inputs @ kernel + bias)`."""
 from kerasish import activations, constraints, initializers, ops, regularizers
+from kerasish.backend import keras_graph
+from kerasish.ops import graph_activations
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.layers.lora_unsupported import LoRAUnsupported
 from kerasish.utils import registry
+
+# Keras's compiled functions fuse these after the product and bias (oneDNN's versions)
+_GRAPH_ACTIVATIONS = {activations.sigmoid: graph_activations.sigmoid,
+                      activations.tanh: graph_activations.tanh,
+                      activations.elu: graph_activations.elu,
+                      activations.silu: graph_activations.silu}
 
 
 class Dense(LoRAUnsupported, Layer):
     """Just your regular densely-connected NN layer.
 
     Computes `activation(dot(inputs, kernel) + bias)` over the last axis
-    (relu and linear activations run fused with the matmul).
+    (relu and linear activations run fused with the matmul). Inside `fit`,
+    `evaluate` and `predict`, sigmoid, tanh, elu and silu after the bias are
+    computed as TensorFlow's fused kernel computes them there (oneDNN's),
+    as in Keras; direct calls compute them as Keras's eager ops.
 
     Args:
         units: positive int, dimensionality of the output space.
@@ -79,7 +90,10 @@ class Dense(LoRAUnsupported, Layer):
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
 
     def call(self, inputs, training=None):
-        return ops.dense(inputs, self.kernel, self.bias, activation=self.activation)
+        activation = self.activation
+        if self.bias is not None and keras_graph.active():
+            activation = _GRAPH_ACTIVATIONS.get(activation, activation)
+        return ops.dense(inputs, self.kernel, self.bias, activation=activation)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape[:-1]) + (self.units,)
