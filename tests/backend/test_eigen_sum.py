@@ -77,3 +77,61 @@ def test_a_dense_bias_gets_the_biasaddgrad_order():
     grad = tape.gradient(y, layer.bias, output_gradients=g)
     np.testing.assert_array_equal(grad.numpy(), RECORDED["biasgrad_1"])
     assert not np.array_equal(g.sum(axis=0), RECORDED["biasgrad_1"])
+
+
+# Fast paths against the general code, bit for bit --------------------------------
+# (inf - inf and the like warn; the values, NaN included, are what is compared)
+def _hard_values(rng, shape, dtype):
+    """Values whose sums depend on the order: a wide range of magnitudes and signs,
+    with zeros of both signs, subnormals, infinities and NaN sprinkled in."""
+    x = (rng.standard_normal(shape) * np.exp(rng.uniform(-12, 12, shape))).astype(dtype)
+    flat = x.reshape(-1)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan,
+                        np.finfo(dtype).tiny / 4, -np.finfo(dtype).tiny / 8], dtype)
+    picks = rng.random(flat.size) < 0.03
+    flat[picks] = rng.choice(special, int(picks.sum()))
+    return x
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_short_rows_fast_path_matches_the_general_leaf_sums(dtype):
+    from kerasish.backend.kernels import eigen_sum
+    lanes = eigen_sum._LANES[np.dtype(dtype)]
+    rng = np.random.default_rng(5)
+    for n in range(lanes, 16 * lanes):
+        for rows in (1, 3, 32):
+            x = _hard_values(rng, (rows, n), dtype)
+            finite = np.where(np.isfinite(x), x, dtype(1.5))
+            for values in (x, finite):
+                np.testing.assert_array_equal(
+                    _bits(eigen_sum._short_leaf_sums(values, lanes)),
+                    _bits(eigen_sum._leaf_sums(values, lanes)), err_msg=f"{rows}x{n}")
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_last_axis_fast_path_matches_the_general_ordered_sum(dtype):
+    from kerasish.backend.kernels import eigen_sum
+    lanes = eigen_sum._LANES[np.dtype(dtype)]
+    rng = np.random.default_rng(6)
+    shapes = [(n,) for n in (1, 2, 7, 8, 9, 31, 32, 33, 100, 200, 9000)]
+    shapes += [(r, n) for r in (1, 2, 32) for n in (1, 2, 10, 16, 40, 127, 128, 300, 8195)]
+    for shape in shapes:
+        x = _hard_values(rng, shape, dtype)
+        x = np.where(rng.random(shape) < 0.5, x, np.where(np.isfinite(x), x, dtype(2.0)))
+        axes = (len(shape) - 1,)
+        for keepdims in (False, True):
+            fast = ordered_sum(x, axes, keepdims)
+            general = eigen_sum._general_ordered_sum(x, axes, keepdims, lanes)
+            assert fast.shape == general.shape and fast.dtype == general.dtype
+            np.testing.assert_array_equal(_bits(fast), _bits(general), err_msg=str(shape))
+    transposed = _hard_values(rng, (10, 32), dtype).T   # not contiguous
+    np.testing.assert_array_equal(
+        _bits(ordered_sum(transposed, (1,))),
+        _bits(eigen_sum._general_ordered_sum(transposed, (1,), False, lanes)))

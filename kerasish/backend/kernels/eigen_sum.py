@@ -51,6 +51,17 @@ def ordered_sum(x, axes, keepdims=False):
         >>> ordered_sum(np.ones((4, 20), np.float32), (1,))   # [20., 20., 20., 20.]
     """
     lanes = _LANES.get(x.dtype)
+    if lanes is not None and len(axes) == 1 and axes[0] == x.ndim - 1 and x.ndim <= 2 \
+            and x.shape[-1] > 1 and x.size:
+        # the common last-axis sums of a vector or a matrix (pattern "r" or "kr")
+        out_shape = x.shape[:-1] + (1,) if keepdims else x.shape[:-1]
+        return _row_sums(np.ascontiguousarray(x).reshape(-1, x.shape[-1]),
+                         lanes).reshape(out_shape)
+    return _general_ordered_sum(x, axes, keepdims, lanes)
+
+
+def _general_ordered_sum(x, axes, keepdims, lanes):
+    """`ordered_sum` by the merged reduction pattern (`lanes`: None for other dtypes)."""
     out_shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape)) if keepdims \
         else tuple(n for i, n in enumerate(x.shape) if i not in axes)
     if lanes is None or x.size == 0:
@@ -140,6 +151,8 @@ def _row_sums(x, lanes, first=0):
     rows, n = x.shape
     if n < lanes:                               # no full packet: one by one
         return _in_order_last(x)
+    if n < 16 * lanes:
+        return _short_leaf_sums(x, lanes)
     if n <= lanes * _LEAF:
         return _leaf_sums(x, lanes)
     if rows > 1 and n % lanes:
@@ -170,6 +183,42 @@ def _leaf_sums(x, lanes):
     acc = acc[:, 0]
     if n > packed:
         acc = _in_order_last(x[:, packed:]) + acc
+    return acc
+
+
+def _short_leaf_sums(x, lanes):
+    """`_leaf_sums` of rows shorter than 16 packets, the same additions written as
+    adds of column slices (no reshapes or concatenations: a few numpy calls).
+
+    At most three blocks of four packets, then at most three single packets,
+    each added in turn as `_sum_rows_in_order` adds them; then the lanes folded
+    and the leftover values added one by one, as in `_leaf_sums`.
+    """
+    n = x.shape[1]
+    packed = n // lanes * lanes
+    block = 4 * lanes
+    unrolled = n // block * block
+    if unrolled:
+        four = x[:, :block]
+        for start in range(block, unrolled, block):
+            four = four + x[:, start:start + block]
+        acc = ((four[:, :lanes] + four[:, lanes:2 * lanes]) + four[:, 2 * lanes:3 * lanes]) \
+            + four[:, 3 * lanes:]
+    else:
+        acc = x[:, :lanes]
+        unrolled = lanes
+    for start in range(unrolled, packed, lanes):
+        acc = acc + x[:, start:start + lanes]
+    half = lanes // 2
+    while half:                                 # fold the lanes: i + lanes/2 first
+        acc = acc[:, :half] + acc[:, half:2 * half]
+        half //= 2
+    acc = acc[:, 0]
+    if n > packed:
+        tail = x[:, packed]
+        for i in range(packed + 1, n):
+            tail = tail + x[:, i]
+        acc = tail + acc
     return acc
 
 
