@@ -300,7 +300,7 @@ class SparseSoftmaxXent(Op):
                                             (z.ndim - 1,), keepdims=True)
         lse = eigen_math.scalar_log(xp, sums)
         self._stats = (exps, sums)
-        return (lse - xp.take_along_axis(shifted, self.labels[..., None], axis=-1))[..., 0]
+        return lse[..., 0] - device.kernel("take_labels")(shifted, self.labels)
 
     def save(self, inputs, outputs):
         stats, self._stats = self._stats, None
@@ -324,10 +324,9 @@ class SparseSoftmaxXentGrad(Op):
         self.labels, self.stats = labels, stats
 
     def forward(self, device, z, g):
-        xp = device.xp
         exps, sums = self.stats
         grad = exps / sums   # TensorFlow's rounding of the probabilities
-        grad -= _one_hot_raw(xp, self.labels, z.shape[-1], z.dtype)
+        device.kernel("subtract_one_hot")(grad, self.labels)
         grad *= g[..., None]
         return grad
 

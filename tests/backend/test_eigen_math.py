@@ -126,3 +126,96 @@ def test_zero_dimensional_inputs():
             assert out.shape == () and out.dtype == x.dtype
     # TensorFlow: sigmoid(1.0) in float16 is 0.731 (0.7310586 rounded to float16)
     assert float(numpy_kernels.sigmoid(np.array(1.0, "float16"))) == float(np.float16(0.7310586))
+
+
+# Fast paths against the general code and libm, bit for bit ---------------------------
+def _bits(a):
+    return np.asarray(a, np.float32).view(np.uint32)
+
+
+def _libm_per_value(name, x):
+    fn = eigen_math._libm(name)
+    if fn is None:
+        pytest.skip("no C math library")
+    return np.array([fn(v) for v in x.reshape(-1).tolist()], np.float32).reshape(x.shape)
+
+
+def _old_halfway(x):
+    """The first `_scalar_exp`'s test: the double exp within 0.003 ulp of halfway."""
+    exact = np.exp(x.astype(np.float64))
+    rounded = exact.astype(np.float32)
+    other = np.nextafter(rounded, np.where(exact > rounded, np.float32(np.inf),
+                                           np.float32(-np.inf)))
+    ulp = np.abs(other.astype(np.float64) - rounded)
+    return np.abs(exact - (rounded.astype(np.float64) + other) / 2) < 0.003 * ulp
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_scalar_exp_flags_every_value_near_halfway_and_gives_libms_values():
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-87.5, 88.8, 400_000).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        old = _old_halfway(x)
+        exact = np.exp(x.astype(np.float64))
+        rounded = exact.astype(np.float32)
+        below = np.spacing(np.nextafter(rounded, np.float32(0)))
+        new = np.abs(exact - rounded) > np.multiply(below, 0.4969, dtype=np.float64)
+    assert old.sum() > 0 and not (old & ~new).any()     # every value flagged before still is
+    assert new.sum() < 3 * old.sum() + 10               # and not many more
+    hard = np.concatenate([x[old], x[:3000], [0.0, -0.0, 1.0, -87.0, 88.7, 88.72, 88.73, 89.0,
+                                              -103.9, -104.5, np.inf, -np.inf, np.nan]])
+    hard = hard.astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        got = eigen_math._scalar_exp(hard)
+    np.testing.assert_array_equal(_bits(got), _bits(_libm_per_value("expf", hard)))
+
+
+def _exp_inputs(rng, n):
+    """float32 inputs for exp: in [-87, 89] (the fast path), some exactly -87, some +inf."""
+    x = rng.uniform(-87.0, 89.0, n).astype(np.float32)
+    x[rng.random(n) < 0.05] = np.float32(-87.0)
+    x[rng.random(n) < 0.02] = np.inf
+    return x
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_exp_fast_path_matches_the_general_exp():
+    rng = np.random.default_rng(12)
+    for n in list(range(1, 41)) + [320, 1001]:
+        for shape in ((n,), (n, 3)):
+            x = _exp_inputs(rng, n * (3 if len(shape) == 2 else 1)).reshape(shape)
+            assert x.min() >= -87.0    # the fast path's inputs
+            np.testing.assert_array_equal(_bits(eigen_math.exp(np, x)),
+                                          _bits(eigen_math._general_exp(x)), err_msg=str(shape))
+    special = np.array([np.nan, -np.inf, -88.0, -100.0, -104.5, 0.0, 1.0, 5.0, 7.0],
+                       np.float32)           # general path: NaN, -inf, underflow
+    np.testing.assert_array_equal(_bits(eigen_math.exp(np, special)),
+                                  _bits(eigen_math._general_exp(special)))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_exp_for_row_sums_tails_are_libms_and_flushed():
+    rng = np.random.default_rng(13)
+    for n in (3, 9, 10, 15, 17):
+        x = rng.uniform(-95.0, 5.0, (40, n)).astype(np.float32)
+        x[rng.random(x.shape) < 0.05] = np.nan
+        x[:3] = np.clip(x[:3], -80, None)        # rows without tiny values
+        got = eigen_math.exp_for_row_sums(np, x)
+        packed = n // 8 * 8
+        tail = _libm_per_value("expf", x[:, packed:])
+        with np.errstate(invalid="ignore"):
+            tail[np.abs(tail) < np.finfo(np.float32).tiny] = 0.0   # TensorFlow flushes
+        np.testing.assert_array_equal(_bits(got[:, packed:]), _bits(tail))
+        np.testing.assert_array_equal(_bits(got[:, :packed]),
+                                      _bits(eigen_math.exp(np, x)[:, :packed]))
+
+
+def test_scalar_log_is_libms_logf_of_the_flushed_input():
+    rng = np.random.default_rng(14)
+    x = np.concatenate([rng.uniform(0.5, 40.0, 2000), rng.uniform(0.999, 1.001, 500),
+                        [1.0, 0.0, -0.0, 1e-39, -1e-39, 1.2e-38, np.inf, -1.0, np.nan,
+                         np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0)]]).astype(np.float32)
+    flushed = np.where(np.abs(x) < np.finfo(np.float32).tiny, np.float32(0.0), x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = _libm_per_value("logf", flushed)
+    np.testing.assert_array_equal(_bits(eigen_math.scalar_log(np, x)), _bits(expected))

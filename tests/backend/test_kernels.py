@@ -229,3 +229,30 @@ def test_batch_chunks_do_not_depend_on_the_thread_count(monkeypatch):
         monkeypatch.setattr(cpu_threads, "worker_count", lambda: workers)
         assert len(numpy_kernels.batch_chunks(128, 663552)) == 44
         assert numpy_kernels.batch_chunks(128, 24336) == [(0, 32), (32, 64), (64, 96), (96, 128)]
+
+
+def _label_cases():
+    rng = np.random.default_rng(21)
+    for shape in ((32, 10), (1, 3), (5, 1), (7,), (4, 3, 6), (0, 4)):
+        x = rng.standard_normal(shape).astype(np.float32)
+        flat = x.reshape(-1)
+        flat[rng.random(flat.size) < 0.1] = np.nan
+        flat[rng.random(flat.size) < 0.1] = -0.0
+        labels = rng.integers(0, shape[-1], shape[:-1])
+        yield x, labels
+
+
+def test_take_labels_is_take_along_axis():
+    for x, labels in _label_cases():
+        got = numpy_kernels.take_labels(x, labels)
+        expected = np.take_along_axis(x, labels[..., None], axis=-1)[..., 0]
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
+
+
+def test_subtract_one_hot_is_the_one_hot_subtraction_bit_for_bit():
+    for x, labels in _label_cases():
+        got = x.copy()
+        numpy_kernels.subtract_one_hot(got, labels)
+        expected = x - (labels[..., None] == np.arange(x.shape[-1])).astype(x.dtype)
+        np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))

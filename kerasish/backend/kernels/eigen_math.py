@@ -41,6 +41,15 @@ def exp(xp, a):
     """
     if xp is not np or a.dtype != _F32:
         return xp.exp(a)
+    if a.size and a.min() >= _f(-87.0):
+        # no NaN, no -inf and no result below the normal floats: nothing to zero or flush
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return _packets_then_tail(a, _packet_exp_normal, _scalar_exp)
+    return _general_exp(a)
+
+
+def _general_exp(a):
+    """`exp` of any float32 array (the fast path above takes the common inputs)."""
     return _by_packets(a, _packet_exp, _scalar_exp, flush_out_below=_f(-87.0))
 
 
@@ -72,9 +81,10 @@ def exp_for_row_sums(xp, a, flat_exp=None):
     if packed == a.shape[-1]:
         return flat_exp
     out = flat_exp.copy()
+    tail = a[..., packed:]
     with np.errstate(over="ignore"):
-        out[..., packed:] = _scalar_exp(a[..., packed:])
-    if (a[..., packed:] < _f(-87.0)).any():
+        out[..., packed:] = _scalar_exp(tail)
+    if tail.size and not tail.min() >= _f(-87.0):   # (NaN too: a NaN minimum flushes)
         out[..., packed:] = flush_subnormals(out[..., packed:])
     return out
 
@@ -113,7 +123,8 @@ def scalar_log(xp, a):
     for float32 numpy arrays."""
     if xp is not np or a.dtype != _F32:
         return xp.log(a)
-    return flush_subnormals(_scalar_log(flush_subnormals(a)))
+    # (no output flush: the log of a float is 0 or at least 5.9e-8 in magnitude)
+    return _scalar_log(flush_subnormals(a))
 
 
 def _scalar_log(x):
@@ -244,26 +255,33 @@ def _scalar(name, double_fn, x):
 def _scalar_exp(x):
     """libm's expf. Its error is at most 0.502 ulp, so it can only differ from the
     correctly rounded double exp when that lies within 0.002 ulp of halfway
-    between two floats: only those values go to libm one by one."""
+    between two floats: only those values go to libm one by one.
+
+    Near halfway, the double lies more than 0.497 ulp (of the float on its side)
+    from its rounding; the smaller of the two spacings around the rounding
+    (that of the float below it) stands in for that ulp, which flags a few
+    more values near powers of two (they go to libm too) and never fewer.
+    """
     exact = np.exp(x.astype(np.float64))
     rounded = exact.astype(_F32)
-    other = np.nextafter(rounded, np.where(exact > rounded, _f(np.inf), _f(-np.inf)))
-    ulp = np.abs(other.astype(np.float64) - rounded)
-    halfway = np.abs(exact - (rounded.astype(np.float64) + other) / 2) < 0.003 * ulp
+    below = np.spacing(np.nextafter(rounded, _f(0.0)))
+    halfway = np.abs(exact - rounded) > np.multiply(below, 0.4969, dtype=np.float64)
     if halfway.any():
         rounded[halfway] = _scalar("expf", np.exp, x[halfway])
     return rounded
 
 
-def _exp_of_reduced(x, even, odd, leading):
+def _exp_of_reduced(x, even, odd, leading, finite=False):
     """2^m * p(r) with x = m ln2 + r (Cephes' two-part ln2), Eigen's polynomial.
 
     Written with in-place operations (each still one float32 rounding, in
-    Eigen's order: `a * b + c` is a multiply, then an add)."""
+    Eigen's order: `a * b + c` is a multiply, then an add). `finite`: the
+    caller knows `x` is finite (no non-finite `m` to zero)."""
     m = x * _f(1.44269504088896341)
     m += _f(0.5)
     np.floor(m, out=m)
-    m[~np.isfinite(m)] = 0          # NaN inputs stay NaN through r
+    if not finite:
+        m[~np.isfinite(m)] = 0      # NaN inputs stay NaN through r
     r = m * _f(-0.693359375)
     r += x
     t = m * _f(2.12194440e-4)
@@ -287,6 +305,12 @@ def _exp_of_reduced(x, even, odd, leading):
 _EXP_EVEN = (_f(1.37449637986719608306884765625e-3), _f(4.166965186595916748046875e-2),
              _f(0.49999988079071044921875))
 _EXP_ODD = (_f(8.36894474923610687255859375e-3), _f(0.16666518151760101318359375))
+
+
+def _packet_exp_normal(x):
+    """`_packet_exp` of finite inputs >= -87 (or +inf): nothing underflows."""
+    y = _exp_of_reduced(np.minimum(x, _f(88.723)), _EXP_EVEN, _EXP_ODD, _f(1.0), finite=True)
+    return np.maximum(y, x, out=y)
 
 
 def _packet_exp(x):

@@ -27,6 +27,8 @@ __all__ = [
     "rmsprop_update",
     "sgd_update",
     "sigmoid",
+    "subtract_one_hot",
+    "take_labels",
     "weight_decay_update",
 ]
 
@@ -64,6 +66,46 @@ def sigmoid(x):
 
 
 _HEAVY = 8  # an index repeated more often than this is summed with one reduce
+
+
+def take_labels(x, labels):
+    """The values the integer `labels` point at along the last axis of `x`:
+    `take_along_axis(x, labels[..., None], axis=-1)[..., 0]`.
+
+    Args:
+        x: array `(..., classes)`.
+        labels: int array shaped like `x` without its last axis.
+
+    Returns:
+        array shaped like `labels`, of `x`'s dtype.
+    """
+    xp = xp_of(x)
+    if xp is np and x.ndim == 2:   # the common (batch, classes): one fancy index
+        return x[_row_indices(x.shape[0]), labels]
+    return xp.take_along_axis(x, labels[..., None], axis=-1)[..., 0]
+
+
+def subtract_one_hot(x, labels):
+    """`x -= one_hot(labels, classes)` in place: 1 subtracted where the labels
+    point along the last axis, 0 elsewhere (the same values as the subtraction).
+
+    Args:
+        x: float array `(..., classes)`, updated in place.
+        labels: int array shaped like `x` without its last axis.
+    """
+    xp = xp_of(x)
+    if xp is np and x.ndim == 2:   # each row's one entry, by a fancy index
+        x[_row_indices(x.shape[0]), labels] -= x.dtype.type(1)
+        return
+    x -= (labels[..., None] == xp.arange(x.shape[-1])).astype(x.dtype)
+
+
+@functools.lru_cache(maxsize=16)
+def _row_indices(rows):
+    """`arange(rows)` (read-only, shared): the row index of a (batch, classes) pick."""
+    indices = np.arange(rows)
+    indices.flags.writeable = False
+    return indices
 
 
 def ordered_sum(x, axes, keepdims=False):
