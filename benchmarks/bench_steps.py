@@ -13,7 +13,8 @@ Peers (each its own process, `step_worker.py`, pinned to 2 threads):
   kerasjax   Keras 3 on JAX, XLA-compiled step, timed through `fit` (a venv with
              keras 3.15.1 and jax[cpu]); left out when that interpreter is missing
   LABEL      with `--kerasish-also LABEL=PATH`: kerasish from another checkout
-             (e.g. the commit before a change), timed in the same rounds
+             (e.g. the commit before a change), timed in the same rounds; and
+  LABEL_jit  its captured step, when `kerasish_jit` is among the peers
 
 Workloads: tiny (Dense(10) on 32 features, batch 32), mlp (784-512-512-10
 relu, batch 128), bn_mlp (784-256-BN-256-BN-10, batch 256), mnist_cnn (the
@@ -88,8 +89,10 @@ def run_workload(workload, pythons, rounds, seconds, extra=()):
             continue
         peers[name] = Peer(name, python, workload)
     for label, path in extra:
-        peers[label] = Peer(label, pythons.get("kerasish", sys.executable), workload,
-                            runner="kerasish", path=path)
+        for runner in ("kerasish", "kerasish_jit"):
+            if runner in pythons:
+                name = label if runner == "kerasish" else f"{label}_jit"
+                peers[name] = Peer(name, pythons[runner], workload, runner=runner, path=path)
     steps = {name: steps_for(p, seconds) for name, p in peers.items()}
     times = {name: [] for name in peers}
     order = list(peers)
@@ -147,7 +150,11 @@ def main():
         rows.append((workload, med, rss))
         if args.raw:
             print(workload, {k: [round(v, 3) for v in vs] for k, vs in raw.items()}, flush=True)
-    names = list(pythons) + [item.split("=", 1)[0] for item in args.kerasish_also]
+    names = list(pythons)
+    for item in args.kerasish_also:
+        label = item.split("=", 1)[0]
+        names += [label] if "kerasish" in pythons else []
+        names += [f"{label}_jit"] if "kerasish_jit" in pythons else []
     print(f"\n{args.clock} ms/step, {args.threads} thread(s) per peer, median of {args.rounds} "
           "alternating rounds "
           f"({time.time() - start:.0f} s; load average {os.getloadavg()[0]:.1f})\n")

@@ -73,7 +73,6 @@ class Adam(Optimizer):
         alpha = self._step_scalars(learning_rate, variables[0])["alpha"]
         index = [self._get_variable_index(v) for v in variables]
         v_hats = [self._velocity_hats[i]._value for i in index] if self.amsgrad else None
-        grads = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
         variables[0]._device.kernel("adam_update_multi")(
             [v._value for v in variables], grads, [self._momentums[i]._value for i in index],
             [self._velocities[i]._value for i in index], alpha, self.beta_1, self.beta_2,

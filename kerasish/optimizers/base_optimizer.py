@@ -698,7 +698,8 @@ class BaseOptimizer:
         device and dtype. The numbers are identical to the per-variable updates.
 
         Args:
-            grads: gradient arrays, already in the variables' dtypes.
+            grads: gradient arrays, already on the variables' devices and in their
+                dtypes and shapes (`_apply` made them so; not checked again).
             variables: the Variables to update in place.
             learning_rate: the current learning rate.
 

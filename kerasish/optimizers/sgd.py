@@ -61,7 +61,6 @@ class SGD(Optimizer):
         buffers = None
         if self.momentum != 0:
             buffers = [self.momentums[self._get_variable_index(v)]._value for v in variables]
-        grads = [self._gradient_array(g, v) for g, v in zip(grads, variables)]
         variables[0]._device.kernel("sgd_update_multi")(
             [v._value for v in variables], grads, buffers, lr, self.momentum, self.nesterov)
         return True
