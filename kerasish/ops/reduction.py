@@ -9,7 +9,6 @@ from kerasish.autodiff.capture import apply_raw
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend.config import is_float
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor
 from kerasish.ops.symbolic import keras_op
@@ -81,11 +80,11 @@ class Sum(Op):
         self.axes, self.keepdims = axes, keepdims
 
     def forward(self, device, x):
+        if x.dtype.kind == "f":  # in TensorFlow's order of additions (last bits as Keras)
+            return device.kernel("ordered_sum")(x, self.axes, self.keepdims)
         if x.dtype.name == "bfloat16":  # TensorFlow accumulates bfloat16 in float32
             return device.xp.sum(x, axis=self.axes, keepdims=self.keepdims,
                                  dtype="float32").astype(x.dtype)
-        if is_float(x.dtype):  # in TensorFlow's order of additions (last bits as Keras)
-            return device.kernel("ordered_sum")(x, self.axes, self.keepdims)
         value = device.xp.sum(x, axis=self.axes, keepdims=self.keepdims)
         return value.astype(accumulator_dtype(x.dtype))
 
@@ -133,10 +132,13 @@ class Mean(Op):
         self.axes, self.keepdims = axes, keepdims
 
     def forward(self, device, x):
-        if x.dtype.name == "bfloat16":  # TensorFlow accumulates bfloat16 in float32
+        # (dtype.kind and itemsize: dtype.name is slow for a step's small arrays)
+        if x.dtype.kind != "f" and x.dtype.name == "bfloat16":
+            # TensorFlow accumulates bfloat16 in float32
             return device.xp.mean(x, axis=self.axes, keepdims=self.keepdims,
                                   dtype="float32").astype(x.dtype)
-        if x.dtype.name == "float16":  # Keras computes the mean in float32 (no overflow)
+        if x.dtype.kind == "f" and x.dtype.itemsize == 2:
+            # float16: Keras computes the mean in float32 (no overflow)
             return device.kernel("ordered_mean")(x.astype("float32"), self.axes,
                                                  self.keepdims).astype(x.dtype)
         return device.kernel("ordered_mean")(x, self.axes, self.keepdims)

@@ -286,8 +286,10 @@ def bias_gradient_sum(rows, accumulate=None, threads=None):
     total = partials[0] if partials else np.zeros(cols, acc.dtype)
     for part in partials[1:]:
         total = total + part
+    if total.dtype == rows.dtype:
+        return total
     with np.errstate(over="ignore"):   # float16 overflow gives inf, as in TensorFlow
-        return total.astype(rows.dtype, copy=False)
+        return total.astype(rows.dtype)
 
 
 @functools.lru_cache(maxsize=1)
@@ -299,20 +301,21 @@ def _pool_threads():
         return os.cpu_count() or 1
 
 
+@functools.lru_cache(maxsize=256)
 def _bias_grad_block_starts(n, cols, itemsize, threads):
     """Row boundaries of the partial sums TensorFlow's `ReduceOuterDimensions` adds."""
     if n == 0:
-        return [0, 0]
+        return 0, 0
     if cols > threads * 32 or threads == 1:   # columns split between threads: rows in order
-        return [0, n]
+        return 0, n
     min_block_size = -(-2000 // cols)
     blocks = min(min(n, -(-(n * cols) // min_block_size)), threads)
     per_block = -(-n // blocks)
     block_cost = per_block * cols * (itemsize * 11 / 64 + 1)   # bytes loaded at L2 cost + an add
     if blocks <= 1 or _cost_model_threads(blocks * block_cost, threads) == 1:
-        return [0, n]
+        return 0, n
     group = _parallel_for_block_size(blocks, block_cost, threads)
-    return [min(n, b * per_block) for b in range(0, blocks, group)] + [n]
+    return tuple(min(n, b * per_block) for b in range(0, blocks, group)) + (n,)
 
 
 def _cost_model_threads(total_cost, threads):
