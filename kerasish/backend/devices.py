@@ -58,6 +58,7 @@ class Device:
         self.xp = np if kind == "cpu" else _cupy
         self._rng = None
         self._seed = _global_seed[0]
+        self._kernels = {}   # name -> implementation (a step asks for several each time)
 
     def __repr__(self):
         return f"Device({self.name!r})"
@@ -110,7 +111,10 @@ class Device:
 
     def kernel(self, name):
         """Returns this device's implementation of the fused kernel `name`."""
-        return _kernels.lookup(name, self.kind)
+        fn = self._kernels.get(name)
+        if fn is None:
+            fn = self._kernels[name] = _kernels.lookup(name, self.kind)
+        return fn
 
 
 _devices = {}

@@ -148,8 +148,10 @@ class SoftmaxXent(Op):
         xp, axis = device.xp, self.axis % z.ndim
         ordered_sum = device.kernel("ordered_sum")
         shifted = z - xp.max(z, axis=axis, keepdims=True)
-        probs = eigen_math.exp(xp, shifted)
-        exps = eigen_math.exp_for_row_sums(xp, shifted, probs) if axis == z.ndim - 1 else probs
+        if axis == z.ndim - 1:
+            probs, exps = eigen_math.exp_and_row_sum_exp(xp, shifted)
+        else:
+            probs = exps = eigen_math.exp(xp, shifted)
         sums = ordered_sum(exps, (axis,), keepdims=True)
         log_probs = shifted - eigen_math.log(xp, sums)
         probs /= sums   # the probabilities as TensorFlow's kernel rounds them
@@ -295,9 +297,8 @@ class SparseSoftmaxXent(Op):
         # TensorFlow's kernel, operation for operation (its exp, sums and scalar log).
         xp = device.xp
         shifted = z - xp.max(z, axis=-1, keepdims=True)
-        exps = eigen_math.exp(xp, shifted)
-        sums = device.kernel("ordered_sum")(eigen_math.exp_for_row_sums(xp, shifted, exps),
-                                            (z.ndim - 1,), keepdims=True)
+        exps, row_exps = eigen_math.exp_and_row_sum_exp(xp, shifted)
+        sums = device.kernel("ordered_sum")(row_exps, (z.ndim - 1,), keepdims=True)
         lse = eigen_math.scalar_log(xp, sums)
         self._stats = (exps, sums)
         return lse[..., 0] - device.kernel("take_labels")(shifted, self.labels)

@@ -219,3 +219,33 @@ def test_scalar_log_is_libms_logf_of_the_flushed_input():
     with np.errstate(divide="ignore", invalid="ignore"):
         expected = _libm_per_value("logf", flushed)
     np.testing.assert_array_equal(_bits(eigen_math.scalar_log(np, x)), _bits(expected))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_exp_and_row_sum_exp_is_the_pair_of_separate_calls():
+    rng = np.random.default_rng(15)
+    for shape in ((32, 10), (4, 8), (3, 17), (5, 1), (2, 3, 12), (7,), (0, 9)):
+        for low in (-80.0, -120.0):
+            x = rng.uniform(low, 3.0, shape).astype(np.float32)
+            if x.size > 4:
+                x.reshape(-1)[::5] = np.float32(-87.0)
+            flat, rows = eigen_math.exp_and_row_sum_exp(np, x)
+            expected = eigen_math.exp(np, x)
+            np.testing.assert_array_equal(_bits(flat), _bits(expected))
+            np.testing.assert_array_equal(
+                _bits(rows), _bits(eigen_math.exp_for_row_sums(np, x, expected)))
+    x = np.array([[np.nan, 1.0, -np.inf, 2.0, 0.5, 0.25, 3.0, 1.0, 2.0, -np.inf]], np.float32)
+    flat, rows = eigen_math.exp_and_row_sum_exp(np, x)   # the general path
+    np.testing.assert_array_equal(_bits(rows), _bits(eigen_math.exp_for_row_sums(np, x)))
+
+
+def test_flush_subnormals_keeps_normal_values_and_flushes_the_rest():
+    x = np.array([1e-39, -1e-39, 0.0, -0.0, 1.2e-38, -1.17549435e-38, np.nan, np.inf, 3.0],
+                 np.float32)
+    got = eigen_math._flush_subnormals(x)
+    expected = np.array([0.0, -0.0, 0.0, -0.0, 1.2e-38, -1.17549435e-38, np.nan, np.inf, 3.0],
+                        np.float32)
+    np.testing.assert_array_equal(_bits(got), _bits(expected))
+    normal = np.array([1.0, -2.0, 1.17549435e-38], np.float32)
+    assert eigen_math._flush_subnormals(normal) is normal
+    assert eigen_math._flush_subnormals(np.zeros((0, 2), np.float32)).shape == (0, 2)

@@ -27,6 +27,7 @@ import numpy as np
 _LANES = 8
 _F32 = np.dtype(np.float32)
 _f = np.float32
+_TINY = _f(1.17549435e-38)   # the smallest normal float32
 
 
 def exp(xp, a):
@@ -89,6 +90,31 @@ def exp_for_row_sums(xp, a, flat_exp=None):
     return out
 
 
+def exp_and_row_sum_exp(xp, a):
+    """`(exp(xp, a), exp_for_row_sums(xp, a))`, the pair a softmax cross-entropy
+    needs, with the checks and the error state shared.
+
+    Args:
+        xp: the array module of `a`.
+        a: array.
+
+    Returns:
+        (array, array) of `a`'s shape and dtype (one array twice when the rows
+        hold whole packets).
+    """
+    if xp is not np or a.dtype != _F32 or a.ndim == 0 or not a.size or not a.min() >= _f(-87.0):
+        flat = exp(xp, a)
+        return flat, exp_for_row_sums(xp, a, flat)
+    packed = a.shape[-1] // _LANES * _LANES
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        flat = _packets_then_tail(a, _packet_exp_normal, _scalar_exp)
+        if packed == a.shape[-1]:
+            return flat, flat
+        rows = flat.copy()   # nothing to flush: every input is >= -87
+        rows[..., packed:] = _scalar_exp(a[..., packed:])
+    return flat, rows
+
+
 def log(xp, a):
     """`log(a)`: TensorFlow's values for float32 numpy arrays (see `exp`)."""
     if xp is not np or a.dtype != _F32:
@@ -114,8 +140,7 @@ def _packet_log1p(x):
 
 
 def _scalar_log1p(x):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _scalar("log1pf", np.log1p, x)
+    return _scalar("log1pf", np.log1p, x)
 
 
 def scalar_log(xp, a):
@@ -128,8 +153,7 @@ def scalar_log(xp, a):
 
 
 def _scalar_log(x):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _scalar("logf", np.log, x)
+    return _scalar("logf", np.log, x)
 
 
 def sigmoid(xp, a):
@@ -211,7 +235,9 @@ def _by_packets(a, packet_fn, scalar_fn, flush_in=False, flush_out_below=None):
 
 def flush_subnormals(a):
     """TensorFlow runs its CPU kernels with subnormals flushed to (signed) zero."""
-    tiny = np.abs(a) < _f(1.17549435e-38)
+    if np.minimum.reduce(np.abs(a), axis=None, initial=_f(np.inf)) >= _TINY:
+        return a      # (one reduction: the common case, nothing below the normal floats)
+    tiny = np.abs(a) < _TINY
     if not tiny.any():
         return a
     return np.where(tiny, np.copysign(_f(0.0), a), a)
@@ -247,8 +273,9 @@ def _scalar(name, double_fn, x):
     double function rounded once, which differs from glibc's expf and logf for
     about 1 value in 1000 and from its log1pf for 1 in 25."""
     fn = _libm(name)
-    if fn is None:
-        return double_fn(x.astype(np.float64)).astype(_F32)
+    if fn is None:   # (libm's functions give inf and NaN silently; so does this)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            return double_fn(x.astype(np.float64)).astype(_F32)
     return np.array([fn(v) for v in x.reshape(-1).tolist()], _F32).reshape(x.shape)
 
 
