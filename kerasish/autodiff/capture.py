@@ -458,6 +458,15 @@ def _op_step(op, dev, ins, outs, multi, binds, leftovers):
             def step(vals):
                 vals[outs] = forward(dev, vals[i0], vals[i1])
             return step
+        if len(ins) == 3:
+            i0, i1, i2 = ins
+
+            def step(vals):
+                vals[outs] = forward(dev, vals[i0], vals[i1], vals[i2])
+            return step
+    if all(spec[0] == "a" for _, spec in binds) and all(
+            spec[0] == "t" and all(s[0] == "a" for s in spec[1]) for _, spec in leftovers):
+        return _flat_op_step(op, dev, ins, outs, multi, binds, leftovers)
 
     def step(vals):
         for name, spec in binds:
@@ -470,6 +479,30 @@ def _op_step(op, dev, ins, outs, multi, binds, leftovers):
             vals[outs] = result
         for name, spec in leftovers:
             _read_back(spec, op.__dict__[name], vals)
+    return step
+
+
+def _flat_op_step(op, dev, ins, outs, multi, binds, leftovers):
+    """`_op_step` for an Op whose rebound attributes are arrays and whose leftovers
+    are flat tuples of arrays (the softmax cross-entropies' labels and statistics):
+    the same assignments, without walking the specs on every replay."""
+    forward = op.forward
+    binds = [(name, spec[1]) for name, spec in binds]
+    leftovers = [(name, [s[1] for s in spec[1]]) for name, spec in leftovers]
+    outs = list(outs) if multi else outs
+
+    def step(vals):
+        for name, slot in binds:
+            setattr(op, name, vals[slot])
+        result = forward(dev, *[vals[i] for i in ins])
+        if multi:
+            for o, r in zip(outs, result):
+                vals[o] = r
+        else:
+            vals[outs] = result
+        for name, slots in leftovers:
+            for slot, value in zip(slots, op.__dict__[name]):
+                vals[slot] = value
     return step
 
 

@@ -158,6 +158,10 @@ def get_device(spec=None):
         return current_device()
     if isinstance(spec, Device):
         return spec
+    if type(spec) is str:   # a canonical name ("cpu:0") of an existing device: no parsing
+        dev = _devices.get(spec)
+        if dev is not None:
+            return dev
     text = str(spec).lower().strip().lstrip("/")
     text = text.replace("device:", "").replace("cuda", "gpu")
     kind, _, index = text.partition(":")

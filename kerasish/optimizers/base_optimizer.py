@@ -630,7 +630,7 @@ class BaseOptimizer:
     def _gradient_array(gradient, variable):
         """The gradient as a raw array on the variable's device, in its dtype."""
         array = core.to_array(gradient, variable._device)
-        if array.shape != variable.shape:
+        if array.shape != variable._value.shape:
             raise ValueError(
                 f"Gradient of shape {tuple(array.shape)} does not match variable "
                 f"'{variable.path}' of shape {variable.shape}."
