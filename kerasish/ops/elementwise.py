@@ -604,8 +604,13 @@ class Where(Op):
         self.scalars = scalars
 
     def forward(self, device, c, *tensor_branches):
-        branches = list(tensor_branches)
-        a, b = (s if s is not None else branches.pop(0) for s in self.scalars)
+        a, b = self.scalars
+        if a is None and b is None:
+            a, b = tensor_branches
+        elif a is None:
+            a = tensor_branches[0]
+        elif b is None:
+            b = tensor_branches[0]
         a, b = promote(a, b)
         return device.xp.where(c, a, b)
 

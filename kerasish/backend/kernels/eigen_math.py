@@ -276,7 +276,7 @@ def _scalar(name, double_fn, x):
     if fn is None:   # (libm's functions give inf and NaN silently; so does this)
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             return double_fn(x.astype(np.float64)).astype(_F32)
-    return np.array([fn(v) for v in x.reshape(-1).tolist()], _F32).reshape(x.shape)
+    return np.fromiter(map(fn, x.reshape(-1).tolist()), _F32, x.size).reshape(x.shape)
 
 
 def _scalar_exp(x):
