@@ -256,3 +256,21 @@ def test_subtract_one_hot_is_the_one_hot_subtraction_bit_for_bit():
         numpy_kernels.subtract_one_hot(got, labels)
         expected = x - (labels[..., None] == np.arange(x.shape[-1])).astype(x.dtype)
         np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_multi_tensor_adam_equals_the_single_variable_kernel_for_small_and_0d_variables(dtype):
+    rng = np.random.default_rng(3)
+    shapes = [(32, 10), (10,), ()]
+    params, grads, ms = ([rng.standard_normal(s).astype(dtype) for s in shapes]
+                         for _ in range(3))
+    vs = [np.abs(rng.standard_normal(s)).astype(dtype) for s in shapes]
+    single = [[a.copy() for a in group] for group in (params, ms, vs)]
+    numpy_kernels.adam_update_multi(params, grads, ms, vs, np.float32(3e-3), 0.9, 0.999, 1e-7)
+    for i in range(len(shapes)):
+        numpy_kernels.adam_update(single[0][i], grads[i], single[1][i], single[2][i],
+                                  np.float32(3e-3), 0.9, 0.999, 1e-7)
+        for multi, one in zip((params, ms, vs), single):
+            assert multi[i].dtype == one[i].dtype and multi[i].shape == one[i].shape
+            np.testing.assert_array_equal(multi[i].view(f"u{multi[i].itemsize}"),
+                                          one[i].view(f"u{one[i].itemsize}"))

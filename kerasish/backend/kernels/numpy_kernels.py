@@ -565,10 +565,44 @@ def adam_update_multi(params, grads, ms, vs, alpha, beta_1, beta_2, epsilon, v_h
         alpha, beta_1, beta_2, epsilon: as `adam_update` (shared by all variables).
         v_hats: list of AMSGrad slots, or None.
     """
+    constants = {}
     for i, param in enumerate(params):
+        c = constants.get(param.dtype)
+        if c is None:   # once per dtype: `adam_update`'s scalars as 0-d arrays
+            c = constants[param.dtype] = _adam_constants(xp_of(param), param.dtype, alpha,
+                                                         beta_1, beta_2, epsilon)
         extra = {} if v_hats is None else {"v_hat": v_hats[i]}
-        _chunked(adam_update, (param, grads[i], ms[i], vs[i]), alpha, beta_1, beta_2, epsilon,
-                 **extra)
+        _chunked(_adam_step, (param, grads[i], ms[i], vs[i]), *c, **extra)
+
+
+def _adam_constants(xp, dtype, alpha, beta_1, beta_2, epsilon):
+    """`1 - beta_1`, `1 - beta_2`, `epsilon`, `alpha` as `adam_update` rounds them to
+    `dtype`, as 0-d arrays (cheaper operands than numpy scalars for small arrays)."""
+    dt = dtype.type
+    return tuple(xp.asarray(dt(c), dtype=dtype)
+                 for c in (1.0 - beta_1, 1.0 - beta_2, epsilon, alpha))
+
+
+@_zero_d_safe
+def _adam_step(param, grad, m, v, one_minus_beta_1, one_minus_beta_2, epsilon, alpha,
+               v_hat=None):
+    """`adam_update` with its scalars given by `_adam_constants`: the same operations,
+    as explicit ufunc calls (`out=`), which cost less than in-place operators."""
+    xp = xp_of(param)
+    tmp = xp.subtract(grad, m)
+    xp.multiply(tmp, one_minus_beta_1, out=tmp)
+    xp.add(m, tmp, out=m)
+    xp.square(grad, out=tmp)
+    xp.subtract(tmp, v, out=tmp)
+    xp.multiply(tmp, one_minus_beta_2, out=tmp)
+    xp.add(v, tmp, out=v)
+    if v_hat is not None:
+        xp.maximum(v_hat, v, out=v_hat)
+        v = v_hat
+    xp.sqrt(v, out=tmp)
+    xp.add(tmp, epsilon, out=tmp)
+    xp.divide(xp.multiply(m, alpha), tmp, out=tmp)
+    xp.subtract(param, tmp, out=param)
 
 
 def sgd_update_multi(params, grads, momentum_bufs, lr, momentum=0.0, nesterov=False):
