@@ -242,10 +242,10 @@ def test_exp_and_row_sum_exp_is_the_pair_of_separate_calls():
 def test_flush_subnormals_keeps_normal_values_and_flushes_the_rest():
     x = np.array([1e-39, -1e-39, 0.0, -0.0, 1.2e-38, -1.17549435e-38, np.nan, np.inf, 3.0],
                  np.float32)
-    got = eigen_math._flush_subnormals(x)
+    got = eigen_math.flush_subnormals(x)
     expected = np.array([0.0, -0.0, 0.0, -0.0, 1.2e-38, -1.17549435e-38, np.nan, np.inf, 3.0],
                         np.float32)
     np.testing.assert_array_equal(_bits(got), _bits(expected))
     normal = np.array([1.0, -2.0, 1.17549435e-38], np.float32)
-    assert eigen_math._flush_subnormals(normal) is normal
-    assert eigen_math._flush_subnormals(np.zeros((0, 2), np.float32)).shape == (0, 2)
+    assert eigen_math.flush_subnormals(normal) is normal
+    assert eigen_math.flush_subnormals(np.zeros((0, 2), np.float32)).shape == (0, 2)
