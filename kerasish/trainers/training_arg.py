@@ -1,4 +1,5 @@
 """How the train/test/predict steps pass `training` to the model, as Keras."""
+import functools
 import inspect
 
 
@@ -20,8 +21,22 @@ def training_kwargs(model, training):
         >>> training_kwargs(keras.Sequential([keras.layers.Dropout(0.5)]), True)
         {'training': True}
     """
+    call = model.call
+    function = getattr(call, "__func__", call)   # the signature is the function's: cached
     try:
-        params = inspect.signature(model.call).parameters
+        takes = _takes_training(function, call is not function)
+    except TypeError:   # an unhashable callable: asked every time
+        takes = _takes_training.__wrapped__(call, False)
+    return {"training": training} if takes else {}
+
+
+@functools.lru_cache(maxsize=256)
+def _takes_training(call, bound):
+    """Whether `call` (a function; `bound`: of a bound method, whose `self` is not
+    a parameter) has a `training` parameter; True when its signature is unknown."""
+    try:
+        params = inspect.signature(call).parameters
     except (TypeError, ValueError):
-        return {"training": training}
-    return {"training": training} if "training" in params else {}
+        return True
+    names = list(params)[1:] if bound else list(params)
+    return "training" in names

@@ -59,3 +59,14 @@ def test_training_kwargs_reads_the_call_signature():
     assert training_kwargs(_WithTrainingArg(), True) == {"training": True}
     assert training_kwargs(_NoTrainingArg(), True) == {}
     assert training_kwargs(keras.Sequential([layers.Dense(1)]), False) == {"training": False}
+
+
+def test_training_kwargs_follows_a_call_replaced_on_the_instance():
+    model = _NoTrainingArg()
+    assert training_kwargs(model, True) == {}
+    model.call = lambda x, training=None: x            # an instance attribute: not bound
+    assert training_kwargs(model, True) == {"training": True}
+    model.call = lambda training, *args: training      # `training` first, not a `self`
+    assert training_kwargs(model, False) == {"training": False}
+    model.call = lambda *args, **kwargs: args           # no named `training`: Keras passes none
+    assert training_kwargs(model, True) == {}
