@@ -274,3 +274,25 @@ def test_multi_tensor_adam_equals_the_single_variable_kernel_for_small_and_0d_va
             assert multi[i].dtype == one[i].dtype and multi[i].shape == one[i].shape
             np.testing.assert_array_equal(multi[i].view(f"u{multi[i].itemsize}"),
                                           one[i].view(f"u{one[i].itemsize}"))
+
+
+def test_broadcast_to_is_numpys_read_only_view():
+    rng = np.random.default_rng(4)
+    cases = [((), (3, 2)), ((1,), (32,)), ((4,), (2, 3, 4)), ((3, 1), (3, 5)), ((1, 5), (2, 4, 5)),
+             ((2, 3), (2, 3)), ((0,), (0,)), ((1,), (0,)), ((2, 1), (2, 0))]
+    for x_shape, shape in cases:
+        for dtype in ("float32", "int64", "bool"):
+            x = np.asarray(rng.standard_normal(x_shape) > 0).astype(dtype)
+            got = numpy_kernels.broadcast_to(x, shape)
+            expected = np.broadcast_to(x, shape)
+            assert got.shape == expected.shape and got.dtype == expected.dtype
+            assert got.strides == expected.strides and not got.flags.writeable
+            np.testing.assert_array_equal(got, expected)
+            assert np.shares_memory(got, x) or not got.size
+    assert numpy_kernels.broadcast_to(np.float32(2.0), (2,)).tolist() == [2.0, 2.0]
+    strided = np.arange(12.0).reshape(3, 4)[:, ::2]          # not contiguous: numpy's function
+    np.testing.assert_array_equal(numpy_kernels.broadcast_to(strided, (2, 3, 2)),
+                                  np.broadcast_to(strided, (2, 3, 2)))
+    for x_shape, shape in (((3,), (4,)), ((2, 3), (3,)), ((2,), (3, 4))):
+        with pytest.raises(ValueError):
+            numpy_kernels.broadcast_to(np.zeros(x_shape), shape)
