@@ -233,8 +233,10 @@ def test_batch_chunks_do_not_depend_on_the_thread_count(monkeypatch):
 
 def _label_cases():
     rng = np.random.default_rng(21)
-    for shape in ((32, 10), (1, 3), (5, 1), (7,), (4, 3, 6), (0, 4)):
+    for shape in ((32, 10), (1, 3), (5, 1), (7,), (4, 3, 6), (0, 4), (6, 9)):
         x = rng.standard_normal(shape).astype(np.float32)
+        if shape == (6, 9):
+            x = np.asfortranarray(x)   # not C-contiguous: the general path
         flat = x.reshape(-1)
         flat[rng.random(flat.size) < 0.1] = np.nan
         flat[rng.random(flat.size) < 0.1] = -0.0
@@ -252,7 +254,7 @@ def test_take_labels_is_take_along_axis():
 
 def test_subtract_one_hot_is_the_one_hot_subtraction_bit_for_bit():
     for x, labels in _label_cases():
-        got = x.copy()
+        got = x.copy(order="K")   # (a Fortran-ordered case stays so)
         numpy_kernels.subtract_one_hot(got, labels)
         expected = x - (labels[..., None] == np.arange(x.shape[-1])).astype(x.dtype)
         np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))

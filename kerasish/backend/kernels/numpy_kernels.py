@@ -105,14 +105,14 @@ def take_labels(x, labels):
 
     Args:
         x: array `(..., classes)`.
-        labels: int array shaped like `x` without its last axis.
+        labels: int array shaped like `x` without its last axis, in `[0, classes)`.
 
     Returns:
         array shaped like `labels`, of `x`'s dtype.
     """
     xp = xp_of(x)
-    if xp is np and x.ndim == 2:   # the common (batch, classes): one fancy index
-        return x[_row_indices(x.shape[0]), labels]
+    if xp is np and x.ndim == 2 and x.flags.c_contiguous:   # (batch, classes): one flat index
+        return x.reshape(-1)[_row_offsets(*x.shape) + labels]
     return xp.take_along_axis(x, labels[..., None], axis=-1)[..., 0]
 
 
@@ -122,21 +122,22 @@ def subtract_one_hot(x, labels):
 
     Args:
         x: float array `(..., classes)`, updated in place.
-        labels: int array shaped like `x` without its last axis.
+        labels: int array shaped like `x` without its last axis, in `[0, classes)`.
     """
     xp = xp_of(x)
-    if xp is np and x.ndim == 2:   # each row's one entry, by a fancy index
-        x[_row_indices(x.shape[0]), labels] -= x.dtype.type(1)
+    if xp is np and x.ndim == 2 and x.flags.c_contiguous:   # each row's one entry, flat
+        x.reshape(-1)[_row_offsets(*x.shape) + labels] -= x.dtype.type(1)
         return
     x -= (labels[..., None] == xp.arange(x.shape[-1])).astype(x.dtype)
 
 
 @functools.lru_cache(maxsize=16)
-def _row_indices(rows):
-    """`arange(rows)` (read-only, shared): the row index of a (batch, classes) pick."""
-    indices = np.arange(rows)
-    indices.flags.writeable = False
-    return indices
+def _row_offsets(rows, cols):
+    """`arange(rows) * cols` (read-only, shared): where each row of a C-contiguous
+    `(rows, cols)` array starts in its flat view."""
+    offsets = np.arange(rows) * cols
+    offsets.flags.writeable = False
+    return offsets
 
 
 def ordered_sum(x, axes, keepdims=False):
