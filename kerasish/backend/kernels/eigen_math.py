@@ -260,8 +260,8 @@ def _libm(name):
     """The C library's float function `name` (what TensorFlow's scalar code
     calls), or None where there is no C math library to load."""
     path = ctypes.util.find_library("m")
-    try:
-        fn = getattr(ctypes.CDLL(path), name)
+    try:   # PyDLL: called with the GIL held (a short pure function; no release per value)
+        fn = getattr(ctypes.PyDLL(path), name)
     except (OSError, AttributeError, TypeError):
         return None
     fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
@@ -301,59 +301,71 @@ def _scalar_exp(x):
 def _exp_of_reduced(x, even, odd, leading, finite=False):
     """2^m * p(r) with x = m ln2 + r (Cephes' two-part ln2), Eigen's polynomial.
 
-    Written with in-place operations (each still one float32 rounding, in
-    Eigen's order: `a * b + c` is a multiply, then an add). `finite`: the
-    caller knows `x` is finite (no non-finite `m` to zero)."""
-    m = x * _f(1.44269504088896341)
-    m += _f(0.5)
+    Each step is one float32 ufunc call, in Eigen's order (`a * b + c` is a
+    multiply, then an add), with the result written in place where it can be
+    and the constants as read-only 0-d arrays (`_const`), which numpy takes
+    faster than scalars; the operands keep the order of `a op= b`. `finite`:
+    the caller knows `x` is finite (no non-finite `m` to zero)."""
+    m = np.multiply(x, _LOG2E)
+    np.add(m, _HALF, out=m)
     np.floor(m, out=m)
     if not finite:
         m[~np.isfinite(m)] = 0      # NaN inputs stay NaN through r
-    r = m * _f(-0.693359375)
-    r += x
-    t = m * _f(2.12194440e-4)
+    r = np.multiply(m, _LN2_HIGH)
+    np.add(r, x, out=r)
+    t = np.multiply(m, _LN2_LOW)
     r = np.add(t, r, out=t)
-    r2 = r * r
-    p_even = r2 * even[0]
-    p_even += even[1]
+    r2 = np.multiply(r, r)
+    p_even = np.multiply(r2, even[0])
+    np.add(p_even, even[1], out=p_even)
     for c in even[2:]:
-        p_even *= r2
-        p_even += c
-    y = r2 * odd[0]
-    y += odd[1]
-    y *= r                          # r * p_odd
-    y += p_even
-    y *= r2
-    r += leading
-    y += r
+        np.multiply(p_even, r2, out=p_even)
+        np.add(p_even, c, out=p_even)
+    y = np.multiply(r2, odd[0])
+    np.add(y, odd[1], out=y)
+    np.multiply(y, r, out=y)        # r * p_odd
+    np.add(y, p_even, out=y)
+    np.multiply(y, r2, out=y)
+    np.add(r, leading, out=r)
+    np.add(y, r, out=y)
     return np.ldexp(y, m.astype(np.int32), out=y)
 
 
-_EXP_EVEN = (_f(1.37449637986719608306884765625e-3), _f(4.166965186595916748046875e-2),
-             _f(0.49999988079071044921875))
-_EXP_ODD = (_f(8.36894474923610687255859375e-3), _f(0.16666518151760101318359375))
+def _const(value):
+    """A float32 constant as a read-only 0-d array."""
+    array = np.array(value, _F32)
+    array.flags.writeable = False
+    return array
+
+
+_LOG2E, _HALF, _ONE = _const(1.44269504088896341), _const(0.5), _const(1.0)
+_LN2_HIGH, _LN2_LOW = _const(-0.693359375), _const(2.12194440e-4)
+_EXP_MAX = _const(88.723)
+_EXP_EVEN = (_const(1.37449637986719608306884765625e-3), _const(4.166965186595916748046875e-2),
+             _const(0.49999988079071044921875))
+_EXP_ODD = (_const(8.36894474923610687255859375e-3), _const(0.16666518151760101318359375))
 
 
 def _packet_exp_normal(x):
     """`_packet_exp` of finite inputs >= -87 (or +inf): nothing underflows."""
-    y = _exp_of_reduced(np.minimum(x, _f(88.723)), _EXP_EVEN, _EXP_ODD, _f(1.0), finite=True)
+    y = _exp_of_reduced(np.minimum(x, _EXP_MAX), _EXP_EVEN, _EXP_ODD, _ONE, finite=True)
     return np.maximum(y, x, out=y)
 
 
 def _packet_exp(x):
-    y = _exp_of_reduced(np.minimum(x, _f(88.723)), _EXP_EVEN, _EXP_ODD, _f(1.0))
+    y = _exp_of_reduced(np.minimum(x, _EXP_MAX), _EXP_EVEN, _EXP_ODD, _ONE)
     y = np.maximum(y, x)
     y[x < _f(-104.0)] = 0.0
     return y
 
 
-_LOGISTIC_EVEN = (_f(4.1898667812347412109375e-2), _f(0.49999141693115234375))
-_LOGISTIC_ODD = (_f(8.33471305668354034423828125e-3), _f(0.16666877269744873046875))
+_LOGISTIC_EVEN = (_const(4.1898667812347412109375e-2), _const(0.49999141693115234375))
+_LOGISTIC_ODD = (_const(8.33471305668354034423828125e-3), _const(0.16666877269744873046875))
 
 
 def _packet_logistic(x):
     half = np.minimum(x, _f(16.6355324)) * _f(0.5)
-    e = _exp_of_reduced(half, _LOGISTIC_EVEN, _LOGISTIC_ODD, _f(1.0))
+    e = _exp_of_reduced(half, _LOGISTIC_EVEN, _LOGISTIC_ODD, _ONE)
     e = e * e
     out = e / (_f(1.0) + e)
     out[x < _f(-104.0)] = 0.0
