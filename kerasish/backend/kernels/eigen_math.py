@@ -28,6 +28,13 @@ _LANES = 8
 _F32 = np.dtype(np.float32)
 _f = np.float32
 _TINY = _f(1.17549435e-38)   # the smallest normal float32
+_EXP_NORMAL = _f(-87.0)      # exp of inputs at or above it is a normal float32
+
+
+def _minimum(a):
+    """The smallest value of a numpy array (NaN if it holds one), without `a.min()`'s
+    Python wrapper."""
+    return np.minimum.reduce(a, axis=None)
 
 
 def exp(xp, a):
@@ -42,7 +49,7 @@ def exp(xp, a):
     """
     if xp is not np or a.dtype != _F32:
         return xp.exp(a)
-    if a.size and a.min() >= _f(-87.0):
+    if a.size and _minimum(a) >= _EXP_NORMAL:
         # no NaN, no -inf and no result below the normal floats: nothing to zero or flush
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return _packets_then_tail(a, _packet_exp_normal, _scalar_exp)
@@ -85,7 +92,7 @@ def exp_for_row_sums(xp, a, flat_exp=None):
     tail = a[..., packed:]
     with np.errstate(over="ignore"):
         out[..., packed:] = _scalar_exp(tail)
-    if tail.size and not tail.min() >= _f(-87.0):   # (NaN too: a NaN minimum flushes)
+    if tail.size and not _minimum(tail) >= _EXP_NORMAL:   # (NaN too: a NaN minimum flushes)
         out[..., packed:] = flush_subnormals(out[..., packed:])
     return out
 
@@ -102,7 +109,8 @@ def exp_and_row_sum_exp(xp, a):
         (array, array) of `a`'s shape and dtype (one array twice when the rows
         hold whole packets).
     """
-    if xp is not np or a.dtype != _F32 or a.ndim == 0 or not a.size or not a.min() >= _f(-87.0):
+    if xp is not np or a.dtype != _F32 or a.ndim == 0 or not a.size \
+            or not _minimum(a) >= _EXP_NORMAL:
         flat = exp(xp, a)
         return flat, exp_for_row_sums(xp, a, flat)
     packed = a.shape[-1] // _LANES * _LANES
