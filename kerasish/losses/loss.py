@@ -35,8 +35,9 @@ def standardize_reduction(reduction_name):
     """
     if reduction_name not in REDUCTIONS:
         raise ValueError(
+            # Keras prints a set here (its order follows Python's string hashing)
             "Invalid value for argument `reduction`. Expected one of "
-            f"{list(REDUCTIONS)}. Received: reduction={reduction_name}"
+            f"{set(REDUCTIONS)}. Received: reduction={reduction_name}"
         )
     return reduction_name
 
