@@ -266,10 +266,10 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
                 f"got min {int(lv.min())}, max {int(lv.max())}.")
     host_check(check_range, labels)
     if not from_logits:
-        probs = ew.divide(output, reduction.sum(output, axis=-1, keepdims=True))
-        picked = shape_ops.take_along_axis(_clip_probs(probs), shape_ops.expand_dims(labels, -1),
-                                           axis=-1)
-        return ew.negative(ew.log(shape_ops.squeeze(picked, -1)))
+        # Keras on TensorFlow: the log of the clipped probabilities are the logits of
+        # TensorFlow's sparse softmax kernel (which renormalizes them through its own
+        # log-sum-exp; there is no explicit division by the row sums)
+        output = ew.log(_clip_probs(output))
     return _sparse_softmax_xent(lv, output)
 
 

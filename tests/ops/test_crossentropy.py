@@ -139,3 +139,15 @@ def test_from_logits_on_a_softmax_output_warns_as_keras():
         "argument was produced by a Softmax activation and thus does not represent logits. "
         "Was this intended?")
     np.testing.assert_allclose(loss.numpy(), [1.4076059644443801], rtol=1e-6)
+
+
+def test_sparse_crossentropy_of_probabilities_is_tensorflows_kernel_on_their_log():
+    # Keras 3.15.1 on TensorFlow scores probabilities as the sparse softmax kernel on
+    # log(clip(p)) (no division by the row sums); values recorded from Keras
+    p = np.array([[0.3630426228046417, 0.5915575623512268, 0.04539981484413147],
+                  [0.09269394725561142, 0.021509675309062004, 0.8857964277267456],
+                  [0.2962389886379242, 0.3312077224254608, 0.37255334854125977],
+                  [0.3915203809738159, 0.22608600556850433, 0.3823935389518738]], "float32")
+    out = ops.sparse_categorical_crossentropy(np.array([0, 2, 1, 1]), p)
+    np.testing.assert_array_equal(ops.convert_to_numpy(out), np.array(
+        [1.013235092163086, 0.1212681457400322, 1.10500967502594, 1.486839771270752], "float32"))
