@@ -14,6 +14,7 @@ With `steps_per_execution=N` (compile), the batch callbacks run once per N
 steps with Keras's batch indices: `on_train_batch_begin(begin)` and
 `on_train_batch_end(begin + N - 1, logs)`, the logs of the last step run.
 """
+import contextlib
 import warnings
 
 import numpy as np
@@ -25,6 +26,7 @@ from kerasish.data import data_adapters
 from kerasish.distribute import distribute_lib
 from kerasish.layers.keras_tensor import KerasTensor, tracing
 from kerasish.ops import core
+from kerasish.ops.crossentropy import shape_error
 from kerasish.optimizers import base_optimizer
 from kerasish.utils import tree
 
@@ -347,13 +349,38 @@ class FitLoop:
 
     def _run_execution(self, batches, logs):
         """Runs `train_step` on each batch of one execution."""
-        with base_optimizer.graph_train_step(not self.model.run_eagerly):
+        with base_optimizer.graph_train_step(not self.model.run_eagerly), \
+                traced_batch_in_errors(self.model, self._static_batch):
             for batch in batches:
                 if self.on_device and not self._build_checked:
                     build_with_unknown_batch(self.model, batch, self._static_batch)
                     self._build_checked = True
                 logs = self.train_step(to_device(batch) if self.on_device else batch)
         return logs
+
+
+@contextlib.contextmanager
+def traced_batch_in_errors(model, batch_size):
+    """Shape errors in Keras's words (a `keras_shapes` attribute) show the batch
+    dimension of the traced step, as Keras's fit/evaluate on TensorFlow print it:
+    the dataset's (`None` unless every batch has the same size). Keras's eager
+    runs (`run_eagerly=True`) print the real shapes, and so does this then.
+
+    Args:
+        model: the model being run.
+        batch_size: the static batch dimension, None when unknown.
+    """
+    try:
+        yield
+    except ValueError as error:
+        shapes = getattr(error, "keras_shapes", None)
+        if shapes is None or model.run_eagerly:
+            raise
+        template, target, output = shapes
+
+        def traced(shape):
+            return (batch_size,) + shape[1:] if shape else shape
+        raise shape_error(template, traced(target), traced(output)) from error
 
 
 def build_with_unknown_batch(model, batch, batch_size=None):
@@ -444,10 +471,11 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
         batches = iterator.take()
         if not batches:
             break
-        for batch in batches:
-            if on_device and begin == 0:
-                build_with_unknown_batch(model, batch, static_batch)
-            logs = test_step(to_device(batch) if on_device else batch)
+        with traced_batch_in_errors(model, static_batch):
+            for batch in batches:
+                if on_device and begin == 0:
+                    build_with_unknown_batch(model, batch, static_batch)
+                logs = test_step(to_device(batch) if on_device else batch)
         cbs.on_test_batch_end(end, logs)
         if model.stop_evaluating:
             break
