@@ -158,13 +158,26 @@ class ArrayAdapter:
     def _slice(self, index):
         def take(a):
             return None if a is None else a[index]  # an omitted (optional) input stays None
-        x = tree.map_structure(take, self.x)
+        # Keras on TensorFlow batches arrays through a tf.data dataset, which makes the
+        # lists of the structures tuples: a step (and a model's `call`) gets tuples
+        x = _lists_to_tuples(tree.map_structure(take, self.x))
         if self.y is None:  # as Keras: `train_step` gets the bare input batch
             return (x,) if isinstance(x, (list, tuple)) else x
-        y = tree.map_structure(take, self.y)
+        y = _lists_to_tuples(tree.map_structure(take, self.y))
         if self.sample_weight is None:
             return (x, y)
-        return (x, y, tree.map_structure(take, self.sample_weight))
+        return (x, y, _lists_to_tuples(tree.map_structure(take, self.sample_weight)))
+
+
+def _lists_to_tuples(structure):
+    """Keras's `tree.lists_to_tuples`: every list of a nested structure as a tuple."""
+    if isinstance(structure, list):
+        return tuple(_lists_to_tuples(v) for v in structure)
+    if isinstance(structure, tuple) and not hasattr(structure, "_fields"):
+        return tuple(_lists_to_tuples(v) for v in structure)
+    if isinstance(structure, dict):
+        return {k: _lists_to_tuples(v) for k, v in structure.items()}
+    return structure
 
 
 def _class_weight_to_sample_weight(y, class_weight, sample_weight):

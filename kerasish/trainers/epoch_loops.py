@@ -24,6 +24,7 @@ from kerasish.autodiff.stateless_scope import StatelessScope
 from kerasish.callbacks import CallbackList
 from kerasish.data import data_adapters
 from kerasish.distribute import distribute_lib
+from kerasish.layers import call_utils
 from kerasish.layers.keras_tensor import KerasTensor, tracing
 from kerasish.ops import core
 from kerasish.ops.crossentropy import shape_error
@@ -355,8 +356,19 @@ class FitLoop:
                 if self.on_device and not self._build_checked:
                     build_with_unknown_batch(self.model, batch, self._static_batch)
                     self._build_checked = True
-                logs = self.train_step(to_device(batch) if self.on_device else batch)
+                data = to_device(batch) if self.on_device else batch
+                with graph_step(self.model, self._static_batch):
+                    logs = self.train_step(data)
         return logs
+
+
+def graph_step(model, batch_size=call_utils._REAL):
+    """The context of one step that Keras on TensorFlow runs as a graph (not with
+    `run_eagerly=True`): error messages show its inputs as graph tensors, and, for
+    fit and evaluate (`batch_size` given), the traced batch dimension."""
+    if model.run_eagerly:
+        return contextlib.nullcontext()
+    return call_utils.traced_step(batch_size)
 
 
 @contextlib.contextmanager
@@ -475,7 +487,9 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
             for batch in batches:
                 if on_device and begin == 0:
                     build_with_unknown_batch(model, batch, static_batch)
-                logs = test_step(to_device(batch) if on_device else batch)
+                data = to_device(batch) if on_device else batch
+                with graph_step(model, static_batch):
+                    logs = test_step(data)
         cbs.on_test_batch_end(end, logs)
         if model.stop_evaluating:
             break
@@ -523,8 +537,11 @@ def predict(model, x, batch_size, verbose, steps, callbacks):
         batches = iterator.take()
         if not batches:
             break
-        step_outputs = [tree.map_structure(core.convert_to_numpy, predict_step(batch))
-                        for batch in batches]
+        step_outputs = []
+        for batch in batches:
+            with graph_step(model):
+                step_outputs.append(tree.map_structure(core.convert_to_numpy,
+                                                       predict_step(batch)))
         outputs.extend(step_outputs)
         cbs.on_predict_batch_end(end, {"outputs": _concatenate(step_outputs)})
         if model.stop_predicting:
