@@ -17,11 +17,12 @@ class Dataset:
     Build one with a source (`from_tensor_slices`, `range`, `from_generator`,
     `TFRecordDataset`, `from_hdf5`, ...), chain transformations, and iterate.
     Elements are tuples / dicts of numpy arrays and numpy scalars (`bytes`
-    for strings), exactly what tf.data's `as_numpy_iterator()` yields.
+    for strings), exactly what tf.data's `as_numpy_iterator()` yields; a `for`
+    loop over the dataset gets them as eager tensors, as tf.data's.
 
     Example:
         >>> ds = Dataset.range(10).map(lambda x: x * 2).batch(4)
-        >>> [b.tolist() for b in ds]
+        >>> [b.numpy().tolist() for b in ds]
         [[0, 2, 4, 6], [8, 10, 12, 14], [16, 18]]
     """
 
@@ -86,10 +87,11 @@ class Dataset:
         return True  # `__len__` must not decide truthiness (tf does the same)
 
     def __iter__(self):
-        return DatasetIterator(self._iterator(IterationContext()))
+        # as iterating a tf.data dataset eagerly: the elements are tensors
+        return DatasetIterator(self._iterator(IterationContext()), as_tensors=True)
 
     def as_numpy_iterator(self):
-        """An iterator of numpy elements (what `iter(ds)` already yields).
+        """An iterator of numpy elements (numpy arrays and scalars, strings as bytes).
 
         Returns:
             A `DatasetIterator`.
@@ -98,7 +100,7 @@ class Dataset:
             >>> list(Dataset.from_tensor_slices([1, 2]).as_numpy_iterator())
             [np.int32(1), np.int32(2)]
         """
-        return iter(self)
+        return DatasetIterator(self._iterator(IterationContext()))
 
     def __repr__(self):
         return f"<{type(self).__name__} cardinality={self.cardinality()}>"
@@ -619,7 +621,7 @@ class Dataset:
             10
         """
         state = structure.normalize_output(initial_state)
-        for element in self:
+        for element in self.as_numpy_iterator():
             state = structure.normalize_output(reduce_func(state, element))
         return state
 
