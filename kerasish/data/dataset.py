@@ -5,6 +5,8 @@ ops' generators, so every `for` loop is a fresh epoch. Transformation
 methods return new datasets and live in small classes under `ops/`.
 """
 
+import numpy as np
+
 from kerasish.data import structure
 from kerasish.data.constants import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from kerasish.data.iterator import DatasetIterator, IterationContext
@@ -67,16 +69,17 @@ class Dataset:
         """Number of elements, or INFINITE_CARDINALITY (-1) / UNKNOWN_CARDINALITY (-2).
 
         Returns:
-            int, computed without iterating, with tf.data's rules.
+            an int (computed without iterating, with tf.data's rules) that prints,
+            and has `.numpy()`, as the int64 scalar tensor tf.data returns.
 
         Example:
-            >>> Dataset.range(10).batch(3).cardinality()
-            4
+            >>> print(Dataset.range(10).batch(3).cardinality())
+            tf.Tensor(4, shape=(), dtype=int64)
         """
-        return self._cardinality()
+        return Cardinality(self._cardinality())
 
     def __len__(self):
-        n = self.cardinality()
+        n = self._cardinality()
         if n == INFINITE_CARDINALITY:
             raise TypeError("The dataset is infinite.")
         if n == UNKNOWN_CARDINALITY:
@@ -103,7 +106,7 @@ class Dataset:
         return DatasetIterator(self._iterator(IterationContext()))
 
     def __repr__(self):
-        return f"<{type(self).__name__} cardinality={self.cardinality()}>"
+        return f"<{type(self).__name__} cardinality={self._cardinality()}>"
 
     # -- sources ------------------------------------------------------------
 
@@ -624,6 +627,26 @@ class Dataset:
         for element in self.as_numpy_iterator():
             state = structure.normalize_output(reduce_func(state, element))
         return state
+
+
+class Cardinality(int):
+    """What `Dataset.cardinality()` returns: an int (arithmetic and comparisons stay
+    ints) printed as TensorFlow's eager int64 scalar, with `.numpy()`, as tf.data's."""
+
+    dtype = "int64"
+    shape = ()
+
+    def numpy(self):
+        return np.int64(self)
+
+    def __str__(self):
+        return f"tf.Tensor({int(self)}, shape=(), dtype=int64)"
+
+    def __repr__(self):
+        return f"<tf.Tensor: shape=(), dtype=int64, numpy={int(self)}>"
+
+    def __format__(self, spec):
+        return str(self) if not spec else int.__format__(int(self), spec)
 
 
 # The ops subclass Dataset, so they are imported once it exists.

@@ -39,3 +39,12 @@ def test_reduce_and_adapt_still_read_numpy():
     norm = keras.layers.Normalization(axis=None)
     norm.adapt(Dataset.from_tensor_slices(np.array([1.0, 3.0], "float32")).batch(1))
     assert norm.mean.numpy().ravel().tolist() == [2.0]
+
+
+def test_cardinality_prints_as_tensorflows_int64_tensor():
+    card = Dataset.range(10).batch(3).cardinality()
+    assert str(card) == "tf.Tensor(4, shape=(), dtype=int64)"
+    assert repr(card) == "<tf.Tensor: shape=(), dtype=int64, numpy=4>"
+    assert card == 4 and card.numpy() == 4 and "%d" % card == "4" and len(
+        Dataset.range(10).batch(3)) == 4
+    assert Dataset.range(3).repeat().cardinality() == -1
