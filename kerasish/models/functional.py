@@ -54,6 +54,10 @@ class Functional(Model, Function):
                         f"All `{what}` values must be KerasTensors. Received: {what}={struct} "
                         f"including invalid value {t} of type {type(t)}"
                     )
+        for what in ("inputs", "outputs"):   # Keras's Function checks, in its words
+            if not tree.flatten(inputs if what == "inputs" else outputs):
+                raise ValueError(f"`{what}` argument cannot be empty. Received:\n"
+                                 f"inputs={inputs}\noutputs={outputs}")
         _warn_dict_keys_not_names(inputs)
         if not all(_is_input_tensor(t) for t in tree.flatten(inputs)):
             inputs, outputs = _clone_graph_nodes(inputs, outputs)
