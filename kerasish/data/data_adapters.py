@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend import devices, philox
+from kerasish.backend import config as backend_config, devices, philox
 from kerasish.data.dataset import Dataset
 from kerasish.data.iterator import DatasetIterator, IterationContext
 from kerasish.utils import tree
@@ -56,9 +56,12 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
 def _to_numpy(value):
     if value is None:
         return None
-    if isinstance(value, Tensor):
-        return value.numpy()
-    return np.asarray(value)
+    value = value.numpy() if isinstance(value, Tensor) else np.asarray(value)
+    # as Keras's array adapter: float arrays other than floatx become floatx
+    floatx = backend_config.floatx()
+    if value.dtype.kind == "f" and value.dtype.name != floatx:
+        value = value.astype(floatx)
+    return value
 
 
 def _is_array_data(x):

@@ -150,10 +150,13 @@ def _with_filled_mask(signature, bound):
     which the message lists; a single tensor's mask stays one value."""
     if "mask" not in signature.parameters or bound.get("mask") is not None:
         return bound
+    # (numpy arrays are no tensors to Keras's CallSpec: a functional model, which
+    # converts none of its inputs, gets no mask filled for numpy inputs)
     structured = [v for p, v in bound.items() if p not in ("training", "mask") and
                   isinstance(v, (list, tuple, dict)) and v and
-                  all(_is_tensor(t) for t in tree.flatten(v))]
-    others = [v for p, v in bound.items() if p not in ("training", "mask") and _is_tensor(v)]
+                  all(isinstance(t, (Tensor, KerasTensor)) for t in tree.flatten(v))]
+    others = [v for p, v in bound.items() if p not in ("training", "mask") and
+              isinstance(v, (Tensor, KerasTensor))]
     if len(structured) != 1 or others:
         return bound
     return dict(bound, mask=tree.map_structure(lambda t: None, structured[0]))

@@ -528,6 +528,7 @@ def predict(model, x, batch_size, verbose, steps, callbacks):
     adapter, predict_step, verbose = distribute_lib.loop_setup(model, adapter, _verbose(verbose),
                                                                "predict")
     cbs = _callbacks(model, callbacks, verbose, 1, steps or adapter.num_batches, history=False)
+    on_device = getattr(model, "_distribute_strategy", None) is None
     model.stop_predicting = False
     cbs.on_predict_begin()
     outputs = []
@@ -540,8 +541,10 @@ def predict(model, x, batch_size, verbose, steps, callbacks):
         step_outputs = []
         for batch in batches:
             with graph_step(model):
+                # tensors, as Keras's step gets them (a functional model converts none itself)
+                data = to_device(batch) if on_device else batch
                 step_outputs.append(tree.map_structure(core.convert_to_numpy,
-                                                       predict_step(batch)))
+                                                       predict_step(data)))
         outputs.extend(step_outputs)
         cbs.on_predict_batch_end(end, {"outputs": _concatenate(step_outputs)})
         if model.stop_predicting:

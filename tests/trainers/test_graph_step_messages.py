@@ -116,3 +116,31 @@ def test_fit_gives_a_subclassed_model_list_inputs_as_a_tuple():
     model.fit([np.ones((4, 2), "float32"), np.ones((4, 3), "float32")], np.ones((4, 1)),
               verbose=0)
     assert set(seen) == {"tuple"}
+
+
+def test_an_eager_functional_call_gets_the_numpy_inputs_as_given():
+    # Keras's functional model converts none of its inputs in __call__: the summary
+    # lists the numpy arrays and no mask is filled in (Keras 3.15.1's print)
+    a, b = keras.Input((4,), name="a"), keras.Input((3,), name="b")
+    model = keras.Model({"a": a, "b": b},
+                        keras.layers.Dense(1)(keras.layers.Concatenate()([a, b])))
+    text = message_of(lambda: model({"b": np.ones((6,)), "a": np.ones((6, 4))}))
+    assert text.endswith(
+        "Arguments received by Functional.call():\n"
+        "  • inputs={'b': 'array([1., 1., 1., 1., 1., 1.])', 'a': 'array([[1., 1., 1., 1.],\\n"
+        "       [1., 1., 1., 1.],\\n       [1., 1., 1., 1.],\\n       [1., 1., 1., 1.],\\n"
+        "       [1., 1., 1., 1.],\\n       [1., 1., 1., 1.]])'}\n"
+        "  • training=None\n"
+        "  • mask=None\n"
+        "  • kwargs=<class 'inspect._empty'>")
+
+
+def test_float64_arrays_reach_the_step_as_floatx():
+    # Keras's array adapter casts float arrays other than floatx (x, y, sample weights);
+    # ints stay ints
+    from kerasish.data.data_adapters import ArrayAdapter
+    adapter = ArrayAdapter({"a": np.ones((4, 2)), "n": np.arange(4)}, np.ones((4, 1), "float16"),
+                           sample_weight=np.ones(4), batch_size=2)
+    x, y, sw = next(iter(adapter.batches()))
+    assert (x["a"].dtype, x["n"].dtype, y.dtype, sw.dtype) == (
+        np.float32, np.arange(1).dtype, np.float32, np.float32)
