@@ -56,6 +56,20 @@ class DTypeName(str):
     def __reduce__(self):
         return (str, (str.__str__(self),))
 
+    def __eq__(self, other):
+        if isinstance(other, str) or other is None:
+            return str.__eq__(self, other)
+        try:   # as tf.DType's: a numpy dtype or scalar type compares by its name
+            return str.__eq__(self, np.dtype(other).name)
+        except Exception:  # noqa: BLE001 - not a dtype at all
+            return NotImplemented
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = str.__hash__
+
 
 _DTYPES = {}
 

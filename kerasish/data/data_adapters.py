@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend import devices, philox
+from kerasish.backend import config as backend_config, devices, philox
 from kerasish.data.dataset import Dataset
 from kerasish.data.iterator import DatasetIterator, IterationContext
 from kerasish.utils import tree
@@ -56,9 +56,12 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
 def _to_numpy(value):
     if value is None:
         return None
-    if isinstance(value, Tensor):
-        return value.numpy()
-    return np.asarray(value)
+    value = value.numpy() if isinstance(value, Tensor) else np.asarray(value)
+    # as Keras's array adapter: float arrays other than floatx become floatx
+    floatx = backend_config.floatx()
+    if value.dtype.kind == "f" and value.dtype.name != floatx:
+        value = value.astype(floatx)
+    return value
 
 
 def _is_array_data(x):
@@ -158,13 +161,26 @@ class ArrayAdapter:
     def _slice(self, index):
         def take(a):
             return None if a is None else a[index]  # an omitted (optional) input stays None
-        x = tree.map_structure(take, self.x)
+        # Keras on TensorFlow batches arrays through a tf.data dataset, which makes the
+        # lists of the structures tuples: a step (and a model's `call`) gets tuples
+        x = _lists_to_tuples(tree.map_structure(take, self.x))
         if self.y is None:  # as Keras: `train_step` gets the bare input batch
             return (x,) if isinstance(x, (list, tuple)) else x
-        y = tree.map_structure(take, self.y)
+        y = _lists_to_tuples(tree.map_structure(take, self.y))
         if self.sample_weight is None:
             return (x, y)
-        return (x, y, tree.map_structure(take, self.sample_weight))
+        return (x, y, _lists_to_tuples(tree.map_structure(take, self.sample_weight)))
+
+
+def _lists_to_tuples(structure):
+    """Keras's `tree.lists_to_tuples`: every list of a nested structure as a tuple."""
+    if isinstance(structure, list):
+        return tuple(_lists_to_tuples(v) for v in structure)
+    if isinstance(structure, tuple) and not hasattr(structure, "_fields"):
+        return tuple(_lists_to_tuples(v) for v in structure)
+    if isinstance(structure, dict):
+        return {k: _lists_to_tuples(v) for k, v in structure.items()}
+    return structure
 
 
 def _class_weight_to_sample_weight(y, class_weight, sample_weight):

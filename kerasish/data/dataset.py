@@ -5,6 +5,8 @@ ops' generators, so every `for` loop is a fresh epoch. Transformation
 methods return new datasets and live in small classes under `ops/`.
 """
 
+import numpy as np
+
 from kerasish.data import structure
 from kerasish.data.constants import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from kerasish.data.iterator import DatasetIterator, IterationContext
@@ -17,11 +19,12 @@ class Dataset:
     Build one with a source (`from_tensor_slices`, `range`, `from_generator`,
     `TFRecordDataset`, `from_hdf5`, ...), chain transformations, and iterate.
     Elements are tuples / dicts of numpy arrays and numpy scalars (`bytes`
-    for strings), exactly what tf.data's `as_numpy_iterator()` yields.
+    for strings), exactly what tf.data's `as_numpy_iterator()` yields; a `for`
+    loop over the dataset gets them as eager tensors, as tf.data's.
 
     Example:
         >>> ds = Dataset.range(10).map(lambda x: x * 2).batch(4)
-        >>> [b.tolist() for b in ds]
+        >>> [b.numpy().tolist() for b in ds]
         [[0, 2, 4, 6], [8, 10, 12, 14], [16, 18]]
     """
 
@@ -66,16 +69,17 @@ class Dataset:
         """Number of elements, or INFINITE_CARDINALITY (-1) / UNKNOWN_CARDINALITY (-2).
 
         Returns:
-            int, computed without iterating, with tf.data's rules.
+            an int (computed without iterating, with tf.data's rules) that prints,
+            and has `.numpy()`, as the int64 scalar tensor tf.data returns.
 
         Example:
-            >>> Dataset.range(10).batch(3).cardinality()
-            4
+            >>> print(Dataset.range(10).batch(3).cardinality())
+            tf.Tensor(4, shape=(), dtype=int64)
         """
-        return self._cardinality()
+        return Cardinality(self._cardinality())
 
     def __len__(self):
-        n = self.cardinality()
+        n = self._cardinality()
         if n == INFINITE_CARDINALITY:
             raise TypeError("The dataset is infinite.")
         if n == UNKNOWN_CARDINALITY:
@@ -86,10 +90,11 @@ class Dataset:
         return True  # `__len__` must not decide truthiness (tf does the same)
 
     def __iter__(self):
-        return DatasetIterator(self._iterator(IterationContext()))
+        # as iterating a tf.data dataset eagerly: the elements are tensors
+        return DatasetIterator(self._iterator(IterationContext()), as_tensors=True)
 
     def as_numpy_iterator(self):
-        """An iterator of numpy elements (what `iter(ds)` already yields).
+        """An iterator of numpy elements (numpy arrays and scalars, strings as bytes).
 
         Returns:
             A `DatasetIterator`.
@@ -98,10 +103,10 @@ class Dataset:
             >>> list(Dataset.from_tensor_slices([1, 2]).as_numpy_iterator())
             [np.int32(1), np.int32(2)]
         """
-        return iter(self)
+        return DatasetIterator(self._iterator(IterationContext()))
 
     def __repr__(self):
-        return f"<{type(self).__name__} cardinality={self.cardinality()}>"
+        return f"<{type(self).__name__} cardinality={self._cardinality()}>"
 
     # -- sources ------------------------------------------------------------
 
@@ -619,9 +624,29 @@ class Dataset:
             10
         """
         state = structure.normalize_output(initial_state)
-        for element in self:
+        for element in self.as_numpy_iterator():
             state = structure.normalize_output(reduce_func(state, element))
         return state
+
+
+class Cardinality(int):
+    """What `Dataset.cardinality()` returns: an int (arithmetic and comparisons stay
+    ints) printed as TensorFlow's eager int64 scalar, with `.numpy()`, as tf.data's."""
+
+    dtype = "int64"
+    shape = ()
+
+    def numpy(self):
+        return np.int64(self)
+
+    def __str__(self):
+        return f"tf.Tensor({int(self)}, shape=(), dtype=int64)"
+
+    def __repr__(self):
+        return f"<tf.Tensor: shape=(), dtype=int64, numpy={int(self)}>"
+
+    def __format__(self, spec):
+        return str(self) if not spec else int.__format__(int(self), spec)
 
 
 # The ops subclass Dataset, so they are imported once it exists.

@@ -2,7 +2,12 @@
 import _thread
 import logging
 
+import numpy as np
+
+from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import devices
 from kerasish.data import background
+from kerasish.utils import tree
 
 _log = logging.getLogger("kerasish.data")
 
@@ -48,8 +53,32 @@ class IterationContext:
         return True
 
 
+def _as_tensor(value):
+    """A numpy element as the eager tensor that iterating a tf.data dataset yields
+    (bytes and object arrays of bytes as string tensors)."""
+    if not isinstance(value, (np.ndarray, np.generic, bytes)):
+        return value
+    array = np.asarray(value)
+    if array.dtype == object:
+        kind = _text_kind(array.reshape(-1).tolist())
+        if kind is not None:
+            array = array.astype(kind)
+    device = devices.current_device()
+    return Tensor(device.send(array), device)
+
+
+def _text_kind(items):
+    """bytes or str when every item is one (a string tensor), else None. Text ending
+    in a NUL stays an object array: numpy's fixed-width text arrays drop them."""
+    for kind, nul in ((bytes, b"\0"), (str, "\0")):
+        if all(isinstance(v, kind) and not v.endswith(nul) for v in items):
+            return kind
+    return None
+
+
 class DatasetIterator:
-    """The iterator `iter(dataset)` returns: yields nested numpy elements.
+    """The iterator `iter(dataset)` returns (nested eager tensors, as tf.data's) and
+    `as_numpy_iterator()` returns (nested numpy elements).
 
     Breaking out of a loop is enough to stop it: when the iterator is
     garbage collected, or `close()` is called, or it is used as a context
@@ -57,16 +86,18 @@ class DatasetIterator:
 
     Args:
         generator: the generator built by the dataset's ops.
+        as_tensors: yield the elements as eager tensors (`iter(dataset)`).
 
     Example:
         >>> it = iter(Dataset.range(3))
         >>> next(it)
-        np.int64(0)
+        <tf.Tensor: shape=(), dtype=int64, numpy=0>
         >>> it.close()
     """
 
-    def __init__(self, generator):
+    def __init__(self, generator, as_tensors=False):
         self._generator = generator
+        self._as_tensors = as_tensors
 
     def __iter__(self):
         return self
@@ -74,7 +105,8 @@ class DatasetIterator:
     def __next__(self):
         if self._generator is None:
             raise StopIteration
-        return next(self._generator)
+        element = next(self._generator)
+        return tree.map_structure(_as_tensor, element) if self._as_tensors else element
 
     def get_next(self):
         """Same as `next(iterator)` (tf.data's method name)."""

@@ -18,7 +18,7 @@ class TensorSpec:
 
     Example:
         >>> TensorSpec((None, 3), "float32")
-        TensorSpec(shape=(None, 3), dtype=float32, name=None)
+        TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)
     """
 
     def __init__(self, shape, dtype="float32", name=None):
@@ -69,7 +69,9 @@ class TensorSpec:
         return hash((self.shape, self.dtype, self.name))
 
     def __repr__(self):
-        return f"TensorSpec(shape={self.shape}, dtype={self.dtype}, name={self.name!r})"
+        # TensorFlow's form: `dtype=tf.float32`, text as `tf.string`
+        dtype = "string" if self.dtype.kind in "OSU" else self.dtype.name
+        return f"TensorSpec(shape={self.shape}, dtype=tf.{dtype}, name={self.name!r})"
 
 
 class DatasetSpec:
@@ -80,7 +82,7 @@ class DatasetSpec:
 
     Example:
         >>> DatasetSpec(TensorSpec((), "int64"))
-        DatasetSpec(TensorSpec(shape=(), dtype=int64, name=None))
+        DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None))
     """
 
     def __init__(self, element_spec):

@@ -192,7 +192,10 @@ class PerWorkerAdapter:
         self.num_batches = num_batches
 
     def batches(self):
-        for batch in self.source:
+        source = self.source
+        if hasattr(source, "as_numpy_iterator"):   # a Dataset: its numpy elements
+            source = source.as_numpy_iterator()
+        for batch in source:
             yield StepBatch(batch, None)
 
 

@@ -1,4 +1,5 @@
 """What `Layer.__call__` reads off a call: the `call` signature and the input masks."""
+import contextlib
 import inspect
 
 import numpy as np
@@ -121,6 +122,7 @@ def with_call_info(error, layer, args, kwargs, symbolic=False):
             bound = signature.bind(*args, **kwargs).arguments
         except (TypeError, ValueError):
             return error
+        bound = _with_filled_mask(signature, bound)
         lines = [f"  • {p}={_map_format(bound[p]) if p in bound else param.default}"
                  for p, param in signature.parameters.items()]
         if not lines:
@@ -142,10 +144,92 @@ def with_call_info(error, layer, args, kwargs, symbolic=False):
     return new.with_traceback(error.__traceback__)
 
 
+def _with_filled_mask(signature, bound):
+    """The bound arguments with `mask` as Keras's `__call__` fills it in when not given:
+    the structure of the only tensor argument's masks (`(None, None)` for two inputs),
+    which the message lists; a single tensor's mask stays one value."""
+    if "mask" not in signature.parameters or bound.get("mask") is not None:
+        return bound
+    # (numpy arrays are no tensors to Keras's CallSpec: a functional model, which
+    # converts none of its inputs, gets no mask filled for numpy inputs)
+    structured = [v for p, v in bound.items() if p not in ("training", "mask") and
+                  isinstance(v, (list, tuple, dict)) and v and
+                  all(isinstance(t, (Tensor, KerasTensor)) for t in tree.flatten(v))]
+    others = [v for p, v in bound.items() if p not in ("training", "mask") and
+              isinstance(v, (Tensor, KerasTensor))]
+    if len(structured) != 1 or others:
+        return bound
+    return dict(bound, mask=tree.map_structure(lambda t: None, structured[0]))
+
+
 def _format_value(value):
     if isinstance(value, Tensor) and not hasattr(value, "assign"):  # not a Variable
-        return f"tf.Tensor(shape={tuple(value.shape)}, dtype={value.dtype.name})"
+        return f"tf.Tensor(shape={traced_shape(value.shape)}, dtype={value.dtype.name})"
     return repr(value)
+
+
+# Keras's traced steps ----------------------------------------------------------------
+_STEPS = []   # (graph names of the step's input tensors by id, batch dimension or _REAL)
+_REAL = object()
+
+
+@contextlib.contextmanager
+def traced_step(batch_size=_REAL):
+    """While a fit/evaluate/predict step runs: Keras runs it as a TensorFlow graph, so
+    the messages of errors raised in it show its tensors as graph tensors. The step's
+    input tensors are the graph's arguments `data:0`, `data_1:0`, ... (named when the
+    outermost functional model receives them, see `name_step_inputs`); with
+    `batch_size` given (fit and evaluate, which trace on the dataset's spec), shapes
+    show that batch dimension (None when unknown).
+
+    Args:
+        batch_size: the traced batch dimension; left out, the real shapes are shown.
+    """
+    _STEPS.append(({}, batch_size))
+    try:
+        yield
+    finally:
+        _STEPS.pop()
+
+
+def name_step_inputs(inputs):
+    """The first model inputs received in a traced step (by the outermost functional
+    model, after `__call__` converted them) are the graph's `data:0`, `data_1:0`, ...
+    in their flattened order (a dict's values in its own order, as Keras 3.15.1 names
+    them)."""
+    if not _STEPS or _STEPS[-1][0]:
+        return
+    names = _STEPS[-1][0]
+    for i, leaf in enumerate(_leaves_in_order(inputs)):
+        if leaf is not None:
+            names[id(leaf)] = "data" if i == 0 else f"data_{i}"
+    names[None] = None   # named once per step
+
+
+def _leaves_in_order(structure):
+    if isinstance(structure, dict):
+        return [leaf for v in structure.values() for leaf in _leaves_in_order(v)]
+    if isinstance(structure, (list, tuple)):
+        return [leaf for v in structure for leaf in _leaves_in_order(v)]
+    return [structure]
+
+
+def traced_shape(shape):
+    """`shape` (a tuple) as the running traced step shows it (see `traced_step`)."""
+    shape = tuple(shape)
+    if _STEPS and _STEPS[-1][1] is not _REAL and shape:
+        return (_STEPS[-1][1],) + shape[1:]
+    return shape
+
+
+def describe_input(x, converted):
+    """How Keras's messages print a model input `x` (the step's graph tensor inside a
+    traced step, else the tensor's values); `converted` is it as a Tensor."""
+    name = _STEPS[-1][0].get(id(x)) if _STEPS else None
+    if name is None:
+        return f"{converted}"
+    return (f'Tensor("{name}:0", shape={traced_shape(converted.shape)}, '
+            f"dtype={converted.dtype.name})")
 
 
 def _map_format(value):

@@ -1,4 +1,5 @@
 """InputSpec: what a layer accepts, checked on every call."""
+from kerasish.layers import call_utils
 from kerasish.utils import tree
 
 
@@ -81,7 +82,8 @@ def assert_input_compatibility(input_spec, inputs, layer_name):
         )
     for index, (spec, x) in enumerate(zip(specs, tensors)):
         if spec is not None and x is not None:
-            _check_one(spec, tuple(x.shape), index, layer_name)
+            # (inside fit/evaluate's traced step, Keras checks the traced shape)
+            _check_one(spec, call_utils.traced_shape(x.shape), index, layer_name)
 
 
 def _check_one(spec, shape, index, layer_name):

@@ -601,9 +601,10 @@ class Layer(Operation):
         its name scope).
         """
         sig = call_signature(type(self))
-        args = tuple(_convert_input(a, self) for a in args) if args else args
-        if not args and sig.first in kwargs:
-            kwargs[sig.first] = _convert_input(kwargs[sig.first], self)
+        if getattr(self, "_convert_input_args", True) or traced:
+            args = tuple(_convert_input(a, self) for a in args) if args else args
+            if not args and sig.first in kwargs:
+                kwargs[sig.first] = _convert_input(kwargs[sig.first], self)
         first = args[0] if args else kwargs.get(sig.first)
         ctx = _context()
         # As Keras's `_maybe_build`: before `training` is resolved, a layer without its own

@@ -35,8 +35,9 @@ def standardize_reduction(reduction_name):
     """
     if reduction_name not in REDUCTIONS:
         raise ValueError(
+            # Keras prints a set here (its order follows Python's string hashing)
             "Invalid value for argument `reduction`. Expected one of "
-            f"{list(REDUCTIONS)}. Received: reduction={reduction_name}"
+            f"{set(REDUCTIONS)}. Received: reduction={reduction_name}"
         )
     return reduction_name
 
@@ -231,9 +232,9 @@ class Loss:
             values = self.call(y_true, y_pred)
         except ValueError as error:
             shapes = [tuple(getattr(t, "shape", ())) for t in (y_true, y_pred)]
-            if shapes[0] == shapes[1] or not all(isinstance(t, Tensor)
-                                                for t in (y_true, y_pred)):
-                raise
+            if shapes[0] == shapes[1] or hasattr(error, "keras_shapes") or not all(
+                    isinstance(t, Tensor) for t in (y_true, y_pred)):
+                raise   # equal shapes, or already Keras's own words
             raise ValueError(
                 f"Loss '{self.name}' ({type(self).__name__}): the targets `y` of shape "
                 f"{shapes[0]} do not match the model output of shape {shapes[1]}. "

@@ -1,7 +1,7 @@
 """Functional: a model defined by a graph of layer calls on KerasTensors."""
 import warnings
 
-from kerasish.layers import symbolic
+from kerasish.layers import call_utils, symbolic
 from kerasish.layers.core.input_layer import InputLayer
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.keras_tensor import KerasTensor, Node
@@ -54,6 +54,10 @@ class Functional(Model, Function):
                         f"All `{what}` values must be KerasTensors. Received: {what}={struct} "
                         f"including invalid value {t} of type {type(t)}"
                     )
+        for what in ("inputs", "outputs"):   # Keras's Function checks, in its words
+            if not tree.flatten(inputs if what == "inputs" else outputs):
+                raise ValueError(f"`{what}` argument cannot be empty. Received:\n"
+                                 f"inputs={inputs}\noutputs={outputs}")
         _warn_dict_keys_not_names(inputs)
         if not all(_is_input_tensor(t) for t in tree.flatten(inputs)):
             inputs, outputs = _clone_graph_nodes(inputs, outputs)
@@ -154,7 +158,8 @@ class Functional(Model, Function):
     def output_names(self):
         return [t._keras_history[0].name for t in self._outputs]
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs, training=None, mask=None, **kwargs):
+        # (`**kwargs` as Keras's signature, which its call-error message lists)
         values = self._standardize_inputs(inputs)
         tensor_map = {id(kt): v for kt, v in zip(self._inputs, values)}
 
@@ -172,6 +177,7 @@ class Functional(Model, Function):
 
     def _standardize_inputs(self, inputs):
         """Flattens user inputs in `self._inputs` order, matching dtypes and ranks."""
+        call_utils.name_step_inputs(inputs)
         flat = self._flatten_inputs(inputs, warn=True)
         if len(flat) != len(self._inputs):
             raise ValueError(
@@ -212,7 +218,7 @@ class Functional(Model, Function):
                 raise ValueError(f"The input '{kt.name}' is not optional, but None was passed. "
                                  "Please provide a valid tensor.")
             return x
-        x = core.convert_to_tensor(x)
+        given, x = x, core.convert_to_tensor(x)
         if x.dtype != kt.dtype and not (kt.dtype == "string" and x.dtype == "object"):
             # (an object array of str/bytes, e.g. a text dataset's batch, is text as is)
             x = core.cast(x, kt.dtype)
@@ -224,8 +230,9 @@ class Functional(Model, Function):
             return manipulation.squeeze(x, -1)
         path = _paths(self._inputs_struct)[index]
         raise ValueError(
-            f"Invalid input shape for input {x} with name '{kt.name}' and path '{path}'. "
-            f"Expected shape {kt.shape}, but input has incompatible shape {tuple(x.shape)}")
+            f"Invalid input shape for input {call_utils.describe_input(given, x)} with name "
+            f"'{kt.name}' and path '{path}'. Expected shape {kt.shape}, but input has "
+            f"incompatible shape {call_utils.traced_shape(x.shape)}")
 
     def _inputs_struct_mismatch(self, inputs, raise_error):
         """Keras's warning (or error) for inputs whose structure is not the model's."""

@@ -46,14 +46,33 @@ def _clip_probs(output):
     return ew.clip(output, eps, 1.0 - eps)
 
 
-def _check_same_shape(name, target, output):
-    if len(target.shape) == len(output.shape) and all(
-            a is None or b is None or a == b for a, b in zip(target.shape, output.shape)):
-        return  # equal, or unknown (None) where they differ
-    if target.shape != output.shape:
-        raise ValueError(
-            f"ops.{name}: `target` and `output` must have the same shape. "
-            f"Received: target {core.describe(target)}, output {core.describe(output)}.")
+def shape_error(template, target_shape, output_shape):
+    """A ValueError with Keras's text `template` (fields `{target}` and `{output}`).
+
+    It keeps the template and both shapes in `keras_shapes`, so that `fit` and
+    `evaluate` can print the batch dimension of their traced step as Keras does.
+    """
+    target_shape, output_shape = tuple(target_shape), tuple(output_shape)
+    error = ValueError(template.format(target=target_shape, output=output_shape))
+    error.keras_shapes = (template, target_shape, output_shape)
+    return error
+
+
+def _check_same_shape(target, output, at_least_rank_1=False):
+    # Keras's TensorFlow backend checks, in its order and words
+    if at_least_rank_1 and len(target.shape) < 1:
+        raise shape_error("Arguments `target` and `output` must be at least rank 1. "
+                          "Received: target.shape={target}, output.shape={output}",
+                          target.shape, output.shape)
+    if len(target.shape) != len(output.shape):
+        raise shape_error("Arguments `target` and `output` must have the same rank (ndim). "
+                          "Received: target.shape={target}, output.shape={output}",
+                          target.shape, output.shape)
+    if any(a is not None and b is not None and a != b
+           for a, b in zip(target.shape, output.shape)):
+        raise shape_error("Arguments `target` and `output` must have the same shape. "
+                          "Received: target.shape={target}, output.shape={output}",
+                          target.shape, output.shape)
 
 
 @keras_op
@@ -74,7 +93,7 @@ def binary_crossentropy(target, output, from_logits=False):
     """
     output = float_operand(output)
     target = core.cast(convert_to_tensor(target), output.dtype)
-    _check_same_shape("binary_crossentropy", target, output)
+    _check_same_shape(target, output)
     output, from_logits = _logits_if_known("binary_crossentropy", output, from_logits,
                                            "Sigmoid")
     if from_logits:
@@ -109,9 +128,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """
     output = float_operand(output)
     target = core.cast(convert_to_tensor(target), output.dtype)
-    _check_same_shape("categorical_crossentropy", target, output)
-    if output.ndim < 1:
-        raise ValueError("ops.categorical_crossentropy: inputs must be at least rank 1.")
+    _check_same_shape(target, output, at_least_rank_1=True)
     output, from_logits = _logits_if_known("categorical_crossentropy", output, from_logits,
                                            "Softmax")
     if from_logits:
@@ -248,14 +265,19 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     if labels.ndim == output.ndim and labels.ndim and labels.shape[-1] == 1:
         labels = shape_ops.squeeze(labels, -1)
     if output.ndim < 1:
-        raise ValueError(f"ops.{name}: output must be at least rank 1; got shape {output.shape}.")
+        raise ValueError("Argument `output` must be at least rank 1. Received: "
+                         f"output.shape={tuple(output.shape)}")
     if axis not in (-1, output.ndim - 1):
         output = shape_ops.moveaxis(output, axis, -1)
+    # Keras's TensorFlow backend checks, in its order and words
+    if labels.ndim != output.ndim - 1:
+        raise shape_error("Argument `output` must have rank (ndim) `target.ndim - 1`. "
+                          "Received: target.shape={target}, output.shape={output}",
+                          labels.shape, output.shape)
     if labels.shape != output.shape[:-1]:
-        raise ValueError(
-            f"ops.{name}: labels {core.describe(labels)} do not match predictions "
-            f"{core.describe(output)} (labels must be shaped like the predictions without "
-            "the class axis).")
+        raise shape_error("Arguments `target` and `output` must have the same shape up until "
+                          "the last dimension: target.shape={target}, output.shape={output}",
+                          labels.shape, output.shape)
     num_classes = output.shape[-1]
     if labels._device is not output._device:
         labels = Tensor(output._device.send(labels._value), output._device)
@@ -268,10 +290,10 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
                 f"got min {int(lv.min())}, max {int(lv.max())}.")
     host_check(check_range, labels)
     if not from_logits:
-        probs = ew.divide(output, reduction.sum(output, axis=-1, keepdims=True))
-        picked = shape_ops.take_along_axis(_clip_probs(probs), shape_ops.expand_dims(labels, -1),
-                                           axis=-1)
-        return ew.negative(ew.log(shape_ops.squeeze(picked, -1)))
+        # Keras on TensorFlow: the log of the clipped probabilities are the logits of
+        # TensorFlow's sparse softmax kernel (which renormalizes them through its own
+        # log-sum-exp; there is no explicit division by the row sums)
+        output = ew.log(_clip_probs(output))
     return _sparse_softmax_xent(lv, output)
 
 

@@ -166,8 +166,10 @@ def percentile(x, q, axis=None, method="linear", keepdims=False):
     """
     if sorting.is_symbolic(x, q):
         return sorting.quantile_spec(convert_to_tensor(x), q, axis, keepdims)
-    q = np.asarray(core.convert_to_numpy(q), dtype=np.float64) / 100.0
-    return sorting.quantile(x, q if q.ndim else float(q), axis=axis, method=method, keepdims=keepdims)
+    # as Keras: q / 100 in floatx (then float64 in quantile)
+    floatx = config.floatx()
+    q = np.asarray(core.convert_to_numpy(q), dtype=floatx) / np.asarray(100.0, floatx)
+    return sorting.quantile(x, q, axis=axis, method=method, keepdims=keepdims)
 
 
 # Integers and booleans hold no NaN: these reduce them like the plain reduction,

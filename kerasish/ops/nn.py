@@ -75,11 +75,19 @@ sigmoid = _activation(
 softsign = _activation(
     "softsign", lambda xp, a, x: a / (1 + xp.abs(a)),
     lambda g, x, o: ew.divide(g, ew.square(ew.add(ew.absolute(x), 1.0))), "x / (1 + |x|).")
+def _hard_sigmoid_grad(g, x, o):
+    """TensorFlow's gradient of Keras's `relu6(x + 3) / 6`: `g / 6` where `0 < x + 3 < 6`."""
+    shifted = ew.add(x, 3.0)
+    inside = ew.logical_and(ew.greater(shifted, 0.0), ew.less(shifted, 6.0))
+    return ew.divide(ew.multiply(g, core.cast(inside, g.dtype)), 6.0)
+
+
+# Keras's formula (and its roundings): relu6(x + 3) / 6, not x / 6 + 0.5
 hard_sigmoid = _activation(
-    "hard_sigmoid", lambda xp, a, x: xp.clip(a / 6.0 + 0.5, 0, 1).astype(a.dtype, copy=False),
-    lambda g, x, o: ew.multiply(g, ew.multiply(core.cast(
-        ew.logical_and(ew.greater(x, -3.0), ew.less(x, 3.0)), g.dtype), 1.0 / 6.0)),
-    "relu6(x + 3) / 6.")
+    "hard_sigmoid",
+    lambda xp, a, x: xp.clip(a + a.dtype.type(3), 0, 6).astype(a.dtype, copy=False)
+    / a.dtype.type(6),
+    _hard_sigmoid_grad, "relu6(x + 3) / 6.")
 def _softplus(xp, a, x):
     """TensorFlow's Softplus kernel: x above -t, exp(x) below t, else log1p(exp(x)),
     t = log(epsilon) + 2 in the input's dtype (-13.94 for float32)."""

@@ -408,20 +408,23 @@ def histogram(x, bins=10, range=None):  # noqa: A002 - Keras's argument name
     Example:
         >>> counts, edges = ops.histogram(ops.convert_to_tensor([1.0, 2.0, 2.5, 4.0]), bins=3)
     """
-    if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or bins < 0:
-        raise ValueError(f"ops.histogram: Argument `bins` should be a non-negative integer. "
+    # Keras 3.15.1's checks and texts
+    if not isinstance(bins, (int, np.integer)):
+        raise TypeError(f"Argument `bins` must be of type `int`. Received: bins={bins}")
+    if bins < 0:
+        raise ValueError("Argument `bins` should be a non-negative integer. "
                          f"Received: bins={bins}")
-    if range is not None:
-        if not isinstance(range, (tuple, list)) or len(range) != 2:
-            raise ValueError(f"ops.histogram: Argument `range` must be a tuple of two elements. "
+    if range:
+        if len(range) < 2 or not isinstance(range, tuple):
+            raise ValueError("Argument `range` must be a tuple of two elements. "
                              f"Received: range={range}")
-        if range[1] <= range[0]:
-            raise ValueError("ops.histogram: The second element of `range` must be greater "
-                             f"than the first. Received: range={range}")
+        if range[1] < range[0]:
+            raise ValueError("The second element of `range` must be greater than the first. "
+                             f"Received: range={range}")
     x = core.convert_to_tensor(x)
-    if x.ndim != 1:
-        raise ValueError(f"ops.histogram: Input tensor must be 1-dimensional. "
-                         f"Received: input.shape = {tuple(x.shape)}")
+    if x.ndim > 1:
+        raise ValueError("Input tensor must be 1-dimensional. "
+                         f"Received: input.shape={tuple(x.shape)}")
     if x.__class__ is KerasTensor:
         return KerasTensor((bins,), x.dtype), KerasTensor((bins + 1,), x.dtype)
     counts, edges = np.histogram(core.convert_to_numpy(x), bins=bins, range=range)

@@ -279,6 +279,9 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
     Example:
         >>> ops.quantile(ops.convert_to_tensor([1.0, 2.0, 3.0, 4.0]), 0.5)   # 2.5
     """
+    if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise ValueError("ops.quantile: `method` must be one of 'linear', 'lower', 'higher', "
+                         f"'midpoint', 'nearest'. Received: method={method}")
     if is_symbolic(x, q):
         return quantile_spec(convert_to_tensor(x), q, axis, keepdims)
     x = core.float_operand(x)
@@ -294,20 +297,16 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
         axis = axis[0]
     flat = kept_shape is not None
     axis = axis % x.ndim
-    qs = np.atleast_1d(np.asarray(core.convert_to_numpy(q), dtype=np.float64))
+    # as Keras: `q` becomes a tensor first (a Python float a float32) and then float64
+    qs = np.atleast_1d(core.convert_to_numpy(core.convert_to_tensor(q)).astype(np.float64))
     n = x.shape[axis]
     ordered = sort(x, axis=axis)
+    # a slice holding a NaN gives NaN (Keras's TensorFlow backend)
+    has_nan = reduction.any(ew.isnan(x), axis=axis, keepdims=True)
     results = []
     for qi in qs:
-        pos = float(qi) * (n - 1)
-        lo, hi = int(np.floor(pos)), int(np.ceil(pos))
-        frac = float(pos - lo)
-        lo, hi = {"lower": (lo, lo), "higher": (hi, hi), "nearest": (int(np.round(pos)),) * 2,
-                  "midpoint": (lo, hi)}.get(method, (lo, hi))
-        frac = 0.5 if method == "midpoint" and lo != hi else frac
-        a = shape_ops.take(ordered, [lo], axis=axis)
-        b = shape_ops.take(ordered, [hi], axis=axis)
-        value = a if lo == hi else ew.add(ew.multiply(a, 1.0 - frac), ew.multiply(b, frac))
+        value = _interpolated(ordered, float(qi), n, axis, method, x.dtype)
+        value = ew.where(has_nan, np.asarray(np.nan, x.dtype), value)
         if not keepdims:
             value = shape_ops.squeeze(value, axis)
         elif flat:  # numpy keeps every reduced axis with length 1
@@ -316,6 +315,28 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
     if np.ndim(core.convert_to_numpy(q)) == 0:
         return results[0]
     return shape_ops.stack(results, axis=0)
+
+
+def _interpolated(ordered, q, n, axis, method, dtype):
+    """One quantile of the sorted values as Keras's TensorFlow backend (tfp's percentile)
+    computes it: the index `(n - 1) * q` in float64; "linear" weighs the values at
+    `larger = ceil(index)` (clipped) and `smaller = larger - 1` by `1 - fraction` and
+    `fraction = larger - index`, the fraction rounded to the values' dtype first."""
+    exact = (n - 1) * q
+    lower, higher = int(np.floor(exact)), int(np.ceil(exact))
+    if method == "linear":
+        larger = min(max(higher, 0), n - 1)
+        smaller = max(larger - 1, 0)
+        larger = min(smaller + 1, n - 1)
+        fraction = np.asarray(larger - exact, dtype=np.float64).astype(dtype)
+        return ew.add(ew.multiply(shape_ops.take(ordered, [larger], axis=axis),
+                                  np.asarray(1, dtype) - fraction),
+                      ew.multiply(shape_ops.take(ordered, [smaller], axis=axis), fraction))
+    if method == "midpoint":
+        return ew.multiply(0.5, ew.add(shape_ops.take(ordered, [lower], axis=axis),
+                                       shape_ops.take(ordered, [higher], axis=axis)))
+    index = {"lower": lower, "higher": higher, "nearest": int(np.round(exact))}[method]
+    return shape_ops.take(ordered, [min(max(index, 0), n - 1)], axis=axis)
 
 
 @keras_op

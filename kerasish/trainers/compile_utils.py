@@ -144,8 +144,9 @@ def _call_loss(fn, y_true, y_pred, sample_weight):
         return fn(y_true, y_pred, sample_weight=sample_weight)
     except (ValueError, TypeError) as error:
         y_shape, out_shape = _shape(y_true), _shape(y_pred)
-        if y_shape is None or out_shape is None or y_shape == out_shape:
-            raise
+        if y_shape is None or out_shape is None or y_shape == out_shape or \
+                hasattr(error, "keras_shapes"):
+            raise   # equal shapes, or already Keras's own words
         name = getattr(fn, "name", None) or getattr(fn, "__name__", type(fn).__name__)
         raise ValueError(
             f"Loss '{name}' cannot compare the targets `y` of shape {y_shape} with the "

@@ -14,6 +14,7 @@ With `steps_per_execution=N` (compile), the batch callbacks run once per N
 steps with Keras's batch indices: `on_train_batch_begin(begin)` and
 `on_train_batch_end(begin + N - 1, logs)`, the logs of the last step run.
 """
+import contextlib
 import warnings
 
 import numpy as np
@@ -23,8 +24,10 @@ from kerasish.autodiff.stateless_scope import StatelessScope
 from kerasish.callbacks import CallbackList
 from kerasish.data import data_adapters
 from kerasish.distribute import distribute_lib
+from kerasish.layers import call_utils
 from kerasish.layers.keras_tensor import KerasTensor, tracing
 from kerasish.ops import core
+from kerasish.ops.crossentropy import shape_error
 from kerasish.utils import tree
 
 _RAN_OUT = ("Your input ran out of data; interrupting training. Make sure that your dataset "
@@ -346,13 +349,53 @@ class FitLoop:
 
     def _run_execution(self, batches, logs):
         """Runs `train_step` on each batch of one execution."""
-        with keras_graph.compiled_step(not self.model.run_eagerly):
+        with keras_graph.compiled_step(not self.model.run_eagerly), \
+                traced_batch_in_errors(self.model, self._static_batch):
             for batch in batches:
                 if self.on_device and not self._build_checked:
                     build_with_unknown_batch(self.model, batch, self._static_batch)
                     self._build_checked = True
-                logs = self.train_step(to_device(batch) if self.on_device else batch)
+                data = to_device(batch) if self.on_device else batch
+                with graph_step(self.model, self._static_batch):
+                    logs = self.train_step(data)
         return logs
+
+
+@contextlib.contextmanager
+def graph_step(model, batch_size=call_utils._REAL):
+    """The context of one step that Keras on TensorFlow runs as a graph (not with
+    `run_eagerly=True`): kernels as TensorFlow's graph computes them
+    (`backend.keras_graph`), error messages with its inputs as graph tensors and,
+    for fit and evaluate (`batch_size` given), the traced batch dimension."""
+    if model.run_eagerly:
+        yield
+        return
+    with keras_graph.compiled_step(), call_utils.traced_step(batch_size):
+        yield
+
+
+@contextlib.contextmanager
+def traced_batch_in_errors(model, batch_size):
+    """Shape errors in Keras's words (a `keras_shapes` attribute) show the batch
+    dimension of the traced step, as Keras's fit/evaluate on TensorFlow print it:
+    the dataset's (`None` unless every batch has the same size). Keras's eager
+    runs (`run_eagerly=True`) print the real shapes, and so does this then.
+
+    Args:
+        model: the model being run.
+        batch_size: the static batch dimension, None when unknown.
+    """
+    try:
+        yield
+    except ValueError as error:
+        shapes = getattr(error, "keras_shapes", None)
+        if shapes is None or model.run_eagerly:
+            raise
+        template, target, output = shapes
+
+        def traced(shape):
+            return (batch_size,) + shape[1:] if shape else shape
+        raise shape_error(template, traced(target), traced(output)) from error
 
 
 def build_with_unknown_batch(model, batch, batch_size=None):
@@ -443,11 +486,13 @@ def evaluate_adapter(model, adapter, verbose, callbacks, steps, callback_list=No
         batches = iterator.take()
         if not batches:
             break
-        for batch in batches:
-            if on_device and begin == 0:
-                build_with_unknown_batch(model, batch, static_batch)
-            with keras_graph.compiled_step(not model.run_eagerly):
-                logs = test_step(to_device(batch) if on_device else batch)
+        with traced_batch_in_errors(model, static_batch):
+            for batch in batches:
+                if on_device and begin == 0:
+                    build_with_unknown_batch(model, batch, static_batch)
+                data = to_device(batch) if on_device else batch
+                with graph_step(model, static_batch):
+                    logs = test_step(data)
         cbs.on_test_batch_end(end, logs)
         if model.stop_evaluating:
             break
@@ -486,6 +531,7 @@ def predict(model, x, batch_size, verbose, steps, callbacks):
     adapter, predict_step, verbose = distribute_lib.loop_setup(model, adapter, _verbose(verbose),
                                                                "predict")
     cbs = _callbacks(model, callbacks, verbose, 1, steps or adapter.num_batches, history=False)
+    on_device = getattr(model, "_distribute_strategy", None) is None
     model.stop_predicting = False
     cbs.on_predict_begin()
     outputs = []
@@ -495,9 +541,13 @@ def predict(model, x, batch_size, verbose, steps, callbacks):
         batches = iterator.take()
         if not batches:
             break
-        with keras_graph.compiled_step(not model.run_eagerly):
-            step_outputs = [tree.map_structure(core.convert_to_numpy, predict_step(batch))
-                            for batch in batches]
+        step_outputs = []
+        for batch in batches:
+            with graph_step(model):
+                # tensors, as Keras's step gets them (a functional model converts none itself)
+                data = to_device(batch) if on_device else batch
+                step_outputs.append(tree.map_structure(core.convert_to_numpy,
+                                                       predict_step(data)))
         outputs.extend(step_outputs)
         cbs.on_predict_batch_end(end, {"outputs": _concatenate(step_outputs)})
         if model.stop_predicting:

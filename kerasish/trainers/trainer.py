@@ -407,7 +407,8 @@ class Trainer:
         self._train_entry = "train_on_batch"  # its own trace in Keras (see above)
         try:
             with keras_graph.compiled_step(not self.run_eagerly):
-                logs = step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
+                logs = step(_as_tensors(self, data_adapters.pack_x_y_sample_weight(
+                    x, y, sample_weight)))
         finally:
             self._train_entry = "fit"
         return epoch_loops.format_results(self, logs, return_dict)
@@ -418,15 +419,25 @@ class Trainer:
         self.reset_metrics()
         step = distribute_lib.step_function(self, "test")
         with keras_graph.compiled_step(not self.run_eagerly):
-            logs = step(data_adapters.pack_x_y_sample_weight(x, y, sample_weight))
+            logs = step(_as_tensors(self, data_adapters.pack_x_y_sample_weight(
+                x, y, sample_weight)))
         return epoch_loops.format_results(self, logs, return_dict)
 
     def predict_on_batch(self, x):
         """The model's outputs for one batch, as numpy."""
         step = distribute_lib.step_function(self, "predict")
         with keras_graph.compiled_step(not self.run_eagerly):
-            outputs = step((x,))
+            outputs = step(_as_tensors(self, (x,)))
         return tree.map_structure(core.convert_to_numpy, outputs)
+
+
+def _as_tensors(model, data):
+    """A batch given to `*_on_batch` as tensors, as Keras converts it before its step
+    (a functional model converts none of its inputs itself); not under a strategy,
+    which places the batch on its replicas itself."""
+    if getattr(model, "_distribute_strategy", None) is not None:
+        return data
+    return epoch_loops.to_device(data)
 
 
 def _optimizer_knows(optimizer, variables):

@@ -60,7 +60,7 @@ def _as_samples(dataset):
         # As Keras (`is_batched`): a dataset whose last step is `batch()` is unbatched
         # into samples and the splits batched again; any other's elements are the samples
         batch_size = getattr(dataset, "_batch_size", None)
-        elements = list(dataset)
+        elements = list(dataset.as_numpy_iterator())
         if batch_size is not None:
             elements = [_unbatch(e, i) for e in elements for i in range(len(_first_leaf(e)))]
         _check_same_shapes(elements)

@@ -147,3 +147,13 @@ def test_slices_and_reshapes_of_a_variable_keep_the_value_read():
     assert [np.asarray(r).ravel().tolist() for r in reads] == [
         [0.0, 1.0, 2.0], [1.0, 2.0, 4.0, 5.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0],
         [0.0, 3.0, 1.0, 4.0, 2.0, 5.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], [3.0, 4.0, 5.0]]
+
+
+def test_dtype_equals_numpy_types_as_tf_dtype():
+    # TensorFlow 2.21: tf.float32 == np.float32 and == np.dtype("float32") are True
+    import numpy as np
+    from kerasish import ops
+    dtype = ops.ones(2).dtype
+    assert dtype == np.float32 and np.float32 == dtype and dtype == np.dtype("float32")
+    assert dtype != np.int32 and not (dtype == 3) and dtype == "float32"
+    assert {dtype: 1}["float32"] == 1

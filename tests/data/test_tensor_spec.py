@@ -5,12 +5,15 @@ from kerasish.data.tensor_spec import as_shape, spec_of
 
 
 def test_repr_is_tf_like():
+    # as TensorFlow 2.21 prints a dataset's element_spec
     assert repr(TensorSpec((None, 3), "float32")) == \
-        "TensorSpec(shape=(None, 3), dtype=float32, name=None)"
+        "TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)"
     assert repr(TensorSpec((), np.int64, name="x")) == \
-        "TensorSpec(shape=(), dtype=int64, name='x')"
+        "TensorSpec(shape=(), dtype=tf.int64, name='x')"
+    assert repr(TensorSpec((None,), object)) == \
+        "TensorSpec(shape=(None,), dtype=tf.string, name=None)"
     assert repr(DatasetSpec(TensorSpec((), "int64"))) == \
-        "DatasetSpec(TensorSpec(shape=(), dtype=int64, name=None))"
+        "DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None))"
 
 
 def test_shapes_normalise():

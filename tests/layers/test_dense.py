@@ -58,9 +58,9 @@ def test_invalid_units_and_wrong_input_shape():
         layers.Dense(0)
     layer = layers.Dense(2)
     layer(np.zeros((1, 4)))
-    # Keras 3.15.1's exact words
+    # Keras 3.15.1's exact words (the refused Dense(0) took no name: this is 'dense')
     with pytest.raises(ValueError, match=re.escape(
-            "Input 0 with name 'None' of layer 'dense_1' is incompatible with the layer: "
+            "Input 0 with name 'None' of layer 'dense' is incompatible with the layer: "
             "expected axis -1 of input shape to have value 4, but received input with "
             "shape (1, 5)")):
         layer(np.zeros((1, 5)))

@@ -224,3 +224,13 @@ def test_bad_reduction_message_ends_like_keras():
         keras.losses.MeanSquaredError(reduction="bad")
     assert str(info.value).startswith("Invalid value for argument `reduction`. Expected one of ")
     assert str(info.value).endswith("Received: reduction=bad")
+
+
+def test_bad_reduction_lists_the_allowed_values_as_a_set():
+    # Keras 3.15.1 formats its `allowed` set: braces, the six values in hash order
+    with pytest.raises(ValueError) as info:
+        keras.losses.MeanSquaredError(reduction="bad")
+    listed = str(info.value).split("Expected one of ")[1].split(". Received")[0]
+    assert listed.startswith("{") and listed.endswith("}")
+    assert set(eval(listed)) == {"sum_over_batch_size", "sum", "mean",
+                                 "mean_with_sample_weight", "none", None}

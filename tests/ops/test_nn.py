@@ -103,3 +103,21 @@ def test_relu_keeps_int_dtype_as_keras(fn, expected):
     # Keras 3.15.1 (TF): ops.relu / ops.relu6 of an int32 tensor stay int32.
     out = fn(ops.convert_to_tensor([-1, 3, 8]))
     assert out.dtype == "int32" and ops.convert_to_numpy(out).tolist() == expected
+
+
+def test_hard_sigmoid_is_kerass_relu6_formula():
+    # Keras 3.15.1 computes relu6(x + 3) / 6 (values and TensorFlow gradients recorded)
+    from kerasish import GradientTape
+    x = np.array([1.5669199228286743, 0.7519049644470215, -1.7365437746047974, -0.3, 2.9999,
+                  -3.0, 0.1, 1.1], "float32")
+    np.testing.assert_array_equal(ops.convert_to_numpy(ops.hard_sigmoid(x)), np.array(
+        [0.7611532807350159, 0.6253175139427185, 0.21057604253292084, 0.45000001788139343,
+         0.9999833106994629, 0.0, 0.5166666507720947, 0.6833333373069763], "float32"))
+    xt = ops.convert_to_tensor(x)
+    with GradientTape() as tape:
+        tape.watch(xt)
+        y = ops.multiply(ops.hard_sigmoid(xt),
+                         np.array([1.0, 2.0, 3.0, 0.7, 1.3, 1.0, 1.0, 0.3], "float32"))
+    np.testing.assert_array_equal(ops.convert_to_numpy(tape.gradient(y, xt)), np.array(
+        [0.1666666716337204, 0.3333333432674408, 0.5, 0.11666666716337204,
+         0.21666665375232697, 0.0, 0.1666666716337204, 0.05000000074505806], "float32"))

@@ -176,3 +176,22 @@ def test_polar_of_float64_is_complex128_as_keras():
     np.testing.assert_allclose(out.numpy(), [0.955336489125606 + 0.29552020666133955j,
                                              1.0806046117362795 + 1.682941969615793j], rtol=1e-15)
     assert ops.polar(np.array([1.0], "float32"), np.array([0.3], "float32")).dtype == "complex64"
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(x=np.ones((2, 3))), ValueError,
+     "Input tensor must be 1-dimensional. Received: input.shape=(2, 3)"),
+    (dict(x=np.ones(3), bins=2.0), TypeError,
+     "Argument `bins` must be of type `int`. Received: bins=2.0"),
+    (dict(x=np.ones(3), bins=-1), ValueError,
+     "Argument `bins` should be a non-negative integer. Received: bins=-1"),
+    (dict(x=np.ones(3), range=[0, 1]), ValueError,
+     "Argument `range` must be a tuple of two elements. Received: range=[0, 1]"),
+    (dict(x=np.ones(3), range=(1, 0)), ValueError,
+     "The second element of `range` must be greater than the first. Received: range=(1, 0)"),
+])
+def test_histogram_refuses_as_keras(kwargs, error, message):
+    # the types and texts Keras 3.15.1 prints for these calls
+    with pytest.raises(error) as info:
+        ops.histogram(**kwargs)
+    assert str(info.value) == message

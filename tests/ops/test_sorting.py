@@ -49,14 +49,21 @@ def test_in_top_k_out_of_range_and_non_finite_give_false():
     assert ops.in_top_k([2, 0, 1, 0], p, 0).numpy().tolist() == [False] * 4
 
 
+def F32(q):
+    """q as Keras's quantile reads a Python float (list): float32, then float64."""
+    return np.asarray(q, "float32").astype("float64")
+
+
 def test_quantile_median_average_searchsorted():
     np.testing.assert_allclose(ops.median(X, axis=1).numpy(), np.median(X, axis=1))
     np.testing.assert_allclose(float(ops.median(X)), np.median(X))
     for method in ("linear", "lower", "higher", "midpoint", "nearest"):
+        # (a Python float q is a float32 tensor first, as in Keras: numpy gets that value)
         np.testing.assert_allclose(ops.quantile(X, 0.3, axis=0, method=method).numpy(),
-                                   np.quantile(X, 0.3, axis=0, method=method), err_msg=method)
+                                   np.quantile(X, F32(0.3), axis=0, method=method),
+                                   err_msg=method)
     np.testing.assert_allclose(ops.quantile(X, [0.1, 0.9], axis=1, keepdims=True).numpy(),
-                               np.quantile(X, [0.1, 0.9], axis=1, keepdims=True))
+                               np.quantile(X, F32([0.1, 0.9]), axis=1, keepdims=True))
     assert ops.median(ops.ones((3,), "float32")).dtype == "float32"
     check_gradients(lambda x: ops.median(x, axis=1), [X[:, :4]])
     w = np.array([1.0, 2.0, 0.0, 1.0, 1.0])
@@ -72,9 +79,11 @@ def test_quantile_median_average_searchsorted():
                                     dict(axis=(0, 2), keepdims=True), dict(axis=-1, keepdims=True)])
 def test_median_and_quantile_axes_and_keepdims_match_numpy(kwargs):
     x = np.random.default_rng(7).standard_normal((2, 3, 4))
+    q40 = float(np.float32(40) / np.float32(100))   # Keras's q / 100 in float32
     for ours, theirs in ((ops.median(x, **kwargs), np.median(x, **kwargs)),
-                         (ops.quantile(x, [0.3, 0.8], **kwargs), np.quantile(x, [0.3, 0.8], **kwargs)),
-                         (ops.percentile(x, 40, **kwargs), np.percentile(x, 40, **kwargs))):
+                         (ops.quantile(x, [0.3, 0.8], **kwargs),
+                          np.quantile(x, F32([0.3, 0.8]), **kwargs)),
+                         (ops.percentile(x, 40, **kwargs), np.quantile(x, q40, **kwargs))):
         assert ours.shape == theirs.shape
         np.testing.assert_allclose(ours.numpy(), theirs, rtol=1e-12)
 
@@ -103,3 +112,14 @@ def test_top_k_unsorted_returns_tensorflows_heap_order():
     assert ops.top_k(z, 6, sorted=False)[1].numpy().tolist() == [[22, 10, 14, 6, 0, 21]]
     # k == 1 and k == n stay sorted, as TensorFlow's kernel
     assert ops.top_k(x, 6, sorted=False)[1].numpy().tolist()[0] == [3, 4, 0, 2, 1, 5]
+
+
+def test_quantile_as_kerass_tensorflow_backend():
+    # Keras 3.15.1 prints these: q=0.3 becomes float32 first, the linear weights are
+    # tfp's (fraction in the values' dtype), and a slice with a NaN gives NaN
+    x = np.array([0.020218396559357643, 0.08712930232286453, 0.7781567573547363,
+                  0.832619845867157, 0.8700121641159058], "float32")
+    assert float(ops.quantile(x, 0.3)) == 0.22533482313156128
+    assert float(ops.quantile(np.array([1, 2, 3, 4]), 0.3)) == np.float32(1.9000001)
+    assert np.isnan(float(ops.quantile(np.array([1.0, np.nan, 3.0]), 0.5)))
+    assert float(ops.quantile(np.array([1.0, np.inf, 3.0]), 0.5)) == 3.0

@@ -82,7 +82,7 @@ def test_text_dataset_matches_keras(tree, name):
     case = INFO[f"txt_{name}"]
     ds = keras.utils.text_dataset_from_directory(os.path.join(tree, "texts"), verbose=False,
                                                  **case["kwargs"])
-    texts, labels = zip(*[(str(t), np.asarray(lbl).tolist()) for t, lbl in ds])
+    texts, labels = zip(*[(str(t), np.asarray(lbl).tolist()) for t, lbl in ds.as_numpy_iterator()])
     assert ds.class_names == case["class_names"]
     if case["kwargs"].get("seed"):
         assert sorted(texts) == sorted(case["texts"])
@@ -203,7 +203,7 @@ def test_jpeg_without_simplejpeg_warns_and_uses_pillow(monkeypatch):
 
 
 def _texts_and_labels(ds):
-    return [(str(np.asarray(x).item()), int(y)) for x, y in ds]
+    return [(str(np.asarray(x).item()), int(y)) for x, y in ds.as_numpy_iterator()]
 
 
 def test_validation_subset_alone_is_shuffled_like_keras(tmp_path, monkeypatch):

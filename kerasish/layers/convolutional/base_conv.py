@@ -4,8 +4,7 @@ from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.layers.lora_unsupported import LoRAUnsupported
 from kerasish.ops.conv import (conv_output_length, conv_transpose_output_length, fused_conv,
-                               standardize_data_format, standardize_padding,
-                               standardize_tuple)
+                               standardize_data_format, standardize_tuple)
 
 
 def layer_label(layer):
@@ -42,6 +41,17 @@ def _all_positive(value):
         return False
 
 
+def layer_padding(padding, allow_causal=False):
+    """A convolution layer's `padding`, lower-cased, with Keras's check and words (its
+    allowed values are a set, printed in Python's hash order)."""
+    value = str(padding).lower()
+    allowed_values = {"valid", "same", "causal"} if allow_causal else {"valid", "same"}
+    if value not in allowed_values:
+        raise ValueError("The `padding` argument must be a list/tuple or one of "
+                         f"{allowed_values}. Received: {value}")
+    return value
+
+
 def conv_arguments(layer, rank, kernel_size, strides, padding, data_format, dilation_rate,
                    allow_causal=False, strided_dilation=False):
     """Validated (kernel_size, strides, padding, data_format, dilation_rate).
@@ -53,7 +63,7 @@ def conv_arguments(layer, rank, kernel_size, strides, padding, data_format, dila
     kernel_size = positive_tuple(layer, kernel_size, rank, "kernel_size")
     strides = positive_tuple(layer, strides, rank, "strides")
     dilation_rate = positive_tuple(layer, dilation_rate, rank, "dilation_rate")
-    padding = standardize_padding(padding, label, allow_causal)
+    padding = layer_padding(padding, allow_causal)
     data_format = standardize_data_format(data_format, label)
     if not strided_dilation and max(strides) > 1 and max(dilation_rate) > 1:
         raise ValueError(f"{label}: `strides > 1` not supported in conjunction with "

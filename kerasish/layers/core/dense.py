@@ -50,12 +50,13 @@ class Dense(LoRAUnsupported, Layer):
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, lora_rank=None,
                  quantization_config=None, **kwargs):
-        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        # checked before the base constructor, as Keras: a refused layer takes no name
         if not isinstance(units, int) or units <= 0:
             raise ValueError(
                 "Received an invalid value for `units`, expected a positive integer. "
                 f"Received: units={units}"
             )
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if lora_rank is not None or quantization_config is not None:
             raise NotImplementedError(
                 "Dense: LoRA (`lora_rank`) and quantization (`quantization_config`) are not "

@@ -83,5 +83,5 @@ class AugMix(BaseImagePreprocessingLayer):
         config.update({"value_range": self.value_range, "num_chains": self.num_chains,
                        "chain_depth": self.chain_depth, "factor": self.factor,
                        "alpha": self.alpha, "all_ops": self.all_ops,
-                       "interpolation": self.interpolation})
+                       "interpolation": self.interpolation, "seed": self.seed})
         return config

@@ -36,6 +36,5 @@ class AutoContrast(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config.pop("seed")
         config["value_range"] = self.value_range
         return config

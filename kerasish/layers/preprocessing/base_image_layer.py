@@ -100,7 +100,7 @@ class BaseImagePreprocessingLayer(Layer):
 
     def get_config(self):
         config_dict = super().get_config()
-        config_dict.update({"data_format": self.data_format, "seed": self.seed})
+        config_dict["data_format"] = self.data_format
         return config_dict
 
 

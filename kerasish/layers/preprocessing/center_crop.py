@@ -42,6 +42,5 @@ class CenterCrop(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config.pop("seed")
         config.update({"height": self.height, "width": self.width})
         return config

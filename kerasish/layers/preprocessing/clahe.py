@@ -97,7 +97,6 @@ class ContrastLimitedAdaptiveHistogramEqualization(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config.pop("seed", None)
         config.update({"value_range": self.value_range, "clip_limit": self.clip_limit,
                        "tile_grid_size": self.tile_grid_size})
         return config

@@ -102,7 +102,7 @@ class CutMix(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config["factor"] = self.factor
+        config.update({"factor": self.factor, "seed": self.seed})
         return config
 
 

@@ -64,6 +64,5 @@ class Equalization(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config.pop("seed", None)
-        config.update({"value_range": self.value_range, "bins": self.bins})
+        config.update({"bins": self.bins, "value_range": self.value_range})
         return config

@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+from kerasish import ops
 from kerasish.backend import config
 from kerasish.data.dataset import Dataset
 from kerasish.layers.keras_tensor import KerasTensor
@@ -361,7 +362,9 @@ class IndexLookup(Layer):
             document_counts = np.array([self._document_counts[t] for t in self._tokens],
                                        dtype="float64")
             idf = np.log(1 + self._num_documents / (1 + document_counts)).astype("float32")
-            padded = np.concatenate([np.full(self._token_start_index(), np.mean(idf)), idf])
+            # the OOV weight is TensorFlow's float32 reduce_mean (its order of additions)
+            oov_idf = ops.convert_to_numpy(ops.mean(idf)) if len(idf) else np.float32("nan")
+            padded = np.concatenate([np.full(self._token_start_index(), oov_idf), idf])
             if self.pad_to_max_tokens and self.max_tokens is not None:
                 padded = np.concatenate([padded, np.zeros(self.max_tokens - len(padded))])
             self.idf_weights = padded.astype("float32")

@@ -67,5 +67,5 @@ class MixUp(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config["alpha"] = self.alpha
+        config.update({"alpha": self.alpha, "seed": self.seed})
         return config

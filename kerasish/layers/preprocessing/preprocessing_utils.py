@@ -74,6 +74,8 @@ def iterate_adapt_batches(layer_name, data, steps=None, list_is_batches=False):
                                                                        Tensor, str, bytes))):
         batches = data.take(steps) if (isinstance(data, Dataset) and steps is not None) \
             else data
+        if isinstance(batches, Dataset):
+            batches = batches.as_numpy_iterator()
         count = 0
         for i, batch in enumerate(batches):
             if steps is not None and i >= steps:

@@ -86,5 +86,6 @@ class RandAugment(BaseImagePreprocessingLayer):
     def get_config(self):
         config = super().get_config()
         config.update({"value_range": self.value_range, "num_ops": self.num_ops,
-                       "factor": self.factor, "interpolation": self.interpolation})
+                       "factor": self.factor, "interpolation": self.interpolation,
+                       "seed": self.seed})
         return config

@@ -49,5 +49,6 @@ class RandomColorDegeneration(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"factor": self.factor, "value_range": self.value_range})
+        config.update({"factor": self.factor, "value_range": self.value_range,
+                       "seed": self.seed})
         return config

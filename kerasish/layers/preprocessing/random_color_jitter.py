@@ -60,5 +60,6 @@ class RandomColorJitter(BaseImagePreprocessingLayer):
                        "brightness_factor": self.brightness_factor,
                        "contrast_factor": self.contrast_factor,
                        "saturation_factor": self.saturation_factor,
-                       "hue_factor": self.hue_factor})
+                       "hue_factor": self.hue_factor,
+                       "seed": self.seed})
         return config

@@ -64,5 +64,5 @@ class RandomCrop(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"height": self.height, "width": self.width})
+        config.update({"height": self.height, "width": self.width, "seed": self.seed})
         return config

@@ -82,5 +82,6 @@ class RandomElasticTransform(BaseImagePreprocessingLayer):
         config = super().get_config()
         config.update({"factor": self.factor, "scale": self.scale,
                        "interpolation": self.interpolation, "fill_mode": self.fill_mode,
-                       "fill_value": self.fill_value, "value_range": self.value_range})
+                       "fill_value": self.fill_value, "value_range": self.value_range,
+                       "seed": self.seed})
         return config

@@ -101,7 +101,8 @@ class RandomErasing(BaseImagePreprocessingLayer):
     def get_config(self):
         config = super().get_config()
         config.update({"factor": self.factor, "scale": self.scale,
-                       "fill_value": self.fill_value, "value_range": self.value_range})
+                       "fill_value": self.fill_value, "value_range": self.value_range,
+                       "seed": self.seed})
         return config
 
 

@@ -42,5 +42,5 @@ class RandomFlip(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config["mode"] = self.mode
+        config.update({"seed": self.seed, "mode": self.mode})
         return config

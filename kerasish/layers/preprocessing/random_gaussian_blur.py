@@ -56,7 +56,8 @@ class RandomGaussianBlur(BaseImagePreprocessingLayer):
     def get_config(self):
         config = super().get_config()
         config.update({"factor": self.factor, "kernel_size": self.kernel_size,
-                       "sigma": self.sigma, "value_range": self.value_range})
+                       "sigma": self.sigma, "value_range": self.value_range,
+                       "seed": self.seed})
         return config
 
 

@@ -37,6 +37,5 @@ class RandomGrayscale(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config.pop("seed", None)  # Keras's RandomGrayscale has no seed in its config
         config["factor"] = self.factor
         return config

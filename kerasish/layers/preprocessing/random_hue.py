@@ -48,5 +48,6 @@ class RandomHue(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config_dict = super().get_config()
-        config_dict.update({"factor": self.factor, "value_range": self.value_range})
+        config_dict.update({"factor": self.factor, "value_range": self.value_range,
+                            "seed": self.seed})
         return config_dict

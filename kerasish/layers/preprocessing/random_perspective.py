@@ -73,5 +73,6 @@ class RandomPerspective(BaseImagePreprocessingLayer):
     def get_config(self):
         config = super().get_config()
         config.update({"factor": self.factor, "scale": self.scale,
-                       "interpolation": self.interpolation, "fill_value": self.fill_value})
+                       "interpolation": self.interpolation, "fill_value": self.fill_value,
+                       "seed": self.seed})
         return config

@@ -46,7 +46,8 @@ class RandomRotation(BaseImagePreprocessingLayer):
     def get_config(self):
         config = super().get_config()
         config.update({"factor": self.factor, "fill_mode": self.fill_mode,
-                       "fill_value": self.fill_value, "interpolation": self.interpolation})
+                       "fill_value": self.fill_value, "interpolation": self.interpolation,
+                       "seed": self.seed})
         return config
 
 

@@ -44,5 +44,6 @@ class RandomSaturation(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config_dict = super().get_config()
-        config_dict.update({"factor": self.factor, "value_range": self.value_range})
+        config_dict.update({"factor": self.factor, "value_range": self.value_range,
+                            "seed": self.seed})
         return config_dict

@@ -68,7 +68,7 @@ class RandomShear(BaseImagePreprocessingLayer):
         config = super().get_config()
         config.update({"x_factor": self.x_factor, "y_factor": self.y_factor,
                        "fill_mode": self.fill_mode, "interpolation": self.interpolation,
-                       "fill_value": self.fill_value})
+                       "seed": self.seed, "fill_value": self.fill_value})
         return config
 
 

@@ -49,5 +49,5 @@ class RandomTranslation(BaseImagePreprocessingLayer):
         config = super().get_config()
         config.update({"height_factor": self.height_factor, "width_factor": self.width_factor,
                        "fill_mode": self.fill_mode, "interpolation": self.interpolation,
-                       "fill_value": self.fill_value})
+                       "seed": self.seed, "fill_value": self.fill_value})
         return config

@@ -51,7 +51,7 @@ class RandomZoom(BaseImagePreprocessingLayer):
         config = super().get_config()
         config.update({"height_factor": self.height_factor, "width_factor": self.width_factor,
                        "fill_mode": self.fill_mode, "interpolation": self.interpolation,
-                       "fill_value": self.fill_value})
+                       "seed": self.seed, "fill_value": self.fill_value})
         return config
 
 

@@ -51,7 +51,6 @@ class Resizing(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config.pop("seed")
         config.update({"height": self.height, "width": self.width,
                        "interpolation": self.interpolation,
                        "crop_to_aspect_ratio": self.crop_to_aspect_ratio,

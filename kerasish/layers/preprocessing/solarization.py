@@ -48,7 +48,7 @@ class Solarization(BaseImagePreprocessingLayer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"addition_factor": self.addition_factor,
-                       "threshold_factor": self.threshold_factor,
-                       "value_range": self.value_range})
+        config.update({"value_range": self.value_range,
+                       "addition_factor": self.addition_factor,
+                       "threshold_factor": self.threshold_factor, "seed": self.seed})
         return config

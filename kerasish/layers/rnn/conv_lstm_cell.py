@@ -1,8 +1,8 @@
 """ConvLSTMCell: the convolutional LSTM step (Shi et al., 2015), Keras 3's weights."""
 from kerasish import activations, constraints, initializers, ops, random, regularizers
+from kerasish.layers.convolutional.base_conv import layer_padding
 from kerasish.layers.layer import Layer
-from kerasish.ops.conv import (conv_output_length, standardize_data_format, standardize_padding,
-                               standardize_tuple)
+from kerasish.ops.conv import conv_output_length, standardize_data_format, standardize_tuple
 from kerasish.utils import registry
 
 
@@ -47,7 +47,7 @@ class ConvLSTMCell(Layer):
         self.filters = filters
         self.kernel_size = standardize_tuple(kernel_size, rank, "kernel_size", label)
         self.strides = standardize_tuple(strides, rank, "strides", label)
-        self.padding = standardize_padding(padding, label)
+        self.padding = layer_padding(padding)
         self.data_format = standardize_data_format(data_format, label)
         self.dilation_rate = standardize_tuple(dilation_rate, rank, "dilation_rate", label)
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:

@@ -141,7 +141,10 @@ def test_keras_aliases_and_bases():
      r"Conv1DTranspose layer .*`output_padding` must be None or 1 non-negative ints"),
     (lambda: layers.DepthwiseConv1D(3, depth_multiplier=0),
      r"DepthwiseConv1D layer .*depth_multiplier=0"),
-    (lambda: layers.SeparableConv1D(2, 3, padding="causal"), r"SeparableConv1D layer"),
+    # Keras's words (its allowed values are a set: either order)
+    (lambda: layers.SeparableConv1D(2, 3, padding="causal"),
+     r"The `padding` argument must be a list/tuple or one of \{'(valid|same)', '(valid|same)'\}\. "
+     r"Received: causal"),
     (lambda: layers.Conv3D(4, 3, groups=3), r"Conv3D layer .*divisible by the number of groups"),
     (lambda: layers.Conv3D(2, 2, strides=2, dilation_rate=2), r"Conv3D layer .*`strides > 1`"),
 ])
@@ -164,3 +167,23 @@ def test_unknown_spatial_sizes_stay_none():
     assert tuple(out.shape) == (None, None, 9, None, 2)
     out = layers.SeparableConv1D(4, 3)(keras.Input((None, 3)))
     assert tuple(out.shape) == (None, None, 4)
+
+
+def test_padding_refused_in_kerass_words_and_a_refused_dense_takes_no_name():
+    # Keras 3.15.1: "The `padding` argument must be a list/tuple or one of
+    # {'valid', 'same'}. Received: full" (a set: hash order); Conv1D allows causal
+    with pytest.raises(ValueError) as info:
+        layers.Conv2D(3, 3, padding="FULL")
+    text = str(info.value)
+    assert text.startswith("The `padding` argument must be a list/tuple or one of {")
+    assert text.endswith("}. Received: full") and "'valid'" in text and "'same'" in text
+    with pytest.raises(ValueError) as info:
+        layers.ConvLSTM2D(2, 3, padding="causal")
+    assert str(info.value).endswith("Received: causal")
+    assert layers.Conv1D(2, 3, padding="causal").padding == "causal"
+    # Keras checks Dense's units before naming the layer
+    first = layers.Dense(2).name
+    with pytest.raises(ValueError):
+        layers.Dense(-1)
+    number = int(first.rsplit("_", 1)[1]) if "_" in first else 0
+    assert layers.Dense(2).name == f"dense_{number + 1}"

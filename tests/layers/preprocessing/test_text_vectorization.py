@@ -149,3 +149,20 @@ def test_string_dtypes_and_first_layer_of_a_sequential_like_keras():
                               keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)])
     assert model(np.array(["a b", "zz"])).shape == (2, 1)
     assert layer.get_build_config() == {"input_shape": (2,)}
+
+
+def test_tf_idf_oov_weight_is_tensorflows_float32_mean():
+    """The OOV idf weight is TensorFlow's float32 `reduce_mean` of the learned weights
+    (numpy's pairwise mean is one ulp off here). Values recorded from Keras 3.15.1:
+    `TextVectorization(output_mode="tf_idf", ngrams=2, max_tokens=10)` adapted on DOCS."""
+    docs = np.array(["The cat sat on the mat.", "The dog ate my homework!",
+                     "a cat, a dog; and THE bird", "Hello world hello"], dtype=object)
+    layer = keras.layers.TextVectorization(output_mode="tf_idf", ngrams=2, max_tokens=10)
+    layer.adapt(docs)
+    out = keras.ops.convert_to_numpy(layer(docs[:2]))
+    expected = np.array([
+        [6.983991622924805, 1.3862943649291992, 0.0, 0.0, 0.8472978472709656, 0.0, 0.0, 0.0,
+         1.0986123085021973, 0.0],
+        [5.986278533935547, 0.6931471824645996, 0.0, 0.8472978472709656, 0.0, 0.0, 0.0, 0.0,
+         0.0, 1.0986123085021973]], dtype="float32")
+    np.testing.assert_array_equal(out, expected)
