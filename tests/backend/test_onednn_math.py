@@ -183,6 +183,16 @@ def test_dense_activation_is_fused_in_predict_and_eager_in_calls(monkeypatch, na
     assert not _same(recorded[f"{name}/predict"], recorded[f"{name}/eager"])   # Keras's two modes
 
 
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_the_ops_themselves_as_dense_activation_are_fused_too(monkeypatch, name):
+    monkeypatch.setattr(onednn_math, "cpu_kernel", lambda: KERNELS["avx512_core"])
+    recorded = ELTWISE_RECORDED["avx512_core"]
+    model = keras.Sequential([keras.Input((12,)),
+                              keras.layers.Dense(16, activation=getattr(ops, name))])
+    model.set_weights([recorded[f"{name}/kernel"], recorded[f"{name}/bias"]])
+    assert _same(model.predict(recorded["x"], verbose=0), recorded[f"{name}/predict"])
+
+
 def test_fit_losses_follow_the_fused_sigmoid(monkeypatch):
     monkeypatch.setattr(onednn_math, "cpu_kernel", lambda: KERNELS["avx512_core"])
     recorded = ELTWISE_RECORDED["avx512_core"]

@@ -7,11 +7,16 @@ from kerasish.layers.layer import Layer
 from kerasish.layers.lora_unsupported import LoRAUnsupported
 from kerasish.utils import registry
 
-# Keras's compiled functions fuse these after the product and bias (oneDNN's versions)
+# Keras's compiled functions fuse these after the product and bias (oneDNN's versions),
+# given by name (`activations`) or as the ops themselves
 _GRAPH_ACTIVATIONS = {activations.sigmoid: graph_activations.sigmoid,
                       activations.tanh: graph_activations.tanh,
                       activations.elu: graph_activations.elu,
-                      activations.silu: graph_activations.silu}
+                      activations.silu: graph_activations.silu,
+                      ops.sigmoid: graph_activations.sigmoid,
+                      ops.tanh: graph_activations.tanh,
+                      ops.elu: graph_activations.elu,
+                      ops.silu: graph_activations.silu}
 
 
 class Dense(LoRAUnsupported, Layer):
