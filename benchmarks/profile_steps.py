@@ -1,10 +1,14 @@
 """cProfile of kerasish's training step on the `bench_steps.py` workloads.
 
-    PYTHONPATH=$PWD python benchmarks/profile_steps.py mlp [--steps 50] [--top 25]
+    PYTHONPATH=$PWD python benchmarks/profile_steps.py mlp [--steps 50] [--top 25] \
+        [--captured] [--sort tottime|cumulative|ncalls]
 
-Prints the functions with the most own time (tottime), then a summary by
-category: BLAS (matmul / tensordot / einsum), other numpy calls, and Python
-in kerasish's engine, layers, optimizer, losses and metrics.
+Profiles the eager `train_step` (or, with `--captured`, the captured step `fit`
+runs) and prints the functions with the most own time (or `--sort`'s order),
+then a summary by category: BLAS (matmul / tensordot / einsum), other numpy
+calls, and Python in kerasish's engine, layers, optimizer, losses and metrics.
+cProfile inflates Python-heavy functions against numpy's C calls: read it for
+where the calls go, and time changes with `bench_steps.py`.
 """
 import argparse
 import cProfile
@@ -34,15 +38,19 @@ def main():
     parser.add_argument("workload")
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--captured", action="store_true",
+                        help="the captured step (`jit_compile`) instead of the eager one")
+    parser.add_argument("--sort", default="tottime")
     args = parser.parse_args()
-    run = step_worker.kerasish_runner(args.workload)
+    make = step_worker.kerasish_jit_runner if args.captured else step_worker.kerasish_runner
+    run = make(args.workload)
     run(3)
     profile = cProfile.Profile()
     profile.enable()
     run(args.steps)
     profile.disable()
     stats = pstats.Stats(profile)
-    stats.sort_stats("tottime").print_stats(args.top)
+    stats.sort_stats(args.sort).print_stats(args.top)
     totals = {label: 0.0 for label, _ in CATEGORIES}
     for (file, _, name), (_, _, tottime, _, _) in stats.stats.items():
         for label, test in CATEGORIES:

@@ -7,6 +7,7 @@ methods return new datasets and live in small classes under `ops/`.
 
 import numpy as np
 
+from kerasish.autodiff.tensor import DTypeName
 from kerasish.data import structure
 from kerasish.data.constants import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from kerasish.data.iterator import DatasetIterator, IterationContext
@@ -633,7 +634,7 @@ class Cardinality(int):
     """What `Dataset.cardinality()` returns: an int (arithmetic and comparisons stay
     ints) printed as TensorFlow's eager int64 scalar, with `.numpy()`, as tf.data's."""
 
-    dtype = "int64"
+    dtype = DTypeName("int64")   # prints as tf.int64, equals "int64"
     shape = ()
 
     def numpy(self):
