@@ -259,10 +259,7 @@ def eltwise_kernel(xp, dtype, name):
     kernel = cpu_kernel()
     if xp is not np or np.dtype(dtype) != _F32 or kernel is None:
         return None
-    fused = kernel[1]
-    functions = {"sigmoid": _logistic, "tanh": _tanh, "elu": _elu,
-                 "silu": lambda x, fma: x * _logistic(x, fma)}
-    return functools.partial(_flushed, functions[name], fused=fused)
+    return functools.partial(_flushed, _ELTWISE[name], fused=kernel[1])
 
 
 def _flushed(fn, x, fused):
@@ -296,6 +293,10 @@ def _tanh(x, fused):
     out = np.where(_TANH_SATURATED > magnitude, poly, _f(1))
     out = np.where((_TANH_LINEAR > magnitude) | np.isnan(magnitude), magnitude, out)
     return (out.view(np.uint32) ^ (bits & _SIGN)).view(_F32)
+
+
+_ELTWISE = {"sigmoid": _logistic, "tanh": _tanh, "elu": _elu,
+            "silu": lambda x, fused: x * _logistic(x, fused)}
 
 
 def _multiply_add(a, b, c, fused):
