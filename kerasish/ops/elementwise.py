@@ -9,6 +9,7 @@ work. Broadcast inputs get their gradient summed back to their own shape by
 import numpy as np
 
 from kerasish.backend.config import is_inexact
+from kerasish.backend.kernels import eigen_math
 from kerasish.autodiff import capture as _capture, tape as _tape
 from kerasish.autodiff.keras_tensor import KerasTensor, in_trace
 from kerasish.autodiff.op import Op
@@ -311,7 +312,8 @@ def _power(xp, a, b):
     if getattr(b, "dtype", None) is not None and b.dtype.kind in "iu" and \
             getattr(a, "dtype", None) is not None and a.dtype.kind in "iu" and (b < 0).any():
         raise ValueError("ops.power: integers to negative integer powers are not allowed.")
-    return xp.power(a, b)
+    exact = eigen_math.power(xp, a, b)   # TensorFlow's few-value pow (libm's powf)
+    return xp.power(a, b) if exact is None else exact
 
 
 power = binary("power", _power, _power_grad_base, _power_grad_exponent)

@@ -95,7 +95,7 @@ class Dense(Op):
         self.relu = relu
 
     def forward(self, device, x, w, b=None):
-        y = device.kernel("split_matmul")(x, w)
+        y = device.kernel("split_matmul")(x, w, kind="nn")
         if y.dtype != x.dtype:  # numpy multiplies bfloat16 into float32: keep the input dtype
             y = y.astype(x.dtype)
         if b is not None:
@@ -140,8 +140,8 @@ class DenseGrad(Op):
         matmul = device.kernel("split_matmul")
         grads = []
         if self.need_x:
-            grads.append(matmul(gz2, w.T).reshape(x.shape))
-        grads.append(matmul(x.reshape(-1, x.shape[-1]).T, gz2))
+            grads.append(matmul(gz2, w.T, kind="nt").reshape(x.shape))
+        grads.append(matmul(x.reshape(-1, x.shape[-1]).T, gz2, kind="tn"))
         if self.has_bias:  # TensorFlow's BiasAddGrad: its order, float16 summed in float32
             grads.append(device.kernel("bias_gradient_sum")(gz2))
         return tuple(a if a.dtype == x.dtype else a.astype(x.dtype) for a in grads)

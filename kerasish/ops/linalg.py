@@ -10,6 +10,7 @@ from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config
 from kerasish.backend.config import is_float_array
+from kerasish.backend.kernels import onednn_gemm
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops
 from kerasish.ops.core import convert_to_tensor, operands as _operands
@@ -61,7 +62,7 @@ def matmul(x1, x2):
     if a.dtype != b.dtype or a.dtype.itemsize == 1:
         a, b = _cast_all((a, b), _product_dtype(a, b))
     try:
-        value = dev.xp.matmul(a, b)
+        value = onednn_gemm.matmul(dev.xp, a, b)   # 2-D float32: TensorFlow's sgemm order
     except ValueError as err:
         raise ValueError(f"ops.matmul: batch shapes do not broadcast for inputs "
                          f"{core.describe(a, b)} ({err}).") from None
@@ -78,7 +79,7 @@ def matmul(x1, x2):
 
 
 def _matmul_raw(xp, a, b):
-    return xp.matmul(a, b)
+    return onednn_gemm.matmul(xp, a, b)
 def _symbolic_matmul(a, b):
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"ops.matmul: inputs must be at least 1-D; got {core.describe(a, b)}.")
@@ -105,7 +106,7 @@ class MatMul(Op):
     name = "matmul"
 
     def forward(self, device, a, b):
-        out = device.xp.matmul(a, b)
+        out = onednn_gemm.matmul(device.xp, a, b)
         # numpy multiplies bfloat16 into float32; Keras keeps the inputs' dtype
         return out if out.dtype == a.dtype else out.astype(a.dtype)
 

@@ -20,7 +20,7 @@ states; `mask` (batch, time) booleans or None) and returns
 `(sequence, [last_output, *states])` with the sequence in processing order, as
 the fused kernels do: a masked step carries the states and repeats the output.
 """
-from kerasish.backend.kernels import eigen_math
+from kerasish.backend.kernels import eigen_math, onednn_gemm
 
 
 def _steps(length, go_backwards):
@@ -54,6 +54,11 @@ def _tanh(xp, z, width):
     return exact if exact is not None else xp.tanh(z)
 
 
+def _matmul(xp, a, b):
+    """Keras's cell products: TensorFlow's sgemm order (`onednn_gemm`)."""
+    return onednn_gemm.matmul(xp, a, b)
+
+
 def lstm(xp, x, w, s, mask, go_backwards):
     """Keras's `LSTMCell` with implementation 2 (its default: no recurrent dropout,
     i, f, c, o gates): `x @ kernel + h @ recurrent_kernel`, then the bias."""
@@ -62,8 +67,8 @@ def lstm(xp, x, w, s, mask, go_backwards):
 
     def step(xt, states):
         h, c = states
-        z = xt @ kernel
-        z = z + h @ rec
+        z = _matmul(xp, xt, kernel)
+        z = z + _matmul(xp, h, rec)
         z = z + bias
         gates = _sigmoid(xp, z, u)
         i, f, o = gates[:, :u], gates[:, u:2 * u], gates[:, 3 * u:]
@@ -81,17 +86,17 @@ def gru(xp, x, w, s, mask, go_backwards, reset_after=True):
 
     def step(xt, states):
         (h,) = states
-        xw = xt @ kernel + b_in
+        xw = _matmul(xp, xt, kernel) + b_in
         if reset_after:
-            inner = h @ rec + b_rec
+            inner = _matmul(xp, h, rec) + b_rec
         else:
-            inner = h @ rec[:, :2 * u]
+            inner = _matmul(xp, h, rec[:, :2 * u])
         z = _sigmoid(xp, xw[:, :u] + inner[:, :u], u)
         r = _sigmoid(xp, xw[:, u:2 * u] + inner[:, u:2 * u], u)
         if reset_after:
             recurrent_h = r * inner[:, 2 * u:]
         else:
-            recurrent_h = (r * h) @ rec[:, 2 * u:]
+            recurrent_h = _matmul(xp, r * h, rec[:, 2 * u:])
         hh = _tanh(xp, xw[:, 2 * u:] + recurrent_h, u)
         h_new = z * h + (1 - z) * hh
         return h_new, [h_new]

@@ -47,8 +47,8 @@ class Lamb(Optimizer):
         m += (g - m) * dtype.type(1 - self.beta_1)
         rows = slices_of(gradient)  # Keras squares a lookup gradient's rows before summing
         v += ((g * g if rows is None else rows.dense(xp.square)) - v) * dtype.type(1 - self.beta_2)
-        m_hat = m / (dtype.type(1.0) - xp.power(dtype.type(self.beta_1), step))
-        v_root = xp.sqrt(v / (dtype.type(1.0) - xp.power(dtype.type(self.beta_2), step)))
+        m_hat = m / (dtype.type(1.0) - self._step_power(xp, dtype.type(self.beta_1), step))
+        v_root = xp.sqrt(v / (dtype.type(1.0) - self._step_power(xp, dtype.type(self.beta_2), step)))
         update = m_hat / (v_root + dtype.type(self.epsilon))
         w_norm = xp.sqrt(xp.sum(w * w))
         u_norm = xp.sqrt(xp.sum(update * update))

@@ -245,8 +245,8 @@ _col2im_2d = cupy.ElementwiseKernel(
     """, "kerasish_col2im_2d")
 
 
-def split_matmul(a, b, out=None):
-    """`a @ b` (one cuBLAS call; see numpy_kernels.split_matmul)."""
+def split_matmul(a, b, out=None, kind=None):
+    """`a @ b` (one cuBLAS call; `kind` is for the CPU's order: see numpy_kernels.split_matmul)."""
     return cupy.matmul(a, b, out=out)
 
 

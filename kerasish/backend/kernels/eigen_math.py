@@ -263,8 +263,50 @@ def _packets_then_tail(a, packet_fn, scalar_fn):
     return out.reshape(a.shape)
 
 
+def power(xp, a, b):
+    """`a ** b` as TensorFlow's Pow computes it for fewer than 8 float32 values.
+
+    Below one packet Eigen takes its scalar path, `std::pow`, i.e. libm's powf;
+    numpy's float32 power (a SIMD routine) differs from it in the last bit, e.g.
+    for `0.9 ** 4`, a power Adam takes at its fourth step. Larger arrays go
+    through Eigen's packet pow, which is not followed.
+
+    Args:
+        xp: the array module.
+        a: base array.
+        b: exponent array (broadcast against `a`).
+
+    Returns:
+        float32 array, or None where this does not apply (other modules,
+        dtypes or sizes): the caller's `xp.power` then.
+
+    Example:
+        >>> power(np, np.float32(0.9), np.float32(4.0))
+        array(0.6560999, dtype=float32)
+    """
+    if xp is not np or getattr(a, "dtype", None) != _F32 or getattr(b, "dtype", None) != _F32:
+        return None
+    if a.ndim == 0 == b.ndim:   # the optimizers' step powers: one value, the common case
+        powf = _libm("powf", arguments=2)
+        if powf is not None:
+            return _F32.type(powf(float(a), float(b)))
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    size = int(np.prod(shape))
+    if size >= 8:
+        return None
+    bases = np.broadcast_to(a, shape).reshape(-1).tolist()
+    exponents = np.broadcast_to(b, shape).reshape(-1).tolist()
+    powf = _libm("powf", arguments=2)
+    if powf is None:   # the double pow rounded once: differs only next to halfway cases
+        values = [float(np.float32(x ** y)) if x or y >= 0 else float("inf")
+                  for x, y in zip(bases, exponents)]
+    else:
+        values = list(map(powf, bases, exponents))
+    return np.array(values, _F32).reshape(shape)
+
+
 @functools.lru_cache(maxsize=None)
-def _libm(name):
+def _libm(name, arguments=1):
     """The C library's float function `name` (what TensorFlow's scalar code
     calls), or None where there is no C math library to load."""
     path = ctypes.util.find_library("m")
@@ -272,7 +314,7 @@ def _libm(name):
         fn = getattr(ctypes.PyDLL(path), name)
     except (OSError, AttributeError, TypeError):
         return None
-    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float] * arguments
     return fn
 
 

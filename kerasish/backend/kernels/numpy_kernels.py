@@ -10,7 +10,7 @@ import numpy as np
 
 from kerasish.backend.devices import xp_of
 from kerasish.backend.kernels import cpu_threads
-from kerasish.backend.kernels import eigen_math, eigen_sum
+from kerasish.backend.kernels import eigen_math, eigen_sum, onednn_gemm
 
 __all__ = [
     "adadelta_update",
@@ -670,7 +670,7 @@ __all__ += ["batch_chunks", "conv_im2col", "conv_input_grad", "run_batch_chunks"
 SPLIT_MATMUL_MIN = 1 << 26
 
 
-def split_matmul(a, b, out=None):
+def split_matmul(a, b, out=None, kind=None):
     """`a @ b` for a 2-D `b`, in blocks spread over the CPU threads.
 
     The longer side of the output is split: blocks of rows of `a` when it has
@@ -684,10 +684,16 @@ def split_matmul(a, b, out=None):
     benchmark workloads' dense layers), though no BLAS promises it for every
     shape.
 
+    With `kind`, a float32 product follows TensorFlow's sgemm order where
+    `onednn_gemm` knows it (the blocks of K, one fused multiply-add chain per
+    block), as Keras's layers compute it.
+
     Args:
         a: array of shape (..., K).
         b: array of shape (K, N).
         out: optional C-contiguous array of shape (..., N) for the result.
+        kind: None (numpy's order), or how TensorFlow calls its sgemm for this
+            product: "nn" (`x @ w`), "tn" (`x.T @ g`), "nt" (`g @ w.T`).
 
     Returns:
         array of shape (..., N) (`out` when given).
@@ -698,14 +704,20 @@ def split_matmul(a, b, out=None):
     """
     k, n = b.shape
     m = a.size // max(k, 1)
+    ordered = kind is not None and a.dtype == b.dtype and onednn_gemm.product_kernel(a.dtype)
     if (m * k * n < SPLIT_MATMUL_MIN or a.dtype != b.dtype
             or a.dtype not in (np.float32, np.float64) or a.shape[-1] != k
             or (a.ndim > 2 and not a.flags.c_contiguous)
-            or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))):
-        return np.matmul(a, b, out=out)
+            or (out is not None and (out.dtype != a.dtype or not out.flags.c_contiguous))
+            or cpu_threads.worker_count() < 2):
+        if not ordered or a.ndim == 1:
+            return np.matmul(a, b, out=out)
+        value = onednn_gemm.product(a.reshape(-1, k), b, kind)
+        if out is None:
+            return value.reshape(a.shape[:-1] + (n,))
+        out.reshape(-1, n)[...] = value
+        return out
     workers = cpu_threads.worker_count()
-    if workers < 2:
-        return np.matmul(a, b, out=out)
     a2 = a.reshape(m, k)
     result = out
     out = np.empty((m, n), dtype=a.dtype) if result is None else result.reshape(m, n)
@@ -719,7 +731,10 @@ def split_matmul(a, b, out=None):
                   if c1 > c0]
 
     def run(rows, cols):
-        np.matmul(a2[rows], b[:, cols], out=out[rows, cols])
+        if ordered:
+            out[rows, cols] = onednn_gemm.product(a2[rows], b[:, cols], kind)
+        else:
+            np.matmul(a2[rows], b[:, cols], out=out[rows, cols])
 
     cpu_threads.run_split(run, pieces)
     return out.reshape(a.shape[:-1] + (n,)) if result is None else result

@@ -1,0 +1,188 @@
+"""TensorFlow's float32 matrix products on x86: oneDNN's sgemm order, with numpy.
+
+TensorFlow's x86 wheels multiply float32 matrices with oneDNN's sgemm (eagerly,
+and in Keras's traced steps through oneDNN's gemm-based inner product). On
+AVX-512 CPUs its kernel computes each output element as a chain of fused
+multiply-adds along the inner dimension K, in blocks: a block of all of K when
+K <= 384, else blocks of 384 while at least 768 values remain, and the last
+remainder above 384 cut in two halves (K = 784: 384, 200, 200); the blocks'
+chains are added into the result one after another. numpy's OpenBLAS also runs
+one chain per element for K up to its own block (about 400) when the output's
+columns fill its 16-wide kernels, but blocks K differently above it, and its
+narrow-column kernels (1-8 columns, or 1-4 left over past a multiple of 16) add
+in another order. So kerasish feeds OpenBLAS one block at a time, with the
+columns padded to a multiple of 16 (and a single row padded to two): each call
+is then one chain per element, and the blocks are added as oneDNN adds them.
+
+Where oneDNN runs other kernels (a single output column, one row with K above
+a block, an input gradient of fewer than 16 rows), on other CPUs (AVX2's blocks
+depend on the operands' transposition) and where OpenBLAS's chains cannot be
+confirmed at run time, products stay plain numpy (`product_kernel` returns
+None).
+
+Checked to the bit against TensorFlow 2.21 (`tests/backend/test_onednn_gemm.py`).
+"""
+import functools
+
+import numpy as np
+
+from kerasish.backend.kernels import onednn_math
+
+_F32 = np.dtype(np.float32)
+BLOCK_K = 384          # oneDNN's avx512_core sgemm K block
+_KERNEL_COLUMNS = 16   # OpenBLAS's float32 kernel width on AVX-512
+
+
+def k_blocks(k, block=BLOCK_K):
+    """oneDNN's blocks of the inner dimension: (start, stop) pairs.
+
+    Args:
+        k: the inner dimension.
+        block: the kernel's K block.
+
+    Returns:
+        list of (start, stop).
+
+    Example:
+        >>> k_blocks(784)
+        [(0, 384), (384, 584), (584, 784)]
+    """
+    bounds, start = [], 0
+    while start < k:
+        rest = k - start
+        size = rest if rest <= block else block if rest >= 2 * block else (rest + 1) // 2
+        bounds.append((start, start + size))
+        start += size
+    return bounds
+
+
+def is_exact(kind, m, k, n):
+    """Whether oneDNN computes an (m, k) x (k, n) product of `kind` as blocked chains.
+
+    Args:
+        kind: "nn" (`x @ w`: a forward product), "tn" (`x.T @ g`: a kernel
+            gradient) or "nt" (`g @ w.T`: an input gradient), as TensorFlow
+            calls its sgemm.
+        m, k, n: the product's dimensions.
+
+    Returns:
+        bool.
+    """
+    if n < 2 and not (kind == "tn" and k <= BLOCK_K):
+        return False     # one output column: oneDNN's gemv kernel
+    if kind == "nt":
+        return m >= 16   # fewer rows take oneDNN's small-n kernel
+    return m >= 2 or k <= BLOCK_K
+
+
+def product_kernel(dtype):
+    """`fn(a, b, kind) -> a @ b` in oneDNN's order, or None where it is not followed.
+
+    Args:
+        dtype: the operands' dtype.
+
+    Returns:
+        callable or None (not float32, not an AVX-512 oneDNN kernel, or
+        OpenBLAS's chains not confirmed on this machine).
+
+    Example:
+        >>> product_kernel(np.float64) is None
+        True
+    """
+    if dtype != _F32 or onednn_math.cpu_kernel() != (16, True):
+        return None
+    return product if _openblas_runs_chains() else None
+
+
+def product(a, b, kind):
+    """`a @ b` of 2-D float32 arrays as oneDNN's sgemm adds it, where `is_exact`.
+
+    Args:
+        a: (m, k) float32 array.
+        b: (k, n) float32 array.
+        kind: "nn", "tn" or "nt" (see `is_exact`).
+
+    Returns:
+        (m, n) float32 array.
+    """
+    (m, k), n = a.shape, b.shape[1]
+    if not is_exact(kind, m, k, n) or (k <= BLOCK_K and m > 1 and not _needs_padding(n)):
+        return a @ b
+    total = None
+    for start, stop in k_blocks(k):
+        part = _chains(a[:, start:stop], b[start:stop])
+        total = part if total is None else np.add(total, part, out=total)
+    return total
+
+
+def matmul(xp, a, b, kind="nn"):
+    """`xp.matmul(a, b)`, in TensorFlow's order for 2-D float32 numpy operands where known.
+
+    Args:
+        xp: the array module.
+        a, b: the operands (any ranks; only 2-D float32 pairs change order).
+        kind: how TensorFlow calls its sgemm (see `is_exact`).
+
+    Returns:
+        array.
+
+    Example:
+        >>> matmul(np, np.ones((2, 3), np.float32), np.ones((3, 2), np.float32)).tolist()
+        [[3.0, 3.0], [3.0, 3.0]]
+    """
+    if xp is np and a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype:
+        exact = product_kernel(a.dtype)
+        if exact is not None:
+            return exact(a, b, kind)
+    return xp.matmul(a, b)
+
+
+def _needs_padding(n):
+    """Whether OpenBLAS's kernels for `n` output columns leave some outside its 16-wide kernel."""
+    return n < 9 or 0 < n % _KERNEL_COLUMNS <= 4
+
+
+def _chains(a, b):
+    """One fused multiply-add chain per output element, through OpenBLAS."""
+    (m, k), n = a.shape, b.shape[1]
+    if _needs_padding(n):
+        wide = np.zeros((k, n + _KERNEL_COLUMNS - n % _KERNEL_COLUMNS), _F32)
+        wide[:, :n] = b
+        b = wide
+    if m == 1:
+        a = np.concatenate([a, np.zeros_like(a)])
+    out = a @ b
+    return out[:m, :n] if out.shape != (m, n) else out
+
+
+def chain_reference(a, b):
+    """Sequential fused multiply-add chains computed exactly in float64 (slow; for checks).
+
+    Args:
+        a: (m, k) float32 array.
+        b: (k, n) float32 array.
+
+    Returns:
+        (m, n) float32 array.
+    """
+    total = np.zeros((a.shape[0], b.shape[1]), _F32)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    for index in range(a.shape[1]):
+        # a float32 product is exact in float64; one rounding to float32 is the FMA's
+        total = (total + np.multiply.outer(a64[:, index], b64[index])).astype(_F32)
+    return total
+
+
+@functools.lru_cache(maxsize=None)
+def _openblas_runs_chains():
+    """Whether this numpy's BLAS computes padded float32 products as single chains."""
+    rng = np.random.default_rng(0)
+    for m, k, n in ((1, 40, 3), (5, 200, 17), (3, 384, 48), (4, 100, 10), (6, 300, 29), (2, 64, 9)):
+        a = rng.standard_normal((m, k)).astype(_F32)
+        b = rng.standard_normal((k, n)).astype(_F32)
+        if not np.array_equal(_chains(a, b), chain_reference(a, b)):
+            return False
+    return True
+
+
+__all__ = ["k_blocks", "is_exact", "product_kernel", "product", "matmul", "chain_reference"]
