@@ -56,8 +56,11 @@ def k_blocks(k, block=BLOCK_K):
     return bounds
 
 
+GEMV_MAX_K = 3000   # the one-column kernel's order is confirmed up to here
+
+
 def is_exact(kind, m, k, n):
-    """Whether oneDNN computes an (m, k) x (k, n) product of `kind` as blocked chains.
+    """Whether kerasish knows oneDNN's order for an (m, k) x (k, n) product of `kind`.
 
     Args:
         kind: "nn" (`x @ w`: a forward product), "tn" (`x.T @ g`: a kernel
@@ -68,10 +71,10 @@ def is_exact(kind, m, k, n):
     Returns:
         bool.
     """
-    if n < 2 and not (kind == "tn" and k <= BLOCK_K):
-        return False     # one output column: oneDNN's gemv kernel
-    if kind == "nt":
-        return m >= 16   # fewer rows take oneDNN's small-n kernel
+    if kind == "nt":         # fewer than 16 rows: oneDNN's 16-lane dot kernel (`_lane_dots`)
+        return 2 <= m < 16 or (m >= 16 and n >= 2)
+    if n == 1:               # one output column: oneDNN's gemv kernel (`_gemv`)
+        return (kind == "tn" and k <= BLOCK_K) or (kind == "nn" and m >= 2 and k <= GEMV_MAX_K)
     return m >= 2 or k <= BLOCK_K
 
 
@@ -106,8 +109,12 @@ def product(a, b, kind):
         (m, n) float32 array.
     """
     (m, k), n = a.shape, b.shape[1]
-    if not is_exact(kind, m, k, n) or (k <= BLOCK_K and m > 1 and not _needs_padding(n)):
+    if not is_exact(kind, m, k, n):
         return a @ b
+    if kind == "nt" and m < 16:
+        return _lane_dots(a, b)
+    if n == 1 and kind == "nn":
+        return _gemv(a, b[:, 0])[:, None]
     total = None
     for start, stop in k_blocks(k):
         part = _chains(a[:, start:stop], b[start:stop])
@@ -137,9 +144,54 @@ def matmul(xp, a, b, kind="nn"):
     return xp.matmul(a, b)
 
 
+def _gemv(a, b):
+    """oneDNN's one-column product `a @ b` (b 1-D), found by probing: eight lanes,
+    lane `l` a chain of fused multiply-adds over k = l, l + 8, ... through the
+    whole groups of 16, the lanes added ((0+1)+(4+5)) + ((2+3)+(6+7)); then what is
+    left in groups of 8, 4, 2 and 1 values, each group's products added in the
+    same pattern and the group's sum added on."""
+    k = a.shape[1]
+    full = k - k % 16
+    total = None
+    if full:
+        lanes = [_chains(a[:, lane:full:8], b[lane:full:8, None])[:, 0] for lane in range(8)]
+        total = _hsum8(lanes)
+    products = a[:, full:] * b[full:]
+    start = 0
+    for width in (8, 4, 2, 1):
+        if k - full - start >= width:
+            group = [products[:, start + i] for i in range(width)] + [None] * (8 - width)
+            part = _hsum8(group)
+            total = part if total is None else total + part
+            start += width
+    return total
+
+
+def _hsum8(values):
+    """((v0+v1)+(v4+v5)) + ((v2+v3)+(v6+v7)), None standing for an absent value."""
+    def add(x, y):
+        return x if y is None else y if x is None else x + y
+    return add(add(add(values[0], values[1]), add(values[4], values[5])),
+               add(add(values[2], values[3]), add(values[6], values[7])))
+
+
+def _lane_dots(a, b):
+    """oneDNN's input-gradient kernel for fewer than 16 rows: each element a dot
+    product over 16 lanes, lane `l` a chain of fused multiply-adds over
+    k = l, l + 16, ... (the last, partial group of 16 included), the lanes
+    added by halves (l + l+8, then l + l+4, ...). Found by probing."""
+    lanes = [_chains(a[:, lane::16], b[lane::16]) for lane in range(min(16, a.shape[1]))]
+    lanes += [np.zeros_like(lanes[0])] * (16 - len(lanes))
+    while len(lanes) > 1:
+        half = len(lanes) // 2
+        lanes = [lanes[i] + lanes[i + half] for i in range(half)]
+    return lanes[0]
+
+
 def _needs_padding(n):
-    """Whether OpenBLAS's kernels for `n` output columns leave some outside its 16-wide kernel."""
-    return n < 9 or 0 < n % _KERNEL_COLUMNS <= 4
+    """Whether `n` output columns leave OpenBLAS a tail of 1-8 columns past its
+    16-wide kernels (those run narrower kernels, which add in another order)."""
+    return 0 < n % _KERNEL_COLUMNS <= 8
 
 
 def _chains(a, b):
@@ -149,6 +201,10 @@ def _chains(a, b):
         wide = np.zeros((k, n + _KERNEL_COLUMNS - n % _KERNEL_COLUMNS), _F32)
         wide[:, :n] = b
         b = wide
+    elif not b.flags.c_contiguous:   # chains hold for (C, C), (F, C) and (F, F) operands, not (C, F)
+        b, a = np.asfortranarray(b), np.asfortranarray(a)
+    if not (a.flags.c_contiguous or a.flags.f_contiguous):
+        a = np.ascontiguousarray(a)
     if m == 1:
         a = np.concatenate([a, np.zeros_like(a)])
     out = a @ b
@@ -177,7 +233,8 @@ def chain_reference(a, b):
 def _openblas_runs_chains():
     """Whether this numpy's BLAS computes padded float32 products as single chains."""
     rng = np.random.default_rng(0)
-    for m, k, n in ((1, 40, 3), (5, 200, 17), (3, 384, 48), (4, 100, 10), (6, 300, 29), (2, 64, 9)):
+    for m, k, n in ((1, 40, 3), (5, 200, 17), (3, 384, 48), (4, 100, 10), (6, 300, 29),
+                    (2, 64, 9), (3, 50, 40)):
         a = rng.standard_normal((m, k)).astype(_F32)
         b = rng.standard_normal((k, n)).astype(_F32)
         if not np.array_equal(_chains(a, b), chain_reference(a, b)):
