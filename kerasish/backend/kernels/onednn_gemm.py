@@ -109,6 +109,9 @@ def product(a, b, kind):
         (m, n) float32 array.
     """
     (m, k), n = a.shape, b.shape[1]
+    if (k <= BLOCK_K and n >= 2 and (m >= 16 or (m >= 2 and kind != "nt"))
+            and not _needs_padding(n) and b.flags.c_contiguous):
+        return a @ b   # one block, which OpenBLAS already runs as one chain per element
     if not is_exact(kind, m, k, n):
         return a @ b
     if kind == "nt" and m < 16:
