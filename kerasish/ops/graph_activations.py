@@ -11,6 +11,7 @@ where no gradient is recorded (its gradient needs the product, which then has
 a second reader), so under a tape it is the eager op.
 """
 from kerasish.autodiff import tape as _tape
+from kerasish.backend import keras_graph
 from kerasish.backend.kernels import eigen_math, onednn_math
 from kerasish.ops import elementwise as ew, nn
 from kerasish.ops.unary import unary
@@ -58,3 +59,10 @@ def silu(x):
         >>> silu(ops.convert_to_tensor([1.0]))   # [0.7311]
     """
     return nn.silu(x) if _tape._active else _silu_forward(x)
+
+
+
+# an activation applied to a Dense output fuses too; silu only without a tape (see silu)
+for _name, _fn in (("sigmoid", sigmoid), ("tanh", tanh), ("elu", elu),
+                   ("silu", lambda x: None if _tape._active else _silu_forward(x))):
+    keras_graph.register_fused_activation(_name, _fn)

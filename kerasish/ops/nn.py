@@ -9,6 +9,7 @@ import sys
 from kerasish.autodiff import capture as _capture, tape as _tape
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import keras_graph
 from kerasish.backend.config import finfo
 from kerasish.backend.kernels import eigen_math
 from kerasish.ops import core, elementwise as ew, reduction, manipulation as shape_ops, sorting
@@ -24,12 +25,14 @@ class Activation(Unary):
     def forward(self, device, a):
         return self.compute(device.xp, a, Tensor(a, device))
 
-def _activation(name, compute, grad, doc, keep_ints=False, keep_logits=False):
+def _activation(name, compute, grad, doc, keep_ints=False, keep_logits=False, fusable=False):
     """Builds an activation function around an `Activation` Op.
 
     `keep_ints`: int inputs keep their dtype (Keras's relu/relu6); otherwise
     they become floatx. `keep_logits`: the output remembers its input as
     `_keras_logits`, which the cross-entropies use instead (as Keras on TensorFlow).
+    `fusable`: applied to a Dense layer's product plus bias in a compiled step,
+    it is TensorFlow's fused version (`keras_graph.fused_activation`).
     """
     the_op = Activation(name, compute, grad)
     vjp = the_op.backward
@@ -37,6 +40,10 @@ def _activation(name, compute, grad, doc, keep_ints=False, keep_logits=False):
     def op(x):
         if x.__class__ is KerasTensor:
             return core.symbolic_elementwise(op, (x,), name=name)
+        if fusable:
+            fused = keras_graph.fused_activation(name, x)
+            if fused is not None:
+                return fused
         x = core.convert_to_tensor(x) if keep_ints else float_operand(x)
         out = Tensor(compute(x._device.xp, x._value, x), x._device)
         if _tape._active:
@@ -68,10 +75,11 @@ relu = _activation("relu", lambda xp, a, x: xp.maximum(a, 0).astype(a.dtype, cop
 relu6 = _activation("relu6", lambda xp, a, x: xp.clip(a, 0, 6).astype(a.dtype, copy=False),
                     _mask_grad(lambda x: ew.logical_and(ew.greater(x, 0), ew.less(x, 6))),
                     "min(max(x, 0), 6).", keep_ints=True)
-sigmoid = _activation(
-    "sigmoid", lambda xp, a, x: ew.sigmoid_array(x),
-    lambda g, x, o: ew.multiply(g, ew.multiply(o, ew.subtract(1.0, o))),
-    "1 / (1 + exp(-x)), computed without overflow.", keep_logits=True)
+_SIGMOID_PARTS = ("sigmoid", lambda xp, a, x: ew.sigmoid_array(x),
+                  lambda g, x, o: ew.multiply(g, ew.multiply(o, ew.subtract(1.0, o))),
+                  "1 / (1 + exp(-x)), computed without overflow.")
+sigmoid = _activation(*_SIGMOID_PARTS, keep_logits=True, fusable=True)
+_unfused_sigmoid = _activation(*_SIGMOID_PARTS, keep_logits=True)   # inside silu: never fused
 softsign = _activation(
     "softsign", lambda xp, a, x: a / (1 + xp.abs(a)),
     lambda g, x, o: ew.divide(g, ew.square(ew.add(ew.absolute(x), 1.0))), "x / (1 + |x|).")
@@ -128,8 +136,20 @@ def silu(x):
     Example:
         >>> ops.silu(ops.convert_to_tensor([0.0, 1.0]))   # [0., 0.7311]
     """
-    x = float_operand(x)
-    return ew.multiply(x, sigmoid(x))
+    fused = keras_graph.fused_activation("silu", x)
+    if fused is not None:
+        return fused
+    return _silu(float_operand(x))
+
+
+def _silu_grad(g, x, o):
+    """TensorFlow's `tf.nn.silu` gradient: `g * (s * (1 + x * (1 - s)))`, `s` recomputed."""
+    s = _unfused_sigmoid(x)
+    return ew.multiply(g, ew.multiply(s, ew.add(1.0, ew.multiply(x, ew.subtract(1.0, s)))))
+
+
+_silu = _activation("silu", lambda xp, a, x: a * ew.sigmoid_array(x), _silu_grad,
+                    "x * sigmoid(x) with TensorFlow's gradient.")
 
 
 swish = silu
@@ -167,6 +187,9 @@ def elu(x, alpha=1.0):
     Example:
         >>> ops.elu(ops.convert_to_tensor([-1.0, 2.0]))   # [-0.6321, 2.]
     """
+    fused = keras_graph.fused_activation("elu", x) if alpha == 1 else None
+    if fused is not None:
+        return fused
     x = float_operand(x)
     # TensorFlow's Elu kernel: exp(x) - 1 below zero; Keras scales that by alpha.
     negative_part = ew.subtract(ew.exp(ew.minimum(x, 0.0)), 1.0)

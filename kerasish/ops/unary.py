@@ -11,6 +11,7 @@ from kerasish.autodiff import capture as _capture, tape as _tape
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
+from kerasish.backend import keras_graph
 from kerasish.backend.config import is_inexact
 from kerasish.backend.kernels import eigen_math
 from kerasish.ops import core
@@ -40,7 +41,7 @@ class Unary(Op):
         return (self.grad(g, saved[2], saved[4]),)
 
 
-def unary(name, compute, grad=None, float_only=True, doc=None):
+def unary(name, compute, grad=None, float_only=True, doc=None, fusable=False):
     """Builds a unary op function around a `Unary` Op.
 
     Args:
@@ -49,6 +50,8 @@ def unary(name, compute, grad=None, float_only=True, doc=None):
         grad: fn(g, x, out) -> input gradient, written with ops (None: no gradient).
         float_only: cast int/bool inputs to floatx first.
         doc: the docstring.
+        fusable: applied to a Dense layer's product plus bias in a compiled step,
+            it is TensorFlow's fused version (`keras_graph.fused_activation`).
 
     Returns:
         the op function `op(x)` (its Op is `op.op`).
@@ -57,6 +60,10 @@ def unary(name, compute, grad=None, float_only=True, doc=None):
     differentiable, vjp = grad is not None, the_op.backward
 
     def op(x):
+        if fusable:
+            fused = keras_graph.fused_activation(name, x)
+            if fused is not None:
+                return fused
         if not isinstance(x, Tensor) or (float_only and not is_inexact(x._value.dtype)):
             if x.__class__ is KerasTensor:
                 return core.symbolic_elementwise(op, (x,), name=name)
@@ -109,7 +116,8 @@ cos = unary("cos", lambda xp, a: xp.cos(a), lambda g, x, o: negative(ew.multiply
 tan = unary("tan", lambda xp, a: xp.tan(a), _times(lambda x, o: ew.add(square(o), 1.0)))
 sinh = unary("sinh", lambda xp, a: xp.sinh(a), _times(lambda x, o: cosh(x)))
 cosh = unary("cosh", lambda xp, a: xp.cosh(a), _times(lambda x, o: sinh(x)))
-tanh = unary("tanh", eigen_math.tanh, _times(lambda x, o: ew.subtract(1.0, square(o))))
+tanh = unary("tanh", eigen_math.tanh, _times(lambda x, o: ew.subtract(1.0, square(o))),
+             fusable=True)
 arcsin = unary("arcsin", lambda xp, a: xp.arcsin(a),
                lambda g, x, o: ew.divide(g, sqrt(ew.subtract(1.0, square(x)))))
 arccos = unary("arccos", lambda xp, a: xp.arccos(a),

@@ -97,9 +97,13 @@ class Dense(LoRAUnsupported, Layer):
 
     def call(self, inputs, training=None):
         activation = self.activation
-        if self.bias is not None and keras_graph.active():
+        fusing = self.bias is not None and keras_graph.active()
+        if fusing:
             activation = _GRAPH_ACTIVATIONS.get(activation, activation)
-        return ops.dense(inputs, self.kernel, self.bias, activation=activation)
+        out = ops.dense(inputs, self.kernel, self.bias, activation=activation)
+        if fusing and activation in (None, activations.linear):
+            keras_graph.mark_bias_add(out)   # an activation applied to it fuses too
+        return out
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape[:-1]) + (self.units,)
