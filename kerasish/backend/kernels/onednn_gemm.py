@@ -57,6 +57,9 @@ def k_blocks(k, block=BLOCK_K):
 
 
 GEMV_MAX_K = 3000   # the one-column kernel's order is confirmed up to here
+# one input row: a single chain over all of K while k * n is at most this (checked
+# up to 784 x 300); above it oneDNN splits K over its threads
+ROW_MAX_WORK = 235200
 
 
 def is_exact(kind, m, k, n):
@@ -75,7 +78,9 @@ def is_exact(kind, m, k, n):
         return 2 <= m < 16 or (m >= 16 and n >= 2)
     if n == 1:               # one output column: oneDNN's gemv kernel (`_gemv`)
         return (kind == "tn" and k <= BLOCK_K) or (kind == "nn" and m >= 2 and k <= GEMV_MAX_K)
-    return m >= 2 or k <= BLOCK_K
+    if m >= 2:
+        return True
+    return k * n <= ROW_MAX_WORK if kind == "nn" else k <= BLOCK_K
 
 
 def product_kernel(dtype):
@@ -116,6 +121,8 @@ def product(a, b, kind):
         return a @ b
     if kind == "nt" and m < 16:
         return _lane_dots(a, b)
+    if m == 1 and k > BLOCK_K:   # one input row: one chain over all of K (no blocks)
+        return chain_reference(a, b)
     if n == 1 and kind == "nn":
         return _gemv(a, b[:, 0])[:, None]
     total = None
@@ -215,7 +222,8 @@ def _chains(a, b):
 
 
 def chain_reference(a, b):
-    """Sequential fused multiply-add chains computed exactly in float64 (slow; for checks).
+    """Sequential fused multiply-add chains along K, exactly (one numpy step per k: slow;
+    the checks' reference, and one input row's long product).
 
     Args:
         a: (m, k) float32 array.
@@ -225,10 +233,8 @@ def chain_reference(a, b):
         (m, n) float32 array.
     """
     total = np.zeros((a.shape[0], b.shape[1]), _F32)
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
     for index in range(a.shape[1]):
-        # a float32 product is exact in float64; one rounding to float32 is the FMA's
-        total = (total + np.multiply.outer(a64[:, index], b64[index])).astype(_F32)
+        total = onednn_math.fused_multiply_add(a[:, index, None], b[index], total)
     return total
 
 

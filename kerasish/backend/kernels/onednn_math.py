@@ -299,6 +299,23 @@ _ELTWISE = {"sigmoid": _logistic, "tanh": _tanh, "elu": _elu,
             "silu": lambda x, fused: x * _logistic(x, fused)}
 
 
+def fused_multiply_add(a, b, c):
+    """`a * b + c` of float32 arrays rounded once, as an FMA instruction computes it
+    (exactly: float64 arithmetic with a correction where its rounding is a tie).
+
+    Args:
+        a, b, c: float32 arrays (broadcast together).
+
+    Returns:
+        float32 array.
+
+    Example:
+        >>> fused_multiply_add(np.float32(3), np.float32(1 / 3), np.float32(-1))
+        np.float32(2.9802322e-08)
+    """
+    return _multiply_add(a, b, c, True)
+
+
 def _multiply_add(a, b, c, fused):
     """`a * b + c` in float32: one rounding (FMA) when `fused`, else two. For `fused`,
     `b` may be given in float64 already."""
