@@ -28,6 +28,7 @@ from kerasish.autodiff import tape as _tape
 from kerasish.autodiff.capture import derive
 from kerasish.autodiff.tensor import Tensor
 from kerasish.ops import core, elementwise as ew, manipulation as shape_ops, reduction
+from kerasish.ops.softmax import exact_softmax_kernel
 from kerasish.ops.attention import dot_product_attention as _dot_product_attention_by_ops
 from kerasish.ops.linalg import matmul
 from kerasish.ops.nn import softmax
@@ -147,8 +148,8 @@ def _forward_raw(xp, chunks, target, result, scale, is_causal, masked_rows, drop
     keep = None
     if dropout_rate > 0.0:
         keep = dropout_keep.astype(target) * target.type(1.0 / (1.0 - dropout_rate))
-    # The scale goes on the query (B*T*N*H values) rather than on the logits (B*N*T*S).
-    qh = (q * target.type(scale)).transpose(0, 2, 1, 3)
+    on_logits = _scales_logits(masked_rows)
+    qh = (q if on_logits else q * target.type(scale)).transpose(0, 2, 1, 3)
     kh, vh = k.transpose(0, 2, 1, 3), v.transpose(0, 2, 1, 3)
     masked = None if allowed is None else xp.logical_not(allowed)
     batch, heads, t, s = q.shape[0], q.shape[2], q.shape[1], k.shape[1]
@@ -156,17 +157,20 @@ def _forward_raw(xp, chunks, target, result, scale, is_causal, masked_rows, drop
     dropped = probs if keep is None else xp.empty_like(probs)
     out = xp.empty((batch, t, heads, v.shape[-1]), dtype=target)
     fill = target.type(_fill_value(target, masked_rows))
+    softmax_rows = _softmax_kernel(xp, target, probs.size)
 
     def run(b0, b1):
         rows = slice(b0, b1)
         p = probs[rows]
         xp.matmul(qh[rows], kh[rows].transpose(0, 1, 3, 2), out=p)   # the logits
+        if on_logits:
+            p *= target.type(scale)
         if bias is not None:
             p += _batch_rows(bias, rows, batch)
         m = None if masked is None else xp.broadcast_to(_batch_rows(masked, rows, batch), p.shape)
         if m is not None:
             xp.copyto(p, fill, where=m)
-        _softmax_in_place(xp, p)
+        softmax_rows(p)
         if masked_rows == "zero" and m is not None:
             # Masked probabilities are already 0 except in fully masked rows (uniform
             # there); the backward below is unchanged by zeroing them, so zero in place.
@@ -177,6 +181,25 @@ def _forward_raw(xp, chunks, target, result, scale, is_causal, masked_rows, drop
     chunks(run, batch, heads * t * s * target.itemsize)
     return (out.astype(result, copy=False), probs.astype(result, copy=False), qh, kh, vh, probs,
             dropped, keep, masked)
+
+
+def _scales_logits(masked_rows):
+    """Where Keras puts the scale: `keras.ops.dot_product_attention` (uniform fully
+    masked rows) multiplies the logits, the einsum path with its Softmax layer
+    (zero rows) the query."""
+    return masked_rows == "uniform"
+
+
+def _softmax_kernel(xp, dtype, size):
+    """`fn(logits)`: softmax over the last axis in place, TensorFlow's (oneDNN's) kernel
+    up to `EXACT_MAX_ELEMENTS` logits in all (as `ops.softmax`), else numpy's formula."""
+    exact = exact_softmax_kernel(xp, dtype, size)
+    if exact is None:
+        return functools.partial(_softmax_in_place, xp)
+
+    def softmax_rows(logits):
+        logits[...] = exact(logits.reshape(-1, logits.shape[-1])).reshape(logits.shape)
+    return softmax_rows
 
 
 def _softmax_in_place(xp, logits):
@@ -215,6 +238,7 @@ def _backward_raw(xp, chunks, scale, masked_rows, bias_shape, dtypes, g_out, g_s
     g_v = xp.empty((batch, s, heads, vh.shape[-1]), dtype=probs.dtype)
     g_logits_all = None if bias_shape is None else xp.empty_like(probs)
     zero = probs.dtype.type(0)
+    on_logits = _scales_logits(masked_rows)
 
     def run(b0, b1):
         rows = slice(b0, b1)
@@ -237,8 +261,11 @@ def _backward_raw(xp, chunks, scale, masked_rows, bias_shape, dtypes, g_out, g_s
         g_logits *= p
         if m is not None:  # masked logits were constants
             xp.copyto(g_logits, zero, where=m)
+        if on_logits:   # TensorFlow's order: the scale's gradient first (the bias's stays unscaled)
+            g_logits = g_logits * probs.dtype.type(scale)
         g_q[rows] = (g_logits @ kh[rows]).transpose(0, 2, 1, 3)
-        g_q[rows] *= probs.dtype.type(scale)
+        if not on_logits:
+            g_q[rows] *= probs.dtype.type(scale)
         g_k[rows] = (g_logits.transpose(0, 1, 3, 2) @ qh[rows]).transpose(0, 2, 1, 3)
 
     chunks(run, batch, 2 * heads * t * s * probs.itemsize)

@@ -13,6 +13,24 @@ from kerasish.ops.symbolic import keras_op
 EXACT_MAX_ELEMENTS = 1 << 16
 
 
+def exact_softmax_kernel(xp, dtype, size):
+    """TensorFlow's softmax over rows (`fn(rows)`, oneDNN's kernel) for a softmax of
+    `size` values in all, or None: other dtypes or devices, off x86, and above
+    `EXACT_MAX_ELEMENTS` values (numpy's formula then, for its cost).
+
+    Args:
+        xp: the array module.
+        dtype: the logits' dtype.
+        size: how many logits the softmax covers.
+
+    Returns:
+        callable or None.
+    """
+    if size > EXACT_MAX_ELEMENTS:
+        return None
+    return onednn_math.softmax_kernel(xp, dtype)
+
+
 class Softmax(Op):
     """exp(x) / sum(exp(x)) over `axis`, max-shifted; backward `out * (g - sum(g * out))`.
 
@@ -37,8 +55,8 @@ class Softmax(Op):
 
     def forward(self, device, x):
         xp = device.xp
-        kernel = onednn_math.softmax_kernel(xp, x.dtype) if x.ndim else None
-        if kernel is not None and x.size <= EXACT_MAX_ELEMENTS:
+        kernel = exact_softmax_kernel(xp, x.dtype, x.size) if x.ndim else None
+        if kernel is not None:
             return _over_last_axis(xp, x, self.axis, kernel)
         e = xp.exp(x - xp.max(x, axis=self.axis, keepdims=True))
         return e / xp.sum(e, axis=self.axis, keepdims=True)
