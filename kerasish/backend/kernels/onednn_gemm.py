@@ -14,11 +14,16 @@ in another order. So kerasish feeds OpenBLAS one block at a time, with the
 columns padded to a multiple of 16 (and a single row padded to two): each call
 is then one chain per element, and the blocks are added as oneDNN adds them.
 
-Where oneDNN runs other kernels (a single output column, one row with K above
-a block, an input gradient of fewer than 16 rows), on other CPUs (AVX2's blocks
-depend on the operands' transposition) and where OpenBLAS's chains cannot be
-confirmed at run time, products stay plain numpy (`product_kernel` returns
-None).
+Three more kernels were found by probing the summation tree with 2^30-sized
+values (each pair of positions tells how many values were added before the two
+met): a product with one output column runs oneDNN's gemv (`_gemv`), an input
+gradient of fewer than 16 rows runs 16-lane dot products (`_lane_dots`), and one
+input row is a single chain over all of K while the product is small
+(`ROW_MAX_WORK`). Where oneDNN splits K over its threads (one row with a large
+output, a one-column kernel gradient over more than 384 samples), on other CPUs
+(AVX2's blocks depend on the operands' transposition) and where OpenBLAS's
+chains cannot be confirmed at run time, products stay plain numpy
+(`is_exact`, `product_kernel`).
 
 Checked to the bit against TensorFlow 2.21 (`tests/backend/test_onednn_gemm.py`).
 """
@@ -243,11 +248,12 @@ def _openblas_runs_chains():
     """Whether this numpy's BLAS computes padded float32 products as single chains."""
     rng = np.random.default_rng(0)
     for m, k, n in ((1, 40, 3), (5, 200, 17), (3, 384, 48), (4, 100, 10), (6, 300, 29),
-                    (2, 64, 9), (3, 50, 40)):
+                    (2, 64, 9), (3, 50, 40), (20, 30, 32)):
         a = rng.standard_normal((m, k)).astype(_F32)
         b = rng.standard_normal((k, n)).astype(_F32)
-        if not np.array_equal(_chains(a, b), chain_reference(a, b)):
-            return False
+        for b_layout in (b, np.asfortranarray(b)):   # a transposed operand too
+            if not np.array_equal(_chains(a, b_layout), chain_reference(a, b)):
+                return False
     return True
 
 
