@@ -24,8 +24,9 @@ def loops():
     """The compiled loops (a namespace), or None when numba is not usable.
 
     Returns:
-        an object with the attributes `adam`, `index_add`, `square_rows` and
-        `adam_rows`, or None.
+        an object with the attributes `adam`, `index_add`, `square_rows`,
+        `adam_rows` and the LSTM step's `lstm_gates`, `lstm_cell`, `lstm_output`,
+        `lstm_step_back` (see `ops/rnn.py`), or None.
 
     Example:
         >>> fast = loops()
@@ -111,11 +112,76 @@ def _load():
                 t = (mi * alpha) / t
                 param[r, k] = param[r, k] - t
 
+    @jit
+    def lstm_gates(z, rec_term, scale):
+        # `z += rec_term; z *= scale` (the pre-activations, halved on i, f, o)
+        for b in range(z.shape[0]):
+            for j in range(z.shape[1]):
+                t = z[b, j] + rec_term[b, j]
+                z[b, j] = t * scale[j]
+
+    @jit
+    def lstm_cell(z, scale, shift, c_prev, c_new):
+        # `z *= scale; z += shift` (the sigmoids from their tanh), then
+        # `c_new = f * c_prev; c_new += i * g`
+        u = c_new.shape[1]
+        for b in range(z.shape[0]):
+            for j in range(z.shape[1]):
+                t = z[b, j] * scale[j]
+                z[b, j] = t + shift[j]
+            for j in range(u):
+                fc = z[b, u + j] * c_prev[b, j]
+                ig = z[b, j] * z[b, 2 * u + j]
+                c_new[b, j] = fc + ig
+
+    @jit
+    def lstm_output(h, z, tanh_c):
+        # `h = o * tanh(c)`
+        u = h.shape[1]
+        for b in range(h.shape[0]):
+            for j in range(u):
+                h[b, j] = z[b, 3 * u + j] * tanh_c[b, j]
+
+    @jit
+    def lstm_step_back(dz, dc_out, dh, dc, acts, tanh_c, c_prev, one):
+        # rnn._LSTM.backward's step without a sequence mask: dc_total = dc + (dh * o) *
+        # (1 - tanh(c)^2); dz per gate = ((first * second) * third) * fourth (see
+        # rnn._LSTMFactors: the g gate's fourth factor is 1); dc_out = dc_total * f
+        u = dh.shape[1]
+        for b in range(dh.shape[0]):
+            for j in range(u):
+                i = acts[b, j]
+                f = acts[b, u + j]
+                g = acts[b, 2 * u + j]
+                o = acts[b, 3 * u + j]
+                tc = tanh_c[b, j]
+                d_h = dh[b, j]
+                t = tc * tc
+                dc_factor = one - t
+                total = d_h * o
+                total = total * dc_factor
+                total = dc[b, j] + total
+                t = total * g
+                t = t * i
+                dz[b, j] = t * (one - i)
+                t = total * c_prev[b, j]
+                t = t * f
+                dz[b, u + j] = t * (one - f)
+                t = g * g
+                t = one - t
+                dz[b, 2 * u + j] = (total * i) * t
+                t = d_h * tc
+                t = t * o
+                dz[b, 3 * u + j] = t * (one - o)
+                dc_out[b, j] = total * f
+
     class Loops:
         pass
     fast = Loops()
     fast.adam, fast.index_add = adam, index_add
     fast.square_rows, fast.adam_rows = square_rows, adam_rows
+    fast.lstm_gates, fast.lstm_cell, fast.lstm_output = lstm_gates, lstm_cell, lstm_output
+    fast.lstm_step_back = lstm_step_back
     return fast
 
 

@@ -594,6 +594,28 @@ def chunked_update(update, param, args):
                                          for start in range(0, n, CHUNK)])
 
 
+def lstm_step_loops(x):
+    """The compiled LSTM step loops (`numba_kernels.loops()`) for `x`'s dtype, or None.
+
+    `ops/rnn.py`'s LSTM runs each time step's elementwise arithmetic through them
+    where numba is installed (the same operations, in the same order, fused into
+    one loop per stage; numpy's `tanh` stays numpy's). None for arrays other than
+    float32/float64 numpy arrays, or without numba: the numpy step then runs.
+
+    Args:
+        x: the sequence's input array.
+
+    Returns:
+        the loops namespace, or None.
+    """
+    if xp_of(x) is not np or x.dtype not in (np.float32, np.float64):
+        return None
+    return numba_kernels.loops()
+
+
+__all__ += ["lstm_step_loops"]
+
+
 def adam_rows_update(param, grad, m, v, alpha, beta_1, beta_2, epsilon, v_hat=None, *,
                      indices, values):
     """Adam for a lookup's gradient in one compiled pass, where numba is installed.
