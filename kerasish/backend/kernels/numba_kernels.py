@@ -48,6 +48,10 @@ def _load():
         return None
     # error_model="numpy": a division by zero gives inf/nan as numpy does (no exception)
     jit = numba.njit(nogil=True, cache=True, error_model="numpy")
+    try:  # the on-disk cache needs a writable place (beside this file or numba's own)
+        jit(_probe)()
+    except Exception:  # noqa: BLE001 - no cache: compile in every process
+        jit = numba.njit(nogil=True, error_model="numpy")
 
     @jit
     def adam(param, grad, m, v, one_minus_beta_1, one_minus_beta_2, epsilon, alpha):
@@ -183,6 +187,10 @@ def _load():
     fast.lstm_gates, fast.lstm_cell, fast.lstm_output = lstm_gates, lstm_cell, lstm_output
     fast.lstm_step_back = lstm_step_back
     return fast
+
+
+def _probe():
+    return 0
 
 
 def _float(*arrays):
