@@ -7,13 +7,16 @@ as its numpy kernel, element by element and in the same order (no fast-math:
 no fused multiply-adds, no reassociation), so it gives the same numbers bit for
 bit; `tests/backend/test_numba_kernels.py` checks that against the numpy code.
 What it saves is the passes over memory and the per-call overhead: Adam's
-eleven array passes become one loop, and `index_add`'s rounds of fancy
-indexing one loop over the rows.
+eleven array passes become one loop (for an embedding table, with its
+repeated rows' rule in the same pass), `index_add`'s rounds of fancy indexing
+one loop over the rows, and an LSTM step's nine to ten elementwise calls one to
+three loops (numpy's `tanh` stays numpy's: a compiled one gives other bits).
 
 numba is imported and the loops are compiled on first use (cached on disk
 where numba can write its cache).
 """
 import os
+import types
 
 import numpy as np
 
@@ -44,14 +47,20 @@ def _load():
         return None
     try:
         import numba
-    except ImportError:
+    except Exception:  # noqa: BLE001 - missing, or not importable beside this numpy
         return None
-    # error_model="numpy": a division by zero gives inf/nan as numpy does (no exception)
-    jit = numba.njit(nogil=True, cache=True, error_model="numpy")
-    try:  # the on-disk cache needs a writable place (beside this file or numba's own)
-        jit(_probe)()
-    except Exception:  # noqa: BLE001 - no cache: compile in every process
-        jit = numba.njit(nogil=True, error_model="numpy")
+    jit = None
+    for cache in (True, False):  # the disk cache needs a writable place; else none
+        # error_model="numpy": a division by zero gives inf/nan as numpy does
+        candidate = numba.njit(nogil=True, cache=cache, error_model="numpy")
+        try:
+            candidate(_probe)()
+        except Exception:  # noqa: BLE001 - numba cannot compile here: numpy runs
+            continue
+        jit = candidate
+        break
+    if jit is None:
+        return None
 
     @jit
     def adam(param, grad, m, v, one_minus_beta_1, one_minus_beta_2, epsilon, alpha):
@@ -179,14 +188,10 @@ def _load():
                 dz[b, 3 * u + j] = t * (one - o)
                 dc_out[b, j] = total * f
 
-    class Loops:
-        pass
-    fast = Loops()
-    fast.adam, fast.index_add = adam, index_add
-    fast.square_rows, fast.adam_rows = square_rows, adam_rows
-    fast.lstm_gates, fast.lstm_cell, fast.lstm_output = lstm_gates, lstm_cell, lstm_output
-    fast.lstm_step_back = lstm_step_back
-    return fast
+    return types.SimpleNamespace(
+        adam=adam, index_add=index_add, square_rows=square_rows, adam_rows=adam_rows,
+        lstm_gates=lstm_gates, lstm_cell=lstm_cell, lstm_output=lstm_output,
+        lstm_step_back=lstm_step_back)
 
 
 def _probe():
