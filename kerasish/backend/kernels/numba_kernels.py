@@ -215,6 +215,12 @@ def adam_update(param, grad, m, v, one_minus_beta_1, one_minus_beta_2, epsilon, 
     Returns:
         True when the update was done, False when numba is unavailable or the
         arrays do not fit (other dtypes, not C-contiguous): the caller runs numpy.
+
+    Example:
+        >>> p, g, m, v = (np.full(3, x, np.float32) for x in (1.0, 0.5, 0.0, 0.0))
+        >>> done = adam_update(p, g, m, v, 0.1, 0.001, 1e-7, 0.001)
+        >>> done is False or bool(p[0] < 1.0)
+        True
     """
     fast = loops()
     arrays = (param, grad, m, v)
@@ -238,6 +244,13 @@ def index_add(target, index, values):
 
     Returns:
         True when done, False when it does not apply (the caller runs numpy).
+
+    Example:
+        >>> t = np.zeros((3, 2), np.float32)
+        >>> if not index_add(t, np.array([2, 0, 2]), np.ones((3, 2), np.float32)):
+        ...     np.add.at(t, np.array([2, 0, 2]), np.ones((3, 2), np.float32))
+        >>> t[:, 0].tolist()
+        [1.0, 0.0, 2.0]
     """
     fast = loops()
     if fast is None or target.ndim < 2 or not target.flags.c_contiguous or not _float(
@@ -266,6 +279,13 @@ def adam_rows_update(param, grad, m, v, scalars, index, values, run_split):
 
     Returns:
         True when done, False when it does not apply (the caller runs numpy).
+
+    Example:
+        >>> p, g, m, v = (np.zeros((4, 2), np.float32) for _ in range(4))
+        >>> adam_rows_update(p, g, m, v, (0.1, 0.001, 1e-7, 0.001), np.array([1, 1]),
+        ...                  np.ones((2, 2), np.float32), lambda f, pieces: [
+        ...                      f(*piece) for piece in pieces]) in (True, False)
+        True
     """
     fast = loops()
     arrays = (param, grad, m, v)
