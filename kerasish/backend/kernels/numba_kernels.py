@@ -21,6 +21,7 @@ import types
 import numpy as np
 
 _LOOPS = None  # None: not loaded yet; False: unavailable or switched off
+_COMPILED = []  # the loops once compiled in this process (a reload reuses them)
 
 
 def loops():
@@ -45,6 +46,12 @@ def loops():
 def _load():
     if os.environ.get("KERASISH_NUMBA", "1") == "0":
         return None
+    if not _COMPILED:
+        _COMPILED.append(_compile())
+    return _COMPILED[0]
+
+
+def _compile():
     try:
         import numba
     except Exception:  # noqa: BLE001 - missing, or not importable beside this numpy
