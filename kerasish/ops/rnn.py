@@ -334,6 +334,15 @@ class _LSTMFactors:
         xp.subtract(1, dc_factor, out=dc_factor)
 
 
+def _step_loops(x, *arrays):
+    """The device's compiled LSTM step loops (numba, optional) when `x` and `arrays`
+    share one dtype, else None (the numpy step)."""
+    loops = devices.device_of_array(x).kernel("lstm_step_loops")(x)
+    if loops is None or any(a.dtype != x.dtype for a in arrays):
+        return None
+    return loops
+
+
 def _project_back_tm(xp, d, w, masks, length):
     """`_project_back` for time-major rows of `d` with per-batch masks (batch, n):
     returns (length, batch, n)."""
@@ -544,24 +553,32 @@ class _LSTM:
         i_, f_, g_, o_ = (acts[..., j * u:(j + 1) * u] for j in range(4))
         tmp = xp.empty((batch, u), dtype=x.dtype)
         parts = None if rec_masks is None else xp.empty((len(rec_masks), batch, u), x.dtype)
+        fast = _step_loops(x, hs, cs)
         try:
             for k, t in enumerate(_steps(length, go_backwards)):
                 if pipe is not None and k in waits:
                     pipe.wait(waits[k])
                 prv, nxt = (t + 1, t) if go_backwards else (t, t + 1)
-                z = acts[t]
-                z += _recurrent_term(xp, hs[prv], rec, rec_masks, rec_term, parts)
-                # sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5 on i, f, o; tanh(z) on g
-                z *= scale
-                xp.tanh(z, out=z)
-                z *= scale
-                z += shift
-                c_new, h_new = cs[nxt], hs[nxt]
-                xp.multiply(f_[t], cs[prv], out=c_new)
-                xp.multiply(i_[t], g_[t], out=tmp)
-                c_new += tmp
-                xp.tanh(c_new, out=tcs[t])
-                xp.multiply(o_[t], tcs[t], out=h_new)
+                z, c_new, h_new = acts[t], cs[nxt], hs[nxt]
+                _recurrent_term(xp, hs[prv], rec, rec_masks, rec_term, parts)
+                if fast is not None:  # the same operations, fused (numba)
+                    fast.lstm_gates(z, rec_term, scale)
+                    xp.tanh(z, out=z)
+                    fast.lstm_cell(z, scale, shift, cs[prv], c_new)
+                    xp.tanh(c_new, out=tcs[t])
+                    fast.lstm_output(h_new, z, tcs[t])
+                else:
+                    z += rec_term
+                    # sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5 on i, f, o; tanh(z) on g
+                    z *= scale
+                    xp.tanh(z, out=z)
+                    z *= scale
+                    z += shift
+                    xp.multiply(f_[t], cs[prv], out=c_new)
+                    xp.multiply(i_[t], g_[t], out=tmp)
+                    c_new += tmp
+                    xp.tanh(c_new, out=tcs[t])
+                    xp.multiply(o_[t], tcs[t], out=h_new)
                 if mask is not None:  # a masked step carries the state and repeats the output
                     xp.copyto(outs[k + 1], h_new)
                     xp.copyto(outs[k + 1], outs[k], where=keep[t])
@@ -619,7 +636,10 @@ class _LSTM:
         x_rows, acts, tcs, hs, cs = cache
         h_prevs, c_prevs = (hs[1:], cs[1:]) if go_backwards else (hs[:-1], cs[:-1])
         g_out, dh, dc = g_final
-        factors = _LSTMFactors(xp, acts, tcs, c_prevs, go_backwards)
+        fast = None if mask is not None else _step_loops(x, hs, cs, dh, dc, g_seq, g_out)
+        factors = None if fast is not None else _LSTMFactors(xp, acts, tcs, c_prevs,
+                                                             go_backwards)
+        one = x.dtype.type(1)
         i_, f_, g_, o_ = (acts[..., j * u:(j + 1) * u] for j in range(4))
         g_seq_tm = None if mask is None and not g_seq.any() else _swap_time_batch(xp, g_seq)
         dz_all = xp.empty((length, batch, 4 * u), dtype=x.dtype)
@@ -655,13 +675,21 @@ class _LSTM:
                     dh_new = xp.where(m, dh + g_out, 0)
                     dc_new = xp.where(m, dc, 0)
                     g_out, dh, dc = xp.where(m, 0, g_out), xp.where(m, 0, dh), xp.where(m, 0, dc)
+                dz = dz_all[t]
+                if fast is not None:  # the same operations, fused (numba); dc for the next
+                    fast.lstm_step_back(dz, dc_buf, dh_new, dc_new, acts[t], tcs[t],
+                                        c_prevs[t], one)
+                    dh = _recurrent_term_back(xp, dz, rec, rec_masks, dh_buf, terms)
+                    dc = dc_buf
+                    if k in done:
+                        pipe.put(*_block_times(done[k], length, go_backwards))
+                    continue
                 # dc_total = dc + dh * o * (1 - tanh(c)^2); each gate's dz as a product of
                 # four factors (see _LSTMFactors)
                 dc_factor, third, fourth = factors.at(t)
                 xp.multiply(dh_new, o_[t], out=dc_total)
                 dc_total *= dc_factor
                 xp.add(dc_new, dc_total, out=dc_total)
-                dz = dz_all[t]
                 xp.multiply(dc_total, g_[t], out=dz[:, :u])
                 xp.multiply(dc_total, c_prevs[t], out=dz[:, u:2 * u])
                 xp.multiply(dc_total, i_[t], out=dz[:, 2 * u:3 * u])

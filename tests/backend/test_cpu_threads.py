@@ -91,3 +91,44 @@ def test_a_held_up_thread_leaves_the_other_pieces_to_the_others(two_blas_threads
         return i
 
     assert cpu_threads.run_split(run, [(i,) for i in range(6)]) == list(range(6))
+
+
+def test_pipeline_caller_runs_the_pieces_a_held_up_worker_has_not_started(two_blas_threads):
+    """The worker is held up in piece 0: waiting for the first three pieces runs
+    pieces 1 and 2 on the caller's thread; every piece runs exactly once."""
+    release = threading.Event()
+    ran = []
+
+    def run(i):
+        ran.append((i, threading.get_ident()))
+        if i == 0:
+            assert release.wait(timeout=30), "never released"
+
+    pipe = cpu_threads.Pipeline(run)
+    pipe.put(0)
+    while not ran:          # the worker has taken piece 0
+        threading.Event().wait(0.001)
+    for i in range(1, 3):
+        pipe.put(i)
+    # wait(3) runs pieces 1 and 2 here, then waits for piece 0 (released by the timer)
+    threading.Timer(0.2, release.set).start()
+    pipe.wait(3)
+    me = threading.get_ident()
+    assert {i for i, ident in ran if ident == me} == {1, 2}
+    pipe.put(4)
+    pipe.close()
+    assert sorted(i for i, _ in ran) == [0, 1, 2, 4]
+    assert set(_blas_threads()) == {2} and cpu_threads._state["inside"] == 0
+
+
+def test_pipeline_error_reaches_the_caller_and_restores_blas(two_blas_threads):
+    def run(i):
+        if i == 1:
+            raise ValueError("piece 1 failed")
+
+    pipe = cpu_threads.Pipeline(run)
+    for i in range(4):
+        pipe.put(i)
+    with pytest.raises(ValueError, match="piece 1 failed"):
+        pipe.close()
+    assert set(_blas_threads()) == {2} and cpu_threads._state["inside"] == 0

@@ -334,11 +334,26 @@ def _lstm_case(seed, dtype, mask, drops, batch=3, length=7, features=4, units=3)
     return x, w, s, m, drop
 
 
+@pytest.fixture(params=["numpy", "numba"])
+def step_loops(request, monkeypatch):
+    """`_LSTM`'s step arithmetic as numpy calls, or (numba installed) as the compiled
+    loops of `numba_kernels` that replace them: both must be the plain loop's numbers."""
+    numba_kernels = importlib.import_module("kerasish.backend.kernels.numba_kernels")
+    if request.param == "numba":
+        pytest.importorskip("numba", reason="numba not installed (the optional `fast` extra)")
+        monkeypatch.delenv("KERASISH_NUMBA", raising=False)
+        monkeypatch.setattr(numba_kernels, "_LOOPS", None)
+        assert numba_kernels.loops() is not None
+    else:
+        monkeypatch.setattr(numba_kernels, "_LOOPS", False)
+    return request.param
+
+
 @pytest.mark.parametrize("dtype,go_backwards,mask,drops,seq_grad", list(itertools.product(
     ["float32", "float64"], [False, True], [None, "random"], [(0, 0), (1, 0), (4, 4), (1, 1)],
     [False, True])))
-def test_lstm_fast_path_is_the_step_loop_bit_for_bit(monkeypatch, dtype, go_backwards, mask,
-                                                      drops, seq_grad):
+def test_lstm_fast_path_is_the_step_loop_bit_for_bit(monkeypatch, step_loops, dtype,
+                                                      go_backwards, mask, drops, seq_grad):
     monkeypatch.setattr(rnn_ops, "_BLOCK_ELEMENTS", 3 * 12 * 3)  # blocks of 3 of the 7 steps
     x, w, s, m, drop = _lstm_case(1, dtype, mask, drops)
     rng = np.random.default_rng(2)
@@ -461,8 +476,9 @@ def test_sequence_products_split_over_threads_are_one_blas_call_bit_for_bit(monk
 @pytest.mark.parametrize("go_backwards,mask,drops,seq_grad", [
     (False, None, (0, 0), False), (True, None, (1, 0), False), (False, "random", (4, 4), True),
     (True, "random", (1, 0), True), (False, None, (1, 1), True), (True, None, (4, 4), False)])
-def test_lstm_pipelined_over_two_threads_is_one_thread_bit_for_bit(monkeypatch, go_backwards,
-                                                                  mask, drops, seq_grad):
+def test_lstm_pipelined_over_two_threads_is_one_thread_bit_for_bit(monkeypatch, step_loops,
+                                                                  go_backwards, mask, drops,
+                                                                  seq_grad):
     """With two CPU threads the LSTM hands the input projection (forward) and the input
     gradient (backward) of each block of steps to a worker thread while its step loop
     runs: the same numbers as one thread doing everything in order."""

@@ -124,14 +124,18 @@ class Pipeline:
     A sequential loop (a recurrent layer's steps) hands the work that does not
     lie on its critical path (projecting the next block of inputs, the input
     gradient of the steps already done) to a worker thread piece by piece,
-    and waits for a piece only where it needs the result. While the pipeline
-    is open BLAS runs single-threaded in every thread (the loop's own small
-    products included), so the two threads never wait on BLAS threads that
-    another job has descheduled. Each piece must touch memory the caller
+    and waits for a piece only where it needs the result. A caller that waits
+    for a piece the worker has not started yet runs it itself (and `close`
+    runs the pieces still queued), so a worker descheduled on a busy machine
+    never holds the loop up by more than the piece it is running. While the
+    pipeline is open BLAS runs single-threaded in every thread (the loop's own
+    small products included), so the two threads never wait on BLAS threads
+    that another job has descheduled. Each piece must touch memory the caller
     does not touch until it has waited for that piece.
 
     Args:
-        run: callable called as `run(*piece)` on the worker thread.
+        run: callable called as `run(*piece)` on the worker thread (or the
+            caller's, for a piece it takes over).
 
     Example:
         >>> out = []
@@ -139,14 +143,15 @@ class Pipeline:
         ...     pipe.put(1)
         ...     pipe.put(2)
         ...     pipe.wait(2)
-        >>> out
+        >>> sorted(out)
         [1, 2]
     """
 
     _END = object()
 
     def __init__(self, run):
-        self._run, self._pieces, self._done = run, [], 0
+        self._run, self._pieces, self._finished = run, [], []
+        self._started = self._done = 0  # pieces taken by a thread; the done prefix
         self._error = None
         self._cond = threading.Condition()
         _enter_single_blas()
@@ -156,46 +161,71 @@ class Pipeline:
             _exit_single_blas()
             raise
 
+    def _take(self, limit):
+        """The next piece not yet started (index, piece) if its index is below
+        `limit`, else None; call with the condition held."""
+        index = self._started
+        if index >= min(limit, len(self._pieces)) or self._pieces[index] is self._END:
+            return None
+        self._started += 1
+        return index, self._pieces[index]
+
+    def _do(self, index, piece):
+        if self._error is None:
+            try:
+                self._run(*piece)
+            except BaseException as error:  # handed to the caller by wait / close
+                self._error = error
+        with self._cond:
+            self._finished[index] = True
+            while self._done < len(self._finished) and self._finished[self._done]:
+                self._done += 1
+            self._cond.notify_all()
+
     def _work(self):
-        index = 0
         while True:
             with self._cond:
-                while index >= len(self._pieces):
+                while self._started >= len(self._pieces):
                     self._cond.wait()
-                piece = self._pieces[index]
-            if piece is self._END:
-                return
-            if self._error is None:
-                try:
-                    self._run(*piece)
-                except BaseException as error:  # handed to the caller by wait / close
-                    self._error = error
-            index += 1
-            with self._cond:
-                self._done = index
-                self._cond.notify_all()
+                if self._pieces[self._started] is self._END:
+                    return
+                taken = self._take(len(self._pieces))
+            self._do(*taken)
 
     def put(self, *piece):
         """Queues one piece (the arguments of one `run` call)."""
         with self._cond:
             self._pieces.append(piece)
+            self._finished.append(False)
             self._cond.notify_all()
 
     def wait(self, count):
-        """Blocks until the first `count` pieces are done; raises a piece's error."""
-        with self._cond:
-            while self._done < count:
-                self._cond.wait()
+        """Blocks until the first `count` pieces are done, running those the worker
+        has not started; raises a piece's error."""
+        while True:
+            with self._cond:
+                if self._done >= count:
+                    break
+                taken = self._take(count)
+                if taken is None:
+                    self._cond.wait()
+                    continue
+            self._do(*taken)
         if self._error is not None:
             raise self._error
 
     def close(self):
-        """Waits for every queued piece and the worker; restores BLAS's threads."""
+        """Waits for every queued piece (running those not started) and the worker;
+        restores BLAS's threads."""
         try:
-            with self._cond:
-                self._pieces.append(self._END)
-                self._cond.notify_all()
-            self._future.result()
+            try:
+                self.wait(len(self._pieces))
+            finally:
+                with self._cond:
+                    self._pieces.append(self._END)
+                    self._finished.append(True)
+                    self._cond.notify_all()
+                self._future.result()
         finally:
             _exit_single_blas()
         if self._error is not None:

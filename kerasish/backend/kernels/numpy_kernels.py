@@ -10,7 +10,7 @@ import numpy as np
 
 from kerasish.backend.devices import xp_of
 from kerasish.backend.kernels import cpu_threads
-from kerasish.backend.kernels import eigen_math, eigen_sum, onednn_gemm
+from kerasish.backend.kernels import eigen_math, eigen_sum, numba_kernels, onednn_gemm
 
 __all__ = [
     "adadelta_update",
@@ -197,6 +197,8 @@ def index_add(target, index, values):
             (n,) + target.shape[1:] or index.dtype.kind not in "iu" or index.min() < 0:
         xp.add.at(target, index, values)  # negative indices could alias a row within a round
         return
+    if numba_kernels.index_add(target, index, values):  # one compiled loop, same order
+        return
     order = np.argsort(index, kind="stable")
     ranked = index[order]
     first = np.empty(n, bool)
@@ -307,6 +309,9 @@ def adam_update(param, grad, m, v, alpha, beta_1, beta_2, epsilon, v_hat=None):
     """
     xp = xp_of(param)
     dt = param.dtype.type
+    if v_hat is None and xp is np and numba_kernels.adam_update(
+            param, grad, m, v, dt(1.0 - beta_1), dt(1.0 - beta_2), dt(epsilon), dt(alpha)):
+        return  # the same operations in one compiled loop
     tmp = xp.subtract(grad, m)
     tmp *= dt(1.0 - beta_1)
     m += tmp
@@ -589,6 +594,56 @@ def chunked_update(update, param, args):
                                          for start in range(0, n, CHUNK)])
 
 
+def lstm_step_loops(x):
+    """The compiled LSTM step loops (`numba_kernels.loops()`) for `x`'s dtype, or None.
+
+    `ops/rnn.py`'s LSTM runs each time step's elementwise arithmetic through them
+    where numba is installed (the same operations, in the same order, fused into
+    one loop per stage; numpy's `tanh` stays numpy's). None for arrays other than
+    float32/float64 numpy arrays, or without numba: the numpy step then runs.
+
+    Args:
+        x: the sequence's input array.
+
+    Returns:
+        the loops namespace, or None.
+    """
+    if xp_of(x) is not np or x.dtype not in (np.float32, np.float64):
+        return None
+    return numba_kernels.loops()
+
+
+__all__ += ["lstm_step_loops"]
+
+
+def adam_rows_update(param, grad, m, v, alpha, beta_1, beta_2, epsilon, v_hat=None, *,
+                     indices, values):
+    """Adam for a lookup's gradient in one compiled pass, where numba is installed.
+
+    The numbers of `optimizers/row_updates.dense_then_repeated_rows` with
+    `row_updates.adam` (rows looked up once: the dense rule; repeated rows:
+    the sum of their squared rows in v), in one loop over the rows on the CPU
+    threads instead of the dense kernel plus a redo of the repeated rows.
+
+    Args:
+        param, grad, m, v, alpha, beta_1, beta_2, epsilon, v_hat: as `adam_update`.
+        indices: 1-D integer array, the row of each of `values`.
+        values: (len(indices),) + param.shape[1:], the rows before their sum.
+
+    Returns:
+        True when done; False (nothing changed) where it does not apply: no numba,
+        AMSGrad, not float32/float64 numpy arrays, or an `alpha` of another dtype
+        than `param` (the row rule would compute in that dtype).
+    """
+    if v_hat is not None or xp_of(param) is not np or param.ndim != 2 or not (
+            type(alpha) in (int, float) or np.asarray(alpha).dtype == param.dtype):
+        return False
+    dt = param.dtype.type
+    scalars = (dt(1.0 - beta_1), dt(1.0 - beta_2), dt(epsilon), dt(alpha))
+    return numba_kernels.adam_rows_update(param, grad, m, v, scalars, indices, values,
+                                          cpu_threads.run_split)
+
+
 def adam_update_multi(params, grads, ms, vs, alpha, beta_1, beta_2, epsilon, v_hats=None):
     """`adam_update` over many variables in one call (large ones in cache-sized slices).
 
@@ -621,6 +676,9 @@ def _adam_step(param, grad, m, v, one_minus_beta_1, one_minus_beta_2, epsilon, a
     """`adam_update` with its scalars given by `_adam_constants`: the same operations,
     as explicit ufunc calls (`out=`), which cost less than in-place operators."""
     xp = xp_of(param)
+    if v_hat is None and xp is np and numba_kernels.adam_update(
+            param, grad, m, v, one_minus_beta_1, one_minus_beta_2, epsilon, alpha):
+        return  # the same operations in one compiled loop
     tmp = xp.subtract(grad, m)
     xp.multiply(tmp, one_minus_beta_1, out=tmp)
     xp.add(m, tmp, out=m)
@@ -652,7 +710,7 @@ def sgd_update_multi(params, grads, momentum_bufs, lr, momentum=0.0, nesterov=Fa
             _chunked(sgd_update, (param, grads[i], momentum_bufs[i]), lr, momentum, nesterov)
 
 
-__all__ += ["adam_update_multi", "chunked_update", "sgd_update_multi"]
+__all__ += ["adam_rows_update", "adam_update_multi", "chunked_update", "sgd_update_multi"]
 __all__ += ["batch_chunks", "conv_im2col", "conv_input_grad", "run_batch_chunks"]
 
 
