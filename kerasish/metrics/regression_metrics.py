@@ -306,10 +306,13 @@ class R2Score(Metric):
     def _adjust(self, score):
         n = float(self.num_samples)  # a host read, only for the adjusted score
         p = float(self.num_regressors)
-        if p >= n - 1:
-            warnings.warn("More independent predictors than datapoints in adjusted R2 score "
-                          "(or division by zero). Falling back to standard R2 score.",
-                          stacklevel=3)
+        if p > n - 1:
+            warnings.warn("More independent predictors than datapoints in adjusted R2 score. "
+                          "Falling back to standard R2 score.", stacklevel=3)
+            return score
+        if p == n - 1:
+            warnings.warn("Division by zero in Adjusted R2 score. "
+                          "Falling back to standard R2 score.", stacklevel=3)
             return score
         return ew.subtract(1.0, ew.divide(ew.multiply(ew.subtract(1.0, score), n - 1.0),
                                           n - p - 1.0))
