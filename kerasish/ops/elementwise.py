@@ -13,7 +13,8 @@ from kerasish.autodiff import capture as _capture, tape as _tape
 from kerasish.autodiff.keras_tensor import KerasTensor, in_trace
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend import config
+from kerasish.backend import config, keras_graph
+from kerasish.backend.kernels import eigen_math
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core
 from kerasish.ops.core import convert_to_tensor, operands, promote
@@ -299,22 +300,84 @@ mod.op = mod_operator.op
 
 
 def _power_grad_base(g, a, b, o):
-    return multiply(g, multiply(b, power(a, subtract(b, 1))))
+    """TensorFlow's `_PowGrad` for the base: `(g * y) * pow(x, y - 1)`."""
+    return multiply(multiply(g, b), power(a, subtract(b, 1)))
+
+
+def _constant_power_grad_base(g, a, b, o):
+    """`_power_grad_base` inside a graph: `y - 1` is a constant too, so rewritten."""
+    return multiply(multiply(g, b), _constant_power(a, subtract(b, 1)))
 
 
 def _power_grad_exponent(g, a, b, o):
+    """TensorFlow's `_PowGrad` for the exponent: `(g * z) * log(x)`, 0 where x <= 0."""
     safe = where(greater(a, 0), a, 1)
-    return multiply(g, multiply(o, log(safe)))
+    return multiply(multiply(g, o), log(safe))
 
 
 def _power(xp, a, b):
     if getattr(b, "dtype", None) is not None and b.dtype.kind in "iu" and \
             getattr(a, "dtype", None) is not None and a.dtype.kind in "iu" and (b < 0).any():
         raise ValueError("ops.power: integers to negative integer powers are not allowed.")
-    return xp.power(a, b)
+    a, b = _weak_to_float32(a, b)
+    exact = eigen_math.power(xp, a, b)   # float32: TensorFlow's values (Eigen / libm powf)
+    return xp.power(a, b) if exact is None else exact
 
 
-power = binary("power", _power, _power_grad_base, _power_grad_exponent)
+def _weak_to_float32(a, b):
+    """A Python number (weakly typed) beside a float32 array becomes float32, as in Keras."""
+    if getattr(a, "dtype", None) == np.float32 and isinstance(b, (int, float)):
+        return a, np.float32(b)
+    if getattr(b, "dtype", None) == np.float32 and isinstance(a, (int, float)):
+        return np.float32(a), b
+    return a, b
+
+
+def _graph_power(xp, a, b):
+    """TensorFlow's graph rewrite of `x ** c` for a constant `c` (grappler's ConvertPow):
+    `c` = 2, 3, 0.5, 1, 0 become square, `x * square(x)`, sqrt, identity and ones."""
+    a, b = _weak_to_float32(a, b)
+    b = np.asarray(b) if isinstance(b, (int, float)) else b
+    if getattr(a, "dtype", np.dtype("O")).kind == "f" and getattr(b, "size", 0) and \
+            (b == b.flat[0]).all():
+        c = float(b.flat[0])
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        rewrite = {2.0: lambda: a * a, 3.0: lambda: a * (a * a), 0.5: lambda: xp.sqrt(a),
+                   1.0: lambda: a.copy(), 0.0: lambda: xp.ones_like(a)}.get(c)
+        if rewrite is not None:
+            return xp.broadcast_to(rewrite(), shape).astype(a.dtype, copy=False)
+    return _power(xp, a, b)
+
+
+_power_op = binary("power", _power, _power_grad_base, _power_grad_exponent)
+_constant_power = binary("power", _graph_power, _constant_power_grad_base, _power_grad_exponent)
+
+
+def power(x1, x2):
+    """`x1 ** x2` elementwise with broadcasting (Keras `ops.power`).
+
+    float32 values are TensorFlow's (`eigen_math.power`). Inside Keras's compiled
+    functions (`fit`, `evaluate`, `predict`) a constant exponent (a Python or numpy
+    number) of 2, 3, 0.5, 1 or 0 is TensorFlow's graph rewrite of it (square, cube,
+    sqrt...), not its `Pow`.
+
+    Args:
+        x1: base tensor, array or Python number.
+        x2: exponent tensor, array or Python number.
+
+    Returns:
+        Tensor of the broadcast shape.
+
+    Example:
+        >>> ops.power(ops.ones(3), 2.0)
+    """
+    if keras_graph.active() and isinstance(x2, (int, float, np.generic, np.ndarray)) and \
+            not isinstance(x2, bool):
+        return _constant_power(x1, x2)
+    return _power_op(x1, x2)
+
+
+power.op = _power_op.op
 
 
 def _pick_grad(mask_fn):

@@ -51,8 +51,8 @@ class Adam(Optimizer):
         scalars = super()._prepare_step(learning_rate, variable)
         xp, dt = variable._device.xp, variable._value.dtype.type
         t = self._local_step(variable)
-        beta_1_power = xp.power(dt(self.beta_1), t)
-        beta_2_power = xp.power(dt(self.beta_2), t)
+        beta_1_power = self._step_power(xp, dt(self.beta_1), t)
+        beta_2_power = self._step_power(xp, dt(self.beta_2), t)
         scalars["alpha"] = scalars["lr"] * xp.sqrt(dt(1) - beta_2_power) / (dt(1) - beta_1_power)
         return scalars
 

@@ -24,6 +24,7 @@ from kerasish.autodiff import capture, indexed_slices, stateless_scope
 from kerasish.autodiff.tensor import Tensor, Variable
 from kerasish import ops
 from kerasish.backend import config, devices, keras_graph
+from kerasish.backend.kernels import eigen_math
 from kerasish.distribute import distribute_lib
 from kerasish.ops import core
 from kerasish.optimizers import row_updates
@@ -843,6 +844,15 @@ class BaseOptimizer:
         if self.gradient_accumulation_steps:
             value = value // self.gradient_accumulation_steps
         return value
+
+    @staticmethod
+    def _step_power(xp, base, exponent):
+        """`base ** exponent` as TensorFlow's `Pow` computes it: for float32 numpy values
+        libm's powf on single values (Adam's `beta_1 ** t`) and Eigen's packets on arrays
+        (`eigen_math.power`; numpy's float32 power differs in the last bit, e.g. for
+        `0.9 ** 4`), else the array library's."""
+        exact = eigen_math.power(xp, base, exponent)
+        return xp.power(base, exponent) if exact is None else exact
 
     def _local_step(self, variable, offset=1):
         """`iterations + offset` in the variable's dtype (Keras's `local_step`)."""

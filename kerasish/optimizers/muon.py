@@ -117,8 +117,8 @@ class Muon(Optimizer):
         xp, dtype = variable._device.xp, m.dtype.type
         lr = self._lr_scalar(learning_rate, variable) * dtype(self.adam_lr_ratio)
         step = self._local_step(variable)
-        alpha = lr * xp.sqrt(dtype(1) - xp.power(dtype(self.adam_beta_2), step)) / (
-            dtype(1) - xp.power(dtype(self.adam_beta_1), step))
+        alpha = lr * xp.sqrt(dtype(1) - self._step_power(xp, dtype(self.adam_beta_2), step)) / (
+            dtype(1) - self._step_power(xp, dtype(self.adam_beta_1), step))
         m += (g - m) * dtype(1 - self.adam_beta_1)
         squared = g * g if rows is None else rows.dense(xp.square)  # a lookup: rows squared
         v += (squared - v) * dtype(1 - self.adam_beta_2)

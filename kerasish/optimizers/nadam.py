@@ -51,7 +51,7 @@ class Nadam(Optimizer):
         u_product = self._u_product
         xp, dt = u_product._device.xp, u_product._value.dtype.type
         t = self._local_step(u_product)
-        factor = dt(1.0) - dt(0.5) * xp.power(dt(0.96), t)
+        factor = dt(1.0) - dt(0.5) * self._step_power(xp, dt(0.96), t)
         u_product._value[...] = u_product._value * dt(self.beta_1) * factor
         super()._backend_update_step(grads, variables, learning_rate)
 
@@ -59,15 +59,15 @@ class Nadam(Optimizer):
         scalars = super()._prepare_step(learning_rate, variable)
         xp, dt, device = variable._device.xp, variable._value.dtype.type, variable._device
         beta_1, decay, one, half = dt(self.beta_1), dt(0.96), dt(1.0), dt(0.5)
-        u_t = beta_1 * (one - half * xp.power(decay, self._local_step(variable, 1)))
-        u_t_1 = beta_1 * (one - half * xp.power(decay, self._local_step(variable, 2)))
+        u_t = beta_1 * (one - half * self._step_power(xp, decay, self._local_step(variable, 1)))
+        u_t_1 = beta_1 * (one - half * self._step_power(xp, decay, self._local_step(variable, 2)))
         u_product = self._u_product._value
         if self._u_product._device is not device:
             u_product = device.send(u_product)
         u_product_t = u_product.astype(variable._value.dtype)
+        beta_2_power = self._step_power(xp, dt(self.beta_2), self._local_step(variable))
         scalars.update(u_t=u_t, u_t_1=u_t_1, u_product_t=u_product_t,
-                       u_product_t_1=u_product_t * u_t_1,
-                       beta_2_power=xp.power(dt(self.beta_2), self._local_step(variable)))
+                       u_product_t_1=u_product_t * u_t_1, beta_2_power=beta_2_power)
         return scalars
 
     def update_step(self, gradient, variable, learning_rate):

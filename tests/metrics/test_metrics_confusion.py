@@ -240,3 +240,19 @@ def test_r2_adjusted_fallback_warnings_are_kerass_two_texts(samples, message):
     with pytest.warns(UserWarning) as record:
         m.result()
     assert [str(w.message) for w in record] == [message]
+
+
+def test_r2_squares_residuals_with_tensorflows_pow_eagerly():
+    # Keras 3.15.1 eagerly: `(y_true - y_pred) ** 2` is TensorFlow's Pow (not a square);
+    # recorded: R2Score() -> -0.4087948501110077; with class_aggregation=None and
+    # num_regressors=1 (adjusted) the values below.
+    rng = np.random.default_rng(0)
+    y_true = rng.integers(0, 2, (20, 3)).astype("float32")
+    y_pred = rng.uniform(0.0, 1.0, (20, 3)).astype("float32")
+    m = keras.metrics.R2Score()
+    m.update_state(y_true, y_pred)
+    assert float(m.result()) == -0.4087948501110077
+    m = keras.metrics.R2Score(class_aggregation=None, num_regressors=1)
+    m.update_state(y_true, y_pred)
+    assert m.result().numpy().tolist() == [-0.275862455368042, -0.6763429641723633,
+                                           -0.34704768657684326]
