@@ -1,4 +1,4 @@
-"""exp, log, log1p, tanh and sigmoid of float32 arrays as TensorFlow's CPU kernels compute them.
+"""exp, log, log1p, tanh, sigmoid, pow, sin and cos of float32 arrays as TensorFlow's CPU kernels compute them.
 
 TensorFlow's `Exp`, `Tanh` and `Sigmoid` run Eigen's vectorised approximations
 (a Cephes-style polynomial for exp, a rational function of the mantissa for
@@ -606,3 +606,102 @@ def scalar_pow(base, exponent):
         np.float32.
     """
     return _scalar_pow(np.array([base], _F32), np.array([exponent], _F32))[0]
+
+
+# sin and cos --------------------------------------------------------------------------
+# TensorFlow's `Sin`/`Cos` of float32: Eigen's psincos_float on packets of 8 (x reduced by
+# y * pi/2 in four float32 parts, multiply then add as there is no FMA, Payne-Hanek for
+# |x| from 25966 (sin) / 18838 (cos), then a degree-8 (cos) or degree-7 (sin)
+# polynomial), libm's sinf/cosf after the last full packet and on single values.
+_TWO_OVER_PI_BITS = (
+    0x00000028, 0x000028be, 0x0028be60, 0x28be60db, 0xbe60db93, 0x60db9391, 0xdb939105,
+    0x9391054a, 0x91054a7f, 0x054a7f09, 0x4a7f09d5, 0x7f09d5f4, 0x09d5f47d, 0xd5f47d4d,
+    0xf47d4d37, 0x7d4d3770, 0x4d377036, 0x377036d8, 0x7036d8a5, 0x36d8a566, 0xd8a5664f,
+    0xa5664f10, 0x664f10e4, 0x4f10e410, 0x10e41000, 0xe4100000)
+_PI_OVER_2_PARTS = tuple(_f(c) for c in (-1.5703125, -0.000483989715576171875,
+                                          1.62865035235881805419921875e-07,
+                                          5.5644315544167710640977020375430583953857421875e-11))
+_COS_POLY = tuple(_f(c) for c in (2.4372266125283204019069671630859375e-05,
+                                   -0.00138865201734006404876708984375,
+                                   0.041666619479656219482421875, -0.5, 1.0))
+_SIN_POLY = tuple(_f(c) for c in (-0.0001959234114083702898469196984621021329076029360294342041015625,
+                                   0.0083326873655616851693794799871284340042620897293090820312500000,
+                                   -0.1666666203982298255503735617821803316473960876464843750000000000))
+
+
+def _trig_reduce_huge(value):
+    """Eigen's Payne-Hanek reduction of one large finite float: (remainder, quadrant)."""
+    mask64 = (1 << 64) - 1
+    xi = int(np.float32(value).view(np.uint32))
+    e = ((xi >> 23) - 118) & 0xFFFFFFFF
+    xi = (((xi & 0x007FFFFF) | 0x00800000) << (e & 0x7)) & 0xFFFFFFFF
+    i = e >> 3
+    t1, t2, t3 = (_TWO_OVER_PI_BITS[i - 1], _TWO_OVER_PI_BITS[i + 3],
+                  _TWO_OVER_PI_BITS[i + 7])
+    p = (xi * t3) & mask64
+    p = (xi * t2 + (p >> 32)) & mask64
+    p = ((((xi * t1) & 0xFFFFFFFF) << 32) + p) & mask64
+    q = ((p + (1 << 61)) & mask64) >> 62
+    p = (p - (q << 62)) & mask64
+    signed = p - (1 << 64) if p >= 1 << 63 else p
+    return np.float32(float(signed) * 3.4061215800865545e-19), q
+
+
+def _packet_sincos(x_in, sine):
+    """Eigen's psincos_float (AVX, no FMA) on a float32 array."""
+    x = np.abs(x_in)
+    y_round = x * _f(0.636619746685028076171875) + _f(12582912)
+    y_int = y_round.view(np.int32).copy()
+    y = y_round - _f(12582912)
+    for c in _PI_OVER_2_PARTS:
+        x = y * c + x
+    huge = (np.abs(x_in) >= _f(25966.0 if sine else 18838.0)) & np.isfinite(x_in)
+    for k in np.flatnonzero(huge):
+        x[k], y_int[k] = _trig_reduce_huge(abs(float(x_in[k])))
+    if sine:
+        sign = (x_in.view(np.int32) ^ (y_int << 30)) & np.int32(-2 ** 31)
+    else:
+        sign = ((y_int + 1) << 30) & np.int32(-2 ** 31)
+    even = (y_int & 1) == 0
+    x2 = x * x
+    y1 = np.full_like(x, _COS_POLY[0])
+    for c in _COS_POLY[1:]:
+        y1 = y1 * x2 + c
+    y2 = np.full_like(x, _SIN_POLY[0])
+    for c in _SIN_POLY[1:]:
+        y2 = y2 * x2 + c
+    y2 = (y2 * x2) * x + x
+    out = np.where(even, y2, y1) if sine else np.where(even, y1, y2)
+    return (out.view(np.int32) ^ sign).view(_F32)
+
+
+def sin(xp, a):
+    """`sin(a)`: TensorFlow's values for float32 numpy arrays (see above).
+
+    Args:
+        xp: the array module of `a`.
+        a: array.
+
+    Returns:
+        array of `a`'s shape and dtype.
+    """
+    if xp is not np or a.dtype != _F32:
+        return xp.sin(a)
+    return _by_packets(a, lambda v: _packet_sincos(v, True),
+                       lambda v: _scalar("sinf", np.sin, v), flush_in=True)
+
+
+def cos(xp, a):
+    """`cos(a)`: TensorFlow's values for float32 numpy arrays (see above).
+
+    Args:
+        xp: the array module of `a`.
+        a: array.
+
+    Returns:
+        array of `a`'s shape and dtype.
+    """
+    if xp is not np or a.dtype != _F32:
+        return xp.cos(a)
+    return _by_packets(a, lambda v: _packet_sincos(v, False),
+                       lambda v: _scalar("cosf", np.cos, v), flush_in=True)
