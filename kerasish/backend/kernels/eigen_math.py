@@ -1,4 +1,4 @@
-"""exp, log, log1p, tanh, sigmoid, pow, sin and cos of float32 arrays as TensorFlow's CPU kernels compute them.
+"""float32 exp, log, log1p, tanh, sigmoid, pow, sin and cos as TensorFlow's CPU kernels give them.
 
 TensorFlow's `Exp`, `Tanh` and `Sigmoid` run Eigen's vectorised approximations
 (a Cephes-style polynomial for exp, a rational function of the mantissa for
