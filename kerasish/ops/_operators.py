@@ -48,9 +48,9 @@ def _int_true_divide(x, y):
     same = isinstance(other, int) and not isinstance(other, bool) or \
         getattr(other, "dtype", None) == dtype
     if not (dtype.startswith(("int", "uint")) and same):
-        return ew.divide(x, y)
+        return ew.divide_operator(x, y)
     to = "float32" if dtype in ("int8", "int16", "uint8", "uint16") else "float64"
-    return ew.divide(core.cast(x, to), core.cast(y, to))
+    return ew.divide_operator(core.cast(x, to), core.cast(y, to) if isinstance(y, Tensor) else y)
 
 
 def _operator(fn):

@@ -254,6 +254,51 @@ def _true_divide(xp, a, b):
 divide = binary("divide", _true_divide, lambda g, a, b, o: divide(g, b),
                 lambda g, a, b, o: negative(divide(multiply(g, o), b)))
 true_divide = divide
+
+
+def _reciprocal_multiply(xp, a, b):
+    """`a * (1 / b)`: TensorFlow's graph form of a division by a constant `b`."""
+    a, b = _weak_to_float32(a, b)
+    da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+    if (da is None or not is_inexact(da)) and (db is None or not is_inexact(db)):
+        floatx = config.floatx()     # int / int: divided in floatx, as `_true_divide`
+        a = a.astype(floatx) if da is not None else a
+        b = b.astype(floatx) if db is not None else b
+        da = getattr(a, "dtype", None)
+    if da is None or da.kind != "f" or getattr(b, "dtype", da) != da:
+        return _true_divide(xp, a, b)
+    return a * xp.reciprocal(xp.asarray(b, dtype=da))
+
+
+_constant_divide = binary("divide", _reciprocal_multiply,
+                          lambda g, a, b, o: _constant_divide(g, b),
+                          lambda g, a, b, o: negative(divide(multiply(g, o), b)))
+
+
+def divide_operator(x1, x2):
+    """`x1 / x2` as Keras's `ops.divide` and a tensor's `/` on TensorFlow.
+
+    Inside Keras's compiled functions (`fit`, `evaluate`, `predict`), TensorFlow's
+    constant folding turns a division by a constant (a Python or numpy number or
+    array) into a multiplication by its float32 reciprocal (`x / 255.0` is
+    `x * (1 / 255)`), and so does its gradient; eagerly it divides.
+
+    Args:
+        x1, x2: tensors, arrays or Python numbers.
+
+    Returns:
+        Tensor of the broadcast shape.
+
+    Example:
+        >>> ops.divide(ops.ones(3), 4.0)   # [0.25, 0.25, 0.25]
+    """
+    if keras_graph.active() and isinstance(x2, (int, float, np.generic, np.ndarray)) and \
+            not isinstance(x2, bool) and x1.__class__ is not KerasTensor:
+        return _constant_divide(x1, x2)
+    return divide(x1, x2)
+
+
+divide_operator.op = divide.op
 floor_divide = binary("floor_divide", "floor_divide")
 def _floormod(xp, a, b):
     """numpy's mod, but a zero float remainder keeps the dividend's sign, as TensorFlow's
