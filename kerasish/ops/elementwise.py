@@ -61,7 +61,37 @@ def fit_gradient(g, t):
     return g
 
 
+class InvalidArgumentError(ValueError):
+    """TensorFlow's `InvalidArgumentError`, which its eager kernels raise on operands whose
+    shapes do not broadcast (a ValueError here, so `except ValueError` still catches it)."""
+
+
+# TensorFlow's kernel behind each binary op (Keras's TensorFlow backend), for its message
+_TF_KERNELS = {"add": "AddV2", "subtract": "Sub", "multiply": "Mul", "divide": "RealDiv",
+               "maximum": "Maximum", "minimum": "Minimum", "power": "Pow", "equal": "Equal",
+               "not_equal": "NotEqual", "less": "Less", "less_equal": "LessEqual",
+               "greater": "Greater", "greater_equal": "GreaterEqual",
+               "floor_divide": "FloorDiv", "mod": "FloorMod", "logical_and": "LogicalAnd",
+               "logical_or": "LogicalOr", "arctan2": "Atan2"}
+
+
 def _binary_error(name, a, b, err):
+    kernel = _TF_KERNELS.get(name)
+    if kernel is not None and not keras_graph.active() and not isinstance(err, TypeError):
+        # TensorFlow's eager texts, e.g. "... Incompatible shapes: [6] vs. [6,4] [Op:Mul] name: "
+        device = getattr(a, "_device", None) or getattr(b, "_device", None)
+        where = "GPU:0" if device is not None and device.xp is not np else "CPU:0"
+        try:
+            np.broadcast_shapes(np.shape(a), np.shape(b))
+            reason = ("Integers to negative integer powers are not allowed"
+                      if "negative integer powers" in str(err) else None)
+        except ValueError:
+            reason = "Incompatible shapes: " + " vs. ".join(
+                "[" + ",".join(str(d) for d in np.shape(x)) + "]" for x in (a, b))
+        if reason is not None:
+            return InvalidArgumentError(
+                f"{{{{function_node __wrapped__{kernel}_device_/job:localhost/replica:0/task:0/"
+                f"device:{where}}}}} {reason} [Op:{kernel}] name: ")
     return ValueError(
         f"ops.{name}: cannot combine inputs with {core.describe(a, b)} "
         f"(shapes must broadcast; numpy says: {err}).")
