@@ -295,3 +295,13 @@ def test_mod_zero_remainder_keeps_the_dividends_sign_as_tensorflow():
         assert np.signbit(out.numpy()).tolist() == [True, False, True, False, True]
     assert np.signbit(ops.mod(x, 2.0).numpy()).tolist() == [True, False, True, False, False]
     check_gradients(lambda a: ops.mod(a, 0.7), [np.array([1.3, -2.2, 0.4])])
+
+
+def test_broadcast_to_an_incompatible_shape_is_tensorflows_error():
+    # Keras 3.15.1 on TensorFlow 2.21 (recorded)
+    with pytest.raises(ValueError) as info:
+        ops.broadcast_to(ops.ones((2, 3)), (4, 3))
+    assert type(info.value).__name__ == "InvalidArgumentError"
+    assert str(info.value) == (
+        "{{function_node __wrapped__BroadcastTo_device_/job:localhost/replica:0/task:0/"
+        "device:CPU:0}} Incompatible shapes: [2,3] vs. [4,3] [Op:BroadcastTo]")
