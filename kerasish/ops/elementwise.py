@@ -322,9 +322,9 @@ def divide_operator(x1, x2):
     Example:
         >>> ops.divide(ops.ones(3), 4.0)   # [0.25, 0.25, 0.25]
     """
-    if keras_graph.active() and isinstance(x2, (int, float, np.generic, np.ndarray)) and \
-            not isinstance(x2, bool) and x1.__class__ is not KerasTensor:
-        return _constant_divide(x1, x2)
+    if keras_graph.active() and isinstance(x1, Tensor) and \
+            isinstance(x2, (int, float, np.generic, np.ndarray)) and not isinstance(x2, bool):
+        return _constant_divide(x1, x2)   # (two constants are folded by a plain division)
     return divide(x1, x2)
 
 
