@@ -446,9 +446,9 @@ def power(x1, x2):
     Example:
         >>> ops.power(ops.ones(3), 2.0)
     """
-    if keras_graph.active() and isinstance(x2, (int, float, np.generic, np.ndarray)) and \
-            not isinstance(x2, bool):
-        return _constant_power(x1, x2)
+    if keras_graph.active() and isinstance(x1, Tensor) and \
+            isinstance(x2, (int, float, np.generic, np.ndarray)) and not isinstance(x2, bool):
+        return _constant_power(x1, x2)   # (two constants are folded by a plain Pow)
     return _power_op(x1, x2)
 
 
