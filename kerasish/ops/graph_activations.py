@@ -71,3 +71,10 @@ relu6 = nn._activation(
     "relu6", lambda xp, a, x: xp.minimum(xp.fmax(a, 0), 6).astype(a.dtype, copy=False),
     _relu6_grad, "oneDNN's relu6 (fused after a Dense product; a NaN becomes 0).",
     keep_ints=True)
+
+
+relu = nn._activation(
+    "fused_relu", lambda xp, a, x: xp.fmax(a, 0).astype(a.dtype, copy=False),
+    lambda g, x, out: ew.multiply(g, core.cast(ew.greater(out, 0.0), g.dtype)),
+    "oneDNN's relu fused after a 2-D/3-D convolution and its bias (a NaN becomes 0).",
+    keep_ints=True)
