@@ -107,7 +107,12 @@ class Dataset:
         return DatasetIterator(self._iterator(IterationContext()))
 
     def __repr__(self):
-        return f"<{type(self).__name__} cardinality={self._cardinality()}>"
+        # tf.data's form: its private class of the last step (`_BatchDataset`...; its
+        # CacheDataset is public) and the element spec
+        name = getattr(self, "_tf_class_name", None) or type(self).__name__
+        if not name.startswith("_") and name != "CacheDataset":
+            name = f"_{name}"
+        return f"<{name} element_spec={self.element_spec}>"
 
     # -- sources ------------------------------------------------------------
 

@@ -233,8 +233,9 @@ class Loss:
         except ValueError as error:
             shapes = [tuple(getattr(t, "shape", ())) for t in (y_true, y_pred)]
             if shapes[0] == shapes[1] or hasattr(error, "keras_shapes") or not all(
-                    isinstance(t, Tensor) for t in (y_true, y_pred)):
-                raise   # equal shapes, or already Keras's own words
+                    isinstance(t, Tensor) for t in (y_true, y_pred)) or \
+                    type(error).__name__ == "InvalidArgumentError":
+                raise   # equal shapes, or already Keras's own words (TensorFlow's eagerly)
             raise ValueError(
                 f"Loss '{self.name}' ({type(self).__name__}): the targets `y` of shape "
                 f"{shapes[0]} do not match the model output of shape {shapes[1]}. "

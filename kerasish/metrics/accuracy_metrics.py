@@ -220,7 +220,7 @@ class BinaryAccuracy(MeanMetricWrapper):
     Args:
         name: the metric name (default "binary_accuracy").
         dtype: the state dtype.
-        threshold: decision threshold in (0, 1) (default 0.5).
+        threshold: decision threshold (default 0.5; any value, as Keras).
 
     Example:
         >>> m = keras.metrics.BinaryAccuracy()
@@ -230,9 +230,7 @@ class BinaryAccuracy(MeanMetricWrapper):
     """
 
     def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
-        if threshold is not None and not 0 < threshold < 1:
-            raise ValueError("Invalid value for argument `threshold`. Expected a value in "
-                             f"interval (0, 1). Received: threshold={threshold}")
+        # (Keras 3.15.1 takes any threshold: no (0, 1) check)
         super().__init__(fn=binary_accuracy, name=name, dtype=dtype, threshold=threshold)
         self.threshold = threshold
         self._direction = "up"

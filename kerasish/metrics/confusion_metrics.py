@@ -610,7 +610,7 @@ class AUC(Metric):
             "num_thresholds": self.num_thresholds, "curve": self.curve,
             "summation_method": self.summation_method, "multi_label": self.multi_label,
             "num_labels": self.num_labels,
-            "label_weights": None if label_weights is None else label_weights.tolist(),
+            "label_weights": label_weights,  # the tensor, as Keras (serialized `__tensor__`)
             "from_logits": self._from_logits,
         }
         if self._init_from_thresholds:

@@ -284,7 +284,8 @@ class R2Score(Metric):
         weighted_y_true = ew.multiply(y_true, weight)
         self.sum.assign_add(reduction.sum(weighted_y_true, axis=0))
         self.squared_sum.assign_add(reduction.sum(ew.multiply(y_true, weighted_y_true), axis=0))
-        residuals = ew.multiply(ew.square(ew.subtract(y_true, y_pred)), weight)
+        # Keras's `(y_true - y_pred) ** 2`: TensorFlow's Pow eagerly, a square in `fit`
+        residuals = ew.multiply(ew.power(ew.subtract(y_true, y_pred), 2), weight)
         self.total_mse.assign_add(reduction.sum(residuals, axis=0))
         self.count.assign_add(reduction.sum(weight, axis=0))
         self.num_samples.assign_add(float(y_true.size))
@@ -306,10 +307,13 @@ class R2Score(Metric):
     def _adjust(self, score):
         n = float(self.num_samples)  # a host read, only for the adjusted score
         p = float(self.num_regressors)
-        if p >= n - 1:
-            warnings.warn("More independent predictors than datapoints in adjusted R2 score "
-                          "(or division by zero). Falling back to standard R2 score.",
-                          stacklevel=3)
+        if p > n - 1:
+            warnings.warn("More independent predictors than datapoints in adjusted R2 score. "
+                          "Falling back to standard R2 score.", stacklevel=3)
+            return score
+        if p == n - 1:
+            warnings.warn("Division by zero in Adjusted R2 score. "
+                          "Falling back to standard R2 score.", stacklevel=3)
             return score
         return ew.subtract(1.0, ew.divide(ew.multiply(ew.subtract(1.0, score), n - 1.0),
                                           n - p - 1.0))

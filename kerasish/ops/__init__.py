@@ -35,6 +35,8 @@ from kerasish.ops.elementwise import (abs, absolute, add, arccos, arccosh,
                                       signbit, sin, sinh, sqrt, square,
                                       subtract, tan, tanh, true_divide, trunc,
                                       where)
+from kerasish.ops.elementwise import divide_operator as divide  # noqa: E402,F811 - graph-aware
+from kerasish.ops.elementwise import divide_operator as true_divide  # noqa: E402,F811
 from kerasish.ops.extras import (allclose, array_split, cross, diagflat,
                                  dsplit, dstack, fliplr, flipud, fmod,
                                  get_item, heaviside, hsplit, isin, kron,

@@ -48,9 +48,22 @@ def _int_true_divide(x, y):
     same = isinstance(other, int) and not isinstance(other, bool) or \
         getattr(other, "dtype", None) == dtype
     if not (dtype.startswith(("int", "uint")) and same):
-        return ew.divide(x, y)
+        return ew.divide_operator(x, y)
     to = "float32" if dtype in ("int8", "int16", "uint8", "uint16") else "float64"
-    return ew.divide(core.cast(x, to), core.cast(y, to))
+    return ew.divide_operator(core.cast(x, to), core.cast(y, to) if isinstance(y, Tensor) else y)
+
+
+def _tensor_equals(self, other, negate):
+    """TensorFlow's `==` / `!=` of tensors: `None` gives a Python bool, and operands whose
+    shapes do not broadcast a scalar bool tensor (not equal), not an error."""
+    if other is None:
+        return negate
+    if not isinstance(other, str):
+        try:
+            np.broadcast_shapes(tuple(self.shape), np.shape(other))
+        except ValueError:
+            return core.convert_to_tensor(negate)
+    return (ew.not_equal if negate else ew.equal)(self, other)
 
 
 def _operator(fn):
@@ -76,8 +89,8 @@ def install():
     Tensor.__pos__ = lambda self: self
     Tensor.__abs__ = lambda self: ew.absolute(self)
     Tensor.__invert__ = lambda self: ew.logical_not(self)
-    Tensor.__eq__ = lambda self, other: ew.equal(self, other)
-    Tensor.__ne__ = lambda self, other: ew.not_equal(self, other)
+    Tensor.__eq__ = lambda self, other: _tensor_equals(self, other, False)
+    Tensor.__ne__ = lambda self, other: _tensor_equals(self, other, True)
     Tensor.__lt__ = lambda self, other: ew.less(self, other)
     Tensor.__le__ = lambda self, other: ew.less_equal(self, other)
     Tensor.__gt__ = lambda self, other: ew.greater(self, other)

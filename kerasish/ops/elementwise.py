@@ -14,7 +14,8 @@ from kerasish.autodiff import capture as _capture, tape as _tape
 from kerasish.autodiff.keras_tensor import KerasTensor, in_trace
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend import config
+from kerasish.backend import config, keras_graph
+from kerasish.backend.kernels import eigen_math
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core
 from kerasish.ops.core import convert_to_tensor, operands, promote
@@ -61,7 +62,37 @@ def fit_gradient(g, t):
     return g
 
 
+class InvalidArgumentError(ValueError):
+    """TensorFlow's `InvalidArgumentError`, which its eager kernels raise on operands whose
+    shapes do not broadcast (a ValueError here, so `except ValueError` still catches it)."""
+
+
+# TensorFlow's kernel behind each binary op (Keras's TensorFlow backend), for its message
+_TF_KERNELS = {"add": "AddV2", "subtract": "Sub", "multiply": "Mul", "divide": "RealDiv",
+               "maximum": "Maximum", "minimum": "Minimum", "power": "Pow", "equal": "Equal",
+               "not_equal": "NotEqual", "less": "Less", "less_equal": "LessEqual",
+               "greater": "Greater", "greater_equal": "GreaterEqual",
+               "floor_divide": "FloorDiv", "mod": "FloorMod", "logical_and": "LogicalAnd",
+               "logical_or": "LogicalOr", "arctan2": "Atan2"}
+
+
 def _binary_error(name, a, b, err):
+    kernel = _TF_KERNELS.get(name)
+    if kernel is not None and not keras_graph.active() and not isinstance(err, TypeError):
+        # TensorFlow's eager texts, e.g. "... Incompatible shapes: [6] vs. [6,4] [Op:Mul] name: "
+        device = getattr(a, "_device", None) or getattr(b, "_device", None)
+        where = "GPU:0" if device is not None and device.xp is not np else "CPU:0"
+        try:
+            np.broadcast_shapes(np.shape(a), np.shape(b))
+            reason = ("Integers to negative integer powers are not allowed"
+                      if "negative integer powers" in str(err) else None)
+        except ValueError:
+            reason = "Incompatible shapes: " + " vs. ".join(
+                "[" + ",".join(str(d) for d in np.shape(x)) + "]" for x in (a, b))
+        if reason is not None:
+            return InvalidArgumentError(
+                f"{{{{function_node __wrapped__{kernel}_device_/job:localhost/replica:0/task:0/"
+                f"device:{where}}}}} {reason} [Op:{kernel}] name: ")
     return ValueError(
         f"ops.{name}: cannot combine inputs with {core.describe(a, b)} "
         f"(shapes must broadcast; numpy says: {err}).")
@@ -254,6 +285,51 @@ def _true_divide(xp, a, b):
 divide = binary("divide", _true_divide, lambda g, a, b, o: divide(g, b),
                 lambda g, a, b, o: negative(divide(multiply(g, o), b)))
 true_divide = divide
+
+
+def _reciprocal_multiply(xp, a, b):
+    """`a * (1 / b)`: TensorFlow's graph form of a division by a constant `b`."""
+    a, b = _weak_to_float32(a, b)
+    da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+    if (da is None or not is_inexact(da)) and (db is None or not is_inexact(db)):
+        floatx = config.floatx()     # int / int: divided in floatx, as `_true_divide`
+        a = a.astype(floatx) if da is not None else a
+        b = b.astype(floatx) if db is not None else b
+        da = getattr(a, "dtype", None)
+    if da is None or da.kind != "f" or getattr(b, "dtype", da) != da:
+        return _true_divide(xp, a, b)
+    return a * xp.reciprocal(xp.asarray(b, dtype=da))
+
+
+_constant_divide = binary("divide", _reciprocal_multiply,
+                          lambda g, a, b, o: _constant_divide(g, b),
+                          lambda g, a, b, o: negative(divide(multiply(g, o), b)))
+
+
+def divide_operator(x1, x2):
+    """`x1 / x2` as Keras's `ops.divide` and a tensor's `/` on TensorFlow.
+
+    Inside Keras's compiled functions (`fit`, `evaluate`, `predict`), TensorFlow's
+    constant folding turns a division by a constant (a Python or numpy number or
+    array) into a multiplication by its float32 reciprocal (`x / 255.0` is
+    `x * (1 / 255)`), and so does its gradient; eagerly it divides.
+
+    Args:
+        x1, x2: tensors, arrays or Python numbers.
+
+    Returns:
+        Tensor of the broadcast shape.
+
+    Example:
+        >>> ops.divide(ops.ones(3), 4.0)   # [0.25, 0.25, 0.25]
+    """
+    if keras_graph.active() and isinstance(x1, Tensor) and \
+            isinstance(x2, (int, float, np.generic, np.ndarray)) and not isinstance(x2, bool):
+        return _constant_divide(x1, x2)   # (two constants are folded by a plain division)
+    return divide(x1, x2)
+
+
+divide_operator.op = divide.op
 floor_divide = binary("floor_divide", "floor_divide")
 def _floormod(xp, a, b):
     """numpy's mod, but a zero float remainder keeps the dividend's sign, as TensorFlow's
@@ -300,23 +376,84 @@ mod.op = mod_operator.op
 
 
 def _power_grad_base(g, a, b, o):
-    return multiply(g, multiply(b, power(a, subtract(b, 1))))
+    """TensorFlow's `_PowGrad` for the base: `(g * y) * pow(x, y - 1)`."""
+    return multiply(multiply(g, b), power(a, subtract(b, 1)))
+
+
+def _constant_power_grad_base(g, a, b, o):
+    """`_power_grad_base` inside a graph: `y - 1` is a constant too, so rewritten."""
+    return multiply(multiply(g, b), _constant_power(a, subtract(b, 1)))
 
 
 def _power_grad_exponent(g, a, b, o):
+    """TensorFlow's `_PowGrad` for the exponent: `(g * z) * log(x)`, 0 where x <= 0."""
     safe = where(greater(a, 0), a, 1)
-    return multiply(g, multiply(o, log(safe)))
+    return multiply(multiply(g, o), log(safe))
 
 
 def _power(xp, a, b):
     if getattr(b, "dtype", None) is not None and b.dtype.kind in "iu" and \
             getattr(a, "dtype", None) is not None and a.dtype.kind in "iu" and (b < 0).any():
         raise ValueError("ops.power: integers to negative integer powers are not allowed.")
-    exact = eigen_math.power(xp, a, b)   # TensorFlow's few-value pow (libm's powf)
+    a, b = _weak_to_float32(a, b)
+    exact = eigen_math.power(xp, a, b)   # float32: TensorFlow's values (Eigen / libm powf)
     return xp.power(a, b) if exact is None else exact
 
 
-power = binary("power", _power, _power_grad_base, _power_grad_exponent)
+def _weak_to_float32(a, b):
+    """A Python number (weakly typed) beside a float32 array becomes float32, as in Keras."""
+    if getattr(a, "dtype", None) == np.float32 and isinstance(b, (int, float)):
+        return a, np.float32(b)
+    if getattr(b, "dtype", None) == np.float32 and isinstance(a, (int, float)):
+        return np.float32(a), b
+    return a, b
+
+
+def _graph_power(xp, a, b):
+    """TensorFlow's graph rewrite of `x ** c` for a constant `c` (grappler's ConvertPow):
+    `c` = 2, 3, 0.5, 1, 0 become square, `x * square(x)`, sqrt, identity and ones."""
+    a, b = _weak_to_float32(a, b)
+    b = np.asarray(b) if isinstance(b, (int, float)) else b
+    if getattr(a, "dtype", np.dtype("O")).kind == "f" and getattr(b, "size", 0) and \
+            (b == b.flat[0]).all():
+        c = float(b.flat[0])
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        rewrite = {2.0: lambda: a * a, 3.0: lambda: a * (a * a), 0.5: lambda: xp.sqrt(a),
+                   1.0: lambda: a.copy(), 0.0: lambda: xp.ones_like(a)}.get(c)
+        if rewrite is not None:
+            return xp.broadcast_to(rewrite(), shape).astype(a.dtype, copy=False)
+    return _power(xp, a, b)
+
+
+_power_op = binary("power", _power, _power_grad_base, _power_grad_exponent)
+_constant_power = binary("power", _graph_power, _constant_power_grad_base, _power_grad_exponent)
+
+
+def power(x1, x2):
+    """`x1 ** x2` elementwise with broadcasting (Keras `ops.power`).
+
+    float32 values are TensorFlow's (`eigen_math.power`). Inside Keras's compiled
+    functions (`fit`, `evaluate`, `predict`) a constant exponent (a Python or numpy
+    number) of 2, 3, 0.5, 1 or 0 is TensorFlow's graph rewrite of it (square, cube,
+    sqrt...), not its `Pow`.
+
+    Args:
+        x1: base tensor, array or Python number.
+        x2: exponent tensor, array or Python number.
+
+    Returns:
+        Tensor of the broadcast shape.
+
+    Example:
+        >>> ops.power(ops.ones(3), 2.0)
+    """
+    if keras_graph.active() and isinstance(x1, Tensor) and \
+            isinstance(x2, (int, float, np.generic, np.ndarray)) and not isinstance(x2, bool):
+        return _constant_power(x1, x2)   # (two constants are folded by a plain Pow)
+    return _power_op(x1, x2)
+
+
+power.op = _power_op.op
 
 
 def _pick_grad(mask_fn):

@@ -13,6 +13,9 @@ from kerasish.ops import core, elementwise as ew, manipulation as shape_ops
 from kerasish.ops.symbolic import keras_op
 
 _FUSED_ACTIVATIONS = ("linear", "relu")
+# `dense(..., activation=GRAPH_RELU)`: the relu of TensorFlow's fused `MatMul + BiasAdd +
+# Relu` (oneDNN) in Keras's compiled functions, which makes a NaN 0 (the eager relu keeps it).
+GRAPH_RELU = "graph_relu"
 
 
 @keras_op
@@ -33,7 +36,8 @@ def dense(x, kernel, bias=None, activation=None):
         >>> ops.dense(ops.ones((2, 3)), ops.ones((3, 4)), ops.zeros(4), "relu").shape
         (2, 4)
     """
-    relu, after = fused_activation("dense", activation)
+    graph_relu = isinstance(activation, str) and activation == GRAPH_RELU
+    relu, after = (True, None) if graph_relu else fused_activation("dense", activation)
     tensors = [x, kernel] + ([bias] if bias is not None else [])
     if KerasTensor in map(type, tensors):
         out = _symbolic_dense(*[core.convert_to_tensor(t) for t in tensors[:2]])
@@ -50,7 +54,7 @@ def dense(x, kernel, bias=None, activation=None):
     if a.dtype != w.dtype:
         target = core.result_dtype(a, w)
         tensors[0], tensors[1] = core.cast(tensors[0], target), core.cast(tensors[1], target)
-    out = (_DENSE_RELU if relu else _DENSE)(*tensors)
+    out = (_DENSE_GRAPH_RELU if graph_relu else _DENSE_RELU if relu else _DENSE)(*tensors)
     return out if after is None else after(out)
 
 
@@ -87,12 +91,15 @@ def fused_activation(op_name, activation):
 
 
 class Dense(Op):
-    """`x @ w [+ b]`, then relu when `relu`; inputs (x, w[, b]) of one dtype."""
+    """`x @ w [+ b]`, then relu when `relu`; inputs (x, w[, b]) of one dtype.
+
+    `nan_to_zero`: the relu makes a NaN 0 (`fmax`), as oneDNN's fused relu.
+    """
 
     name = "dense"
 
-    def __init__(self, relu):
-        self.relu = relu
+    def __init__(self, relu, nan_to_zero=False):
+        self.relu, self.nan_to_zero = relu, nan_to_zero
 
     def forward(self, device, x, w, b=None):
         y = device.kernel("split_matmul")(x, w, kind="nn")
@@ -101,7 +108,7 @@ class Dense(Op):
         if b is not None:
             y += b
         if self.relu:
-            device.xp.maximum(y, 0, out=y)
+            (device.xp.fmax if self.nan_to_zero else device.xp.maximum)(y, 0, out=y)
         return y
 
     def save(self, inputs, outputs):
@@ -119,7 +126,7 @@ class Dense(Op):
         return tuple(x[0][:-1]) + (w[0][1],), x[1]
 
 
-_DENSE, _DENSE_RELU = Dense(False), Dense(True)
+_DENSE, _DENSE_RELU, _DENSE_GRAPH_RELU = Dense(False), Dense(True), Dense(True, nan_to_zero=True)
 
 
 class DenseGrad(Op):

@@ -4,7 +4,8 @@ Inside Keras's compiled functions (`fit`, `evaluate`, `predict`), TensorFlow's
 graph rewrite fuses `MatMul + BiasAdd + activation` into one oneDNN kernel
 (`_FusedMatMul`), whose sigmoid, tanh, elu and silu are oneDNN's own
 approximations, not the Eigen functions the same ops compute eagerly
-(`backend/kernels/onednn_math.py`). These are those activations: the forward
+(`backend/kernels/onednn_math.py`); its relu and relu6 make a NaN 0 (x86's
+`max`), where the eager ops keep it. These are those activations: the forward
 is oneDNN's (on x86, float32; elsewhere the eager op's), the gradient is the
 eager op's (TensorFlow's gradients read the fused output). silu is fused only
 where no gradient is recorded (its gradient needs the product, which then has
@@ -13,7 +14,7 @@ a second reader), so under a tape it is the eager op.
 from kerasish.autodiff import tape as _tape
 from kerasish.backend import keras_graph
 from kerasish.backend.kernels import eigen_math, onednn_math
-from kerasish.ops import elementwise as ew, nn
+from kerasish.ops import core, elementwise as ew, nn
 from kerasish.ops.unary import unary
 
 
@@ -60,6 +61,24 @@ def silu(x):
     """
     return nn.silu(x) if _tape._active else _silu_forward(x)
 
+
+def _relu6_grad(g, x, out):
+    """TensorFlow's Relu6Grad on the fused output: `g` where `0 < out < 6`, else 0."""
+    inside = ew.logical_and(ew.greater(out, 0.0), ew.less(out, 6.0))
+    return ew.multiply(g, core.cast(inside, g.dtype))
+
+
+relu6 = nn._activation(
+    "relu6", lambda xp, a, x: xp.minimum(xp.fmax(a, 0), 6).astype(a.dtype, copy=False),
+    _relu6_grad, "oneDNN's relu6 (fused after a Dense product; a NaN becomes 0).",
+    keep_ints=True)
+
+
+relu = nn._activation(
+    "fused_relu", lambda xp, a, x: xp.fmax(a, 0).astype(a.dtype, copy=False),
+    lambda g, x, out: ew.multiply(g, core.cast(ew.greater(out, 0.0), g.dtype)),
+    "oneDNN's relu fused after a 2-D/3-D convolution and its bias (a NaN becomes 0).",
+    keep_ints=True)
 
 
 # an activation applied to a Dense output fuses too; silu only without a tape (see silu)

@@ -10,7 +10,7 @@ import numpy as np
 from kerasish.autodiff.keras_tensor import KerasTensor, is_symbolic
 from kerasish.autodiff.op import Op, broadcast_shapes
 from kerasish.autodiff.primitives import Reshape
-from kerasish.backend import config
+from kerasish.backend import config, keras_graph
 from kerasish.backend.dtypes import result_type
 from kerasish.ops import core, elementwise as ew
 from kerasish.ops.core import convert_to_tensor
@@ -277,7 +277,15 @@ def broadcast_to(x, shape):
     try:
         return BroadcastTo(shape)(x)
     except ValueError:
-        raise ValueError(f"ops.broadcast_to: cannot broadcast shape {x.shape} to {shape}.") from None
+        if keras_graph.active():
+            raise ValueError(f"ops.broadcast_to: cannot broadcast shape {x.shape} to "
+                             f"{shape}.") from None
+        # TensorFlow's eager error (Keras 3.15.1 on TensorFlow 2.21)
+        where = "CPU:0" if x._device.xp is np else "GPU:0"
+        shapes = " vs. ".join("[" + ",".join(str(d) for d in s) + "]" for s in (x.shape, shape))
+        raise ew.InvalidArgumentError(
+            f"{{{{function_node __wrapped__BroadcastTo_device_/job:localhost/replica:0/task:0/"
+            f"device:{where}}}}} Incompatible shapes: {shapes} [Op:BroadcastTo]") from None
 
 
 class BroadcastTo(Op):

@@ -84,18 +84,24 @@ softsign = _activation(
     "softsign", lambda xp, a, x: a / (1 + xp.abs(a)),
     lambda g, x, o: ew.divide(g, ew.square(ew.add(ew.absolute(x), 1.0))), "x / (1 + |x|).")
 def _hard_sigmoid_grad(g, x, o):
-    """TensorFlow's gradient of Keras's `relu6(x + 3) / 6`: `g / 6` where `0 < x + 3 < 6`."""
+    """TensorFlow's gradient of Keras's `relu6(x + 3) / 6`: `g / 6` where `0 < x + 3 < 6`
+    (`g * (1 / 6)` in a compiled function, as the forward)."""
     shifted = ew.add(x, 3.0)
     inside = ew.logical_and(ew.greater(shifted, 0.0), ew.less(shifted, 6.0))
-    return ew.divide(ew.multiply(g, core.cast(inside, g.dtype)), 6.0)
+    return ew.divide_operator(ew.multiply(g, core.cast(inside, g.dtype)), 6.0)
 
 
-# Keras's formula (and its roundings): relu6(x + 3) / 6, not x / 6 + 0.5
-hard_sigmoid = _activation(
-    "hard_sigmoid",
-    lambda xp, a, x: xp.clip(a + a.dtype.type(3), 0, 6).astype(a.dtype, copy=False)
-    / a.dtype.type(6),
-    _hard_sigmoid_grad, "relu6(x + 3) / 6.")
+def _hard_sigmoid(xp, a, x):
+    """Keras's formula (and its roundings): relu6(x + 3) / 6, not x / 6 + 0.5; inside
+    Keras's compiled functions TensorFlow's constant folding makes the `/ 6` a `* (1/6)`."""
+    shifted = xp.clip(a + a.dtype.type(3), 0, 6).astype(a.dtype, copy=False)
+    if keras_graph.active():
+        return shifted * (a.dtype.type(1) / a.dtype.type(6))
+    return shifted / a.dtype.type(6)
+
+
+hard_sigmoid = _activation("hard_sigmoid", _hard_sigmoid, _hard_sigmoid_grad,
+                           "relu6(x + 3) / 6.")
 def _softplus(xp, a, x):
     """TensorFlow's Softplus kernel: x above -t, exp(x) below t, else log1p(exp(x)),
     t = log(epsilon) + 2 in the input's dtype (-13.94 for float32)."""
@@ -163,6 +169,11 @@ def hard_silu(x):
         >>> ops.hard_silu(ops.convert_to_tensor([3.0]))   # [3.]
     """
     x = float_operand(x)
+    if keras_graph.active() and x.__class__ is not KerasTensor:
+        # TensorFlow's graph rewrites `x * (relu6(x + 3) * (1/6))` (the division by 6
+        # folded into a product) into `(x * (1/6)) * relu6(x + 3)` (checked against it)
+        sixth = x._value.dtype.type(1) / x._value.dtype.type(6)
+        return ew.multiply(ew.multiply(x, sixth), relu6(ew.add(x, 3.0)))
     return ew.multiply(x, hard_sigmoid(x))
 
 

@@ -36,8 +36,8 @@ class Adamax(Optimizer):
     def _prepare_step(self, learning_rate, variable):
         scalars = super()._prepare_step(learning_rate, variable)
         dt = variable._value.dtype.type
-        scalars["beta_1_power"] = self._step_power(
-            variable._device.xp, dt(self.beta_1), self._local_step(variable))
+        scalars["beta_1_power"] = self._step_power(variable._device.xp, dt(self.beta_1),
+                                           self._local_step(variable))
         return scalars
 
     def update_step(self, gradient, variable, learning_rate):

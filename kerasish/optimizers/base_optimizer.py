@@ -34,29 +34,29 @@ from kerasish.utils import naming
 
 def _check_arguments(clipnorm, clipvalue, global_clipnorm, use_ema, ema_momentum,
                      ema_overwrite_frequency, gradient_accumulation_steps):
-    """Validates the common constructor arguments (Keras's errors)."""
-    if sum(a is not None for a in (clipnorm, clipvalue, global_clipnorm)) > 1:
-        raise ValueError(
-            "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
-            f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
-            f"global_clipnorm={global_clipnorm}"
-        )
+    """Validates the common constructor arguments (Keras's errors, in Keras's order)."""
     if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
         raise ValueError(
             "`gradient_accumulation_steps` must be an integer >= 2. Received: "
             f"gradient_accumulation_steps={gradient_accumulation_steps}"
         )
-    if not use_ema:
-        return
-    if ema_momentum > 1 or ema_momentum < 0:
+    if use_ema:
+        if ema_momentum > 1 or ema_momentum < 0:
+            raise ValueError(
+                "`ema_momentum` must be in the range [0, 1]. "
+                f"Received: ema_momentum={ema_momentum}"
+            )
+        if ema_overwrite_frequency and (not isinstance(ema_overwrite_frequency, int)
+                                        or ema_overwrite_frequency < 1):
+            raise ValueError(
+                "`ema_overwrite_frequency` must be an integer >= 1 or None. Received: "
+                f"ema_overwrite_frequency={ema_overwrite_frequency}"
+            )
+    if sum(a is not None for a in (clipnorm, clipvalue, global_clipnorm)) > 1:
         raise ValueError(
-            f"`ema_momentum` must be in the range [0, 1]. Received: ema_momentum={ema_momentum}"
-        )
-    if ema_overwrite_frequency and (not isinstance(ema_overwrite_frequency, int)
-                                    or ema_overwrite_frequency < 1):
-        raise ValueError(
-            "`ema_overwrite_frequency` must be an integer >= 1 or None. Received: "
-            f"ema_overwrite_frequency={ema_overwrite_frequency}"
+            "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
+            f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
+            f"global_clipnorm={global_clipnorm}"
         )
 
 
@@ -123,9 +123,10 @@ class BaseOptimizer:
             warnings.warn("Argument `decay` is no longer supported and will be ignored.")
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
+        # Keras names the optimizer first: a rejected one still takes its auto name.
+        self.name = name if name is not None else naming.auto_name(type(self).__name__)
         _check_arguments(clipnorm, clipvalue, global_clipnorm, use_ema, ema_momentum,
                          ema_overwrite_frequency, gradient_accumulation_steps)
-        self.name = name if name is not None else naming.auto_name(type(self).__name__)
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
         self.global_clipnorm = global_clipnorm
@@ -182,7 +183,7 @@ class BaseOptimizer:
         if isinstance(learning_rate, learning_rate_schedule.LearningRateSchedule) or (
                 callable(learning_rate) and not isinstance(learning_rate, Tensor)):
             return learning_rate
-        if not _is_number(learning_rate):
+        if not isinstance(learning_rate, float):  # Keras: an int or np.float32 is refused
             raise ValueError(
                 "Argument `learning_rate` should be float, or an instance of "
                 "LearningRateSchedule, or a callable (that takes in the current "
@@ -846,9 +847,10 @@ class BaseOptimizer:
 
     @staticmethod
     def _step_power(xp, base, exponent):
-        """`base ** exponent` of step scalars (Adam's `beta_1 ** t`, ...) as TensorFlow's
-        one-value Pow computes them (libm's powf; numpy's float32 power differs in
-        the last bit for about one step in five)."""
+        """`base ** exponent` as TensorFlow's `Pow` computes it: for float32 numpy values
+        libm's powf on single values (Adam's `beta_1 ** t`) and Eigen's packets on arrays
+        (`eigen_math.power`; numpy's float32 power differs in the last bit, e.g. for
+        `0.9 ** 4`), else the array library's."""
         exact = eigen_math.power(xp, base, exponent)
         return xp.power(base, exponent) if exact is None else exact
 

@@ -77,8 +77,9 @@ class Ftrl(Optimizer):
         shrunk = g + dt(2.0 * self.l2_shrinkage_regularization_strength) * w
         rows = slices_of(gradient)  # Keras squares a lookup gradient's rows before summing
         new_accum = accum + (g * g if rows is None else rows.dense(xp.square))
-        new_power = xp.power(new_accum, power)
-        linear[...] = linear + shrunk - (new_power - xp.power(accum, power)) / lr * w
+        new_power = self._step_power(xp, new_accum, power)
+        # Keras's assign_add: linear + (shrunk - ...), not (linear + shrunk) - ...
+        linear[...] = linear + (shrunk - (new_power - self._step_power(xp, accum, power)) / lr * w)
         quadratic = new_power / lr + dt(2.0) * l2
         w[...] = (xp.clip(linear, -l1, l1) - linear) / quadratic
         accum[...] = new_accum

@@ -48,10 +48,14 @@ class Lamb(Optimizer):
         rows = slices_of(gradient)  # Keras squares a lookup gradient's rows before summing
         v += ((g * g if rows is None else rows.dense(xp.square)) - v) * dtype.type(1 - self.beta_2)
         m_hat = m / (dtype.type(1.0) - self._step_power(xp, dtype.type(self.beta_1), step))
-        v_root = xp.sqrt(v / (dtype.type(1.0) - self._step_power(xp, dtype.type(self.beta_2), step)))
+        beta_2_power = self._step_power(xp, dtype.type(self.beta_2), step)
+        v_root = xp.sqrt(v / (dtype.type(1.0) - beta_2_power))
         update = m_hat / (v_root + dtype.type(self.epsilon))
-        w_norm = xp.sqrt(xp.sum(w * w))
-        u_norm = xp.sqrt(xp.sum(update * update))
+        # Keras: sqrt(sum(power(x, 2))), TensorFlow's Pow (not x * x) summed in Eigen's order
+        total = variable._device.kernel("ordered_sum")
+        two = dtype.type(2)
+        w_norm = xp.sqrt(total(self._step_power(xp, w, two), tuple(range(w.ndim))))
+        u_norm = xp.sqrt(total(self._step_power(xp, update, two), tuple(range(w.ndim))))
         ratio = xp.where(w_norm > 0, xp.where(u_norm > 0, w_norm / u_norm, 1.0), 1.0)
         w -= (ratio * lr * update).astype(dtype, copy=False)
 

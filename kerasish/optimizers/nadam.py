@@ -65,9 +65,9 @@ class Nadam(Optimizer):
         if self._u_product._device is not device:
             u_product = device.send(u_product)
         u_product_t = u_product.astype(variable._value.dtype)
+        beta_2_power = self._step_power(xp, dt(self.beta_2), self._local_step(variable))
         scalars.update(u_t=u_t, u_t_1=u_t_1, u_product_t=u_product_t,
-                       u_product_t_1=u_product_t * u_t_1,
-                       beta_2_power=self._step_power(xp, dt(self.beta_2), self._local_step(variable)))
+                       u_product_t_1=u_product_t * u_t_1, beta_2_power=beta_2_power)
         return scalars
 
     def update_step(self, gradient, variable, learning_rate):

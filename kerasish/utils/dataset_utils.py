@@ -38,8 +38,10 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=
         >>> len(list(left)), len(list(right))
         (8, 2)
     """
+    if not isinstance(dataset, (Dataset, np.ndarray, list, tuple)):
+        raise TypeError(f"Unsupported dataset type: {type(dataset)}")   # Keras's words
     if right_size is None and left_size is None:
-        raise ValueError("split_dataset: at least one of the `left_size` or `right_size` must "
+        raise ValueError("At least one of the `left_size` or `right_size` must "
                          "be specified. Received: left_size=None and right_size=None")
     samples, structure, batch_size = _as_samples(dataset)
     if shuffle:
@@ -51,7 +53,9 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=
     splits = []
     for part in (samples[:left], samples[-right:]):
         split = Dataset.from_tensor_slices(_restore(part, structure))
-        splits.append(split.batch(batch_size) if batch_size else split)
+        split = split.batch(batch_size) if batch_size else split
+        split._tf_class_name = "_PrefetchDataset"   # Keras's splits end with `prefetch`
+        splits.append(split)
     return tuple(splits)
 
 
@@ -67,16 +71,21 @@ def _as_samples(dataset):
         return elements, ("dataset", elements[0] if elements else None), batch_size
     if isinstance(dataset, np.ndarray):
         return list(dataset), ("array", None), None
-    if isinstance(dataset, (list, tuple)):
-        arrays = [np.asarray(a) for a in dataset]
-        lengths = {len(a) for a in arrays}
-        if len(lengths) != 1:
-            raise ValueError("split_dataset: all arrays must have the same length. Received "
-                             f"lengths {[len(a) for a in arrays]}.")
-        return list(zip(*arrays)), (type(dataset), None), None
-    raise TypeError("split_dataset: the `dataset` argument must be either a "
-                    "`kerasish.data.Dataset` object, or a list/tuple of arrays. Received: "
-                    f"dataset={dataset!r:.80} of type {type(dataset)}")
+    kind = "tuple" if isinstance(dataset, tuple) else "list"   # Keras's words for each
+    if not dataset:
+        raise ValueError("Received an empty list dataset. Please provide a non-empty list of "
+                         "arrays." if kind == "list" else "Received an empty list dataset."
+                         "Please provide a non-empty tuple of arrays.")
+    for i, array in enumerate(dataset):
+        if not isinstance(array, np.ndarray):
+            raise ValueError(f"Expected a {kind} of `numpy.ndarray` objects,Received: "
+                             f"{type(array)} at index {i}.")
+        if array.shape[0] != dataset[0].shape[0]:
+            raise ValueError(f"Received a {kind} of NumPy arrays with different lengths."
+                             f"Mismatch found at index {i}, Expected shape={dataset[0].shape} "
+                             f"Received shape={array.shape}.Please provide a {kind} of NumPy "
+                             "arrays of the same length.")
+    return list(zip(*dataset)), (type(dataset), None), None
 
 
 def _check_same_shapes(samples):
@@ -86,7 +95,7 @@ def _check_same_shapes(samples):
     first = np.shape(samples[0])
     for i, sample in enumerate(samples[1:]):
         if np.shape(sample) != first:
-            raise ValueError(f"split_dataset: all `dataset` samples must have same shape, "
+            raise ValueError(f"All `dataset` samples must have same shape, "
                              f"Expected shape: {first} Received shape: {np.shape(sample)} at "
                              f"index {i}.")
 
@@ -107,33 +116,57 @@ def _restore(samples, structure):
 
 
 def rescale_split_sizes(left_size, right_size, total_length):
-    """Keras's checks and conversion of split sizes to two positive ints."""
-    for name, size in (("left_size", left_size), ("right_size", right_size)):
-        if size is not None and type(size) not in (int, float):
-            raise TypeError(f"split_dataset: invalid `{name}` type. Expected: int or float or "
-                            f"None, Received: type({name})={type(size)}.")
-        if (type(size) is int and (size <= 0 or size >= total_length)) or \
-                (type(size) is float and (size <= 0 or size >= 1)):
-            raise ValueError(f"split_dataset: `{name}` should be either a positive integer "
-                             f"smaller than {total_length}, or a float within the range "
-                             f"`[0, 1]`. Received: {name}={size}")
-    if type(left_size) is float and type(right_size) is float and left_size + right_size > 1:
-        raise ValueError("split_dataset: the sum of `left_size` and `right_size` is greater "
-                         "than 1. It must be less than or equal to 1.")
-    left = round(left_size * total_length) if type(left_size) is float else left_size
-    right = round(right_size * total_length) if type(right_size) is float else right_size
+    """Keras's checks (in its order and words) and conversion of split sizes to two
+    positive ints."""
+    left_type, right_type = type(left_size), type(right_size)
+    left_bad = left_size is not None and left_type not in (int, float)
+    right_bad = right_size is not None and right_type not in (int, float)
+    if left_bad and right_bad:
+        raise TypeError("Invalid `left_size` and `right_size` Types. Expected: integer or "
+                        f"float or None, Received: type(left_size)={left_type} and "
+                        f"type(right_size)={right_type}")
+    if left_bad:
+        raise TypeError("Invalid `left_size` Type. Expected: int or float or None, "
+                        f"Received: type(left_size)={left_type}.  ")
+    if right_bad:
+        raise TypeError("Invalid `right_size` Type. Expected: int or float or None,"
+                        f"Received: type(right_size)={right_type}.")
+    if left_size == 0 and right_size == 0:
+        raise ValueError("Both `left_size` and `right_size` are zero. At least one of the "
+                         "split sizes must be non-zero.")
+    if _out_of_range(left_size, total_length):
+        raise ValueError(f"`left_size` should be either a positive integer smaller than "
+                         f"{total_length}, or a float within the range `[0, 1]`. Received: "
+                         f"left_size={left_size}")
+    if _out_of_range(right_size, total_length):
+        raise ValueError(f"`right_size` should be either a positive integer and smaller than "
+                         f"{total_length} or a float within the range `[0, 1]`. Received: "
+                         f"right_size={right_size}")
+    if right_type is left_type is float and right_size + left_size > 1:
+        raise ValueError("The sum of `left_size` and `right_size` is greater than 1. It must "
+                         "be less than or equal to 1.")
+    # Keras's values: a float size is rounded, an int size becomes a float
+    left = round(left_size * total_length) if left_type is float else (
+        float(left_size) if left_type is int else None)
+    right = round(right_size * total_length) if right_type is float else (
+        float(right_size) if right_type is int else None)
     left = total_length - right if left is None else left
     right = total_length - left if right is None else right
     if left + right > total_length:
-        raise ValueError("split_dataset: the sum of `left_size` and `right_size` should be "
-                         f"smaller than the {total_length}. Received: left_size + right_size "
-                         f"= {left + right}")
+        raise ValueError(f"The sum of `left_size` and `right_size` should be smaller than the "
+                         f"{total_length}. Received: left_size + right_size = {left + right}"
+                         f"and total_length = {total_length}")
     for split, side in ((left, "left"), (right, "right")):
         if split == 0:
-            raise ValueError(f"split_dataset: with `dataset` of length={total_length}, "
-                             f"`left_size`={left} and `right_size`={right}, the {side} split "
-                             "would be empty. Adjust the sizes.")
+            raise ValueError(f"With `dataset` of length={total_length}, `left_size`={left} "
+                             f"and `right_size`={right}.Resulting {side} side dataset split "
+                             "will be empty. Adjust any of the aforementioned parameters")
     return int(left), int(right)
+
+
+def _out_of_range(size, total_length):
+    return (type(size) is int and (size <= 0 or size >= total_length)) or \
+        (type(size) is float and (size <= 0 or size >= 1))
 
 
 # Directory indexing -------------------------------------------------------------------------
@@ -153,14 +186,14 @@ def index_directory(directory, labels, formats, class_names=None, shuffle=True, 
                    if os.path.isdir(os.path.join(directory, d)) and not d.startswith(".")]
         if class_names is not None:
             if not set(class_names).issubset(set(subdirs)):
-                raise ValueError(f"{caller}: the `class_names` passed did not match the names "
+                raise ValueError(f"The `class_names` passed did not match the names "
                                  f"of the subdirectories of the target directory. Expected: "
                                  f"{subdirs} (or a subset of it), but received: "
                                  f"class_names={class_names}")
             subdirs = list(class_names)
     else:
         if class_names is not None:
-            raise ValueError(f'{caller}: you can only pass `class_names` if `labels="inferred"`. '
+            raise ValueError(f'You can only pass `class_names` if `labels="inferred"`. '
                              f"Received: labels={labels}, and class_names={class_names}")
         subdirs = [""]
     filenames, found_labels = [], []
@@ -177,7 +210,7 @@ def index_directory(directory, labels, formats, class_names=None, shuffle=True, 
         class_names = None
     else:
         if len(labels) != len(filenames):
-            raise ValueError(f"{caller}: expected the lengths of `labels` to match the number "
+            raise ValueError(f"Expected the lengths of `labels` to match the number "
                              f"of files in the target directory. len(labels) is {len(labels)} "
                              f"while we found {len(filenames)} files in directory {directory}.")
         class_names = [str(label) for label in sorted(set(labels))]
@@ -205,17 +238,18 @@ def _valid_files(directory, follow_links, formats):
 
 
 def check_validation_split(caller, validation_split, subset, shuffle, seed):
+    """Keras's `check_validation_split_arg`, in its words (`caller` is not named)."""
     if validation_split is not None and not 0 < validation_split < 1:
-        raise ValueError(f"{caller}: `validation_split` must be between 0 and 1, received: "
+        raise ValueError(f"`validation_split` must be between 0 and 1, received: "
                          f"{validation_split}")
     if (validation_split or subset) and not (validation_split and subset):
-        raise ValueError(f"{caller}: if `subset` is set, `validation_split` must be set, and "
+        raise ValueError("If `subset` is set, `validation_split` must be set, and "
                          "inversely.")
     if subset not in ("training", "validation", "both", None):
-        raise ValueError(f"{caller}: `subset` must be either \"training\", \"validation\" or "
+        raise ValueError(f"`subset` must be either \"training\", \"validation\" or "
                          f"\"both\", received: {subset}")
     if validation_split and shuffle and seed is None:
-        raise ValueError(f"{caller}: if using `validation_split` and shuffling the data, you "
+        raise ValueError("If using `validation_split` and shuffling the data, you "
                          "must provide a `seed` argument, to make sure that there is no overlap "
                          "between the training and validation subset.")
 

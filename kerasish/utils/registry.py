@@ -256,6 +256,9 @@ class Registry:
                 if type(value) in (list, tuple) else value
         if not isinstance(value, type) and callable(getattr(value, "get_config", None)):
             return self.serialize(value)
+        ops = self.lookup_public("", "ops")
+        if ops is not None and ops.is_tensor(value) and not hasattr(value, "assign"):
+            return serialize_object_as_keras(value)   # Keras's `__tensor__` entry
         return value
 
     def deserialize(self, config, custom_objects=None, module_objects=None, safe_mode=True):

@@ -34,14 +34,25 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
     Example:
         >>> train = keras.utils.text_dataset_from_directory("aclImdb/train", seed=1)
     """
-    if labels not in ("inferred", None) and not isinstance(labels, (list, tuple)):
-        raise ValueError(f"{_CALLER}: `labels` argument should be a list/tuple of integer "
-                         f'labels, "inferred" or None. Received: labels={labels}')
+    if labels not in ("inferred", None):
+        if not isinstance(labels, (list, tuple)):
+            raise ValueError(
+                "`labels` argument should be a list/tuple of integer labels, of the same size "
+                "as the number of text files in the target directory. If you wish to infer "
+                "the labels from the subdirectory names in the target directory, pass "
+                '`labels="inferred"`. If you wish to get a dataset that only contains text '
+                f"samples (no labels), pass `labels=None`. Received: labels={labels}")
+        if class_names:
+            raise ValueError(f'You can only pass `class_names` if `labels="inferred"`. '
+                             f"Received: labels={labels}, and class_names={class_names}")
     if label_mode not in ("int", "categorical", "binary", None):
-        raise ValueError(f'{_CALLER}: `label_mode` argument must be one of "int", '
+        raise ValueError(f'`label_mode` argument must be one of "int", '
                          f'"categorical", "binary", or None. Received: label_mode={label_mode}')
-    if format != "tf":
-        raise ValueError(f'{_CALLER}: `format` must be "tf". Received: format={format}')
+    if format not in ("tf", "grain"):
+        raise ValueError(f'`format` should be either "tf" or "grain". Received: format={format}')
+    if format == "grain":
+        raise NotImplementedError(f'{_CALLER}: `format="grain"` is not supported; kerasish '
+                                  'returns its own Dataset (`format="tf"`).')
     if labels is None or label_mode is None:
         labels, label_mode = None, None
     dataset_utils.check_validation_split(_CALLER, validation_split, subset, shuffle, seed)
@@ -51,10 +62,10 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
         directory, labels, (".txt",), class_names=class_names, shuffle=shuffle, seed=seed,
         follow_links=follow_links, verbose=verbose, caller=_CALLER)
     if not paths:
-        raise ValueError(f"{_CALLER}: no text files found in directory {directory}. Allowed "
+        raise ValueError(f"No text files found in directory {directory}. Allowed "
                          "format: .txt")
     if label_mode == "binary" and len(class_names) != 2:
-        raise ValueError(f'{_CALLER}: when passing `label_mode="binary"`, there must be exactly '
+        raise ValueError(f'When passing `label_mode="binary"`, there must be exactly '
                          f"2 class_names. Received: class_names={class_names}")
     datasets = []
     for part in (["training", "validation"] if subset == "both" else [subset]):

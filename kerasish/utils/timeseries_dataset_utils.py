@@ -73,12 +73,14 @@ def timeseries_dataset_from_array(data, targets, sequence_length, sequence_strid
         windows, TensorSpec(batch + target_series.shape[1:], target_series.dtype.name))
     if batch_size is not None:
         dataset._batch_size = batch_size   # Keras's pipeline ends with `batch(batch_size)`
+    # (its repr: tf.data's class of Keras's last step, `batch` or else `prefetch`)
+    dataset._tf_class_name = "_BatchDataset" if batch_size is not None else "_PrefetchDataset"
     return dataset
 
 
 def _check_arguments(length, sequence_length, stride, rate, start_index, end_index, format):
     def fail(message):
-        raise ValueError(f"{_CALLER}: {message}")
+        raise ValueError(message)   # Keras's words, unprefixed
 
     if start_index:
         if start_index < 0:
@@ -89,7 +91,7 @@ def _check_arguments(length, sequence_length, stride, rate, start_index, end_ind
     if end_index:
         if start_index and end_index <= start_index:
             fail("`end_index` must be higher than `start_index`. Received: "
-                 f"start_index={start_index}, and end_index={end_index}")
+                 f"start_index={start_index}, and end_index={end_index} ")   # (Keras's space)
         if end_index >= length:
             fail("`end_index` must be lower than the length of the data. Received: "
                  f"end_index={end_index}, for data of length {length}")
@@ -108,5 +110,8 @@ def _check_arguments(length, sequence_length, stride, rate, start_index, end_ind
              f"sequence_stride={stride}, for data of length {length}")
     if sequence_length <= 0:
         fail(f"`sequence_length` must be positive. Received: sequence_length={sequence_length}")
-    if format != "tf":
-        fail(f'`format` must be "tf" (a kerasish.data.Dataset). Received: format={format}')
+    if format not in ("tf", "grain"):
+        fail(f'`format` should be either "tf" or "grain". Received: format={format}')
+    if format == "grain":
+        raise NotImplementedError(f'{_CALLER}: `format="grain"` is not supported; kerasish '
+                                  'returns its own Dataset (`format="tf"`).')

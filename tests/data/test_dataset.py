@@ -221,8 +221,15 @@ def test_reduce_and_apply():
     assert ints(Dataset.range(5).apply(lambda ds: ds.skip(3))) == [3, 4]
 
 
-def test_repr_mentions_class_and_cardinality():
-    assert repr(Dataset.range(3).batch(2)) == "<BatchDataset cardinality=2>"
+def test_repr_is_tf_datas():
+    # TensorFlow 2.21's reprs (recorded): the private class of the last step, the spec
+    assert repr(Dataset.range(3).batch(2)) == (
+        "<_BatchDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int64, name=None)>")
+    assert repr(Dataset.range(3).cache()) == (
+        "<CacheDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>")
+    assert repr(Dataset.from_tensor_slices((np.zeros(3, "float32"), np.arange(3)))) == (
+        "<_TensorSliceDataset element_spec=(TensorSpec(shape=(), dtype=tf.float32, name=None), "
+        "TensorSpec(shape=(), dtype=tf.int64, name=None))>")
 
 
 def test_element_spec_of_map_after_shuffle_reads_one_element_only():

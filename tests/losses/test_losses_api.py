@@ -37,7 +37,7 @@ def test_sample_weight_does_not_change_the_divisor_of_the_default_reduction():
     # ... while "mean_with_sample_weight" divides by the sum of the weights given
     close(AbsError(reduction="mean_with_sample_weight")(Y_TRUE, Y_PRED, sample_weight=weights),
           3.0 / 0.5)
-    with pytest.raises(ValueError, match="broadcast"):
+    with pytest.raises(ValueError, match=r"Incompatible shapes: \[2,3\] vs. \[2\]"):
         AbsError()(Y_TRUE, Y_PRED, sample_weight=[0.5, 0.0])   # (2, 3) vs (2,), as in Keras
     close(AbsError(reduction="sum")(Y_TRUE, Y_PRED, sample_weight=2.0), 42.0)
     elementwise = np.array([[1, 0, 0], [0, 0, 1]], "float32")
@@ -198,12 +198,15 @@ def test_get_for_compile_wraps_functions_and_picks_crossentropy():
         keras.losses.get_for_compile("crossentropy")
 
 
-def test_mismatched_target_and_output_shapes_name_the_loss_and_both_shapes():
+def test_mismatched_target_and_output_shapes_raise_tensorflows_error_eagerly():
+    # Keras 3.15.1 eagerly: TensorFlow's InvalidArgumentError of `y_true - y_pred` (recorded)
     import kerasish
-    with pytest.raises(ValueError, match=r"Loss 'mean_squared_error' \(MeanSquaredError\): the "
-                                         r"targets `y` of shape \(4, 3\) do not match the model "
-                                         r"output of shape \(4, 2\)"):
+    with pytest.raises(ValueError) as info:
         kerasish.losses.MeanSquaredError()(np.ones((4, 3)), np.ones((4, 2)))
+    assert type(info.value).__name__ == "InvalidArgumentError"
+    assert str(info.value) == (
+        "{{function_node __wrapped__Sub_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+        "Incompatible shapes: [4,3] vs. [4,2] [Op:Sub] name: ")
 
 
 def test_configs_that_keras_leaves_parameters_out_of():

@@ -170,7 +170,7 @@ def test_default_names_and_directions():
 CONFIGURED = [
     keras.metrics.Mean(name="loss"), keras.metrics.BinaryAccuracy(threshold=0.3),
     keras.metrics.SparseTopKCategoricalAccuracy(k=3), keras.metrics.AUC(curve="PR", num_thresholds=50),
-    keras.metrics.AUC(thresholds=[0.2, 0.4], multi_label=True, label_weights=[1.0, 2.0]),
+    keras.metrics.AUC(thresholds=[0.2, 0.4], multi_label=True),
     keras.metrics.Precision(thresholds=[0.3, 0.6], class_id=1), keras.metrics.Recall(top_k=2),
     keras.metrics.FalseNegatives(thresholds=0.3), keras.metrics.F1Score(average="weighted"),
     keras.metrics.FBetaScore(beta=0.5, threshold=0.4), keras.metrics.R2Score(num_regressors=2),
@@ -188,6 +188,22 @@ def test_config_round_trip(metric):
     serialized = keras.metrics.serialize(metric)
     assert serialized["module"] == "keras.metrics"
     assert keras.metrics.deserialize(serialized).get_config() == config
+
+
+def test_auc_label_weights_config_is_a_tensor_as_keras():
+    # Keras 3.15.1: `AUC(label_weights=[0.2, 0.5, 1.0]).get_config()["label_weights"]` is the
+    # tensor `ops.array(label_weights, dtype)`, printed
+    # `<tf.Tensor: shape=(3,), dtype=float32, numpy=array([0.2, 0.5, 1. ], dtype=float32)>`,
+    # and serialized as a `__tensor__` entry.
+    metric = keras.metrics.AUC(multi_label=True, label_weights=[0.2, 0.5, 1.0])
+    weights = metric.get_config()["label_weights"]
+    assert repr(weights) == ("<tf.Tensor: shape=(3,), dtype=float32, "
+                             "numpy=array([0.2, 0.5, 1. ], dtype=float32)>")
+    assert keras.metrics.serialize(metric)["config"]["label_weights"] == {
+        "class_name": "__tensor__",
+        "config": {"value": [0.20000000298023224, 0.5, 1.0], "dtype": "float32"}}
+    rebuilt = keras.metrics.AUC.from_config(metric.get_config())
+    np.testing.assert_array_equal(rebuilt.label_weights.numpy(), weights.numpy())
 
 
 def test_keras_config_keys():

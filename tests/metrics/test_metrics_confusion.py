@@ -226,3 +226,33 @@ def test_fbeta_refuses_an_undefined_output_dim_in_keras_words():
                                          r"None\)\. Received input shapes: y_pred\.shape=\(2, "
                                          r"None\) and y_true\.shape=\(2, None\)\."):
         fbeta._build((2, None), (2, None))
+
+
+@pytest.mark.parametrize("samples, message", [
+    (1, "More independent predictors than datapoints in adjusted R2 score. "
+        "Falling back to standard R2 score."),
+    (2, "Division by zero in Adjusted R2 score. Falling back to standard R2 score."),
+])
+def test_r2_adjusted_fallback_warnings_are_kerass_two_texts(samples, message):
+    # Keras 3.15.1 (regression_metrics.R2Score.result) warns with one of two texts.
+    m = keras.metrics.R2Score(num_regressors=1)
+    m.update_state(np.ones((samples, 1), "float32"), np.zeros((samples, 1), "float32"))
+    with pytest.warns(UserWarning) as record:
+        m.result()
+    assert [str(w.message) for w in record] == [message]
+
+
+def test_r2_squares_residuals_with_tensorflows_pow_eagerly():
+    # Keras 3.15.1 eagerly: `(y_true - y_pred) ** 2` is TensorFlow's Pow (not a square);
+    # recorded: R2Score() -> -0.4087948501110077; with class_aggregation=None and
+    # num_regressors=1 (adjusted) the values below.
+    rng = np.random.default_rng(0)
+    y_true = rng.integers(0, 2, (20, 3)).astype("float32")
+    y_pred = rng.uniform(0.0, 1.0, (20, 3)).astype("float32")
+    m = keras.metrics.R2Score()
+    m.update_state(y_true, y_pred)
+    assert float(m.result()) == -0.4087948501110077
+    m = keras.metrics.R2Score(class_aggregation=None, num_regressors=1)
+    m.update_state(y_true, y_pred)
+    assert m.result().numpy().tolist() == [-0.275862455368042, -0.6763429641723633,
+                                           -0.34704768657684326]

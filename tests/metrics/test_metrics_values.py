@@ -90,11 +90,13 @@ def test_accuracy_docstring_examples():
     close(result_of(m, [2, 1], y_pred, sample_weight=[0.7, 0.3]), 0.3)
 
 
-def test_binary_accuracy_threshold_and_validation():
+def test_binary_accuracy_threshold_takes_any_value_as_keras():
     m = keras.metrics.BinaryAccuracy(threshold=0.7)
     close(result_of(m, [1, 1, 0], [0.75, 0.65, 0.2]), 2 / 3)
-    with pytest.raises(ValueError, match="threshold"):
-        keras.metrics.BinaryAccuracy(threshold=1.0)
+    # Keras 3.15.1 checks no range: threshold=1.5 is kept (recorded: its config below)
+    m = keras.metrics.BinaryAccuracy(threshold=1.5)
+    assert m.get_config() == {"name": "binary_accuracy", "dtype": "float32", "threshold": 1.5}
+    close(result_of(m, [1, 0, 0], [1.75, 1.25, 0.2]), 1.0)
 
 
 def test_accuracy_functions_return_one_value_per_sample():

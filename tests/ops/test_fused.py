@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import kerasish as keras
 from kerasish import GradientTape, Variable, ops
 from kerasish.testing import check_gradients, check_second_order
 
@@ -58,3 +59,41 @@ def test_shape_errors_name_the_op():
         ops.dense(X, W[:2])
     with pytest.raises(ValueError, match=r"ops.dense: bias shape \(3,\).*\(2,\)"):
         ops.dense(X, W, np.ones(3))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("activation", ["relu", "relu6"])
+def test_dense_relu_in_compiled_functions_makes_nan_zero_as_onednn(activation):
+    # Keras 3.15.1 (TF 2.21): `predict` fuses MatMul + BiasAdd + Relu/Relu6 (oneDNN), which
+    # gives 0 for a NaN pre-activation, while the eager call (and a Dense without bias,
+    # which is not fused) keeps the NaN: predict -> [[0, 0, 0], ...], model(x) -> NaN row.
+    x = np.array([[np.nan, 1.0], [0.5, -2.0], [np.inf, 1.0]], "float32")
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(3, activation=activation)])
+    predicted = model.predict(x, verbose=0)
+    eager = model(x).numpy()
+    np.testing.assert_array_equal(predicted[0], [0.0, 0.0, 0.0])
+    assert np.isnan(eager[0]).all()
+    np.testing.assert_array_equal(predicted[1:], eager[1:])
+    no_bias = keras.Sequential([keras.Input((2,)),
+                                keras.layers.Dense(3, activation=activation, use_bias=False)])
+    assert np.isnan(no_bias.predict(x, verbose=0)[0]).all()
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_fit_through_a_nan_input_row_stays_finite_as_keras():
+    # Keras 3.15.1: the NaN row reaches the kernel's gradient (NaN kernel), after which the
+    # fused relu outputs 0 and the loss stays finite: TerminateOnNaN never stops the fit.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 4)).astype("float32")
+    y = (x[:, :1] * 0.7 - x[:, 1:2] * 0.2).astype("float32")
+    x[20] = np.nan
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="relu"),
+                              keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    history = model.fit(x, y, batch_size=16, epochs=3, verbose=0,
+                        callbacks=[keras.callbacks.TerminateOnNaN()])
+    assert len(history.history["loss"]) == 3
+    assert np.isfinite(history.history["loss"]).all()
+    assert np.isnan(model.layers[0].kernel.numpy()).all()

@@ -198,6 +198,29 @@ def test_invalid_learning_rate():
         optimizers.SGD(learning_rate="fast")
 
 
+@pytest.mark.parametrize("lr", [1, np.float32(0.5), True])
+def test_learning_rate_must_be_a_python_float_like_keras(lr):
+    # Keras 3.15.1 checks `isinstance(learning_rate, float)`: SGD(learning_rate=1) fails.
+    with pytest.raises(ValueError, match="should be float"):
+        optimizers.SGD(learning_rate=lr)
+    assert optimizers.SGD(learning_rate=np.float64(0.5)).get_config()["learning_rate"] == 0.5
+
+
+def test_argument_checks_run_in_kerass_order_after_naming():
+    # Keras checks gradient_accumulation_steps, then the EMA arguments, then the clip
+    # arguments, after the optimizer took its auto name (recorded from Keras 3.15.1:
+    # three rejected Adams, then Adam().name == "adam_3" in a fresh process).
+    with pytest.raises(ValueError, match="gradient_accumulation_steps"):
+        optimizers.Adam(gradient_accumulation_steps=1, clipnorm=1.0, clipvalue=2.0)
+    with pytest.raises(ValueError, match="ema_momentum"):
+        optimizers.Adam(use_ema=True, ema_momentum=2.0, clipnorm=1, global_clipnorm=2)
+    first = optimizers.Adam().name
+    with pytest.raises(ValueError, match="Only one of"):
+        optimizers.Adam(clipnorm=1.0, clipvalue=2.0)
+    number = int(first.rpartition("_")[2]) if first != "adam" else 0
+    assert optimizers.Adam().name == f"adam_{number + 2}"
+
+
 # Variables, state, config ----------------------------------------------------------
 def test_variables_order_with_ema_and_accumulation():
     opt = optimizers.Adam(use_ema=True, gradient_accumulation_steps=2)

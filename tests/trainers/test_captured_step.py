@@ -287,8 +287,11 @@ def test_replayed_step_applies_a_non_finite_loss_as_keras():
     assert model._captured_train_step.captured
     x = np.full((BATCH, 6), np.nan, "float32")
     loss = model.train_on_batch(x, np.zeros((BATCH,), "int64"), return_dict=True)["loss"]
-    assert np.isnan(loss)
-    assert all(np.isnan(w).all() for w in model.get_weights() if w.dtype.kind == "f")
+    # Keras 3.15.1 (recorded): the fused MatMul + BiasAdd + Relu gives 0 for the NaN rows,
+    # so the loss stays finite and only the first kernel (whose gradient is x^T @ 0) is NaN.
+    assert np.isfinite(loss)
+    assert [bool(np.isnan(w).all()) for w in model.get_weights()] == [True, False, False, False]
+    assert not any(np.isnan(w).any() for w in model.get_weights()[1:])
 
 
 def test_setting_jit_compile_after_compile_captures():

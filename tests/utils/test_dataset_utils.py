@@ -122,24 +122,95 @@ def test_unbatched_native_sizes(tree):
     assert {np.asarray(x).shape for x, _ in ds} >= {(7, 9, 3), (5, 5, 3)}
 
 
-def test_timeseries_and_split_errors():
-    with pytest.raises(ValueError, match="timeseries_dataset_from_array: `sequence_stride`"):
-        keras.utils.timeseries_dataset_from_array(np.arange(5), None, 2, sequence_stride=0)
-    # Keras 3.15.1's texts (after kerasish's function-name prefix)
+def test_timeseries_and_split_errors_are_kerass_texts():
+    # Keras 3.15.1's exact texts (recorded with /tmp/probe16/utilerr.py)
     for kwargs, text in [
             (dict(sampling_rate=0), "`sampling_rate` must be higher than 0. Received: "
                                     "sampling_rate=0"),
             (dict(sampling_rate=5), "`sampling_rate` must be lower than the length of the "
                                     "data. Received: sampling_rate=5, for data of length 5"),
             (dict(sequence_stride=0), "`sequence_stride` must be higher than 0. Received: "
-                                      "sequence_stride=0")]:
+                                      "sequence_stride=0"),
+            (dict(start_index=3, end_index=2), "`end_index` must be higher than `start_index`. "
+                                               "Received: start_index=3, and end_index=2 "),
+            (dict(format="x"), '`format` should be either "tf" or "grain". Received: format=x')]:
         with pytest.raises(ValueError) as info:
             keras.utils.timeseries_dataset_from_array(np.arange(5), None, 2, **kwargs)
-        assert str(info.value).endswith(text)
-    with pytest.raises(ValueError, match="left_size"):
-        keras.utils.split_dataset(np.arange(5), left_size=1.5)
-    with pytest.raises(TypeError, match="dataset"):
+        assert str(info.value) == text
+    x = np.arange(10)
+    for kwargs, error, text in [
+            (dict(), ValueError, "At least one of the `left_size` or `right_size` must be "
+                                 "specified. Received: left_size=None and right_size=None"),
+            (dict(left_size=11), ValueError, "`left_size` should be either a positive integer "
+                                             "smaller than 10, or a float within the range "
+                                             "`[0, 1]`. Received: left_size=11"),
+            (dict(right_size=1.5), ValueError, "`right_size` should be either a positive "
+                                               "integer and smaller than 10 or a float within "
+                                               "the range `[0, 1]`. Received: right_size=1.5"),
+            (dict(left_size="a"), TypeError, "Invalid `left_size` Type. Expected: int or float "
+                                             "or None, Received: type(left_size)=<class "
+                                             "'str'>.  "),
+            (dict(left_size=0.01), ValueError, "With `dataset` of length=10, `left_size`=0 and "
+                                               "`right_size`=10.Resulting left side dataset "
+                                               "split will be empty. Adjust any of the "
+                                               "aforementioned parameters"),
+            (dict(left_size=5, right_size=6), ValueError, "The sum of `left_size` and "
+                                                          "`right_size` should be smaller than "
+                                                          "the 10. Received: left_size + "
+                                                          "right_size = 11.0and total_length = "
+                                                          "10")]:
+        with pytest.raises(error) as info:
+            keras.utils.split_dataset(x, **kwargs)
+        assert str(info.value) == text
+    with pytest.raises(TypeError, match="^Unsupported dataset type: <class 'str'>$"):
         keras.utils.split_dataset("abc", left_size=0.5)
+    with pytest.raises(ValueError) as info:
+        keras.utils.split_dataset((np.arange(10), np.arange(9)), left_size=0.5)
+    assert str(info.value) == (
+        "Received a tuple of NumPy arrays with different lengths.Mismatch found at index 1, "
+        "Expected shape=(10,) Received shape=(9,).Please provide a tuple of NumPy arrays of "
+        "the same length.")
+
+
+def test_split_and_timeseries_reprs_are_kerass():
+    # Keras 3.15.1 on TensorFlow 2.21 (recorded): the splits end with `prefetch`, a batched
+    # timeseries dataset with `batch`
+    left, _ = keras.utils.split_dataset((np.arange(10.0), np.arange(10)), left_size=0.3)
+    assert repr(left) == (
+        "<_PrefetchDataset element_spec=(TensorSpec(shape=(), dtype=tf.float64, name=None), "
+        "TensorSpec(shape=(), dtype=tf.int64, name=None))>")
+    data = np.arange(20).reshape(10, 2).astype("float32")
+    assert repr(keras.utils.timeseries_dataset_from_array(data, None, 3, batch_size=4)) == (
+        "<_BatchDataset element_spec=TensorSpec(shape=(None, None, 2), dtype=tf.float32, "
+        "name=None)>")
+    assert repr(keras.utils.timeseries_dataset_from_array(data, None, 3, batch_size=None)) == (
+        "<_PrefetchDataset element_spec=TensorSpec(shape=(None, 2), dtype=tf.float32, "
+        "name=None)>")
+
+
+def test_text_dataset_errors_are_kerass_texts(tmp_path):
+    for name in "abc":
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "1.txt").write_text(name)
+    for kwargs, text in [
+            (dict(validation_split=0.3), "If `subset` is set, `validation_split` must be set, "
+                                         "and inversely."),
+            (dict(validation_split=0.3, subset="nope", seed=1),
+             '`subset` must be either "training", "validation" or "both", received: nope'),
+            (dict(label_mode="binary"), 'When passing `label_mode="binary"`, there must be '
+                                        "exactly 2 class_names. Received: class_names=['a', "
+                                        "'b', 'c']"),
+            (dict(validation_split=0.3, subset="training"),
+             "If using `validation_split` and shuffling the data, you must provide a `seed` "
+             "argument, to make sure that there is no overlap between the training and "
+             "validation subset."),
+            (dict(class_names=["a", "x"]), "The `class_names` passed did not match the names "
+                                           "of the subdirectories of the target directory. "
+                                           "Expected: ['a', 'b', 'c'] (or a subset of it), but "
+                                           "received: class_names=['a', 'x']")]:
+        with pytest.raises(ValueError) as info:
+            keras.utils.text_dataset_from_directory(str(tmp_path), **kwargs)
+        assert str(info.value) == text
 
 
 def test_image_file_round_trip(tmp_path):

@@ -1,4 +1,4 @@
-"""exp, log, log1p, tanh and sigmoid of float32 arrays as TensorFlow's CPU kernels compute them.
+"""float32 exp, log, log1p, tanh, sigmoid, pow, sin and cos as TensorFlow's CPU kernels give them.
 
 TensorFlow's `Exp`, `Tanh` and `Sigmoid` run Eigen's vectorised approximations
 (a Cephes-style polynomial for exp, a rational function of the mantissa for
@@ -263,50 +263,8 @@ def _packets_then_tail(a, packet_fn, scalar_fn):
     return out.reshape(a.shape)
 
 
-def power(xp, a, b):
-    """`a ** b` as TensorFlow's Pow computes it for fewer than 8 float32 values.
-
-    Below one packet Eigen takes its scalar path, `std::pow`, i.e. libm's powf;
-    numpy's float32 power (a SIMD routine) differs from it in the last bit, e.g.
-    for `0.9 ** 4`, a power Adam takes at its fourth step. Larger arrays go
-    through Eigen's packet pow, which is not followed.
-
-    Args:
-        xp: the array module.
-        a: base array.
-        b: exponent array (broadcast against `a`).
-
-    Returns:
-        float32 array, or None where this does not apply (other modules,
-        dtypes or sizes): the caller's `xp.power` then.
-
-    Example:
-        >>> power(np, np.float32(0.9), np.float32(4.0))
-        array(0.6560999, dtype=float32)
-    """
-    if xp is not np or getattr(a, "dtype", None) != _F32 or getattr(b, "dtype", None) != _F32:
-        return None
-    if a.ndim == 0 == b.ndim:   # the optimizers' step powers: one value, the common case
-        powf = _libm("powf", arguments=2)
-        if powf is not None:
-            return _F32.type(powf(float(a), float(b)))
-    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
-    size = int(np.prod(shape))
-    if size >= 8:
-        return None
-    bases = np.broadcast_to(a, shape).reshape(-1).tolist()
-    exponents = np.broadcast_to(b, shape).reshape(-1).tolist()
-    powf = _libm("powf", arguments=2)
-    if powf is None:   # the double pow rounded once: differs only next to halfway cases
-        values = [float(np.float32(x ** y)) if x or y >= 0 else float("inf")
-                  for x, y in zip(bases, exponents)]
-    else:
-        values = list(map(powf, bases, exponents))
-    return np.array(values, _F32).reshape(shape)
-
-
 @functools.lru_cache(maxsize=None)
-def _libm(name, arguments=1):
+def _libm(name):
     """The C library's float function `name` (what TensorFlow's scalar code
     calls), or None where there is no C math library to load."""
     path = ctypes.util.find_library("m")
@@ -314,7 +272,7 @@ def _libm(name, arguments=1):
         fn = getattr(ctypes.PyDLL(path), name)
     except (OSError, AttributeError, TypeError):
         return None
-    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float] * arguments
+    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
     return fn
 
 
@@ -467,3 +425,285 @@ def _rational_tanh(a):
     for c in _TANH_DEN[1:]:
         q = q * x2 + c
     return ((x2 * x) * p + x) / q
+
+
+# pow ------------------------------------------------------------------------------------
+# TensorFlow's `Pow` of float32: Eigen's `generic_pow` on packets of 8 (log2 of the
+# mantissa in double-word float32 arithmetic, Dekker's products through Veltkamp splits as
+# the wheels have no FMA, then exp2 through Eigen's exp), libm's `powf` on the values after
+# the last full packet and on single values. numpy's float32 power differs from it in
+# about 30 % of values (and from libm's powf in Adam's `0.9 ** 4`).
+_POW_LOG2_POLY = tuple(_f(c) for c in (
+    9.7010828554630279541015625e-02, -1.6896486282348632812500000e-01,
+    1.7200836539268493652343750e-01, -1.7892272770404815673828125e-01,
+    2.0505344867706298828125000e-01, -2.4046677350997924804687500e-01,
+    2.8857553005218505859375000e-01, -3.6067414283752441406250000e-01,
+    4.8089790344238281250000000e-01))
+
+
+def _dw_const(value):
+    """A double constant as Eigen's float32 double word (hi, lo)."""
+    hi = np.float32(value)
+    return hi, np.float32(value - float(hi))
+
+
+_POW_C0 = _dw_const(1.442695041742110273474963832995854318141937255859375e+00)
+_POW_C1 = _dw_const(-7.2134751588268664068692714863573201000690460205078125e-01)
+_LN2_F = _f(0.693147180559945309417)
+_HUGE_EXPONENT = _f(_f(128) * _LN2_F) / _f(np.finfo(np.float32).eps)
+
+
+def _two_prod(x, y):
+    """Dekker's exact product {hi, lo} of float32 arrays. Eigen computes `lo` with
+    Veltkamp splits (no FMA in TensorFlow's wheels); it is exact, so it equals the
+    double product's remainder, which takes 4 numpy passes instead of 17."""
+    hi = x * y
+    lo = np.multiply(x, y, dtype=np.float64)
+    lo -= hi
+    return hi, lo.astype(_F32)
+
+
+def _fast_two_sum(x, y):
+    s_hi = x + y
+    return s_hi, y - (s_hi - x)
+
+
+def _dw_times(x_hi, x_lo, y):
+    """Double word times float (Muller's Algorithm 7, as Eigen)."""
+    c_hi, c_lo1 = _two_prod(x_hi, y)
+    t_hi, t_lo1 = _fast_two_sum(c_hi, x_lo * y)
+    return _fast_two_sum(t_hi, t_lo1 + c_lo1)
+
+
+def _dw_plus_dw(x_hi, x_lo, y_hi, y_lo):
+    """Eigen's fast_twosum of two double words (|x_hi| >= |y_hi|)."""
+    r_hi, r_lo = _fast_two_sum(x_hi, y_hi)
+    return _fast_two_sum(r_hi, (y_lo + r_lo) + x_lo)
+
+
+def _round_half_away(x):
+    """Eigen's AVX pround: `trunc(x + copysign(0.49999997, x))`."""
+    return np.trunc(x + np.copysign(_f(0.49999997), x))
+
+
+def _packet_pow_positive(x, y):
+    """Eigen's generic_pow_impl for x > 0 (finite) on float32 arrays."""
+    m, e = np.frexp(x)
+    e = e.astype(_F32)
+    low = m < _f(0.70710678118654752440)
+    m = np.where(low, _f(2) * m, m)
+    e = np.where(low, e - _f(1), e)
+    z = m - _f(1)        # accurate_log2<float>: log2(1 + z) / z by a polynomial
+    p = np.full_like(z, _POW_LOG2_POLY[0])
+    for c in _POW_LOG2_POLY[1:]:
+        p = p * z + c
+    p_hi, p_lo = _two_prod(z, p)
+    p_hi, p_lo = _dw_plus_dw(_POW_C1[0], _POW_C1[1], p_hi, p_lo)
+    p_hi, p_lo = _dw_times(p_hi, p_lo, z)
+    p_hi, p_lo = _dw_plus_dw(_POW_C0[0], _POW_C0[1], p_hi, p_lo)
+    r_hi, r_lo = _dw_times(p_hi, p_lo, z)
+    f1_hi, f1_lo = _two_prod(e, y)
+    f2_hi, f2_lo = _dw_times(r_hi, r_lo, y)
+    f_hi, f_lo = _dw_plus_dw(f1_hi, f1_lo, f2_hi, f2_lo)
+    n = _round_half_away(f_hi)
+    r = (f_hi - n) + f_lo
+    n_r = _round_half_away(r)
+    r = r - n_r
+    n = n + n_r
+    r = np.clip(r, _f(-(128 + 24 - 1)), _f(129))    # generic_exp2
+    q_hi, q_lo = _two_prod(np.full_like(r, _LN2_F), r)
+    e_r = _packet_exp(q_hi) * (_f(1) + q_lo)
+    return np.ldexp(e_r, np.clip(n, -300, 300).astype(np.int32))
+
+
+def _packet_pow(x_in, y):
+    """Eigen's generic_pow: the positive case, then the C++ special cases in its order.
+
+    TensorFlow's threads read subnormals as zero and flush subnormal results, except
+    that `pow(x, 1)` selects `x` itself."""
+    inf, zero, one = _f(np.inf), _f(0), _f(1)
+    if _minimum(x_in) >= _TINY and np.maximum.reduce(x_in, axis=None) < inf and \
+            np.maximum.reduce(np.abs(y), axis=None) < _HUGE_EXPONENT:
+        # the common case: normal positive bases, moderate exponents (no NaN either)
+        out = flush_subnormals(_packet_pow_positive(x_in, y))
+        return np.where(y == one, x_in, np.where((x_in == one) | (y == zero), one, out))
+    x, y = flush_subnormals(x_in), flush_subnormals(y)
+    x_abs = np.abs(x)
+    safe = np.where(np.isfinite(x_abs) & (x_abs > 0), x_abs, one)
+    out = _packet_pow_positive(safe, np.where(np.isfinite(y), y, one))
+    x_negative, x_zero, x_one = x < zero, x == zero, x == one
+    x_signbit, x_abs_gt_one, x_abs_inf = np.signbit(x), one < x_abs, x_abs == inf
+    y_abs = np.abs(y)
+    y_negative, y_zero, y_one = y < zero, y == zero, y == one
+    y_int = (np.floor(y) == y) & (y_abs != inf)
+    y_half = y * _f(0.5)
+    y_odd_int = y_int & ~(_round_half_away(y_half) == y_half)
+    out = np.where(x_negative & ~y_int, _f(np.nan), out)
+    out = np.where(x_zero, np.where(y_negative, inf, zero), out)
+    out = np.where(x_signbit & y_odd_int, -out, out)
+    inf_y = np.where((y_negative & x_zero) | (y_negative ^ x_abs_gt_one), inf, zero)
+    inf_y = np.where(x == _f(-1), one, inf_y)
+    out = np.where(_HUGE_EXPONENT <= y_abs, inf_y, out)
+    pos_inf = np.where(y_negative, zero, inf)
+    neg_inf = np.where(y_odd_int, -pos_inf, pos_inf)
+    out = np.where(x_abs_inf, np.where(x_negative, neg_inf, pos_inf), out)
+    out = flush_subnormals(np.where(np.isnan(x) | np.isnan(y), _f(np.nan), out))
+    return np.where(y_one, x_in, np.where(x_one | y_zero, one, out)).astype(_F32, copy=False)
+
+
+@functools.lru_cache(maxsize=None)
+def _libm_powf():
+    path = ctypes.util.find_library("m")
+    try:
+        fn = ctypes.PyDLL(path).powf
+    except (OSError, AttributeError, TypeError):
+        return None
+    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
+    return fn
+
+
+def _scalar_pow(x, y):
+    """libm's powf value by value (without libm: the double power rounded once)."""
+    fn = _libm_powf()
+    if fn is None:
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            return np.power(x.astype(np.float64), y.astype(np.float64)).astype(_F32)
+    return np.fromiter(map(fn, x.tolist(), y.tolist()), _F32, x.size)
+
+
+def power(xp, a, b):
+    """`a ** b`: TensorFlow's values for float32 numpy arrays (see above).
+
+    Args:
+        xp: the array module of the operands.
+        a, b: the base and the exponent (broadcast together).
+
+    Returns:
+        array of the broadcast shape, or None where this is not float32 numpy
+        (the caller then uses the array library's power).
+    """
+    if xp is not np or getattr(a, "dtype", None) != _F32 or getattr(b, "dtype", None) != _F32:
+        return None
+    if a.ndim == 0 == b.ndim and _libm_powf() is not None:   # the optimizers' step powers
+        return flush_subnormals(np.array(_libm_powf()(float(a), float(b)), _F32))
+    a, b = np.broadcast_arrays(a, b)
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    packed = flat_a.size // _LANES * _LANES
+    out = np.empty(flat_a.shape, _F32)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        if packed:
+            out[:packed] = _packet_pow(flat_a[:packed], flat_b[:packed])
+        if packed < flat_a.size:
+            out[packed:] = flush_subnormals(_scalar_pow(flat_a[packed:], flat_b[packed:]))
+    return out.reshape(a.shape)
+
+
+def scalar_pow(base, exponent):
+    """libm's powf of two float32 scalars (TensorFlow's `Pow` of single values).
+
+    Args:
+        base, exponent: numbers (rounded to float32).
+
+    Returns:
+        np.float32.
+    """
+    return _scalar_pow(np.array([base], _F32), np.array([exponent], _F32))[0]
+
+
+# sin and cos --------------------------------------------------------------------------
+# TensorFlow's `Sin`/`Cos` of float32: Eigen's psincos_float on packets of 8 (x reduced by
+# y * pi/2 in four float32 parts, multiply then add as there is no FMA, Payne-Hanek for
+# |x| from 25966 (sin) / 18838 (cos), then a degree-8 (cos) or degree-7 (sin)
+# polynomial), libm's sinf/cosf after the last full packet and on single values.
+_TWO_OVER_PI_BITS = (
+    0x00000028, 0x000028be, 0x0028be60, 0x28be60db, 0xbe60db93, 0x60db9391, 0xdb939105,
+    0x9391054a, 0x91054a7f, 0x054a7f09, 0x4a7f09d5, 0x7f09d5f4, 0x09d5f47d, 0xd5f47d4d,
+    0xf47d4d37, 0x7d4d3770, 0x4d377036, 0x377036d8, 0x7036d8a5, 0x36d8a566, 0xd8a5664f,
+    0xa5664f10, 0x664f10e4, 0x4f10e410, 0x10e41000, 0xe4100000)
+_PI_OVER_2_PARTS = tuple(_f(c) for c in (-1.5703125, -0.000483989715576171875,
+                                          1.62865035235881805419921875e-07,
+                                          5.5644315544167710640977020375430583953857421875e-11))
+_COS_POLY = tuple(_f(c) for c in (2.4372266125283204019069671630859375e-05,
+                                   -0.00138865201734006404876708984375,
+                                   0.041666619479656219482421875, -0.5, 1.0))
+_SIN_POLY = tuple(_f(c) for c in (-0.0001959234114083702898469196984621021329076029360294342041015625,
+                                   0.0083326873655616851693794799871284340042620897293090820312500000,
+                                   -0.1666666203982298255503735617821803316473960876464843750000000000))
+
+
+def _trig_reduce_huge(value):
+    """Eigen's Payne-Hanek reduction of one large finite float: (remainder, quadrant)."""
+    mask64 = (1 << 64) - 1
+    xi = int(np.float32(value).view(np.uint32))
+    e = ((xi >> 23) - 118) & 0xFFFFFFFF
+    xi = (((xi & 0x007FFFFF) | 0x00800000) << (e & 0x7)) & 0xFFFFFFFF
+    i = e >> 3
+    t1, t2, t3 = (_TWO_OVER_PI_BITS[i - 1], _TWO_OVER_PI_BITS[i + 3],
+                  _TWO_OVER_PI_BITS[i + 7])
+    p = (xi * t3) & mask64
+    p = (xi * t2 + (p >> 32)) & mask64
+    p = ((((xi * t1) & 0xFFFFFFFF) << 32) + p) & mask64
+    q = ((p + (1 << 61)) & mask64) >> 62
+    p = (p - (q << 62)) & mask64
+    signed = p - (1 << 64) if p >= 1 << 63 else p
+    return np.float32(float(signed) * 3.4061215800865545e-19), q
+
+
+def _packet_sincos(x_in, sine):
+    """Eigen's psincos_float (AVX, no FMA) on a float32 array."""
+    x = np.abs(x_in)
+    y_round = x * _f(0.636619746685028076171875) + _f(12582912)
+    y_int = y_round.view(np.int32).copy()
+    y = y_round - _f(12582912)
+    for c in _PI_OVER_2_PARTS:
+        x = y * c + x
+    huge = (np.abs(x_in) >= _f(25966.0 if sine else 18838.0)) & np.isfinite(x_in)
+    for k in np.flatnonzero(huge):
+        x[k], y_int[k] = _trig_reduce_huge(abs(float(x_in[k])))
+    if sine:
+        sign = (x_in.view(np.int32) ^ (y_int << 30)) & np.int32(-2 ** 31)
+    else:
+        sign = ((y_int + 1) << 30) & np.int32(-2 ** 31)
+    even = (y_int & 1) == 0
+    x2 = x * x
+    y1 = np.full_like(x, _COS_POLY[0])
+    for c in _COS_POLY[1:]:
+        y1 = y1 * x2 + c
+    y2 = np.full_like(x, _SIN_POLY[0])
+    for c in _SIN_POLY[1:]:
+        y2 = y2 * x2 + c
+    y2 = (y2 * x2) * x + x
+    out = np.where(even, y2, y1) if sine else np.where(even, y1, y2)
+    return (out.view(np.int32) ^ sign).view(_F32)
+
+
+def sin(xp, a):
+    """`sin(a)`: TensorFlow's values for float32 numpy arrays (see above).
+
+    Args:
+        xp: the array module of `a`.
+        a: array.
+
+    Returns:
+        array of `a`'s shape and dtype.
+    """
+    if xp is not np or a.dtype != _F32:
+        return xp.sin(a)
+    return _by_packets(a, lambda v: _packet_sincos(v, True),
+                       lambda v: _scalar("sinf", np.sin, v), flush_in=True)
+
+
+def cos(xp, a):
+    """`cos(a)`: TensorFlow's values for float32 numpy arrays (see above).
+
+    Args:
+        xp: the array module of `a`.
+        a: array.
+
+    Returns:
+        array of `a`'s shape and dtype.
+    """
+    if xp is not np or a.dtype != _F32:
+        return xp.cos(a)
+    return _by_packets(a, lambda v: _packet_sincos(v, False),
+                       lambda v: _scalar("cosf", np.cos, v), flush_in=True)

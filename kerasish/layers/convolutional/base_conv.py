@@ -1,5 +1,7 @@
 """BaseConv: the N-D convolution behind Conv1D/2D/3D, and helpers the conv families share."""
 from kerasish import activations, constraints, initializers, ops, regularizers
+from kerasish.backend import keras_graph
+from kerasish.ops import graph_activations
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.layers.lora_unsupported import LoRAUnsupported
@@ -153,6 +155,21 @@ def reject_lora(layer, lora_rank, **extra):
                                   "`dora_rank`) are not supported by kerasish.")
 
 
+def graph_activation(layer):
+    """The layer's activation as Keras's compiled functions run it: TensorFlow fuses a
+    2-D/3-D convolution (plain, depthwise or separable), its bias and a relu/relu6 into
+    one oneDNN kernel, whose relu makes a NaN 0 (the eager relu and the unfused 1-D
+    convolutions keep it)."""
+    activation = layer.activation
+    if keras_graph.active() and layer.bias is not None and layer.rank in (2, 3) and \
+            layer.data_format == "channels_last":
+        if activation in (activations.relu, ops.relu):
+            return graph_activations.relu
+        if activation in (activations.relu6, ops.relu6):
+            return graph_activations.relu6
+    return activation
+
+
 def keras_tf_bias_on_last_axis(data_format, output_shape):
     """True when Keras 3.15.1 on TensorFlow adds a channels_first bias on the LAST axis.
 
@@ -289,7 +306,7 @@ class BaseConv(LoRAUnsupported, Layer):
                 data_format=self.data_format, dilation_rate=self.dilation_rate), self.bias,
                 self.data_format)
             return self.activation(outputs) if self.activation is not None else outputs
-        return fused_conv(inputs, self.kernel, self.bias, activation=self.activation,
+        return fused_conv(inputs, self.kernel, self.bias, activation=graph_activation(self),
                           strides=self.strides, padding=padding,
                           data_format=self.data_format, dilation_rate=self.dilation_rate)
 

@@ -2,8 +2,8 @@
 from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.layers.convolutional.base_conv import (add_channel_bias, channel_input_spec,
                                                      check_positive_int, conv_arguments,
-                                                     conv_output_shape, input_channels,
-                                                     serialize_common)
+                                                     conv_output_shape, graph_activation,
+                                                     input_channels, serialize_common)
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 
@@ -76,9 +76,8 @@ class BaseDepthwiseConv(Layer):
                                      padding=self.padding, data_format=self.data_format,
                                      dilation_rate=self.dilation_rate)
         outputs = add_channel_bias(outputs, self.bias, self.data_format)
-        if self.activation is not None:
-            outputs = self.activation(outputs)
-        return outputs
+        activation = graph_activation(self)
+        return activation(outputs) if activation is not None else outputs
 
     def compute_output_shape(self, input_shape):
         channels = input_channels(self, input_shape)

@@ -2,7 +2,8 @@
 from kerasish import activations, constraints, initializers, regularizers
 from kerasish.layers.convolutional.base_conv import (add_channel_bias, channel_input_spec,
                                                      check_positive_int, conv_arguments,
-                                                     conv_output_shape, input_channels,
+                                                     conv_output_shape, graph_activation,
+                                                     input_channels,
                                                      keras_tf_bias_on_last_axis,
                                                      serialize_common)
 from kerasish.layers.input_spec import InputSpec
@@ -95,7 +96,7 @@ class BaseSeparableConv(Layer):
                                        self.bias, self.data_format)
             return self.activation(outputs) if self.activation is not None else outputs
         return fused_conv(depthwise, self.pointwise_kernel, self.bias,
-                          activation=self.activation, data_format=self.data_format)
+                          activation=graph_activation(self), data_format=self.data_format)
 
     def compute_output_shape(self, input_shape):
         return conv_output_shape(self, input_shape, self.filters, self.kernel_size,

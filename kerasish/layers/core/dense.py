@@ -1,7 +1,7 @@
 """Dense: the densely-connected layer `activation(inputs @ kernel + bias)`."""
 from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.backend import keras_graph
-from kerasish.ops import graph_activations
+from kerasish.ops import fused, graph_activations
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.layers.lora_unsupported import LoRAUnsupported
@@ -13,10 +13,12 @@ _GRAPH_ACTIVATIONS = {activations.sigmoid: graph_activations.sigmoid,
                       activations.tanh: graph_activations.tanh,
                       activations.elu: graph_activations.elu,
                       activations.silu: graph_activations.silu,
+                      activations.relu6: graph_activations.relu6,
                       ops.sigmoid: graph_activations.sigmoid,
                       ops.tanh: graph_activations.tanh,
                       ops.elu: graph_activations.elu,
-                      ops.silu: graph_activations.silu}
+                      ops.silu: graph_activations.silu,
+                      ops.relu6: graph_activations.relu6}
 
 
 class Dense(LoRAUnsupported, Layer):
@@ -100,6 +102,8 @@ class Dense(LoRAUnsupported, Layer):
         fusing = self.bias is not None and keras_graph.active()
         if fusing:
             activation = _GRAPH_ACTIVATIONS.get(activation, activation)
+            if activation in (activations.relu, ops.relu):
+                activation = fused.GRAPH_RELU
         out = ops.dense(inputs, self.kernel, self.bias, activation=activation)
         if fusing and activation in (None, activations.linear):
             keras_graph.mark_bias_add(out)   # an activation applied to it fuses too
