@@ -2,10 +2,12 @@
 pads, colour conversions and blurring with Keras 3's (TensorFlow backend) numbers.
 
 Resizing is a pair of separable weight matrices (one per spatial axis) built
-from TensorFlow's kernels (half-pixel bilinear/nearest/Keys bicubic with its
-1024-entry table, area, and the scale-and-translate kernels for lanczos and
+from TensorFlow's kernels (half-pixel nearest/Keys bicubic with its 1024-entry
+table, area, and the scale-and-translate kernels for lanczos and
 antialiasing), applied with `ops.einsum`, so it is vectorised over the batch
-and differentiable. The other functions work on the raw arrays of the
+and differentiable; plain bilinear follows ResizeBilinear's own arithmetic
+(two horizontal lerps, then a vertical one) and matches it to the bit. Every
+dtype is resized in float32, as TensorFlow's kernels do. The other functions work on the raw arrays of the
 tensor's device (numpy or cupy) and are not differentiable.
 """
 import math
@@ -106,14 +108,17 @@ def resize(images, size, interpolation="bilinear", antialias=False,
     if (in_h, in_w) == (target_h, target_w) and interpolation != "area":
         out = x
     else:
-        rows = _weights(interpolation, antialias, in_h, target_h)
-        cols = _weights(interpolation, antialias, in_w, target_w)
-        compute = "float32" if x.dtype != "float64" else "float64"
-        xf = ops.cast(x, compute)
-        rows = core.convert_to_tensor(rows.astype(compute))
-        cols = core.convert_to_tensor(cols.astype(compute))
-        spec = "oh,bhwc,pw->bopc" if x.ndim == 4 else "oh,hwc,pw->opc"
-        out = ops.einsum(spec, rows, xf, cols)
+        # TensorFlow's resize kernels read every dtype (float64 too) as float32
+        xf = ops.cast(x, "float32")
+        if interpolation == "bilinear" and not antialias:
+            out = _bilinear_lerp(xf, target_h, target_w)
+        else:
+            rows = _weights(interpolation, antialias, in_h, target_h)
+            cols = _weights(interpolation, antialias, in_w, target_w)
+            rows = core.convert_to_tensor(rows.astype("float32"))
+            cols = core.convert_to_tensor(cols.astype("float32"))
+            spec = "oh,bhwc,pw->bopc" if x.ndim == 4 else "oh,hwc,pw->opc"
+            out = ops.einsum(spec, rows, xf, cols)
         if x.dtype.startswith(("int", "uint")):
             # As Keras: integer images come back rounded, in their own dtype.
             info = np.iinfo(x.dtype)
@@ -177,21 +182,37 @@ def _weights(interpolation, antialias, in_size, out_size):
     if interpolation in ("lanczos3", "lanczos5") or (antialias and interpolation in kernels):
         kernel, radius = kernels[interpolation]
         return _scale_and_translate_weights(kernel, radius, in_size, out_size, antialias)
-    return {"bilinear": _bilinear_weights, "nearest": _nearest_weights,
+    return {"nearest": _nearest_weights,
             "bicubic": _bicubic_weights, "area": _area_weights}[interpolation](in_size, out_size)
 
 
-def _bilinear_weights(in_size, out_size):
+def _half_pixel_lerps(in_size, out_size):
+    """TensorFlow's ResizeBilinear sampling: (lower, upper, lerp) per output index."""
     scale = np.float32(in_size) / np.float32(out_size)
-    w = np.zeros((out_size, in_size))
-    for i in range(out_size):
-        position = (np.float32(i) + np.float32(0.5)) * scale - np.float32(0.5)
-        floor = math.floor(position)
-        lower, upper = max(floor, 0), min(math.ceil(position), in_size - 1)
-        lerp = float(position) - floor
-        w[i, lower] += 1.0 - lerp
-        w[i, upper] += lerp
-    return w
+    position = (np.arange(out_size, dtype="float32") + np.float32(0.5)) * scale - np.float32(0.5)
+    floor = np.floor(position)
+    lower = np.maximum(floor.astype("int64"), 0)
+    upper = np.minimum(np.ceil(position).astype("int64"), in_size - 1)
+    return lower, upper, (position - floor).astype("float32")
+
+
+def _bilinear_lerp(x, out_h, out_w):
+    """Half-pixel bilinear resize of float32 channels-last images in TensorFlow's
+    arithmetic (ResizeBilinear's `compute_lerp`: two horizontal lerps, then one
+    vertical), so the result matches it to the bit; differentiable."""
+    row_axis = x.ndim - 3
+    top_rows, bottom_rows, y_lerp = _half_pixel_lerps(x.shape[row_axis], out_h)
+    left, right, x_lerp = _half_pixel_lerps(x.shape[row_axis + 1], out_w)
+    x_lerp = core.convert_to_tensor(x_lerp.reshape(-1, 1))
+    y_lerp = core.convert_to_tensor(y_lerp.reshape(-1, 1, 1))
+
+    def row_lerp(rows):
+        picked = ops.take(x, rows, axis=row_axis)
+        start = ops.take(picked, left, axis=row_axis + 1)
+        return start + (ops.take(picked, right, axis=row_axis + 1) - start) * x_lerp
+
+    top = row_lerp(top_rows)
+    return top + (row_lerp(bottom_rows) - top) * y_lerp
 
 
 def _nearest_weights(in_size, out_size):

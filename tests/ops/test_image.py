@@ -38,3 +38,35 @@ def test_op_matches_keras(case):
             args[key] = tuple(args[key])
     out = getattr(keras.ops.image, case["name"])(*inputs_of(case), **args)
     assert_matches(out.numpy(), ARRAYS[f"{case['key']}_out"], args)
+
+
+BILINEAR = [c for c in OPS if c["name"] == "resize" and not c["args"].get("antialias")
+            and c["args"].get("interpolation", "bilinear") == "bilinear"]
+
+
+@pytest.mark.parametrize("case", BILINEAR, ids=[case_id(c) for c in BILINEAR])
+def test_plain_bilinear_resize_equals_keras_to_the_bit(case):
+    # ResizeBilinear's arithmetic (two horizontal lerps, then a vertical one) is followed
+    args = dict(case["args"])
+    args["size"] = tuple(args["size"])
+    out = keras.ops.image.resize(*inputs_of(case), **args)
+    np.testing.assert_array_equal(out.numpy(), ARRAYS[f"{case['key']}_out"])
+
+
+@pytest.mark.parametrize("interpolation", ["bilinear", "bicubic", "area", "lanczos3"])
+def test_float64_images_resize_in_float32(interpolation):
+    # Keras 3.15.1 (TF): float64 images come back float64 with exactly the values of the
+    # float32 resize (TensorFlow's kernels read them as float32); /tmp/probe15/img1.py
+    images = np.random.default_rng(0).uniform(0, 255, (2, 6, 7, 3))
+    out64 = keras.ops.image.resize(images, (3, 4), interpolation=interpolation)
+    out32 = keras.ops.image.resize(images.astype("float32"), (3, 4), interpolation=interpolation)
+    assert out64.dtype == "float64"
+    np.testing.assert_array_equal(out64.numpy(), out32.numpy().astype("float64"))
+
+
+def test_bilinear_kernel_gradient_float64():
+    from kerasish.ops.image import _bilinear_lerp
+    from kerasish.testing.gradient_check import check_gradients
+    x = np.random.default_rng(1).standard_normal((2, 4, 5, 2))
+    check_gradients(lambda t: _bilinear_lerp(t, 7, 3), [x])
+    check_gradients(lambda t: _bilinear_lerp(t, 2, 9), [x[0]])
