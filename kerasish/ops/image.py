@@ -17,7 +17,7 @@ import numpy as np
 from kerasish import ops
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend import config
+from kerasish.backend import config, dtypes
 from kerasish.ops import core
 from kerasish.ops.symbolic import keras_op
 from kerasish.utils.registry import REGISTRY
@@ -705,29 +705,30 @@ def _channel_axis(images, data_format):
 
 @keras_op
 def rgb_to_grayscale(images, data_format=None):
-    """Luma `0.2989 R + 0.5870 G + 0.1140 B`, keeping a channel axis of size 1."""
+    """Luma `0.2989 R + 0.5870 G + 0.1140 B`, keeping a channel axis of size 1.
+
+    As Keras (TensorFlow backend): computed in `result_type(dtype, float)` (float32
+    for integer images, the image's own float dtype otherwise), cast back to the input
+    dtype (integer results truncated); a 1-channel image is returned unchanged.
+    """
     data_format = _data_format(data_format)
     images = _tensor(images)
     _check_rank("rgb_to_grayscale", images)
-    xp = images._device.xp
     axis = _channel_axis(images, data_format)
-    array = images._value
-    if array.shape[axis] != 3:
-        raise ValueError("ops.image.rgb_to_grayscale: expected 3 (RGB) channels on axis "
-                         f"{axis}, received images of shape {tuple(array.shape)}.")
-    if config.is_float_array(array):  # with ops, so the luma is differentiable (as in Keras)
-        shape = [1] * array.ndim
-        shape[axis] = 3
-        weights = ops.reshape(ops.convert_to_tensor([0.2989, 0.5870, 0.1140], "float32"), shape)
-        gray = ops.sum(ops.cast(images, "float32") * weights, axis=axis, keepdims=True)
-        return ops.cast(gray, images.dtype)
-    weights = xp.asarray([0.2989, 0.5870, 0.1140], dtype="float32")
-    moved = xp.moveaxis(array, axis, -1).astype("float32")
-    gray = (moved @ weights)[..., None]
-    gray = xp.moveaxis(gray, -1, axis)
-    if array.dtype.kind in "iu":
-        gray = xp.round(gray)
-    return _result(gray.astype(array.dtype if array.dtype.kind != "f" else array.dtype), images)
+    if images.shape[axis] not in (1, 3):
+        raise ValueError("Invalid channel size: expected 3 (RGB) or 1 (Grayscale). Received "
+                         f"input with shape: images.shape={images.shape}")
+    if images.shape[axis] == 1:
+        return images
+    compute = dtypes.result_type(images.dtype, float)
+    shape = [1] * images.ndim
+    shape[axis] = 3
+    weights = ops.convert_to_tensor([0.2989, 0.5870, 0.1140], compute)
+    # TensorFlow's tensordot is a matmul: 16-bit floats accumulate in float32
+    wide = "float32" if compute in ("float16", "bfloat16") else compute
+    weights = ops.reshape(ops.cast(weights, wide), shape)
+    gray = ops.sum(ops.cast(ops.cast(images, compute), wide) * weights, axis=axis, keepdims=True)
+    return ops.cast(ops.cast(gray, compute), images.dtype)
 
 
 @keras_op

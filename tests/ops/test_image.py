@@ -70,3 +70,22 @@ def test_bilinear_kernel_gradient_float64():
     x = np.random.default_rng(1).standard_normal((2, 4, 5, 2))
     check_gradients(lambda t: _bilinear_lerp(t, 7, 3), [x])
     check_gradients(lambda t: _bilinear_lerp(t, 2, 9), [x[0]])
+
+
+def test_rgb_to_grayscale_dtypes_as_keras():
+    # Keras 3.15.1 (TF backend) values: integer images computed in float32 and truncated,
+    # float16 accumulated in float32 (a matmul), float64 in float64, 1 channel unchanged
+    gray = keras.ops.image.rgb_to_grayscale
+    pixels = np.array([[[[10, 200, 31], [255, 255, 255], [0, 1, 2]]]], "uint8")
+    out = gray(pixels)
+    assert out.dtype == "uint8" and out.numpy().ravel().tolist() == [123, 254, 0]
+    assert gray(pixels.astype("float64")).numpy().ravel().tolist() == [123.923,
+                                                                      254.97449999999998, 0.815]
+    half = np.array([[[[166.3, 200.7, 31.1], [12.5, 99.9, 250.3]]]], "float16")
+    assert gray(half).numpy().ravel().tolist() == [171.0, 90.875]
+    single = np.ones((1, 2, 2, 1), "float32")
+    np.testing.assert_array_equal(gray(single).numpy(), single)
+    with pytest.raises(ValueError, match=r"^Invalid channel size: expected 3 \(RGB\) or 1 "
+                                         r"\(Grayscale\)\. Received input with shape: "
+                                         r"images.shape=\(1, 2, 2, 2\)$"):
+        gray(np.ones((1, 2, 2, 2), "float32"))

@@ -95,3 +95,12 @@ def test_configs_print_as_keras():
     config = L.Solarization().get_config()
     assert config["addition_factor"] == (0, 0.0) and repr(config["addition_factor"]) == "(0, 0.0)"
     assert "seed" not in L.RandomGrayscale().get_config()
+
+
+def test_random_grayscale_keeps_integer_images():
+    # Keras 3.15.1: no cast to the compute dtype; the luma of uint8 images is truncated
+    images = np.array([[[[10, 200, 31], [255, 255, 255]]]], "uint8")
+    layer = L.RandomGrayscale(1.0, seed=1)
+    out = layer(images, training=True)
+    assert out.dtype == "uint8" and out.numpy().ravel().tolist() == [123] * 3 + [254] * 3
+    assert layer(images, training=False).dtype == "uint8"
