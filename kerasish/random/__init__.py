@@ -129,7 +129,7 @@ def draw_seed(seed):
     else:
         raise ValueError(
             "Argument `seed` must be either an integer or an instance of "
-            f"`SeedGenerator`. Received: seed={seed!r} (of type {type(seed)})"
+            f"`SeedGenerator`. Received: seed={seed} (of type {type(seed)})"
         )
     return tuple(v % _SEED_MODULUS for v in pair)
 
@@ -369,7 +369,8 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     """
     x = core.float_operand(inputs)
     if not 0 <= rate < 1:
-        raise ValueError(f"dropout: `rate` must be in [0, 1). Received: rate={rate}")
+        raise ValueError("`rate` must be a scalar tensor or a float in the range [0, 1). "
+                         f"Received: rate={rate}")
     if rate == 0:
         return x
     if isinstance(x, KerasTensor):  # a symbolic call: no draw, the seed does not advance
@@ -440,7 +441,9 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
     Example:
         >>> keras.random.binomial((2,), counts=10, probabilities=0.5, seed=1)
     """
-    dtype, shape = _float(dtype), _shape(shape)
+    # TensorFlow's sampler also counts in int32/int64 (the same draws)
+    dtype = config.standardize_dtype(dtype) if dtype in ("int32", "int64") else _float(dtype)
+    shape = _shape(shape)
     middle = config.to_numpy_dtype("float32" if dtype == "bfloat16" else dtype)
 
     def draw(dev, kc, pair):
