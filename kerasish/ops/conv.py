@@ -683,8 +683,19 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
         >>> ops.conv(x, k).shape
         (1, 3, 3, 1)
     """
+    refuse_strided_dilation(strides, dilation_rate, len(np.shape(kernel)) - 2)
     return fused_conv(inputs, kernel, None, None, strides, padding, data_format,
                       dilation_rate, name="conv")
+
+
+def refuse_strided_dilation(strides, dilation_rate, rank):
+    """TensorFlow's `tf.nn.convolution` (so Keras's `ops.conv`) refuses strides > 1
+    together with dilations > 1 (depthwise/separable/transposed ones do not)."""
+    strides, dilation = (np.broadcast_to(np.asarray(v), (rank,)) if np.ndim(v) == 0
+                         else np.asarray(v) for v in (strides, dilation_rate))
+    if (strides > 1).any() and (dilation > 1).any():
+        raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. "
+                         f"Received: strides={strides} and dilation_rate={dilation}")
 
 
 @keras_op

@@ -19,6 +19,7 @@ from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, dtypes
 from kerasish.ops import core
+from kerasish.ops.conv import refuse_strided_dilation
 from kerasish.ops.symbolic import keras_op
 from kerasish.utils.registry import REGISTRY
 
@@ -44,10 +45,13 @@ def _tensor(x):
 
 
 def _check_rank(name, images, ranks=(3, 4)):
+    """Keras's rank error (the TF backend's words; crop/pad's front-end checks say
+    "Received: images.shape=")."""
     if len(images.shape) not in ranks:
+        received = ": " if name in ("crop_images", "pad_images") else " input with shape: "
         raise ValueError(
-            f"ops.image.{name}: invalid images rank: expected rank 3 (single image) or rank 4 "
-            f"(batch of images). Received input with shape: images.shape={tuple(images.shape)}")
+            "Invalid images rank: expected rank 3 (single image) or rank 4 (batch of images). "
+            f"Received{received}images.shape={tuple(images.shape)}")
 
 
 def _to_channels_last(array, data_format):
@@ -93,10 +97,10 @@ def resize(images, size, interpolation="bilinear", antialias=False,
         (2, 2, 2, 3)
     """
     data_format = _data_format(data_format)
-    _check_resize_arguments(interpolation, fill_mode, crop_to_aspect_ratio,
-                            pad_to_aspect_ratio, size)
+    _check_resize_size(size)
     images = _tensor(images)
     _check_rank("resize", images)
+    _check_resize_arguments(interpolation, fill_mode, crop_to_aspect_ratio, pad_to_aspect_ratio)
     target_h, target_w = (int(s) for s in size)
     x = images if data_format == "channels_last" else ops.transpose(
         images, (0, 2, 3, 1) if images.ndim == 4 else (1, 2, 0))
@@ -130,20 +134,26 @@ def resize(images, size, interpolation="bilinear", antialias=False,
     return out
 
 
-def _check_resize_arguments(interpolation, fill_mode, crop, pad, size):
+def _check_resize_arguments(interpolation, fill_mode, crop, pad):
+    """Keras's checks and texts, in its order (after `size` and the rank)."""
+    if crop and pad:
+        raise ValueError("Only one of `pad_to_aspect_ratio` & "
+                         "`crop_to_aspect_ratio` can be `True`.")
     if interpolation not in RESIZE_INTERPOLATIONS:
-        raise ValueError("ops.image.resize: invalid value for argument `interpolation`. "
+        raise ValueError("Invalid value for argument `interpolation`. "
                          f"Expected of one {RESIZE_INTERPOLATIONS}. Received: "
                          f"interpolation={interpolation}")
     if fill_mode != "constant":
-        raise ValueError("ops.image.resize: invalid value for argument `fill_mode`. Only "
+        raise ValueError("Invalid value for argument `fill_mode`. Only "
                          f"`'constant'` is supported. Received: fill_mode={fill_mode}")
-    if crop and pad:
-        raise ValueError("ops.image.resize: only one of `pad_to_aspect_ratio` & "
-                         "`crop_to_aspect_ratio` can be `True`.")
-    if len(size) != 2 or any(int(s) < 1 for s in size):
-        raise ValueError("ops.image.resize: argument `size` must be a tuple of two positive "
-                         f"elements (height, width). Received: size={size}")
+
+
+def _check_resize_size(size):
+    """Keras's front-end checks of `size` (made before the others)."""
+    if len(size) != 2:
+        raise ValueError(f"Expected `size` to be a tuple of 2 integers. Received: size={size}")
+    if size[0] <= 0 or size[1] <= 0:
+        raise ValueError(f"`size` must have positive height and width. Received: size={size}")
 
 
 def _f32_div_int(numerator, denominator):
@@ -329,18 +339,18 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
     """
     data_format = _data_format(data_format)
     if interpolation not in AFFINE_INTERPOLATIONS:
-        raise ValueError("ops.image.affine_transform: invalid value for argument "
+        raise ValueError("Invalid value for argument "
                          f"`interpolation`. Expected of one {AFFINE_INTERPOLATIONS}. Received: "
                          f"interpolation={interpolation}")
     if fill_mode not in AFFINE_FILL_MODES:
-        raise ValueError("ops.image.affine_transform: invalid value for argument `fill_mode`. "
+        raise ValueError("Invalid value for argument `fill_mode`. "
                          f"Expected of one {AFFINE_FILL_MODES}. Received: fill_mode={fill_mode}")
     images = _tensor(images)
     _check_rank("affine_transform", images)
     xp = images._device.xp
     transform = xp.asarray(_tensor(transform)._value, dtype="float32")
     if transform.ndim not in (1, 2):
-        raise ValueError("ops.image.affine_transform: invalid transform rank: expected rank 1 "
+        raise ValueError("Invalid transform rank: expected rank 1 "
                          "(single transform) or rank 2 (batch of transforms). Received input "
                          f"with shape: transform.shape={tuple(transform.shape)}")
     if transform.ndim == 1:
@@ -491,19 +501,18 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
     array = inputs._value
     coords = xp.asarray(_tensor(coordinates)._value)
     if coords.shape[0] != array.ndim:
-        raise ValueError("ops.image.map_coordinates: first dim of `coordinates` must be the "
+        raise ValueError("First dim of `coordinates` must be the "
                          "same as the rank of `inputs`. Received inputs with shape: "
                          f"{tuple(array.shape)} and coordinate leading dim of {coords.shape[0]}")
     if coords.ndim < 2:
-        raise ValueError("ops.image.map_coordinates: invalid coordinates rank: expected at "
+        raise ValueError("Invalid coordinates rank: expected at "
                          f"least rank 2. Received input with shape: {tuple(coords.shape)}")
     if fill_mode not in MAP_COORDINATES_FILL_MODES:
         raise ValueError("ops.image.map_coordinates: invalid value for argument `fill_mode`. "
                          f"Expected one of {MAP_COORDINATES_FILL_MODES}. Received: "
                          f"fill_mode={fill_mode}")
     if order not in (0, 1):
-        raise NotImplementedError("ops.image.map_coordinates currently requires order<=1 "
-                                  f"(as Keras). Received: order={order}")
+        raise NotImplementedError("map_coordinates currently requires order<=1")
     weight_dtype = coords.dtype if coords.dtype.kind == "f" else np.dtype("float32")
     axes = [_interpolation_nodes(xp, c, order, weight_dtype) for c in coords]
     result = 0
@@ -579,6 +588,10 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     Returns:
         Tensor of patches, each flattened in (row, column, channel) order.
     """
+    if not isinstance(size, int) and isinstance(size, (tuple, list)) and \
+            len(size) not in (2, 3):
+        raise ValueError("Invalid `size` argument. Expected a tuple of length 2 or 3. "
+                         f"Received: size={size} with length {len(size)}")
     if isinstance(size, (tuple, list)) and len(size) == 3:
         # as Keras: a 3-element size means volumes
         return extract_patches_3d(images, size, strides, dilation_rate, padding, data_format)
@@ -594,6 +607,7 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     if padding.lower() not in ("valid", "same"):
         raise ValueError("ops.image.extract_patches: `padding` must be 'valid' or 'same'. "
                          f"Received: padding={padding!r}")
+    refuse_strided_dilation(strides, dilation_rate, 2)  # Keras extracts with ops.conv
     xp = images._device.xp
     array = images._value
     single = array.ndim == 3
@@ -621,17 +635,23 @@ def _patches(xp, array, size, strides, dilation, padding):
     return patches.reshape(array.shape[0], out_h, out_w, size[0] * size[1] * channels)
 
 
-def _crop_box(first, second, target, total, names):
-    if target is None:
-        if first is None or second is None:
-            raise ValueError(f"ops.image.crop_images: if the target size is not set, both "
-                             f"`{names[0]}` and `{names[1]}` must be set.")
-        return int(first), int(total - first - second)
-    if first is None:
-        if second is None:
-            raise ValueError(f"ops.image.crop_images: set `{names[0]}` or `{names[1]}`.")
-        first = total - target - second
-    return int(first), int(target)
+def _check_two_of_three(kind, top, left, bottom, right, target_height, target_width):
+    """Keras's `_validate_{pad,crop}_images_args`: exactly two of each triple given,
+    none negative (its texts, in its order)."""
+    triples = ((f"top_{kind}", top), (f"bottom_{kind}", bottom), ("target_height", target_height)), \
+        ((f"left_{kind}", left), (f"right_{kind}", right), ("target_width", target_width))
+    for triple in triples:
+        if [value for _, value in triple].count(None) != 1:
+            names = ", ".join(name for name, _ in triple)
+            given = ", ".join(f"{name}={value}" for name, value in triple)
+            raise ValueError(f"Must specify exactly two of {names}. Received: {given}")
+    for name, value in triples[0] + triples[1]:
+        _check_non_negative(name, value)
+
+
+def _check_non_negative(name, value):
+    if value is not None and value < 0:
+        raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
 
 
 @keras_op
@@ -639,20 +659,27 @@ def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=N
                 right_cropping=None, target_height=None, target_width=None, data_format=None):
     """Crops images to a box given by offsets and a target size (or both margins).
 
+    Exactly two of (top_cropping, bottom_cropping, target_height) and two of
+    (left_cropping, right_cropping, target_width) must be given, as in Keras.
+
     Returns:
         images[..., top:top + target_height, left:left + target_width, :].
     """
     data_format = _data_format(data_format)
     images = _tensor(images)
     _check_rank("crop_images", images)
+    _check_two_of_three("cropping", top_cropping, left_cropping, bottom_cropping,
+                        right_cropping, target_height, target_width)
     array = _to_channels_last(images._value, data_format)
     height, width = array.shape[-3], array.shape[-2]
-    top, out_h = _crop_box(top_cropping, bottom_cropping, target_height, height,
-                           ("top_cropping", "bottom_cropping"))
-    left, out_w = _crop_box(left_cropping, right_cropping, target_width, width,
-                            ("left_cropping", "right_cropping"))
-    if top < 0 or left < 0 or out_h <= 0 or out_w <= 0 or top + out_h > height or \
-            left + out_w > width:
+    top = height - target_height - bottom_cropping if top_cropping is None else top_cropping
+    out_h = height - bottom_cropping - top if target_height is None else target_height
+    left = width - target_width - right_cropping if left_cropping is None else left_cropping
+    out_w = width - right_cropping - left if target_width is None else target_width
+    for name, value in (("top_cropping", top), ("target_height", out_h),
+                        ("left_cropping", left), ("target_width", out_w)):
+        _check_non_negative(name, value)
+    if top + out_h > height or left + out_w > width:
         raise ValueError(f"ops.image.crop_images: the crop box (top={top}, left={left}, "
                          f"height={out_h}, width={out_w}) does not fit in images of height "
                          f"{height} and width {width}.")
@@ -665,37 +692,30 @@ def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
                right_padding=None, target_height=None, target_width=None, data_format=None):
     """Zero-pads images to a target size (or by the given margins).
 
+    Exactly two of (top_padding, bottom_padding, target_height) and two of
+    (left_padding, right_padding, target_width) must be given, as in Keras.
+
     Returns:
         images placed at (top_padding, left_padding) in zeros of the target size.
     """
     data_format = _data_format(data_format)
     images = _tensor(images)
     _check_rank("pad_images", images)
+    _check_two_of_three("padding", top_padding, left_padding, bottom_padding, right_padding,
+                        target_height, target_width)
     xp = images._device.xp
     array = _to_channels_last(images._value, data_format)
     height, width = array.shape[-3], array.shape[-2]
-    top, out_h = _pad_box(top_padding, bottom_padding, target_height, height, "height")
-    left, out_w = _pad_box(left_padding, right_padding, target_width, width, "width")
-    if top < 0 or left < 0 or out_h - height - top < 0 or out_w - width - left < 0:
-        raise ValueError(f"ops.image.pad_images: padding (top={top}, left={left}) to height "
-                         f"{out_h} and width {out_w} does not fit images of height {height} "
-                         f"and width {width}.")
-    pads = [(0, 0)] * (array.ndim - 3) + [(top, out_h - height - top),
-                                          (left, out_w - width - left), (0, 0)]
+    top = target_height - bottom_padding - height if top_padding is None else top_padding
+    bottom = target_height - top - height if bottom_padding is None else bottom_padding
+    left = target_width - right_padding - width if left_padding is None else left_padding
+    right = target_width - left - width if right_padding is None else right_padding
+    for name, value in (("top_padding", top), ("left_padding", left),
+                        ("right_padding", right), ("bottom_padding", bottom)):
+        _check_non_negative(name, value)
+    pads = [(0, 0)] * (array.ndim - 3) + [(int(top), int(bottom)), (int(left), int(right)),
+                                          (0, 0)]
     return _result(_from_channels_last(xp.pad(array, pads), data_format), images)
-
-
-def _pad_box(first, second, target, total, label):
-    names = ("top_padding", "bottom_padding") if label == "height" else \
-        ("left_padding", "right_padding")
-    if target is None:
-        if first is None or second is None:
-            raise ValueError(f"ops.image.pad_images: if `target_{label}` is not set, both "
-                             f"`{names[0]}` and `{names[1]}` must be set.")
-        return int(first), int(total + first + second)
-    if first is None:
-        first = target - total - (second or 0)
-    return int(first), int(target)
 
 
 # colour --------------------------------------------------------------------------------------
@@ -750,8 +770,8 @@ def _convert_colour(images, data_format, fn, name):
     xp = images._device.xp
     array = images._value
     if not config.is_float_dtype(array.dtype):
-        raise ValueError(f"ops.image.{name}: invalid images dtype: expected float dtype. "
-                         f"Received: images.dtype={images.dtype}")
+        raise ValueError(f"Invalid images dtype: expected float dtype. "
+                         f"Received: images.dtype={config.standardize_dtype(images.dtype)}")
     axis = _channel_axis(images, data_format)
     if array.shape[axis] != 3:
         raise ValueError(f"ops.image.{name}: expected 3 channels on axis {axis}, received "
@@ -1117,14 +1137,14 @@ def perspective_transform(images, start_points, end_points, interpolation="bilin
     """
     data_format = _data_format(data_format)
     if interpolation not in AFFINE_INTERPOLATIONS:
-        raise ValueError("ops.image.perspective_transform: invalid value for argument "
+        raise ValueError("Invalid value for argument "
                          f"`interpolation`. Expected of one {AFFINE_INTERPOLATIONS}. Received: "
                          f"interpolation={interpolation}")
     _check_rank("perspective_transform", images)
     for name, points in (("start_points", start_points), ("end_points", end_points)):
         shape = tuple(points.shape) if hasattr(points, "shape") else np.shape(points)
         if len(shape) not in (2, 3) or shape[-2:] != (4, 2):
-            raise ValueError(f"ops.image.perspective_transform: invalid {name} shape: expected "
+            raise ValueError(f"Invalid {name} shape: expected "
                              "(4,2) for a single image or (N,4,2) for a batch. Received shape: "
                              f"{shape}")
     if tuple(np.shape(start_points) if not hasattr(start_points, "shape") else
@@ -1190,11 +1210,11 @@ def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
     """
     data_format = _data_format(data_format)
     if interpolation not in AFFINE_INTERPOLATIONS:
-        raise ValueError("ops.image.elastic_transform: invalid value for argument "
+        raise ValueError("Invalid value for argument "
                          f"`interpolation`. Expected of one {AFFINE_INTERPOLATIONS}. Received: "
                          f"interpolation={interpolation}")
     if fill_mode not in AFFINE_FILL_MODES:
-        raise ValueError("ops.image.elastic_transform: invalid value for argument `fill_mode`. "
+        raise ValueError("Invalid value for argument `fill_mode`. "
                          f"Expected of one {AFFINE_FILL_MODES}. Received: fill_mode={fill_mode}")
     _check_rank("elastic_transform", images)
     if isinstance(images, KerasTensor):

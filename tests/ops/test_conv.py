@@ -371,3 +371,18 @@ def test_fused_conv_grad_with_only_some_inputs_watched():
     assert gx is None
     y = conv_module.fused_conv(x, w, b, activation="relu").numpy()
     np.testing.assert_allclose(gb.numpy(), (2 * y).sum(axis=(0, 1, 2)), rtol=1e-12)
+
+
+def test_conv_refuses_strides_with_dilation_as_tensorflow():
+    # Keras 3.15.1 on TF (tf.nn.convolution); depthwise/separable ones accept it
+    x, w = np.ones((1, 8, 8, 2), "float32"), np.ones((2, 2, 2, 3), "float32")
+    for strides, dilation, text in [(2, 2, "strides=[2 2] and dilation_rate=[2 2]"),
+                                    ((2, 1), (1, 2), "strides=[2 1] and dilation_rate=[1 2]")]:
+        with pytest.raises(ValueError) as info:
+            ops.conv(x, w, strides=strides, dilation_rate=dilation)
+        assert str(info.value) == ("`strides > 1` not supported in conjunction with "
+                                   f"`dilation_rate > 1`. Received: {text}")
+    with pytest.raises(ValueError, match=r"strides=\[2\] and dilation_rate=\[2\]"):
+        ops.conv(x[:, 0], w[0], strides=2, dilation_rate=(2,))
+    assert ops.depthwise_conv(x, np.ones((2, 2, 2, 1), "float32"), strides=2,
+                              dilation_rate=2).shape == (1, 3, 3, 2)

@@ -89,3 +89,70 @@ def test_rgb_to_grayscale_dtypes_as_keras():
                                          r"\(Grayscale\)\. Received input with shape: "
                                          r"images.shape=\(1, 2, 2, 2\)$"):
         gray(np.ones((1, 2, 2, 2), "float32"))
+
+
+IMG = np.ones((2, 6, 7, 3), "float32")
+# Keras 3.15.1's texts (TF backend), /tmp/probe15/imgerr.py
+KERAS_ERRORS = [
+    (lambda: keras.ops.image.resize(IMG, (3, 3), interpolation="foo"),
+     "Invalid value for argument `interpolation`. Expected of one ('bilinear', 'nearest', "
+     "'lanczos3', 'lanczos5', 'bicubic', 'area'). Received: interpolation=foo"),
+    (lambda: keras.ops.image.resize(IMG, (3, 3), fill_mode="wrap"),
+     "Invalid value for argument `fill_mode`. Only `'constant'` is supported. Received: "
+     "fill_mode=wrap"),
+    (lambda: keras.ops.image.resize(IMG, (3, 3, 3)),
+     "Expected `size` to be a tuple of 2 integers. Received: size=(3, 3, 3)"),
+    (lambda: keras.ops.image.resize(IMG, (0, 3)),
+     "`size` must have positive height and width. Received: size=(0, 3)"),
+    (lambda: keras.ops.image.resize(IMG[0, 0], (3, 3)),
+     "Invalid images rank: expected rank 3 (single image) or rank 4 (batch of images). "
+     "Received input with shape: images.shape=(7, 3)"),
+    (lambda: keras.ops.image.affine_transform(IMG, np.zeros((1, 1, 8), "float32")),
+     "Invalid transform rank: expected rank 1 (single transform) or rank 2 (batch of "
+     "transforms). Received input with shape: transform.shape=(1, 1, 8)"),
+    (lambda: keras.ops.image.map_coordinates(IMG[0, :, :, 0], np.zeros((3, 2, 2)), order=1),
+     "First dim of `coordinates` must be the same as the rank of `inputs`. Received inputs "
+     "with shape: (6, 7) and coordinate leading dim of 3"),
+    (lambda: keras.ops.image.extract_patches(IMG, (2, 2, 2, 2)),
+     "Invalid `size` argument. Expected a tuple of length 2 or 3. Received: size=(2, 2, 2, 2) "
+     "with length 4"),
+    (lambda: keras.ops.image.extract_patches(IMG, 2, dilation_rate=2),
+     "`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+     "strides=[2 2] and dilation_rate=[2 2]"),
+    (lambda: keras.ops.image.crop_images(IMG, 1, 1),
+     "Must specify exactly two of top_cropping, bottom_cropping, target_height. Received: "
+     "top_cropping=1, bottom_cropping=None, target_height=None"),
+    (lambda: keras.ops.image.crop_images(IMG, -1, 1, target_height=2, target_width=2),
+     "top_cropping must be >= 0. Received: top_cropping=-1"),
+    (lambda: keras.ops.image.pad_images(IMG, 1, 1, target_height=3, target_width=9),
+     "bottom_padding must be >= 0. Received: bottom_padding=-4"),
+    (lambda: keras.ops.image.rgb_to_hsv(IMG.astype("int32")),
+     "Invalid images dtype: expected float dtype. Received: images.dtype=int32"),
+    (lambda: keras.ops.image.perspective_transform(IMG, np.zeros((3, 2)), np.zeros((4, 2))),
+     "Invalid start_points shape: expected (4,2) for a single image or (N,4,2) for a batch. "
+     "Received shape: (3, 2)"),
+    (lambda: keras.ops.image.elastic_transform(IMG, fill_mode="mirror"),
+     "Invalid value for argument `fill_mode`. Expected of one ('constant', 'nearest', 'wrap', "
+     "'reflect'). Received: fill_mode=mirror"),
+]
+
+
+@pytest.mark.parametrize("call, message", KERAS_ERRORS)
+def test_errors_keras_texts(call, message):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_crop_and_pad_take_two_of_each_triple_as_keras():
+    images = np.arange(2 * 6 * 7, dtype="float32").reshape(2, 6, 7, 1)
+    out = keras.ops.image.crop_images(images, bottom_cropping=1, right_cropping=2,
+                                      target_height=3, target_width=4)
+    np.testing.assert_array_equal(out.numpy(), images[:, 2:5, 1:5])
+    with pytest.raises(ValueError, match="Must specify exactly two of top_cropping"):
+        keras.ops.image.crop_images(images, 1, 1, bottom_cropping=1, right_cropping=1,
+                                    target_height=2, target_width=2)
+    out = keras.ops.image.pad_images(images, bottom_padding=1, right_padding=0,
+                                     target_height=9, target_width=10)
+    assert out.shape == (2, 9, 10, 1)
+    np.testing.assert_array_equal(out.numpy()[:, 2:8, 3:10], images)
