@@ -1,5 +1,6 @@
 """The `padding`/`cropping` arguments of the ZeroPadding and Cropping layers, parsed as
 Keras 3.15.1 parses them (same accepted forms, same error texts)."""
+from kerasish.layers.argument_validation import standardize_tuple
 
 _ORDINALS = ("1st", "2nd", "3rd")
 
@@ -20,43 +21,13 @@ _SHAPES = {
 
 def int_pair(value, name):
     """An int or 2 non-negative ints as a pair (Keras's `standardize_tuple(value, 2, name,
-    allow_zero=True)`: an int is not checked for sign, a sequence is).
-
-    Args:
-        value: int or sequence of 2 ints.
-        name: the argument's name in the error text.
-
-    Returns:
-        tuple of 2 values.
-
-    Raises:
-        ValueError: with Keras's text, when `value` is not such a pair.
+    allow_zero=True)`).
 
     Example:
         >>> int_pair(3, "padding")
         (3, 3)
     """
-    message = f"The `{name}` argument must be a tuple of 2 integers. Received {name}={value}"
-    if isinstance(value, int):
-        pair = (value, value)
-    else:
-        try:
-            pair = tuple(value)
-        except TypeError:
-            raise ValueError(message) from None
-        if len(pair) != 2:
-            raise ValueError(message)
-        for item in pair:
-            try:
-                int(item)
-            except (ValueError, TypeError):
-                raise ValueError(f"{message}including element {item} of type "
-                                 f"{type(item)}") from None
-    negative = {v for v in pair if v < 0}
-    if negative:
-        raise ValueError(f"{message}, including values {negative} that do not satisfy "
-                         "`value >= 0`")
-    return pair
+    return standardize_tuple(value, 2, name, allow_zero=True)
 
 
 def spatial_pairs(value, rank, name):
