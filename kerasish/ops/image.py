@@ -18,6 +18,7 @@ from kerasish import ops
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import config, dtypes
+from kerasish.backend.kernels import onednn_math
 from kerasish.ops import core
 from kerasish.ops.conv import refuse_strided_dilation
 from kerasish.ops.symbolic import keras_op
@@ -836,31 +837,49 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
     # ints give float32; bfloat16 is computed in float32 and returned as bfloat16
     result_dtype = images.dtype if config.is_float_dtype(images.dtype) else "float32"
     dtype = result_dtype if result_dtype != "bfloat16" else "float32"
-    kernel = _gaussian_kernel(kernel_size, sigma).astype(config.to_numpy_dtype(dtype))
+    kernel = _gaussian_kernel(kernel_size, sigma, dtype)
     kh, kw = kernel.shape
     pad_h, pad_w = kh - 1, kw - 1
     padded = ops.pad(ops.cast(batch, dtype), ((0, 0), (pad_h // 2, pad_h - pad_h // 2),
                                             (pad_w // 2, pad_w - pad_w // 2), (0, 0)))
     height, width = batch.shape[1], batch.shape[2]
+    # TensorFlow's float32 depthwise convolution (oneDNN's) adds the taps row by row, with
+    # fused multiply-adds where the CPU has them (AVX2 and up): a float64 multiply-add
+    # rounded to float32 gives the same bits
+    kernel_isa = onednn_math.cpu_kernel()
+    fused = dtype == "float32" and kernel_isa is not None and kernel_isa[1]
+    wide = "float64" if fused else dtype
     out = None  # written with ops (shifted slices times weights): differentiable, as Keras's
     for i in range(kh):
         for j in range(kw):
-            term = ops.multiply(padded[:, i:i + height, j:j + width, :], kernel[i, j])
-            out = term if out is None else ops.add(out, term)
+            term = ops.multiply(ops.cast(padded[:, i:i + height, j:j + width, :], wide),
+                                float(kernel[i, j]))
+            out = ops.cast(term if out is None else ops.add(ops.cast(out, wide), term), dtype)
     out = ops.cast(out, result_dtype)
     if data_format == "channels_first":
         out = ops.transpose(out, (0, 3, 1, 2))
     return ops.squeeze(out, 0) if single else out
 
 
-def _gaussian_kernel(kernel_size, sigma):
+def _gaussian_kernel(kernel_size, sigma, dtype):
+    """Keras's kernel, computed as its TensorFlow backend does, in `dtype`: `outer(k_y,
+    k_x)` of normalized `exp(-0.5 * (x / sigma) ** 2)` (TensorFlow's exp)."""
     def one_d(size, s):
-        x = np.arange(size, dtype="float64") - (size - 1) / 2
-        k = np.exp(-0.5 * (x / s) ** 2)
-        return k / k.sum()
+        x = ops.subtract(ops.arange(size, dtype=dtype), (size - 1) / 2)
+        k = ops.exp(ops.multiply(-0.5, ops.square(ops.divide(x, ops.cast(s, dtype)))))
+        return core.convert_to_numpy(ops.divide(k, ops.sum(k)))
     k_x = one_d(kernel_size[0], sigma[0])
     k_y = one_d(kernel_size[1], sigma[1])
     return np.outer(k_y, k_x).reshape(kernel_size[0], kernel_size[1])
+
+
+def _ssim_kernel(size, sigma, dtype):
+    """Keras's ssim window: `outer(g, g)` of normalized `exp(-(x ** 2) / (2 * sigma ** 2))`,
+    in `dtype`."""
+    x = ops.subtract(ops.arange(size, dtype=dtype), (size - 1) / 2.0)
+    gauss = ops.exp(ops.divide(ops.negative(ops.square(x)), 2.0 * sigma ** 2))
+    gauss = ops.divide(gauss, ops.sum(gauss))
+    return ops.outer(gauss, gauss)
 
 
 @keras_op
@@ -1000,9 +1019,8 @@ def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01,
     if data_format == "channels_first":
         x, y = ops.moveaxis(x, 1, -1), ops.moveaxis(y, 1, -1)
     batch, height, width, channels = x.shape
-    kernel = ops.convert_to_tensor(
-        _gaussian_kernel((filter_size, filter_size), (filter_sigma, filter_sigma))
-        .reshape(filter_size, filter_size, 1, 1), dtype=compute_dtype)
+    kernel = ops.reshape(_ssim_kernel(filter_size, filter_sigma, compute_dtype),
+                         (filter_size, filter_size, 1, 1))
 
     def blur(z):  # each channel as its own image: (B*C, H', W', 1)
         return ops.conv(z, kernel, strides=1, padding="valid", data_format="channels_last")

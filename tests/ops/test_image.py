@@ -156,3 +156,22 @@ def test_crop_and_pad_take_two_of_each_triple_as_keras():
                                      target_height=9, target_width=10)
     assert out.shape == (2, 9, 10, 1)
     np.testing.assert_array_equal(out.numpy()[:, 2:8, 3:10], images)
+
+
+BLUR = np.load(Path(__file__).resolve().parents[1] / "fixtures" / "ops" / "gaussian_blur.npz")
+BLUR_CASES = [((3, 3), (1.0, 1.0)), ((5, 3), (2.0, 0.5)), ((7, 7), (0.8, 1.6)),
+              ((3, 5), (1.0, 2.0))]
+
+
+@pytest.mark.parametrize("isa", ["AVX", "AVX2"])
+@pytest.mark.parametrize("index", range(len(BLUR_CASES)))
+def test_gaussian_blur_equals_keras_to_the_bit(monkeypatch, isa, index):
+    # tests/fixtures/ops/make_gaussian_blur.py: oneDNN's depthwise convolution adds the
+    # taps with FMA from AVX2 on, without before; the kernel in float32, TF's exp
+    from kerasish.backend.kernels import onednn_math
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", isa)
+    if onednn_math.cpu_kernel() is None or onednn_math.cpu_kernel()[1] != (isa == "AVX2"):
+        pytest.skip(f"this CPU has no {isa} kernel")
+    size, sigma = BLUR_CASES[index]
+    out = keras.ops.image.gaussian_blur(BLUR["images"], kernel_size=size, sigma=sigma)
+    np.testing.assert_array_equal(out.numpy(), BLUR[f"{isa}_out_{index}"])
