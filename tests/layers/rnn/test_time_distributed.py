@@ -83,3 +83,9 @@ def test_time_distributed_flatten_keeps_the_static_size():
     flat = keras.layers.TimeDistributed(keras.layers.Flatten())(inputs)
     assert flat.shape == (None, 3, 64)
     assert keras.layers.LSTM(5)(flat).shape == (None, 5)
+
+
+def test_time_distributed_embedding_traces():
+    # Keras 3.15.1: (None, 5, 7, 3) for float32 Input indices
+    out = keras.layers.TimeDistributed(keras.layers.Embedding(10, 3))(keras.Input((5, 7)))
+    assert out.shape == (None, 5, 7, 3)
