@@ -21,6 +21,7 @@ Example:
     'Zeros'
 """
 import contextlib
+import importlib
 import inspect
 import types
 
@@ -169,8 +170,11 @@ class Registry:
         for depth in range(len(parts), 0, -1):
             namespace = ".".join(parts[:depth])
             if namespace in self._namespaces:
-                return self.lookup_public(namespace, class_name)
-        return None
+                found = self.lookup_public(namespace, class_name)
+                if found is not None:
+                    return found
+                break
+        return _internal_class(parts, class_name)
 
     def _builtin(self, class_name):
         """A public kerasish class by its Keras class name (legacy configs have no module)."""
@@ -469,6 +473,11 @@ def serialize_object_as_keras(obj):
                 config["registered_name"] = cls.__name__
         elif cls.__name__ == "Sequential" and cls.__module__.startswith("kerasish."):
             config["module"] = "keras"
+        elif (config["module"] or "").startswith("kerasish."):
+            # a Keras class outside its public API (ConvNeXt's LayerScale): Keras names it
+            # by its `keras.src` module and its class name
+            config["module"] = "keras.src." + config["module"][len("kerasish."):]
+            config["registered_name"] = cls.__name__
         _add_build_and_compile_config(obj, config)
     return config
 
@@ -572,6 +581,17 @@ def deserialize_object_as_keras(config, custom_objects=None, module_objects=None
         if compile_config and hasattr(instance, "compile_from_config"):
             instance.compile_from_config(compile_config)
     return instance
+
+
+def _internal_class(parts, class_name):
+    """A class Keras keeps outside its public API (`keras.src.applications.convnext`'s
+    LayerScale), from the kerasish module of the same path; None if there is none."""
+    try:
+        module = importlib.import_module("kerasish." + ".".join(parts))
+    except ImportError:
+        return None
+    found = getattr(module, class_name, None)
+    return found if isinstance(found, type) else None
 
 
 def _public_module(cls):
