@@ -784,32 +784,26 @@ def _convert_colour(images, data_format, fn, name):
 
 
 def _rgb_to_hsv(xp, r, g, b):
+    """TensorFlow's RGBToHSV functor, operation for operation in the images' dtype."""
     value = xp.maximum(xp.maximum(r, g), b)
     spread = value - xp.minimum(xp.minimum(r, g), b)
-    saturation = xp.where(value > 0, spread / xp.where(value > 0, value, 1), 0)
-    norm = 1.0 / (6.0 * xp.where(spread > 0, spread, 1))
-    hue = xp.where(r == value, norm * (g - b),
-                   xp.where(g == value, norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        saturation = xp.where(value > 0, spread / value, 0)
+        norm = (1 / spread) * (1.0 / 6.0)   # range.inverse() * (T(1) / T(6))
+        hue = xp.where(r == value, norm * (g - b),
+                       xp.where(g == value, norm * (b - r) + 2.0 / 6.0,
+                                norm * (r - g) + 4.0 / 6.0))
     hue = xp.where(spread > 0, hue, 0)
     hue = xp.where(hue < 0, hue + 1, hue)
-    return hue, saturation, value
+    return hue, saturation.astype(r.dtype), value
 
 
 def _hsv_to_rgb(xp, h, s, v):
-    c = s * v
-    m = v - c
+    """TensorFlow's HSVToRGB functor: clipped triangle waves of `6 h` per channel."""
     dh = h * 6
-    x = c * (1 - xp.abs(xp.mod(dh, 2) - 1))
-    category = xp.floor(dh).astype("int64")
-    zero = xp.zeros_like(c)
-    table = [(c, x, zero), (x, c, zero), (zero, c, x), (zero, x, c), (x, zero, c), (c, zero, x)]
-    out = []
-    for channel in range(3):
-        value = zero
-        for k, row in enumerate(table):
-            value = xp.where(category == k, row[channel], value)
-        out.append(value + m)
-    return out
+    waves = (xp.abs(dh - 3) - 1, -xp.abs(dh - 2) + 2, -xp.abs(dh - 4) + 2)
+    one_s = -s + 1
+    return [(one_s + s * xp.minimum(xp.maximum(wave, 0), 1)) * v for wave in waves]
 
 
 # blur -----------------------------------------------------------------------------------------

@@ -175,3 +175,13 @@ def test_gaussian_blur_equals_keras_to_the_bit(monkeypatch, isa, index):
     size, sigma = BLUR_CASES[index]
     out = keras.ops.image.gaussian_blur(BLUR["images"], kernel_size=size, sigma=sigma)
     np.testing.assert_array_equal(out.numpy(), BLUR[f"{isa}_out_{index}"])
+
+
+COLOURS = [c for c in OPS if c["name"] in ("rgb_to_hsv", "hsv_to_rgb")]
+
+
+@pytest.mark.parametrize("case", COLOURS, ids=[case_id(c) for c in COLOURS])
+def test_hsv_conversions_equal_keras_to_the_bit(case):
+    # TensorFlow's RGBToHSV/HSVToRGB functors, operation for operation
+    out = getattr(keras.ops.image, case["name"])(*inputs_of(case), **case["args"])
+    np.testing.assert_array_equal(out.numpy(), ARRAYS[f"{case['key']}_out"])
