@@ -12,7 +12,7 @@ from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend.config import is_inexact
-from kerasish.backend.kernels import eigen_math
+from kerasish.backend.kernels import eigen_math, eigen_trig
 from kerasish.ops import core
 from kerasish.ops.core import convert_to_tensor, float_operand
 from kerasish.ops.symbolic import keras_op
@@ -104,8 +104,8 @@ rsqrt = unary("rsqrt", lambda xp, a: xp.reciprocal(xp.sqrt(a)),
 cbrt = unary("cbrt", lambda xp, a: xp.cbrt(a),
              lambda g, x, o: ew.divide(g, ew.multiply(square(o), 3.0)))
 reciprocal = unary("reciprocal", lambda xp, a: xp.reciprocal(a), lambda g, x, o: negative(ew.multiply(g, square(o))))
-sin = unary("sin", lambda xp, a: xp.sin(a), _times(lambda x, o: cos(x)))
-cos = unary("cos", lambda xp, a: xp.cos(a), lambda g, x, o: negative(ew.multiply(g, sin(x))))
+sin = unary("sin", eigen_trig.sin, _times(lambda x, o: cos(x)))   # TensorFlow's float32 values
+cos = unary("cos", eigen_trig.cos, lambda g, x, o: negative(ew.multiply(g, sin(x))))
 tan = unary("tan", lambda xp, a: xp.tan(a), _times(lambda x, o: ew.add(square(o), 1.0)))
 sinh = unary("sinh", lambda xp, a: xp.sinh(a), _times(lambda x, o: cosh(x)))
 cosh = unary("cosh", lambda xp, a: xp.cosh(a), _times(lambda x, o: sinh(x)))
