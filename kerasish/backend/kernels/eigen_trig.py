@@ -99,3 +99,21 @@ def _packet(x_in, sine):
     even = (y_int & np.uint32(1)) == 0
     result = np.where(even, sin_poly, cos_poly) if sine else np.where(even, cos_poly, sin_poly)
     return (result.astype(_F32).view(np.uint32) ^ sign).view(_F32)
+
+
+def glibc_float(name, numpy_name):
+    """`fn(xp, a)` giving glibc's float function `name` value by value for float32 numpy
+    arrays (what TensorFlow's scalar-only Eigen functors call: tan, sinh, cosh, arcsinh,
+    arccosh), and `xp.<numpy_name>` otherwise.
+
+    Example:
+        >>> glibc_float("tanf", "tan")(np, np.float32([0.5]))
+        array([0.5463025], dtype=float32)
+    """
+    def fn(xp, a):
+        numpy_fn = getattr(xp, numpy_name)
+        if xp is not np or a.dtype != _F32:
+            return numpy_fn(a)
+        with np.errstate(all="ignore"):
+            return eigen_math.libm_float(name, numpy_fn, a)
+    return fn
