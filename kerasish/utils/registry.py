@@ -247,6 +247,10 @@ class Registry:
         module, registered = _public_module(cls), self._keys.get(cls)
         if not cls.__module__.startswith("kerasish.") and registered is None:
             registered = cls.__name__   # Keras: a user's class is named by its class name
+        elif cls.__module__.startswith("kerasish.applications."):
+            # a Keras class outside its public API (ConvNeXt's LayerScale): Keras names it
+            # by its `keras.src` module and its class name
+            module, registered = "keras.src" + cls.__module__[len("kerasish"):], cls.__name__
         return {"module": None if module == "__main__" else module,   # as Keras
                 "class_name": cls.__name__, "config": config, "registered_name": registered}
 
@@ -473,11 +477,6 @@ def serialize_object_as_keras(obj):
                 config["registered_name"] = cls.__name__
         elif cls.__name__ == "Sequential" and cls.__module__.startswith("kerasish."):
             config["module"] = "keras"
-        elif (config["module"] or "").startswith("kerasish."):
-            # a Keras class outside its public API (ConvNeXt's LayerScale): Keras names it
-            # by its `keras.src` module and its class name
-            config["module"] = "keras.src." + config["module"][len("kerasish."):]
-            config["registered_name"] = cls.__name__
         _add_build_and_compile_config(obj, config)
     return config
 

@@ -125,3 +125,14 @@ def test_layer_scale_serializes_as_keras_and_loads_back():
     assert config["registered_name"] == "LayerScale"
     layer = keras.saving.deserialize_keras_object(config)
     assert isinstance(layer, LayerScale) and layer.projection_dim == 4
+
+
+def test_convnext_model_config_names_layer_scale_as_keras():
+    # Keras 3.15.1's ConvNeXtTiny(...).get_config(): the LayerScale entries carry
+    # module "keras.src.applications.convnext" and registered_name "LayerScale"
+    model = keras.applications.ConvNeXtTiny(weights=None, input_shape=(32, 32, 3), classes=4)
+    entries = [e for e in model.get_config()["layers"] if e["class_name"] == "LayerScale"]
+    assert len(entries) == 18
+    assert {(e["module"], e["registered_name"]) for e in entries} == {
+        ("keras.src.applications.convnext", "LayerScale")}
+    assert len(keras.Model.from_config(model.get_config()).layers) == len(model.layers)
