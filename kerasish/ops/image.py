@@ -7,8 +7,9 @@ table, area, and the scale-and-translate kernels for lanczos and
 antialiasing), applied with `ops.einsum`, so it is vectorised over the batch
 and differentiable; plain bilinear follows ResizeBilinear's own arithmetic
 (two horizontal lerps, then a vertical one) and matches it to the bit. Every
-dtype is resized in float32, as TensorFlow's kernels do. The other functions work on the raw arrays of the
-tensor's device (numpy or cupy) and are not differentiable.
+dtype is resized in float32, as TensorFlow's kernels do. The other functions
+work on the raw arrays of the tensor's device (numpy or cupy) and are not
+differentiable.
 """
 import math
 
@@ -639,8 +640,10 @@ def _patches(xp, array, size, strides, dilation, padding):
 def _check_two_of_three(kind, top, left, bottom, right, target_height, target_width):
     """Keras's `_validate_{pad,crop}_images_args`: exactly two of each triple given,
     none negative (its texts, in its order)."""
-    triples = ((f"top_{kind}", top), (f"bottom_{kind}", bottom), ("target_height", target_height)), \
-        ((f"left_{kind}", left), (f"right_{kind}", right), ("target_width", target_width))
+    triples = (((f"top_{kind}", top), (f"bottom_{kind}", bottom),
+                ("target_height", target_height)),
+               ((f"left_{kind}", left), (f"right_{kind}", right),
+                ("target_width", target_width)))
     for triple in triples:
         if [value for _, value in triple].count(None) != 1:
             names = ", ".join(name for name, _ in triple)

@@ -132,7 +132,8 @@ def test_preprocess_input_follows_keras_numpy_and_tensor_paths():
                                       0.8622223734855652]
     bgr = [-73.93900299072266, -96.77899932861328, -113.68000030517578]
     first = np.array([[[[10.0]], [[20.0]], [[30.0]]]], "float32")
-    assert apps.resnet50.preprocess_input(first.copy(), "channels_first").reshape(-1).tolist() == bgr
+    caffe = apps.resnet50.preprocess_input(first.copy(), "channels_first")
+    assert caffe.reshape(-1).tolist() == bgr
     ints = np.array([[[10, 20, 30]]], "uint8")  # cast to floatx, the input left alone
     y = apps.mobilenet.preprocess_input(ints)
     assert y.dtype == np.float32 and ints.tolist() == [[[10, 20, 30]]]
