@@ -195,6 +195,8 @@ class IndexLookup(Layer):
                     f"received dtype {array.dtype} (shape {array.shape}). Use IntegerLookup "
                     "for integer inputs.")
             return array.astype(str)
+        if array.dtype.kind == "f":   # as Keras (a TensorFlow cast): truncated to integers
+            return array.astype(self.vocabulary_dtype)
         if array.dtype.kind not in "iub":
             raise ValueError(
                 f"{type(self).__name__} ({self.name}): expected integer inputs, but received "
