@@ -16,6 +16,9 @@ Example:
     >>> uniform_float(np, seed_to_key_counter(3, 0), (3,), np.float32).dtype
     dtype('float32')
 """
+import ctypes
+import ctypes.util
+import functools
 import math
 
 import numpy as np
@@ -285,12 +288,35 @@ def _glibc_float(xp, name, x):
     return rounded
 
 
-def _box_muller_double(xp, x0, x1, x2, x3):
-    """TF's BoxMullerDouble."""
+def _box_muller_double(xp, x0, x1, x2, x3, exact=True):
+    """TF's BoxMullerDouble, with glibc's double log, sin and cos (value by value on
+    numpy arrays: numpy's own differ from them in the last bit for 0.2 % of draws;
+    `exact=False` keeps numpy's)."""
     u1 = xp.maximum(_double_from_words(xp, x0, x1), 1e-7)
     v1 = 2.0 * math.pi * _double_from_words(xp, x2, x3)
-    u2 = xp.sqrt(-2.0 * xp.log(u1))
-    return xp.sin(v1) * u2, xp.cos(v1) * u2
+    glibc = _glibc_double if exact else (lambda xp, name, x: getattr(xp, name)(x))
+    u2 = xp.sqrt(-2.0 * glibc(xp, "log", u1))
+    return glibc(xp, "sin", v1) * u2, glibc(xp, "cos", v1) * u2
+
+
+@functools.lru_cache(maxsize=None)
+def _libm_double(name):
+    path = ctypes.util.find_library("m")
+    try:
+        fn = getattr(ctypes.PyDLL(path), name)
+    except (OSError, AttributeError, TypeError):
+        return None
+    fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double]
+    return fn
+
+
+def _glibc_double(xp, name, x):
+    """glibc's double `name` of a float64 array (numpy's where there is no C math
+    library, and on other array modules)."""
+    fn = _libm_double(name) if xp is np else None
+    if fn is None:
+        return getattr(xp, name)(x)
+    return np.fromiter(map(fn, x.reshape(-1).tolist()), np.float64, x.size).reshape(x.shape)
 
 
 def _interleave(xp, a, b):
@@ -345,7 +371,9 @@ def truncated_normal(xp, key_counter, shape, dtype):
                          blocks=blocks)
         if double:
             w = w.reshape(groups, -1, 4)
-            a, b = _box_muller_double(xp, w[..., 0], w[..., 1], w[..., 2], w[..., 3])
+            # numpy's functions to choose the kept values; glibc's for them below
+            a, b = _box_muller_double(xp, w[..., 0], w[..., 1], w[..., 2], w[..., 3],
+                                      exact=False)
         else:
             w = w.reshape(groups, -1, 2)
             # rounded transcendentals to choose the kept values; the exact ones below
@@ -358,7 +386,9 @@ def truncated_normal(xp, key_counter, shape, dtype):
         blocks *= 4
     # the j-th kept value of a row is where keep is set and rank == j + 1
     take = keep & (rank <= per_group)
-    if not double:
+    if double:
+        values, take = _exact_double_values(xp, w, values, take, per_group)
+    else:
         values, take = _exact_float_values(xp, w, values, take, per_group)
     out = values[take].reshape(groups, per_group).reshape(-1)
     return out[:n].astype(dtype).reshape(shape)
@@ -392,6 +422,29 @@ def _exact_float_values(xp, w, values, take, per_group):
     wave[first] = _glibc_float(xp, "sinf", v1[first])
     wave[~first] = _glibc_float(xp, "cosf", v1[~first])
     values[rows, cols] = wave * u2
+    return values, take
+
+
+def _exact_double_values(xp, w, values, take, per_group):
+    """`_exact_float_values` for float64 draws (quadruples of words per pair): rows with
+    a value near the bound redrawn whole, the others' kept values recomputed."""
+    values, take = values.copy(), take.copy()
+    last = values.shape[1] - 1 - xp.argmax(take[:, ::-1], axis=1)
+    near = xp.abs(xp.abs(values) - TRUNCATE_AT) <= 4 * np.spacing(TRUNCATE_AT)
+    near &= xp.arange(values.shape[1])[None, :] <= last[:, None]
+    redo = xp.nonzero(near.any(axis=1))[0]
+    if redo.size:
+        r = w[redo]
+        a, b = _box_muller_double(xp, r[..., 0], r[..., 1], r[..., 2], r[..., 3])
+        values[redo] = xp.stack([a, b], axis=-1).reshape(redo.size, -1)
+        keep = xp.abs(values[redo]) < TRUNCATE_AT
+        take[redo] = keep & (xp.cumsum(keep, axis=1) <= per_group)
+    settled = take.copy()
+    settled[redo] = False
+    rows, cols = xp.nonzero(settled)
+    quad = w[rows, cols // 2]
+    a, b = _box_muller_double(xp, quad[:, 0], quad[:, 1], quad[:, 2], quad[:, 3])
+    values[rows, cols] = xp.where(cols % 2 == 0, a, b)
     return values, take
 
 
