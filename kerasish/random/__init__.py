@@ -174,9 +174,14 @@ def _shape(shape):
     return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
 
 
-def _float(dtype):
+def _float(dtype, *parameters):
+    """`dtype` standardized; a non-float one is refused (as TensorFlow refuses the first
+    Python float parameter in that dtype: Keras's TypeError and text)."""
     dtype = config.standardize_dtype(dtype)
     if not config.is_float_dtype(dtype):
+        for value in parameters:
+            if isinstance(value, float):
+                raise TypeError(f"Cannot convert {value} to EagerTensor of dtype {dtype}")
         raise ValueError(f"Expected a float dtype. Received: dtype={dtype}")
     return dtype
 
@@ -212,8 +217,8 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         (2, 3)
     """
     if _unknown(shape):
-        return _traced_draw(shape, _float(dtype), seed)
-    dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
+        return _traced_draw(shape, _float(dtype, mean, stddev), seed)
+    dtype, shape = config.to_numpy_dtype(_float(dtype, mean, stddev)), _shape(shape)
     return _sample(seed, lambda dev, kc, pair: _affine(
         dev.xp, philox.normal(dev.xp, kc, shape, dtype), stddev, mean, dtype))
 
@@ -271,8 +276,8 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         Tensor.
     """
     if _unknown(shape):
-        return _traced_draw(shape, _float(dtype), seed)
-    dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
+        return _traced_draw(shape, _float(dtype, mean, stddev), seed)
+    dtype, shape = config.to_numpy_dtype(_float(dtype, mean, stddev)), _shape(shape)
     return _sample(seed, lambda dev, kc, pair: _affine(
         dev.xp, philox.truncated_normal(dev.xp, kc, shape, dtype), stddev, mean, dtype))
 
@@ -406,7 +411,7 @@ def gamma(shape, alpha, dtype=None, seed=None):
         >>> keras.random.gamma((3,), alpha=2.0, seed=1).shape
         (3,)
     """
-    dtype, shape = _float(dtype), _shape(shape)
+    dtype, shape = _float(dtype, alpha), _shape(shape)
     return _sample(seed, lambda dev, kc, pair: dev.send(_tf_gamma(kc, shape, alpha, dtype)))
 
 
@@ -475,7 +480,7 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     Example:
         >>> keras.random.beta((2,), alpha=2.0, beta=3.0, seed=1)
     """
-    dtype, shape = _float(dtype), _shape(shape)
+    dtype, shape = _float(dtype, alpha, beta), _shape(shape)
     middle = "float32" if dtype == "bfloat16" else dtype
     out_dtype = config.to_numpy_dtype(dtype)
 
