@@ -2,9 +2,7 @@
 import os
 import warnings
 
-import numpy as np
-
-from kerasish import activations, layers, ops
+from kerasish import activations, layers
 from kerasish.utils import file_utils
 
 
@@ -152,16 +150,3 @@ def passthrough_preprocess_input(x, data_format=None):
         `x` unchanged.
     """
     return x
-
-
-def caffe_preprocess(x):
-    """RGB -> BGR and ImageNet channel means subtracted (VGG16, ResNet50's 'caffe' mode)."""
-    x = np.asarray(ops.convert_to_numpy(x) if ops.is_tensor(x) else x, dtype="float32")
-    x = x[..., ::-1]
-    return x - np.array([103.939, 116.779, 123.68], dtype="float32")
-
-
-def tf_preprocess(x):
-    """Pixels scaled from [0, 255] to [-1, 1] (MobileNetV2's 'tf' mode)."""
-    x = np.asarray(ops.convert_to_numpy(x) if ops.is_tensor(x) else x, dtype="float32")
-    return x / 127.5 - 1.0

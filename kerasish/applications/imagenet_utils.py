@@ -3,16 +3,13 @@ import json
 
 import numpy as np
 
-from kerasish import ops
-from kerasish.applications import common
+from kerasish import config, ops
 from kerasish.utils import file_utils
 
 CLASS_INDEX_PATH = ("https://storage.googleapis.com/download.tensorflow.org/"
                     "data/imagenet_class_index.json")
 _CLASS_INDEX_MD5 = "c2c37ea517e94d9795004a39431a14cb"
 _class_index = {}  # filled once from Keras's `imagenet_class_index.json`
-_TORCH_MEAN = np.array([0.485, 0.456, 0.406], "float32")
-_TORCH_STD = np.array([0.229, 0.224, 0.225], "float32")
 
 
 def decode_predictions(preds, top=5):
@@ -61,26 +58,93 @@ def class_index():
 
 
 def preprocess_input(x, data_format=None, mode="caffe"):
-    """Keras's ImageNet preprocessing of a batch of RGB images in [0, 255] (channels_last).
+    """Keras's ImageNet preprocessing of a batch of RGB images in [0, 255].
+
+    As in Keras, a numpy float array is changed in place (and returned; other
+    numpy dtypes are first cast to `floatx()`), and a tensor gives a new tensor
+    of its dtype.
 
     Args:
-        x: array or tensor (..., 3).
-        data_format: only "channels_last" (or None).
+        x: numpy array or tensor, 3D or 4D, channels last or first.
+        data_format: "channels_last" or "channels_first"; None:
+            `keras.config.image_data_format()`.
         mode: "caffe" (RGB -> BGR, ImageNet means subtracted), "tf" (scaled to
             [-1, 1]) or "torch" (scaled to [0, 1], then ImageNet mean/std).
 
     Returns:
-        float32 array.
+        the preprocessed array or tensor.
+
+    Raises:
+        ValueError: an unknown `mode` or `data_format`.
+
+    Example:
+        >>> preprocess_input(np.full((1, 2, 2, 3), 255.0), mode="tf")[0, 0, 0]
+        array([1., 1., 1.])
     """
     if mode not in {"caffe", "tf", "torch"}:
         raise ValueError("Expected mode to be one of `caffe`, `tf` or `torch`. "
                          f"Received: mode={mode}")
-    if data_format not in (None, "channels_last"):
-        raise NotImplementedError("kerasish's applications preprocess channels_last images "
-                                  f"only. Received: data_format={data_format}")
-    if mode == "caffe":
-        return common.caffe_preprocess(x)
+    if data_format is None:
+        data_format = config.image_data_format()
+    elif data_format not in {"channels_first", "channels_last"}:
+        raise ValueError("Expected data_format to be one of `channels_first` or "
+                         f"`channels_last`. Received: data_format={data_format}")
+    if isinstance(x, np.ndarray):
+        return _preprocess_numpy(x, data_format, mode)
+    return _preprocess_tensor(x, data_format, mode)
+
+
+def _mean_std(mode):
+    if mode == "torch":
+        return [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+    return [103.939, 116.779, 123.68], None
+
+
+def _preprocess_numpy(x, data_format, mode):
+    """Keras's numpy path: in place on float arrays, channel by channel."""
+    if not issubclass(x.dtype.type, np.floating):
+        x = x.astype(config.floatx(), copy=False)
     if mode == "tf":
-        return common.tf_preprocess(x)
-    x = np.asarray(ops.convert_to_numpy(x) if ops.is_tensor(x) else x, dtype="float32")
-    return (x / 255.0 - _TORCH_MEAN) / _TORCH_STD
+        x /= 127.5
+        x -= 1.0
+        return x
+    first = data_format == "channels_first"
+    if mode == "torch":
+        x /= 255.0
+    elif first:
+        x = x[::-1, ...] if x.ndim == 3 else x[:, ::-1, ...]  # RGB -> BGR (a view)
+    else:
+        x = x[..., ::-1]
+    mean, std = _mean_std(mode)
+    for channel in range(3):
+        index = ((channel,) if x.ndim == 3 else (slice(None), channel)) if first \
+            else (Ellipsis, channel)
+        x[index] -= mean[channel]
+        if std is not None:
+            x[index] /= std[channel]
+    return x
+
+
+def _preprocess_tensor(x, data_format, mode):
+    """Keras's tensor path: a new tensor of `x`'s dtype."""
+    ndim = len(x.shape)
+    if mode == "tf":
+        return x / 127.5 - 1.0
+    first = data_format == "channels_first"
+    if mode == "torch":
+        x = x / 255.0
+    elif first and ndim == 3:
+        x = ops.stack([x[i, ...] for i in (2, 1, 0)], axis=0)
+    elif first:
+        x = ops.stack([x[:, i, :] for i in (2, 1, 0)], axis=1)
+    else:
+        x = ops.stack([x[..., i] for i in (2, 1, 0)], axis=-1)
+    mean, std = _mean_std(mode)
+    if first:
+        shape = (3, 1, 1) if ndim == 3 else (1, 3) + (1,) * (ndim - 2)
+    else:
+        shape = (1,) * (ndim - 1) + (3,)
+    x = x + ops.reshape(ops.convert_to_tensor(-np.array(mean), dtype=x.dtype), shape)
+    if std is not None:
+        x = x / ops.reshape(ops.convert_to_tensor(np.array(std), dtype=x.dtype), shape)
+    return x

@@ -120,7 +120,7 @@ def _input_and_rows(input_shape, input_tensor, include_top, weights, alpha):
 
 def preprocess_input(x, data_format=None):
     """Keras's MobileNetV2 preprocessing ('tf'): pixels scaled to [-1, 1]."""
-    return common.tf_preprocess(x)
+    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
 
 
 decode_predictions = imagenet_utils.decode_predictions

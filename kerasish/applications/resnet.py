@@ -162,7 +162,7 @@ def ResNet152(include_top=True, weights="imagenet", input_tensor=None, input_sha
 
 def preprocess_input(x, data_format=None):
     """Keras's ResNet preprocessing ('caffe'): RGB -> BGR, ImageNet means subtracted."""
-    return common.caffe_preprocess(x)
+    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
 
 
 decode_predictions = imagenet_utils.decode_predictions

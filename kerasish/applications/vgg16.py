@@ -65,7 +65,7 @@ def VGG16(include_top=True, weights="imagenet", input_tensor=None, input_shape=N
 
 def preprocess_input(x, data_format=None):
     """Keras's VGG16 preprocessing ('caffe'): RGB -> BGR, ImageNet means subtracted."""
-    return common.caffe_preprocess(x)
+    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
 
 
 decode_predictions = imagenet_utils.decode_predictions

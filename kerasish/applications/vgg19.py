@@ -25,7 +25,7 @@ def VGG19(include_top=True, weights="imagenet", input_tensor=None, input_shape=N
 
 def preprocess_input(x, data_format=None):
     """Keras's VGG19 preprocessing ('caffe'): RGB -> BGR, ImageNet means subtracted."""
-    return common.caffe_preprocess(x)
+    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
 
 
 decode_predictions = imagenet_utils.decode_predictions

@@ -16,11 +16,14 @@ Example:
     >>> uniform_float(np, seed_to_key_counter(3, 0), (3,), np.float32).dtype
     dtype('float32')
 """
+import ctypes
+import ctypes.util
+import functools
 import math
 
 import numpy as np
 
-from kerasish.backend.kernels import cpu_threads
+from kerasish.backend.kernels import cpu_threads, eigen_math
 
 _MASK = 0xFFFFFFFF
 _M0, _M1 = 0xD2511F53, 0xCD9E8D57  # round multipliers
@@ -244,22 +247,76 @@ def uniform_int(xp, key_counter, shape, minval, maxval, dtype):
     return out.astype(np.int32).reshape(shape)
 
 
-def _box_muller_float(xp, x0, x1):
-    """TF's BoxMullerFloat in float32 (transcendentals rounded from float64)."""
+def _box_muller_float(xp, x0, x1, exact=True):
+    """TF's BoxMullerFloat in float32: glibc's `logf` and `sincosf` of the uniform grid
+    values (`_glibc_float`), so the draws equal TensorFlow's to the bit (`exact=False`:
+    the float64 functions rounded, within an ulp or two, much faster)."""
     u1 = xp.maximum(_float_from_words(xp, x0, np.float32), np.float32(1e-7))
     v1 = (2.0 * math.pi * _float_from_words(xp, x1, np.float32).astype(np.float64)
           ).astype(np.float32)
-    u2 = xp.sqrt(np.float32(-2.0) * xp.log(u1.astype(np.float64)).astype(np.float32))
-    v1 = v1.astype(np.float64)
-    return (xp.sin(v1).astype(np.float32) * u2, xp.cos(v1).astype(np.float32) * u2)
+    glibc = _glibc_float if exact else _rounded_float
+    u2 = xp.sqrt(np.float32(-2.0) * glibc(xp, "logf", u1))
+    return glibc(xp, "sinf", v1) * u2, glibc(xp, "cosf", v1) * u2
 
 
-def _box_muller_double(xp, x0, x1, x2, x3):
-    """TF's BoxMullerDouble."""
+# How far (in ulps of the float32 result) the float64 value must lie from its float32
+# rounding before glibc's function may round the other way: found by running glibc's
+# logf on every value BoxMullerFloat feeds it (the 2^23 grid `k 2^-23`, floored at 1e-7;
+# nearest 0.214 ulp) and sinf/cosf on every `2 pi k 2^-23` (nearest 0.439 ulp).
+_GLIBC_SAFE_DISTANCE = {"logf": 0.2, "sinf": 0.4, "cosf": 0.4}
+_DOUBLE_FUNCTIONS = {"logf": np.log, "sinf": np.sin, "cosf": np.cos}
+
+
+def _rounded_float(xp, name, x):
+    return _DOUBLE_FUNCTIONS[name](x.astype(np.float64)).astype(np.float32)
+
+
+def _glibc_float(xp, name, x):
+    """glibc's float `name` of a float32 array: the float64 function rounded to float32,
+    and glibc itself (value by value) where that rounding is too close to call (60 % of
+    values for logf, 20 % for sinf/cosf). cupy arrays keep the float64 rounding."""
+    double_fn = _DOUBLE_FUNCTIONS[name]
+    exact = double_fn(x.astype(np.float64))
+    rounded = exact.astype(np.float32)
+    if xp is not np:
+        return rounded
+    smaller = np.minimum(np.abs(rounded), np.abs(np.nextafter(rounded, np.float32(0))))
+    distance = np.abs(exact - rounded) / np.spacing(smaller).astype(np.float64)
+    unsure = distance > _GLIBC_SAFE_DISTANCE[name]
+    if unsure.any():
+        rounded[unsure] = eigen_math.libm_float(name, double_fn, x[unsure])
+    return rounded
+
+
+def _box_muller_double(xp, x0, x1, x2, x3, exact=True):
+    """TF's BoxMullerDouble, with glibc's double log, sin and cos (value by value on
+    numpy arrays: numpy's own differ from them in the last bit for 0.2 % of draws;
+    `exact=False` keeps numpy's)."""
     u1 = xp.maximum(_double_from_words(xp, x0, x1), 1e-7)
     v1 = 2.0 * math.pi * _double_from_words(xp, x2, x3)
-    u2 = xp.sqrt(-2.0 * xp.log(u1))
-    return xp.sin(v1) * u2, xp.cos(v1) * u2
+    glibc = _glibc_double if exact else (lambda xp, name, x: getattr(xp, name)(x))
+    u2 = xp.sqrt(-2.0 * glibc(xp, "log", u1))
+    return glibc(xp, "sin", v1) * u2, glibc(xp, "cos", v1) * u2
+
+
+@functools.lru_cache(maxsize=None)
+def _libm_double(name):
+    path = ctypes.util.find_library("m")
+    try:
+        fn = getattr(ctypes.PyDLL(path), name)
+    except (OSError, AttributeError, TypeError):
+        return None
+    fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double]
+    return fn
+
+
+def _glibc_double(xp, name, x):
+    """glibc's double `name` of a float64 array (numpy's where there is no C math
+    library, and on other array modules)."""
+    fn = _libm_double(name) if xp is np else None
+    if fn is None:
+        return getattr(xp, name)(x)
+    return np.fromiter(map(fn, x.reshape(-1).tolist()), np.float64, x.size).reshape(x.shape)
 
 
 def _interleave(xp, a, b):
@@ -314,10 +371,13 @@ def truncated_normal(xp, key_counter, shape, dtype):
                          blocks=blocks)
         if double:
             w = w.reshape(groups, -1, 4)
-            a, b = _box_muller_double(xp, w[..., 0], w[..., 1], w[..., 2], w[..., 3])
+            # numpy's functions to choose the kept values; glibc's for them below
+            a, b = _box_muller_double(xp, w[..., 0], w[..., 1], w[..., 2], w[..., 3],
+                                      exact=False)
         else:
             w = w.reshape(groups, -1, 2)
-            a, b = _box_muller_float(xp, w[..., 0], w[..., 1])
+            # rounded transcendentals to choose the kept values; the exact ones below
+            a, b = _box_muller_float(xp, w[..., 0], w[..., 1], exact=False)
         values = xp.stack([a, b], axis=-1).reshape(groups, -1)
         keep = xp.abs(values) < TRUNCATE_AT
         rank = xp.cumsum(keep, axis=1)
@@ -326,8 +386,66 @@ def truncated_normal(xp, key_counter, shape, dtype):
         blocks *= 4
     # the j-th kept value of a row is where keep is set and rank == j + 1
     take = keep & (rank <= per_group)
+    if double:
+        values, take = _exact_double_values(xp, w, values, take, per_group)
+    else:
+        values, take = _exact_float_values(xp, w, values, take, per_group)
     out = values[take].reshape(groups, per_group).reshape(-1)
     return out[:n].astype(dtype).reshape(shape)
+
+
+def _exact_float_values(xp, w, values, take, per_group):
+    """The kept float32 values with glibc's transcendentals (`_box_muller_float`): only
+    their pairs are recomputed, except in rows where a value up to the last kept one lies
+    within a few ulps of the truncation bound (the exact value might be kept where the
+    rounded one was not): those rows are redrawn whole and chosen again."""
+    values, take = values.copy(), take.copy()
+    last = values.shape[1] - 1 - xp.argmax(take[:, ::-1], axis=1)
+    near = xp.abs(xp.abs(values) - TRUNCATE_AT) <= 4 * np.spacing(np.float32(TRUNCATE_AT))
+    near &= xp.arange(values.shape[1])[None, :] <= last[:, None]
+    redo = xp.nonzero(near.any(axis=1))[0]
+    if redo.size:
+        a, b = _box_muller_float(xp, w[redo, :, 0], w[redo, :, 1])
+        values[redo] = xp.stack([a, b], axis=-1).reshape(redo.size, -1)
+        keep = xp.abs(values[redo]) < TRUNCATE_AT
+        take[redo] = keep & (xp.cumsum(keep, axis=1) <= per_group)
+    settled = take.copy()
+    settled[redo] = False
+    rows, cols = xp.nonzero(settled)
+    pairs = w[rows, cols // 2]
+    u1 = xp.maximum(_float_from_words(xp, pairs[:, 0], np.float32), np.float32(1e-7))
+    v1 = (2.0 * math.pi * _float_from_words(xp, pairs[:, 1], np.float32).astype(np.float64)
+          ).astype(np.float32)
+    u2 = xp.sqrt(np.float32(-2.0) * _glibc_float(xp, "logf", u1))
+    first = cols % 2 == 0   # a pair's first value is sin(v1) * u2, its second cos(v1) * u2
+    wave = xp.empty_like(u2)
+    wave[first] = _glibc_float(xp, "sinf", v1[first])
+    wave[~first] = _glibc_float(xp, "cosf", v1[~first])
+    values[rows, cols] = wave * u2
+    return values, take
+
+
+def _exact_double_values(xp, w, values, take, per_group):
+    """`_exact_float_values` for float64 draws (quadruples of words per pair): rows with
+    a value near the bound redrawn whole, the others' kept values recomputed."""
+    values, take = values.copy(), take.copy()
+    last = values.shape[1] - 1 - xp.argmax(take[:, ::-1], axis=1)
+    near = xp.abs(xp.abs(values) - TRUNCATE_AT) <= 4 * np.spacing(TRUNCATE_AT)
+    near &= xp.arange(values.shape[1])[None, :] <= last[:, None]
+    redo = xp.nonzero(near.any(axis=1))[0]
+    if redo.size:
+        r = w[redo]
+        a, b = _box_muller_double(xp, r[..., 0], r[..., 1], r[..., 2], r[..., 3])
+        values[redo] = xp.stack([a, b], axis=-1).reshape(redo.size, -1)
+        keep = xp.abs(values[redo]) < TRUNCATE_AT
+        take[redo] = keep & (xp.cumsum(keep, axis=1) <= per_group)
+    settled = take.copy()
+    settled[redo] = False
+    rows, cols = xp.nonzero(settled)
+    quad = w[rows, cols // 2]
+    a, b = _box_muller_double(xp, quad[:, 0], quad[:, 1], quad[:, 2], quad[:, 3])
+    values[rows, cols] = xp.where(cols % 2 == 0, a, b)
+    return values, take
 
 
 def categorical(xp, key_counter, logits, num_samples):

@@ -108,6 +108,11 @@ class Layer(Operation):
     # convolutions, recurrent layers, normalization): bool/int inputs are cast to the
     # compute dtype in `__call__`. Other layers (reshaping, merging, Embedding) keep them.
     _float_inputs = False
+    # Keras's `__call__` casts float inputs to the compute dtype even when that is an
+    # integer or bool dtype (`Lambda(f, dtype="int32")` truncates floats); the layers that
+    # skip that conversion in Keras (`_convert_input_args = False` or a float
+    # `input_dtype`: hashing, lookups, encodings, discretization) set this False.
+    _casts_floats_to_integers = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -992,10 +997,10 @@ def _convert_input(x, layer):
     if x is None or isinstance(x, (str, bool, slice, type(Ellipsis))):
         return x
     if isinstance(x, KerasTensor):  # being traced (`symbolic.trace_call`): the same autocast
-        if layer.autocast and x.dtype != layer.compute_dtype and \
-                config.is_float_dtype(layer.compute_dtype) and (
-                config.is_float_dtype(x.dtype) or
-                (config.standardize_dtype(x.dtype)[:1] in "biu" and layer._float_inputs)):
+        if layer.autocast and x.dtype != layer.compute_dtype and (
+                _casts_float_input(layer, config.is_float_dtype(x.dtype)) or
+                (config.is_float_dtype(layer.compute_dtype) and
+                 config.standardize_dtype(x.dtype)[:1] in "biu" and layer._float_inputs)):
             mask = x._keras_mask
             x = core.cast(x, layer.compute_dtype)
             x._keras_mask = mask
@@ -1005,13 +1010,21 @@ def _convert_input(x, layer):
             return x
         x = core.convert_to_tensor(x)
     kind = x._value.dtype.kind
-    if layer.autocast and x.dtype != layer.compute_dtype and not isinstance(x, Variable) and \
-            config.is_float_dtype(layer.compute_dtype) and \
-            (is_float(x._value.dtype) or (kind in "biu" and layer._float_inputs)):
+    if layer.autocast and x.dtype != layer.compute_dtype and not isinstance(x, Variable) and (
+            _casts_float_input(layer, is_float(x._value.dtype)) or
+            (config.is_float_dtype(layer.compute_dtype) and kind in "biu" and
+             layer._float_inputs)):
         mask = x._keras_mask
         x = core.cast(x, layer.compute_dtype)
         x._keras_mask = mask
     return x
+
+
+def _casts_float_input(layer, input_is_float):
+    """Keras's autocast of a float input: to a float compute dtype always, to an integer
+    or bool one unless the layer opts out (`_casts_floats_to_integers`)."""
+    return input_is_float and (config.is_float_dtype(layer.compute_dtype) or
+                               layer._casts_floats_to_integers)
 
 
 def _populate_masks(sig, args, kwargs, first_mask):

@@ -48,10 +48,11 @@ import math
 
 import numpy as np
 
-from kerasish.autodiff import tape as _tape
+from kerasish.autodiff import recording, tape as _tape
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.backend import config
+from kerasish.backend.kernels import onednn_math
 from kerasish.ops import core, manipulation as shape_ops
 from kerasish.ops.fused import fused_activation
 from kerasish.ops.symbolic import keras_op
@@ -683,8 +684,19 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
         >>> ops.conv(x, k).shape
         (1, 3, 3, 1)
     """
+    refuse_strided_dilation(strides, dilation_rate, len(np.shape(kernel)) - 2)
     return fused_conv(inputs, kernel, None, None, strides, padding, data_format,
                       dilation_rate, name="conv")
+
+
+def refuse_strided_dilation(strides, dilation_rate, rank):
+    """TensorFlow's `tf.nn.convolution` (so Keras's `ops.conv`) refuses strides > 1
+    together with dilations > 1 (depthwise/separable/transposed ones do not)."""
+    strides, dilation = (np.broadcast_to(np.asarray(v), (rank,)) if np.ndim(v) == 0
+                         else np.asarray(v) for v in (strides, dilation_rate))
+    if (strides > 1).any() and (dilation > 1).any():
+        raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. "
+                         f"Received: strides={strides} and dilation_rate={dilation}")
 
 
 @keras_op
@@ -718,9 +730,52 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
             f"{op}: the input channels must match the kernel: the kernel's channel axis ({w.shape[-2]}) must equal the input channels "
             f"({channels}). Received inputs of shape {tuple(x.shape)} and a kernel of shape "
             f"{tuple(w.shape)}.")
+    if _taps_in_keras_order(x, w):
+        return _depthwise_taps(x, w, strides, padding, data_format, dilation_rate, op)
     w = shape_ops.reshape(w, tuple(w.shape[:-2]) + (1, w.shape[-2] * w.shape[-1]))
     return fused_conv(x, w, None, None, strides, padding, data_format, dilation_rate,
                       name="depthwise_conv")
+
+
+def _taps_in_keras_order(x, w):
+    """Whether to add a depthwise convolution's taps as TensorFlow does (oneDNN's kernel:
+    tap by tap, fused multiply-adds): float32 on numpy, on a CPU with FMA (AVX2 and up),
+    for calls no tape records (training keeps the grouped-convolution Op, whose GEMM
+    sums agree with it for some shapes only, and its gradients)."""
+    if recording._active or x.dtype != "float32" or w.dtype != "float32" or \
+            KerasTensor in (type(x), type(w)) or x._device.xp is not np:
+        return False
+    kernel = onednn_math.cpu_kernel()
+    return kernel is not None and kernel[1]
+
+
+def _depthwise_taps(x, w, strides, padding, data_format, dilation_rate, op):
+    """Depthwise convolution summed tap by tap in kernel order, each tap a float32 fused
+    multiply-add (a float64 multiply-add rounded to float32 gives the same bits): oneDNN's
+    depthwise kernel, so the outputs equal TensorFlow's to the bit."""
+    data_format = standardize_data_format(data_format, op)
+    x = _to_channels_last(x, data_format)
+    rank = x.ndim - 2
+    strides = standardize_tuple(strides, rank, "strides", op)
+    dilation = standardize_tuple(dilation_rate, rank, "dilation_rate", op)
+    kernel = tuple(w.shape[:rank])
+    reach = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
+    if standardize_padding(padding, op) == "same":
+        pads = [same_padding(x.shape[1 + i], reach[i], strides[i]) for i in range(rank)]
+        x = shape_ops.pad(x, [(0, 0)] + pads + [(0, 0)])
+    sizes = [(x.shape[1 + i] - reach[i]) // strides[i] + 1 for i in range(rank)]
+    wide = core.cast(x, "float64")[..., None]      # (batch, *spatial, channels, 1)
+    taps = core.cast(w, "float64")                 # (*kernel, channels, multiplier)
+    total = None
+    for tap in np.ndindex(*kernel):
+        window = (slice(None),) + tuple(
+            slice(t * d, t * d + (n - 1) * s + 1, s)
+            for t, d, n, s in zip(tap, dilation, sizes, strides)) + (Ellipsis,)
+        term = wide[window] * taps[tap]
+        total = core.cast(term if total is None else core.cast(total, "float64") + term,
+                          "float32")
+    total = shape_ops.reshape(total, (total.shape[0], *sizes, w.shape[-2] * w.shape[-1]))
+    return _from_channels_last(total, data_format)
 
 
 @keras_op

@@ -2,11 +2,14 @@
 pads, colour conversions and blurring with Keras 3's (TensorFlow backend) numbers.
 
 Resizing is a pair of separable weight matrices (one per spatial axis) built
-from TensorFlow's kernels (half-pixel bilinear/nearest/Keys bicubic with its
-1024-entry table, area, and the scale-and-translate kernels for lanczos and
+from TensorFlow's kernels (half-pixel nearest/Keys bicubic with its 1024-entry
+table, area, and the scale-and-translate kernels for lanczos and
 antialiasing), applied with `ops.einsum`, so it is vectorised over the batch
-and differentiable. The other functions work on the raw arrays of the
-tensor's device (numpy or cupy) and are not differentiable.
+and differentiable; plain bilinear follows ResizeBilinear's own arithmetic
+(two horizontal lerps, then a vertical one) and matches it to the bit. Every
+dtype is resized in float32, as TensorFlow's kernels do. The other functions
+work on the raw arrays of the tensor's device (numpy or cupy) and are not
+differentiable.
 """
 import math
 
@@ -15,8 +18,10 @@ import numpy as np
 from kerasish import ops
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.tensor import Tensor
-from kerasish.backend import config
+from kerasish.backend import config, dtypes
+from kerasish.backend.kernels import onednn_math
 from kerasish.ops import core
+from kerasish.ops.conv import refuse_strided_dilation
 from kerasish.ops.symbolic import keras_op
 from kerasish.utils.registry import REGISTRY
 
@@ -42,10 +47,13 @@ def _tensor(x):
 
 
 def _check_rank(name, images, ranks=(3, 4)):
+    """Keras's rank error (the TF backend's words; crop/pad's front-end checks say
+    "Received: images.shape=")."""
     if len(images.shape) not in ranks:
+        received = ": " if name in ("crop_images", "pad_images") else " input with shape: "
         raise ValueError(
-            f"ops.image.{name}: invalid images rank: expected rank 3 (single image) or rank 4 "
-            f"(batch of images). Received input with shape: images.shape={tuple(images.shape)}")
+            "Invalid images rank: expected rank 3 (single image) or rank 4 (batch of images). "
+            f"Received{received}images.shape={tuple(images.shape)}")
 
 
 def _to_channels_last(array, data_format):
@@ -91,10 +99,10 @@ def resize(images, size, interpolation="bilinear", antialias=False,
         (2, 2, 2, 3)
     """
     data_format = _data_format(data_format)
-    _check_resize_arguments(interpolation, fill_mode, crop_to_aspect_ratio,
-                            pad_to_aspect_ratio, size)
+    _check_resize_size(size)
     images = _tensor(images)
     _check_rank("resize", images)
+    _check_resize_arguments(interpolation, fill_mode, crop_to_aspect_ratio, pad_to_aspect_ratio)
     target_h, target_w = (int(s) for s in size)
     x = images if data_format == "channels_last" else ops.transpose(
         images, (0, 2, 3, 1) if images.ndim == 4 else (1, 2, 0))
@@ -106,14 +114,17 @@ def resize(images, size, interpolation="bilinear", antialias=False,
     if (in_h, in_w) == (target_h, target_w) and interpolation != "area":
         out = x
     else:
-        rows = _weights(interpolation, antialias, in_h, target_h)
-        cols = _weights(interpolation, antialias, in_w, target_w)
-        compute = "float32" if x.dtype != "float64" else "float64"
-        xf = ops.cast(x, compute)
-        rows = core.convert_to_tensor(rows.astype(compute))
-        cols = core.convert_to_tensor(cols.astype(compute))
-        spec = "oh,bhwc,pw->bopc" if x.ndim == 4 else "oh,hwc,pw->opc"
-        out = ops.einsum(spec, rows, xf, cols)
+        # TensorFlow's resize kernels read every dtype (float64 too) as float32
+        xf = ops.cast(x, "float32")
+        if interpolation == "bilinear" and not antialias:
+            out = _bilinear_lerp(xf, target_h, target_w)
+        else:
+            rows = _weights(interpolation, antialias, in_h, target_h)
+            cols = _weights(interpolation, antialias, in_w, target_w)
+            rows = core.convert_to_tensor(rows.astype("float32"))
+            cols = core.convert_to_tensor(cols.astype("float32"))
+            spec = "oh,bhwc,pw->bopc" if x.ndim == 4 else "oh,hwc,pw->opc"
+            out = ops.einsum(spec, rows, xf, cols)
         if x.dtype.startswith(("int", "uint")):
             # As Keras: integer images come back rounded, in their own dtype.
             info = np.iinfo(x.dtype)
@@ -125,20 +136,26 @@ def resize(images, size, interpolation="bilinear", antialias=False,
     return out
 
 
-def _check_resize_arguments(interpolation, fill_mode, crop, pad, size):
+def _check_resize_arguments(interpolation, fill_mode, crop, pad):
+    """Keras's checks and texts, in its order (after `size` and the rank)."""
+    if crop and pad:
+        raise ValueError("Only one of `pad_to_aspect_ratio` & "
+                         "`crop_to_aspect_ratio` can be `True`.")
     if interpolation not in RESIZE_INTERPOLATIONS:
-        raise ValueError("ops.image.resize: invalid value for argument `interpolation`. "
+        raise ValueError("Invalid value for argument `interpolation`. "
                          f"Expected of one {RESIZE_INTERPOLATIONS}. Received: "
                          f"interpolation={interpolation}")
     if fill_mode != "constant":
-        raise ValueError("ops.image.resize: invalid value for argument `fill_mode`. Only "
+        raise ValueError("Invalid value for argument `fill_mode`. Only "
                          f"`'constant'` is supported. Received: fill_mode={fill_mode}")
-    if crop and pad:
-        raise ValueError("ops.image.resize: only one of `pad_to_aspect_ratio` & "
-                         "`crop_to_aspect_ratio` can be `True`.")
-    if len(size) != 2 or any(int(s) < 1 for s in size):
-        raise ValueError("ops.image.resize: argument `size` must be a tuple of two positive "
-                         f"elements (height, width). Received: size={size}")
+
+
+def _check_resize_size(size):
+    """Keras's front-end checks of `size` (made before the others)."""
+    if len(size) != 2:
+        raise ValueError(f"Expected `size` to be a tuple of 2 integers. Received: size={size}")
+    if size[0] <= 0 or size[1] <= 0:
+        raise ValueError(f"`size` must have positive height and width. Received: size={size}")
 
 
 def _f32_div_int(numerator, denominator):
@@ -177,21 +194,37 @@ def _weights(interpolation, antialias, in_size, out_size):
     if interpolation in ("lanczos3", "lanczos5") or (antialias and interpolation in kernels):
         kernel, radius = kernels[interpolation]
         return _scale_and_translate_weights(kernel, radius, in_size, out_size, antialias)
-    return {"bilinear": _bilinear_weights, "nearest": _nearest_weights,
+    return {"nearest": _nearest_weights,
             "bicubic": _bicubic_weights, "area": _area_weights}[interpolation](in_size, out_size)
 
 
-def _bilinear_weights(in_size, out_size):
+def _half_pixel_lerps(in_size, out_size):
+    """TensorFlow's ResizeBilinear sampling: (lower, upper, lerp) per output index."""
     scale = np.float32(in_size) / np.float32(out_size)
-    w = np.zeros((out_size, in_size))
-    for i in range(out_size):
-        position = (np.float32(i) + np.float32(0.5)) * scale - np.float32(0.5)
-        floor = math.floor(position)
-        lower, upper = max(floor, 0), min(math.ceil(position), in_size - 1)
-        lerp = float(position) - floor
-        w[i, lower] += 1.0 - lerp
-        w[i, upper] += lerp
-    return w
+    position = (np.arange(out_size, dtype="float32") + np.float32(0.5)) * scale - np.float32(0.5)
+    floor = np.floor(position)
+    lower = np.maximum(floor.astype("int64"), 0)
+    upper = np.minimum(np.ceil(position).astype("int64"), in_size - 1)
+    return lower, upper, (position - floor).astype("float32")
+
+
+def _bilinear_lerp(x, out_h, out_w):
+    """Half-pixel bilinear resize of float32 channels-last images in TensorFlow's
+    arithmetic (ResizeBilinear's `compute_lerp`: two horizontal lerps, then one
+    vertical), so the result matches it to the bit; differentiable."""
+    row_axis = x.ndim - 3
+    top_rows, bottom_rows, y_lerp = _half_pixel_lerps(x.shape[row_axis], out_h)
+    left, right, x_lerp = _half_pixel_lerps(x.shape[row_axis + 1], out_w)
+    x_lerp = core.convert_to_tensor(x_lerp.reshape(-1, 1))
+    y_lerp = core.convert_to_tensor(y_lerp.reshape(-1, 1, 1))
+
+    def row_lerp(rows):
+        picked = ops.take(x, rows, axis=row_axis)
+        start = ops.take(picked, left, axis=row_axis + 1)
+        return start + (ops.take(picked, right, axis=row_axis + 1) - start) * x_lerp
+
+    top = row_lerp(top_rows)
+    return top + (row_lerp(bottom_rows) - top) * y_lerp
 
 
 def _nearest_weights(in_size, out_size):
@@ -308,18 +341,18 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
     """
     data_format = _data_format(data_format)
     if interpolation not in AFFINE_INTERPOLATIONS:
-        raise ValueError("ops.image.affine_transform: invalid value for argument "
+        raise ValueError("Invalid value for argument "
                          f"`interpolation`. Expected of one {AFFINE_INTERPOLATIONS}. Received: "
                          f"interpolation={interpolation}")
     if fill_mode not in AFFINE_FILL_MODES:
-        raise ValueError("ops.image.affine_transform: invalid value for argument `fill_mode`. "
+        raise ValueError("Invalid value for argument `fill_mode`. "
                          f"Expected of one {AFFINE_FILL_MODES}. Received: fill_mode={fill_mode}")
     images = _tensor(images)
     _check_rank("affine_transform", images)
     xp = images._device.xp
     transform = xp.asarray(_tensor(transform)._value, dtype="float32")
     if transform.ndim not in (1, 2):
-        raise ValueError("ops.image.affine_transform: invalid transform rank: expected rank 1 "
+        raise ValueError("Invalid transform rank: expected rank 1 "
                          "(single transform) or rank 2 (batch of transforms). Received input "
                          f"with shape: transform.shape={tuple(transform.shape)}")
     if transform.ndim == 1:
@@ -470,19 +503,18 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
     array = inputs._value
     coords = xp.asarray(_tensor(coordinates)._value)
     if coords.shape[0] != array.ndim:
-        raise ValueError("ops.image.map_coordinates: first dim of `coordinates` must be the "
+        raise ValueError("First dim of `coordinates` must be the "
                          "same as the rank of `inputs`. Received inputs with shape: "
                          f"{tuple(array.shape)} and coordinate leading dim of {coords.shape[0]}")
     if coords.ndim < 2:
-        raise ValueError("ops.image.map_coordinates: invalid coordinates rank: expected at "
+        raise ValueError("Invalid coordinates rank: expected at "
                          f"least rank 2. Received input with shape: {tuple(coords.shape)}")
     if fill_mode not in MAP_COORDINATES_FILL_MODES:
         raise ValueError("ops.image.map_coordinates: invalid value for argument `fill_mode`. "
                          f"Expected one of {MAP_COORDINATES_FILL_MODES}. Received: "
                          f"fill_mode={fill_mode}")
     if order not in (0, 1):
-        raise NotImplementedError("ops.image.map_coordinates currently requires order<=1 "
-                                  f"(as Keras). Received: order={order}")
+        raise NotImplementedError("map_coordinates currently requires order<=1")
     weight_dtype = coords.dtype if coords.dtype.kind == "f" else np.dtype("float32")
     axes = [_interpolation_nodes(xp, c, order, weight_dtype) for c in coords]
     result = 0
@@ -558,6 +590,10 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     Returns:
         Tensor of patches, each flattened in (row, column, channel) order.
     """
+    if not isinstance(size, int) and isinstance(size, (tuple, list)) and \
+            len(size) not in (2, 3):
+        raise ValueError("Invalid `size` argument. Expected a tuple of length 2 or 3. "
+                         f"Received: size={size} with length {len(size)}")
     if isinstance(size, (tuple, list)) and len(size) == 3:
         # as Keras: a 3-element size means volumes
         return extract_patches_3d(images, size, strides, dilation_rate, padding, data_format)
@@ -573,6 +609,7 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     if padding.lower() not in ("valid", "same"):
         raise ValueError("ops.image.extract_patches: `padding` must be 'valid' or 'same'. "
                          f"Received: padding={padding!r}")
+    refuse_strided_dilation(strides, dilation_rate, 2)  # Keras extracts with ops.conv
     xp = images._device.xp
     array = images._value
     single = array.ndim == 3
@@ -600,17 +637,25 @@ def _patches(xp, array, size, strides, dilation, padding):
     return patches.reshape(array.shape[0], out_h, out_w, size[0] * size[1] * channels)
 
 
-def _crop_box(first, second, target, total, names):
-    if target is None:
-        if first is None or second is None:
-            raise ValueError(f"ops.image.crop_images: if the target size is not set, both "
-                             f"`{names[0]}` and `{names[1]}` must be set.")
-        return int(first), int(total - first - second)
-    if first is None:
-        if second is None:
-            raise ValueError(f"ops.image.crop_images: set `{names[0]}` or `{names[1]}`.")
-        first = total - target - second
-    return int(first), int(target)
+def _check_two_of_three(kind, top, left, bottom, right, target_height, target_width):
+    """Keras's `_validate_{pad,crop}_images_args`: exactly two of each triple given,
+    none negative (its texts, in its order)."""
+    triples = (((f"top_{kind}", top), (f"bottom_{kind}", bottom),
+                ("target_height", target_height)),
+               ((f"left_{kind}", left), (f"right_{kind}", right),
+                ("target_width", target_width)))
+    for triple in triples:
+        if [value for _, value in triple].count(None) != 1:
+            names = ", ".join(name for name, _ in triple)
+            given = ", ".join(f"{name}={value}" for name, value in triple)
+            raise ValueError(f"Must specify exactly two of {names}. Received: {given}")
+    for name, value in triples[0] + triples[1]:
+        _check_non_negative(name, value)
+
+
+def _check_non_negative(name, value):
+    if value is not None and value < 0:
+        raise ValueError(f"{name} must be >= 0. Received: {name}={value}")
 
 
 @keras_op
@@ -618,20 +663,27 @@ def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=N
                 right_cropping=None, target_height=None, target_width=None, data_format=None):
     """Crops images to a box given by offsets and a target size (or both margins).
 
+    Exactly two of (top_cropping, bottom_cropping, target_height) and two of
+    (left_cropping, right_cropping, target_width) must be given, as in Keras.
+
     Returns:
         images[..., top:top + target_height, left:left + target_width, :].
     """
     data_format = _data_format(data_format)
     images = _tensor(images)
     _check_rank("crop_images", images)
+    _check_two_of_three("cropping", top_cropping, left_cropping, bottom_cropping,
+                        right_cropping, target_height, target_width)
     array = _to_channels_last(images._value, data_format)
     height, width = array.shape[-3], array.shape[-2]
-    top, out_h = _crop_box(top_cropping, bottom_cropping, target_height, height,
-                           ("top_cropping", "bottom_cropping"))
-    left, out_w = _crop_box(left_cropping, right_cropping, target_width, width,
-                            ("left_cropping", "right_cropping"))
-    if top < 0 or left < 0 or out_h <= 0 or out_w <= 0 or top + out_h > height or \
-            left + out_w > width:
+    top = height - target_height - bottom_cropping if top_cropping is None else top_cropping
+    out_h = height - bottom_cropping - top if target_height is None else target_height
+    left = width - target_width - right_cropping if left_cropping is None else left_cropping
+    out_w = width - right_cropping - left if target_width is None else target_width
+    for name, value in (("top_cropping", top), ("target_height", out_h),
+                        ("left_cropping", left), ("target_width", out_w)):
+        _check_non_negative(name, value)
+    if top + out_h > height or left + out_w > width:
         raise ValueError(f"ops.image.crop_images: the crop box (top={top}, left={left}, "
                          f"height={out_h}, width={out_w}) does not fit in images of height "
                          f"{height} and width {width}.")
@@ -644,37 +696,30 @@ def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
                right_padding=None, target_height=None, target_width=None, data_format=None):
     """Zero-pads images to a target size (or by the given margins).
 
+    Exactly two of (top_padding, bottom_padding, target_height) and two of
+    (left_padding, right_padding, target_width) must be given, as in Keras.
+
     Returns:
         images placed at (top_padding, left_padding) in zeros of the target size.
     """
     data_format = _data_format(data_format)
     images = _tensor(images)
     _check_rank("pad_images", images)
+    _check_two_of_three("padding", top_padding, left_padding, bottom_padding, right_padding,
+                        target_height, target_width)
     xp = images._device.xp
     array = _to_channels_last(images._value, data_format)
     height, width = array.shape[-3], array.shape[-2]
-    top, out_h = _pad_box(top_padding, bottom_padding, target_height, height, "height")
-    left, out_w = _pad_box(left_padding, right_padding, target_width, width, "width")
-    if top < 0 or left < 0 or out_h - height - top < 0 or out_w - width - left < 0:
-        raise ValueError(f"ops.image.pad_images: padding (top={top}, left={left}) to height "
-                         f"{out_h} and width {out_w} does not fit images of height {height} "
-                         f"and width {width}.")
-    pads = [(0, 0)] * (array.ndim - 3) + [(top, out_h - height - top),
-                                          (left, out_w - width - left), (0, 0)]
+    top = target_height - bottom_padding - height if top_padding is None else top_padding
+    bottom = target_height - top - height if bottom_padding is None else bottom_padding
+    left = target_width - right_padding - width if left_padding is None else left_padding
+    right = target_width - left - width if right_padding is None else right_padding
+    for name, value in (("top_padding", top), ("left_padding", left),
+                        ("right_padding", right), ("bottom_padding", bottom)):
+        _check_non_negative(name, value)
+    pads = [(0, 0)] * (array.ndim - 3) + [(int(top), int(bottom)), (int(left), int(right)),
+                                          (0, 0)]
     return _result(_from_channels_last(xp.pad(array, pads), data_format), images)
-
-
-def _pad_box(first, second, target, total, label):
-    names = ("top_padding", "bottom_padding") if label == "height" else \
-        ("left_padding", "right_padding")
-    if target is None:
-        if first is None or second is None:
-            raise ValueError(f"ops.image.pad_images: if `target_{label}` is not set, both "
-                             f"`{names[0]}` and `{names[1]}` must be set.")
-        return int(first), int(total + first + second)
-    if first is None:
-        first = target - total - (second or 0)
-    return int(first), int(target)
 
 
 # colour --------------------------------------------------------------------------------------
@@ -684,29 +729,30 @@ def _channel_axis(images, data_format):
 
 @keras_op
 def rgb_to_grayscale(images, data_format=None):
-    """Luma `0.2989 R + 0.5870 G + 0.1140 B`, keeping a channel axis of size 1."""
+    """Luma `0.2989 R + 0.5870 G + 0.1140 B`, keeping a channel axis of size 1.
+
+    As Keras (TensorFlow backend): computed in `result_type(dtype, float)` (float32
+    for integer images, the image's own float dtype otherwise), cast back to the input
+    dtype (integer results truncated); a 1-channel image is returned unchanged.
+    """
     data_format = _data_format(data_format)
     images = _tensor(images)
     _check_rank("rgb_to_grayscale", images)
-    xp = images._device.xp
     axis = _channel_axis(images, data_format)
-    array = images._value
-    if array.shape[axis] != 3:
-        raise ValueError("ops.image.rgb_to_grayscale: expected 3 (RGB) channels on axis "
-                         f"{axis}, received images of shape {tuple(array.shape)}.")
-    if config.is_float_array(array):  # with ops, so the luma is differentiable (as in Keras)
-        shape = [1] * array.ndim
-        shape[axis] = 3
-        weights = ops.reshape(ops.convert_to_tensor([0.2989, 0.5870, 0.1140], "float32"), shape)
-        gray = ops.sum(ops.cast(images, "float32") * weights, axis=axis, keepdims=True)
-        return ops.cast(gray, images.dtype)
-    weights = xp.asarray([0.2989, 0.5870, 0.1140], dtype="float32")
-    moved = xp.moveaxis(array, axis, -1).astype("float32")
-    gray = (moved @ weights)[..., None]
-    gray = xp.moveaxis(gray, -1, axis)
-    if array.dtype.kind in "iu":
-        gray = xp.round(gray)
-    return _result(gray.astype(array.dtype if array.dtype.kind != "f" else array.dtype), images)
+    if images.shape[axis] not in (1, 3):
+        raise ValueError("Invalid channel size: expected 3 (RGB) or 1 (Grayscale). Received "
+                         f"input with shape: images.shape={images.shape}")
+    if images.shape[axis] == 1:
+        return images
+    compute = dtypes.result_type(images.dtype, float)
+    shape = [1] * images.ndim
+    shape[axis] = 3
+    weights = ops.convert_to_tensor([0.2989, 0.5870, 0.1140], compute)
+    # TensorFlow's tensordot is a matmul: 16-bit floats accumulate in float32
+    wide = "float32" if compute in ("float16", "bfloat16") else compute
+    weights = ops.reshape(ops.cast(weights, wide), shape)
+    gray = ops.sum(ops.cast(ops.cast(images, compute), wide) * weights, axis=axis, keepdims=True)
+    return ops.cast(ops.cast(gray, compute), images.dtype)
 
 
 @keras_op
@@ -728,8 +774,8 @@ def _convert_colour(images, data_format, fn, name):
     xp = images._device.xp
     array = images._value
     if not config.is_float_dtype(array.dtype):
-        raise ValueError(f"ops.image.{name}: invalid images dtype: expected float dtype. "
-                         f"Received: images.dtype={images.dtype}")
+        raise ValueError(f"Invalid images dtype: expected float dtype. "
+                         f"Received: images.dtype={config.standardize_dtype(images.dtype)}")
     axis = _channel_axis(images, data_format)
     if array.shape[axis] != 3:
         raise ValueError(f"ops.image.{name}: expected 3 channels on axis {axis}, received "
@@ -741,32 +787,26 @@ def _convert_colour(images, data_format, fn, name):
 
 
 def _rgb_to_hsv(xp, r, g, b):
+    """TensorFlow's RGBToHSV functor, operation for operation in the images' dtype."""
     value = xp.maximum(xp.maximum(r, g), b)
     spread = value - xp.minimum(xp.minimum(r, g), b)
-    saturation = xp.where(value > 0, spread / xp.where(value > 0, value, 1), 0)
-    norm = 1.0 / (6.0 * xp.where(spread > 0, spread, 1))
-    hue = xp.where(r == value, norm * (g - b),
-                   xp.where(g == value, norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        saturation = xp.where(value > 0, spread / value, 0)
+        norm = (1 / spread) * (1.0 / 6.0)   # range.inverse() * (T(1) / T(6))
+        hue = xp.where(r == value, norm * (g - b),
+                       xp.where(g == value, norm * (b - r) + 2.0 / 6.0,
+                                norm * (r - g) + 4.0 / 6.0))
     hue = xp.where(spread > 0, hue, 0)
     hue = xp.where(hue < 0, hue + 1, hue)
-    return hue, saturation, value
+    return hue, saturation.astype(r.dtype), value
 
 
 def _hsv_to_rgb(xp, h, s, v):
-    c = s * v
-    m = v - c
+    """TensorFlow's HSVToRGB functor: clipped triangle waves of `6 h` per channel."""
     dh = h * 6
-    x = c * (1 - xp.abs(xp.mod(dh, 2) - 1))
-    category = xp.floor(dh).astype("int64")
-    zero = xp.zeros_like(c)
-    table = [(c, x, zero), (x, c, zero), (zero, c, x), (zero, x, c), (x, zero, c), (c, zero, x)]
-    out = []
-    for channel in range(3):
-        value = zero
-        for k, row in enumerate(table):
-            value = xp.where(category == k, row[channel], value)
-        out.append(value + m)
-    return out
+    waves = (xp.abs(dh - 3) - 1, -xp.abs(dh - 2) + 2, -xp.abs(dh - 4) + 2)
+    one_s = -s + 1
+    return [(one_s + s * xp.minimum(xp.maximum(wave, 0), 1)) * v for wave in waves]
 
 
 # blur -----------------------------------------------------------------------------------------
@@ -794,31 +834,49 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
     # ints give float32; bfloat16 is computed in float32 and returned as bfloat16
     result_dtype = images.dtype if config.is_float_dtype(images.dtype) else "float32"
     dtype = result_dtype if result_dtype != "bfloat16" else "float32"
-    kernel = _gaussian_kernel(kernel_size, sigma).astype(config.to_numpy_dtype(dtype))
+    kernel = _gaussian_kernel(kernel_size, sigma, dtype)
     kh, kw = kernel.shape
     pad_h, pad_w = kh - 1, kw - 1
     padded = ops.pad(ops.cast(batch, dtype), ((0, 0), (pad_h // 2, pad_h - pad_h // 2),
                                             (pad_w // 2, pad_w - pad_w // 2), (0, 0)))
     height, width = batch.shape[1], batch.shape[2]
+    # TensorFlow's float32 depthwise convolution (oneDNN's) adds the taps row by row, with
+    # fused multiply-adds where the CPU has them (AVX2 and up): a float64 multiply-add
+    # rounded to float32 gives the same bits
+    kernel_isa = onednn_math.cpu_kernel()
+    fused = dtype == "float32" and kernel_isa is not None and kernel_isa[1]
+    wide = "float64" if fused else dtype
     out = None  # written with ops (shifted slices times weights): differentiable, as Keras's
     for i in range(kh):
         for j in range(kw):
-            term = ops.multiply(padded[:, i:i + height, j:j + width, :], kernel[i, j])
-            out = term if out is None else ops.add(out, term)
+            term = ops.multiply(ops.cast(padded[:, i:i + height, j:j + width, :], wide),
+                                float(kernel[i, j]))
+            out = ops.cast(term if out is None else ops.add(ops.cast(out, wide), term), dtype)
     out = ops.cast(out, result_dtype)
     if data_format == "channels_first":
         out = ops.transpose(out, (0, 3, 1, 2))
     return ops.squeeze(out, 0) if single else out
 
 
-def _gaussian_kernel(kernel_size, sigma):
+def _gaussian_kernel(kernel_size, sigma, dtype):
+    """Keras's kernel, computed as its TensorFlow backend does, in `dtype`: `outer(k_y,
+    k_x)` of normalized `exp(-0.5 * (x / sigma) ** 2)` (TensorFlow's exp)."""
     def one_d(size, s):
-        x = np.arange(size, dtype="float64") - (size - 1) / 2
-        k = np.exp(-0.5 * (x / s) ** 2)
-        return k / k.sum()
+        x = ops.subtract(ops.arange(size, dtype=dtype), (size - 1) / 2)
+        k = ops.exp(ops.multiply(-0.5, ops.square(ops.divide(x, ops.cast(s, dtype)))))
+        return core.convert_to_numpy(ops.divide(k, ops.sum(k)))
     k_x = one_d(kernel_size[0], sigma[0])
     k_y = one_d(kernel_size[1], sigma[1])
     return np.outer(k_y, k_x).reshape(kernel_size[0], kernel_size[1])
+
+
+def _ssim_kernel(size, sigma, dtype):
+    """Keras's ssim window: `outer(g, g)` of normalized `exp(-(x ** 2) / (2 * sigma ** 2))`,
+    in `dtype`."""
+    x = ops.subtract(ops.arange(size, dtype=dtype), (size - 1) / 2.0)
+    gauss = ops.exp(ops.divide(ops.negative(ops.square(x)), 2.0 * sigma ** 2))
+    gauss = ops.divide(gauss, ops.sum(gauss))
+    return ops.outer(gauss, gauss)
 
 
 @keras_op
@@ -958,9 +1016,8 @@ def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01,
     if data_format == "channels_first":
         x, y = ops.moveaxis(x, 1, -1), ops.moveaxis(y, 1, -1)
     batch, height, width, channels = x.shape
-    kernel = ops.convert_to_tensor(
-        _gaussian_kernel((filter_size, filter_size), (filter_sigma, filter_sigma))
-        .reshape(filter_size, filter_size, 1, 1), dtype=compute_dtype)
+    kernel = ops.reshape(_ssim_kernel(filter_size, filter_sigma, compute_dtype),
+                         (filter_size, filter_size, 1, 1))
 
     def blur(z):  # each channel as its own image: (B*C, H', W', 1)
         return ops.conv(z, kernel, strides=1, padding="valid", data_format="channels_last")
@@ -1095,14 +1152,14 @@ def perspective_transform(images, start_points, end_points, interpolation="bilin
     """
     data_format = _data_format(data_format)
     if interpolation not in AFFINE_INTERPOLATIONS:
-        raise ValueError("ops.image.perspective_transform: invalid value for argument "
+        raise ValueError("Invalid value for argument "
                          f"`interpolation`. Expected of one {AFFINE_INTERPOLATIONS}. Received: "
                          f"interpolation={interpolation}")
     _check_rank("perspective_transform", images)
     for name, points in (("start_points", start_points), ("end_points", end_points)):
         shape = tuple(points.shape) if hasattr(points, "shape") else np.shape(points)
         if len(shape) not in (2, 3) or shape[-2:] != (4, 2):
-            raise ValueError(f"ops.image.perspective_transform: invalid {name} shape: expected "
+            raise ValueError(f"Invalid {name} shape: expected "
                              "(4,2) for a single image or (N,4,2) for a batch. Received shape: "
                              f"{shape}")
     if tuple(np.shape(start_points) if not hasattr(start_points, "shape") else
@@ -1168,11 +1225,11 @@ def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
     """
     data_format = _data_format(data_format)
     if interpolation not in AFFINE_INTERPOLATIONS:
-        raise ValueError("ops.image.elastic_transform: invalid value for argument "
+        raise ValueError("Invalid value for argument "
                          f"`interpolation`. Expected of one {AFFINE_INTERPOLATIONS}. Received: "
                          f"interpolation={interpolation}")
     if fill_mode not in AFFINE_FILL_MODES:
-        raise ValueError("ops.image.elastic_transform: invalid value for argument `fill_mode`. "
+        raise ValueError("Invalid value for argument `fill_mode`. "
                          f"Expected of one {AFFINE_FILL_MODES}. Received: fill_mode={fill_mode}")
     _check_rank("elastic_transform", images)
     if isinstance(images, KerasTensor):

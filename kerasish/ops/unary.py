@@ -13,7 +13,7 @@ from kerasish.autodiff.op import Op
 from kerasish.autodiff.tensor import Tensor
 from kerasish.backend import keras_graph
 from kerasish.backend.config import is_inexact
-from kerasish.backend.kernels import eigen_math
+from kerasish.backend.kernels import eigen_math, eigen_trig
 from kerasish.ops import core
 from kerasish.ops.core import convert_to_tensor, float_operand
 from kerasish.ops.symbolic import keras_op
@@ -113,9 +113,10 @@ cbrt = unary("cbrt", lambda xp, a: xp.cbrt(a),
 reciprocal = unary("reciprocal", lambda xp, a: xp.reciprocal(a), lambda g, x, o: negative(ew.multiply(g, square(o))))
 sin = unary("sin", eigen_math.sin, _times(lambda x, o: cos(x)))   # TensorFlow's float32 values
 cos = unary("cos", eigen_math.cos, lambda g, x, o: negative(ew.multiply(g, sin(x))))
-tan = unary("tan", lambda xp, a: xp.tan(a), _times(lambda x, o: ew.add(square(o), 1.0)))
-sinh = unary("sinh", lambda xp, a: xp.sinh(a), _times(lambda x, o: cosh(x)))
-cosh = unary("cosh", lambda xp, a: xp.cosh(a), _times(lambda x, o: sinh(x)))
+tan = unary("tan", eigen_trig.glibc_float("tanf", "tan"),   # TF's float32 values: glibc's
+            _times(lambda x, o: ew.add(square(o), 1.0)))
+sinh = unary("sinh", eigen_trig.glibc_float("sinhf", "sinh"), _times(lambda x, o: cosh(x)))
+cosh = unary("cosh", eigen_trig.glibc_float("coshf", "cosh"), _times(lambda x, o: sinh(x)))
 tanh = unary("tanh", eigen_math.tanh, _times(lambda x, o: ew.subtract(1.0, square(o))),
              fusable=True)
 arcsin = unary("arcsin", lambda xp, a: xp.arcsin(a),
@@ -124,9 +125,9 @@ arccos = unary("arccos", lambda xp, a: xp.arccos(a),
                lambda g, x, o: negative(ew.divide(g, sqrt(ew.subtract(1.0, square(x))))))
 arctan = unary("arctan", lambda xp, a: xp.arctan(a),
                lambda g, x, o: ew.divide(g, ew.add(square(x), 1.0)))
-arcsinh = unary("arcsinh", lambda xp, a: xp.arcsinh(a),
+arcsinh = unary("arcsinh", eigen_trig.glibc_float("asinhf", "arcsinh"),
                 lambda g, x, o: ew.divide(g, sqrt(ew.add(square(x), 1.0))))
-arccosh = unary("arccosh", lambda xp, a: xp.arccosh(a),
+arccosh = unary("arccosh", eigen_trig.glibc_float("acoshf", "arccosh"),
                 lambda g, x, o: ew.divide(g, sqrt(ew.subtract(square(x), 1.0))))
 arctanh = unary("arctanh", lambda xp, a: xp.arctanh(a),
                 lambda g, x, o: ew.divide(g, ew.subtract(1.0, square(x))))

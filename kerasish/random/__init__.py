@@ -129,7 +129,7 @@ def draw_seed(seed):
     else:
         raise ValueError(
             "Argument `seed` must be either an integer or an instance of "
-            f"`SeedGenerator`. Received: seed={seed!r} (of type {type(seed)})"
+            f"`SeedGenerator`. Received: seed={seed} (of type {type(seed)})"
         )
     return tuple(v % _SEED_MODULUS for v in pair)
 
@@ -174,9 +174,14 @@ def _shape(shape):
     return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
 
 
-def _float(dtype):
+def _float(dtype, *parameters):
+    """`dtype` standardized; a non-float one is refused (as TensorFlow refuses the first
+    Python float parameter in that dtype: Keras's TypeError and text)."""
     dtype = config.standardize_dtype(dtype)
     if not config.is_float_dtype(dtype):
+        for value in parameters:
+            if isinstance(value, float):
+                raise TypeError(f"Cannot convert {value} to EagerTensor of dtype {dtype}")
         raise ValueError(f"Expected a float dtype. Received: dtype={dtype}")
     return dtype
 
@@ -212,8 +217,8 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         (2, 3)
     """
     if _unknown(shape):
-        return _traced_draw(shape, _float(dtype), seed)
-    dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
+        return _traced_draw(shape, _float(dtype, mean, stddev), seed)
+    dtype, shape = config.to_numpy_dtype(_float(dtype, mean, stddev)), _shape(shape)
     return _sample(seed, lambda dev, kc, pair: _affine(
         dev.xp, philox.normal(dev.xp, kc, shape, dtype), stddev, mean, dtype))
 
@@ -271,8 +276,8 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         Tensor.
     """
     if _unknown(shape):
-        return _traced_draw(shape, _float(dtype), seed)
-    dtype, shape = config.to_numpy_dtype(_float(dtype)), _shape(shape)
+        return _traced_draw(shape, _float(dtype, mean, stddev), seed)
+    dtype, shape = config.to_numpy_dtype(_float(dtype, mean, stddev)), _shape(shape)
     return _sample(seed, lambda dev, kc, pair: _affine(
         dev.xp, philox.truncated_normal(dev.xp, kc, shape, dtype), stddev, mean, dtype))
 
@@ -369,7 +374,8 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     """
     x = core.float_operand(inputs)
     if not 0 <= rate < 1:
-        raise ValueError(f"dropout: `rate` must be in [0, 1). Received: rate={rate}")
+        raise ValueError("`rate` must be a scalar tensor or a float in the range [0, 1). "
+                         f"Received: rate={rate}")
     if rate == 0:
         return x
     if isinstance(x, KerasTensor):  # a symbolic call: no draw, the seed does not advance
@@ -405,7 +411,7 @@ def gamma(shape, alpha, dtype=None, seed=None):
         >>> keras.random.gamma((3,), alpha=2.0, seed=1).shape
         (3,)
     """
-    dtype, shape = _float(dtype), _shape(shape)
+    dtype, shape = _float(dtype, alpha), _shape(shape)
     return _sample(seed, lambda dev, kc, pair: dev.send(_tf_gamma(kc, shape, alpha, dtype)))
 
 
@@ -440,7 +446,9 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None):
     Example:
         >>> keras.random.binomial((2,), counts=10, probabilities=0.5, seed=1)
     """
-    dtype, shape = _float(dtype), _shape(shape)
+    # TensorFlow's sampler also counts in int32/int64 (the same draws)
+    dtype = config.standardize_dtype(dtype) if dtype in ("int32", "int64") else _float(dtype)
+    shape = _shape(shape)
     middle = config.to_numpy_dtype("float32" if dtype == "bfloat16" else dtype)
 
     def draw(dev, kc, pair):
@@ -472,7 +480,7 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     Example:
         >>> keras.random.beta((2,), alpha=2.0, beta=3.0, seed=1)
     """
-    dtype, shape = _float(dtype), _shape(shape)
+    dtype, shape = _float(dtype, alpha, beta), _shape(shape)
     middle = "float32" if dtype == "bfloat16" else dtype
     out_dtype = config.to_numpy_dtype(dtype)
 

@@ -31,8 +31,10 @@ _HASH_ALGORITHMS = ("auto", "sha256", "md5")
 _ARCHIVE_TYPES = ("tar", "zip")
 
 
-class DownloadError(OSError):
-    """Raised when `get_file` cannot fetch `origin`; the message names the URL."""
+# What `get_file` raises when it cannot fetch `origin` (the message names the URL): a
+# plain Exception, as Keras's `get_file` raises (a program printing `type(e).__name__`
+# prints "Exception").
+DownloadError = Exception
 
 
 def cache_root():

@@ -21,6 +21,7 @@ Example:
     'Zeros'
 """
 import contextlib
+import importlib
 import inspect
 import types
 
@@ -169,8 +170,11 @@ class Registry:
         for depth in range(len(parts), 0, -1):
             namespace = ".".join(parts[:depth])
             if namespace in self._namespaces:
-                return self.lookup_public(namespace, class_name)
-        return None
+                found = self.lookup_public(namespace, class_name)
+                if found is not None:
+                    return found
+                break
+        return _internal_class(parts, class_name)
 
     def _builtin(self, class_name):
         """A public kerasish class by its Keras class name (legacy configs have no module)."""
@@ -243,6 +247,10 @@ class Registry:
         module, registered = _public_module(cls), self._keys.get(cls)
         if not cls.__module__.startswith("kerasish.") and registered is None:
             registered = cls.__name__   # Keras: a user's class is named by its class name
+        elif cls.__module__.startswith("kerasish.applications."):
+            # a Keras class outside its public API (ConvNeXt's LayerScale): Keras names it
+            # by its `keras.src` module and its class name
+            module, registered = "keras.src" + cls.__module__[len("kerasish"):], cls.__name__
         return {"module": None if module == "__main__" else module,   # as Keras
                 "class_name": cls.__name__, "config": config, "registered_name": registered}
 
@@ -575,6 +583,17 @@ def deserialize_object_as_keras(config, custom_objects=None, module_objects=None
         if compile_config and hasattr(instance, "compile_from_config"):
             instance.compile_from_config(compile_config)
     return instance
+
+
+def _internal_class(parts, class_name):
+    """A class Keras keeps outside its public API (`keras.src.applications.convnext`'s
+    LayerScale), from the kerasish module of the same path; None if there is none."""
+    try:
+        module = importlib.import_module("kerasish." + ".".join(parts))
+    except ImportError:
+        return None
+    found = getattr(module, class_name, None)
+    return found if isinstance(found, type) else None
 
 
 def _public_module(cls):

@@ -114,3 +114,25 @@ def test_mobilenet_v3_warns_when_imagenet_weights_do_not_match_the_input(monkeyp
         keras.applications.MobileNetV3Small(input_shape=(96, 96, 3), include_top=False,
                                             minimalistic=True)
     assert loaded == ["weights_mobilenet_v3_small_minimalistic_224_1.0_float_no_top_v2.h5"]
+
+
+def test_layer_scale_serializes_as_keras_and_loads_back():
+    # Keras 3.15.1: serialize_keras_object(LayerScale(1e-6, 4, name="ls")) names the class
+    # by its keras.src module and class name; kerasish finds it again from that entry
+    from kerasish.applications.convnext import LayerScale
+    config = keras.saving.serialize_keras_object(LayerScale(1e-6, 4, name="ls"))
+    assert config["module"] == "keras.src.applications.convnext"
+    assert config["registered_name"] == "LayerScale"
+    layer = keras.saving.deserialize_keras_object(config)
+    assert isinstance(layer, LayerScale) and layer.projection_dim == 4
+
+
+def test_convnext_model_config_names_layer_scale_as_keras():
+    # Keras 3.15.1's ConvNeXtTiny(...).get_config(): the LayerScale entries carry
+    # module "keras.src.applications.convnext" and registered_name "LayerScale"
+    model = keras.applications.ConvNeXtTiny(weights=None, input_shape=(32, 32, 3), classes=4)
+    entries = [e for e in model.get_config()["layers"] if e["class_name"] == "LayerScale"]
+    assert len(entries) == 18
+    assert {(e["module"], e["registered_name"]) for e in entries} == {
+        ("keras.src.applications.convnext", "LayerScale")}
+    assert len(keras.Model.from_config(model.get_config()).layers) == len(model.layers)

@@ -111,10 +111,40 @@ def test_preprocess_input_modes():
     pixel = np.array([[[10.0, 20.0, 30.0]]], "float32")
     np.testing.assert_allclose(keras.applications.vgg16.preprocess_input(pixel),
                                [[[30 - 103.939, 20 - 116.779, 10 - 123.68]]], rtol=1e-6)
-    np.testing.assert_allclose(keras.applications.resnet.preprocess_input(pixel),
-                               keras.applications.vgg16.preprocess_input(pixel))
-    np.testing.assert_allclose(keras.applications.mobilenet_v2.preprocess_input(pixel),
+    pixel = np.array([[[10.0, 20.0, 30.0]]], "float32")  # the call above changed it in place
+    np.testing.assert_allclose(keras.applications.resnet.preprocess_input(pixel.copy()),
+                               keras.applications.vgg16.preprocess_input(pixel.copy()))
+    np.testing.assert_allclose(keras.applications.mobilenet_v2.preprocess_input(pixel.copy()),
                                pixel / 127.5 - 1.0, rtol=1e-6)
+
+
+def test_preprocess_input_follows_keras_numpy_and_tensor_paths():
+    """Values printed by Keras 3.15.1 (TF backend), /tmp/probe15/pp_rec.py."""
+    apps = keras.applications
+    x = np.array([[[[10.0, 20.0, 30.0]]]])  # float64: kept, changed in place (BGR view)
+    y = apps.vgg16.preprocess_input(x)
+    assert y.dtype == np.float64 and np.shares_memory(x, y)
+    assert y.tolist() == [[[[-73.939, -96.779, -113.68]]]]
+    assert x.tolist() == [[[[-113.68, -96.779, -73.939]]]]
+    first = np.array([[[[51.0]], [[102.0]], [[153.0]]]], "float32")
+    y = apps.densenet.preprocess_input(first, data_format="channels_first")
+    assert y.reshape(-1).tolist() == [-1.2445416450500488, -0.2499999701976776,
+                                      0.8622223734855652]
+    bgr = [-73.93900299072266, -96.77899932861328, -113.68000030517578]
+    first = np.array([[[[10.0]], [[20.0]], [[30.0]]]], "float32")
+    caffe = apps.resnet50.preprocess_input(first.copy(), "channels_first")
+    assert caffe.reshape(-1).tolist() == bgr
+    ints = np.array([[[10, 20, 30]]], "uint8")  # cast to floatx, the input left alone
+    y = apps.mobilenet.preprocess_input(ints)
+    assert y.dtype == np.float32 and ints.tolist() == [[[10, 20, 30]]]
+    assert y.reshape(-1).tolist() == [-0.9215686321258545, -0.843137264251709,
+                                      -0.7647058963775635]
+    y = apps.vgg19.preprocess_input(keras.ops.convert_to_tensor(first), "channels_first")
+    assert keras.ops.is_tensor(y) and y.dtype == "float32"
+    assert keras.ops.convert_to_numpy(y).reshape(-1).tolist() == bgr
+    with pytest.raises(ValueError, match="one of `channels_first` or `channels_last`. "
+                                         "Received: data_format=channels_middle"):
+        apps.vgg16.preprocess_input(first, data_format="channels_middle")
 
 
 def _serve(tmp_path, monkeypatch, subpath, write):
@@ -199,10 +229,11 @@ def test_decode_predictions(tmp_path, monkeypatch):
 
 def test_imagenet_utils_preprocess_modes():
     pixel = np.array([[[51.0, 102.0, 153.0]]], "float32")
-    torch = keras.applications.imagenet_utils.preprocess_input(pixel, mode="torch")
+    torch = keras.applications.imagenet_utils.preprocess_input(pixel.copy(), mode="torch")
     np.testing.assert_allclose(torch, (pixel / 255 - [0.485, 0.456, 0.406]) /
                                [0.229, 0.224, 0.225], rtol=1e-6)
-    np.testing.assert_allclose(keras.applications.imagenet_utils.preprocess_input(pixel),
-                               keras.applications.vgg16.preprocess_input(pixel))
+    pixel = np.array([[[51.0, 102.0, 153.0]]], "float32")
+    np.testing.assert_allclose(keras.applications.imagenet_utils.preprocess_input(pixel.copy()),
+                               keras.applications.vgg16.preprocess_input(pixel.copy()))
     with pytest.raises(ValueError, match="one of `caffe`, `tf` or `torch`"):
         keras.applications.imagenet_utils.preprocess_input(pixel, mode="bgr")

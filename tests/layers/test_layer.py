@@ -133,6 +133,20 @@ def test_float_inputs_are_cast_to_the_compute_dtype():
     assert y.dtype == "float32"
 
 
+def test_float_inputs_are_cast_to_an_integer_compute_dtype_as_keras():
+    # Keras 3.15.1's values (/tmp/probe15/dt1.py): `__call__` casts float inputs to any
+    # compute dtype; the hashing/lookup/encoding/discretization layers keep them
+    x = np.array([[0.3, 0.7, 1.6]], "float32")
+    out = layers.Lambda(lambda t: t * 2, dtype="int32")(x)
+    assert out.dtype == "int32" and out.numpy().tolist() == [[0, 0, 2]]
+    assert layers.Flatten(dtype="int32")(x).numpy().tolist() == [[0, 0, 1]]
+    images = np.full((1, 3, 4, 1), 7.9, "float32")
+    resized = layers.Resizing(1, 2, dtype="uint8")(images)
+    assert resized.dtype == "uint8" and resized.numpy().ravel().tolist() == [7, 7]
+    assert layers.Discretization(bin_boundaries=[0.5, 1.0])(x).numpy().tolist() == [[0, 1, 2]]
+    assert layers.Hashing(5)(x).numpy().tolist() == [[0, 0, 4]]
+
+
 def test_variable_paths_follow_name_scopes():
     model = keras.Sequential([keras.Input((3,)), layers.Dense(2)], name="cnn")
     assert [w.path for w in model.weights] == ["cnn/dense/kernel", "cnn/dense/bias"]

@@ -1,5 +1,6 @@
 """kerasish.ops.conv: forward against a direct nested-loop convolution, gradients, errors."""
 import itertools
+import os
 import sys
 
 import numpy as np
@@ -371,3 +372,41 @@ def test_fused_conv_grad_with_only_some_inputs_watched():
     assert gx is None
     y = conv_module.fused_conv(x, w, b, activation="relu").numpy()
     np.testing.assert_allclose(gb.numpy(), (2 * y).sum(axis=(0, 1, 2)), rtol=1e-12)
+
+
+def test_conv_refuses_strides_with_dilation_as_tensorflow():
+    # Keras 3.15.1 on TF (tf.nn.convolution); depthwise/separable ones accept it
+    x, w = np.ones((1, 8, 8, 2), "float32"), np.ones((2, 2, 2, 3), "float32")
+    for strides, dilation, text in [(2, 2, "strides=[2 2] and dilation_rate=[2 2]"),
+                                    ((2, 1), (1, 2), "strides=[2 1] and dilation_rate=[1 2]")]:
+        with pytest.raises(ValueError) as info:
+            ops.conv(x, w, strides=strides, dilation_rate=dilation)
+        assert str(info.value) == ("`strides > 1` not supported in conjunction with "
+                                   f"`dilation_rate > 1`. Received: {text}")
+    with pytest.raises(ValueError, match=r"strides=\[2\] and dilation_rate=\[2\]"):
+        ops.conv(x[:, 0], w[0], strides=2, dilation_rate=(2,))
+    assert ops.depthwise_conv(x, np.ones((2, 2, 2, 1), "float32"), strides=2,
+                              dilation_rate=2).shape == (1, 3, 3, 2)
+
+
+DEPTHWISE = np.load(os.path.join(os.path.dirname(__file__), "..", "fixtures", "ops",
+                                 "depthwise_conv.npz"))
+DEPTHWISE_CASES = [(1, "same", 1), (2, "same", 1), (1, "valid", 1), (2, "valid", 1),
+                   (1, "same", 2), (1, "same", 1), (2, "valid", 1), (1, "same", 1)]
+
+
+@pytest.mark.parametrize("index", range(len(DEPTHWISE_CASES)))
+def test_depthwise_conv_inference_equals_keras_to_the_bit(index):
+    # tests/fixtures/ops/make_depthwise_conv.py: oneDNN adds the taps one by one with FMA,
+    # as kerasish's inference path does (the grouped GEMM agrees for some shapes only)
+    from kerasish.backend.kernels import onednn_math
+    if onednn_math.cpu_kernel() is None or not onednn_math.cpu_kernel()[1]:
+        pytest.skip("TensorFlow's kernel on this CPU has no FMA")
+    strides, padding, dilation = DEPTHWISE_CASES[index]
+    name = "2" if index < 5 else ("1" if index < 7 else "3")
+    x, k = DEPTHWISE["x" + name], DEPTHWISE["k" + name]
+    out = ops.depthwise_conv(x, k, strides=strides, padding=padding, dilation_rate=dilation)
+    np.testing.assert_array_equal(out.numpy(), DEPTHWISE[f"out_{index}"])
+    cf = ops.depthwise_conv(np.moveaxis(x, -1, 1), k, strides=strides, padding=padding,
+                            dilation_rate=dilation, data_format="channels_first")
+    np.testing.assert_array_equal(np.moveaxis(cf.numpy(), 1, -1), DEPTHWISE[f"out_{index}"])

@@ -63,8 +63,11 @@ def test_distributions_have_the_right_moments_and_dtypes():
     c = random.categorical(ops.log(ops.convert_to_tensor([[0.1, 0.9]])), 5000, seed=0).numpy()
     assert abs(c.mean() - 0.9) < 0.03
     assert sorted(random.shuffle(ops.arange(10), seed=3).numpy().tolist()) == list(range(10))
-    with pytest.raises(ValueError, match="float dtype"):
+    # Keras 3.15.1 on TF: the Python float mean cannot become an int32 tensor
+    with pytest.raises(TypeError, match=r"^Cannot convert 0\.0 to EagerTensor of dtype int32$"):
         random.normal((2,), dtype="int32")
+    with pytest.raises(TypeError, match=r"^Cannot convert 2\.0 to EagerTensor of dtype int64$"):
+        random.gamma((2,), 2.0, dtype="int64")
     with pytest.raises(ValueError, match="seed"):
         random.normal((2,), seed="abc")
     # Keras 3.15.1's texts
@@ -239,3 +242,18 @@ def test_binomial_draws_tensorflows_stateless_binomial():
     batch = random.binomial((3, 4), counts=np.array([5.0, 50, 500, 20]),
                             probabilities=np.array([[0.2], [0.6], [0.95]]), seed=2)
     assert batch.numpy().tolist() == [[1, 8, 113, 2], [3, 27, 308, 12], [4, 46, 482, 19]]
+
+
+def test_binomial_integer_dtypes_and_keras_texts():
+    # Keras 3.15.1 (TF): stateless_binomial counts in int32/int64 too (the same draws)
+    for dtype in ("int32", "int64"):
+        out = random.binomial((8,), counts=5, probabilities=0.5, seed=1, dtype=dtype)
+        assert out.dtype == dtype and out.numpy().tolist() == [1, 2, 2, 5, 2, 0, 2, 4]
+    out = random.binomial((4,), counts=np.array([5.0, 10, 20, 30]), probabilities=0.7, seed=3,
+                          dtype="int32")
+    assert out.numpy().tolist() == [4, 7, 12, 21]
+    with pytest.raises(ValueError, match=r"^`rate` must be a scalar tensor or a float in the "
+                                         r"range \[0, 1\)\. Received: rate=1\.5$"):
+        random.dropout(np.ones(3), 1.5, seed=1)
+    with pytest.raises(ValueError, match=r"Received: seed=a \(of type <class 'str'>\)$"):
+        random.normal((3,), seed="a")

@@ -157,9 +157,10 @@ def test_hash_mismatch_raises_and_leaves_no_file(server, home):
 
 def test_http_error_names_url_and_leaves_no_file(server, home):
     url = server + "/missing.bin"
-    with pytest.raises(DownloadError, match=f"URL fetch failure on {url}: 404"):
+    with pytest.raises(DownloadError, match=f"URL fetch failure on {url}: 404") as info:
         get_file(origin=url)
     assert list((home / "datasets").iterdir()) == []
+    assert type(info.value) is Exception   # as Keras's get_file: a plain Exception
 
 
 def test_truncated_download_never_reaches_final_name(server, home):

@@ -287,6 +287,25 @@ def _scalar(name, double_fn, x):
     return np.fromiter(map(fn, x.reshape(-1).tolist()), _F32, x.size).reshape(x.shape)
 
 
+def libm_float(name, double_fn, x):
+    """The C library's float function `name` of the float32 array `x`, value by value
+    (the float64 `double_fn` rounded once where there is no C math library).
+
+    Args:
+        name: "logf", "sinf", "cosf", ... (a `float f(float)` of libm).
+        double_fn: the numpy float64 function standing in for it.
+        x: float32 numpy array.
+
+    Returns:
+        float32 array of `x`'s shape.
+
+    Example:
+        >>> libm_float("logf", np.log, np.float32([0.5]))
+        array([-0.6931472], dtype=float32)
+    """
+    return _scalar(name, double_fn, x)
+
+
 def _scalar_exp(x):
     """libm's expf. Its error is at most 0.502 ulp, so it can only differ from the
     correctly rounded double exp when that lies within 0.002 ulp of halfway

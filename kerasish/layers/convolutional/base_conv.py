@@ -2,11 +2,12 @@
 from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.backend import keras_graph
 from kerasish.ops import graph_activations
+from kerasish.layers.argument_validation import standardize_tuple
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.layers.lora_unsupported import LoRAUnsupported
 from kerasish.ops.conv import (conv_output_length, conv_transpose_output_length, fused_conv,
-                               standardize_data_format, standardize_tuple)
+                               standardize_data_format)
 
 
 def layer_label(layer):
@@ -15,32 +16,16 @@ def layer_label(layer):
 
 
 def check_positive_int(layer, name, value):
-    """Raises (Keras's wording, prefixed with the layer) unless `value` is a positive int."""
+    """Raises Keras's ValueError (its text) unless `value` is a positive int."""
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{layer_label(layer)}: Invalid value for argument `{name}`. Expected "
-                         f"a strictly positive value. Received {name}={value!r}.")
+        raise ValueError(f"Invalid value for argument `{name}`. Expected a strictly positive "
+                         f"value. Received {name}={value}.")
     return value
 
 
 def positive_tuple(layer, value, rank, name):
-    """`value` as a tuple of `rank` positive ints; Keras's error wording otherwise."""
-    label = layer_label(layer)
-    values = standardize_tuple(value, rank, name, label) if _all_positive(value) else value
-    values = (values,) * rank if isinstance(values, int) else tuple(values)
-    bad = {v for v in values if not isinstance(v, int) or v <= 0}
-    if len(values) != rank or bad:
-        raise ValueError(f"{label}: The `{name}` argument must be a tuple of {rank} integers. "
-                         f"Received {name}={value!r}, including values {bad} that do not "
-                         f"satisfy `value > 0`")
-    return values
-
-
-def _all_positive(value):
-    items = (value,) if isinstance(value, int) else value
-    try:
-        return all(int(v) > 0 for v in items)
-    except (TypeError, ValueError):
-        return False
+    """`value` as a tuple of `rank` positive ints (Keras's `standardize_tuple`)."""
+    return standardize_tuple(value, rank, name)
 
 
 def layer_padding(padding, allow_causal=False):
@@ -68,7 +53,7 @@ def conv_arguments(layer, rank, kernel_size, strides, padding, data_format, dila
     padding = layer_padding(padding, allow_causal)
     data_format = standardize_data_format(data_format, label)
     if not strided_dilation and max(strides) > 1 and max(dilation_rate) > 1:
-        raise ValueError(f"{label}: `strides > 1` not supported in conjunction with "
+        raise ValueError("`strides > 1` not supported in conjunction with "
                          f"`dilation_rate > 1`. Received: strides={strides} and "
                          f"dilation_rate={dilation_rate}")
     return kernel_size, strides, padding, data_format, dilation_rate
@@ -219,11 +204,11 @@ class BaseConv(LoRAUnsupported, Layer):
         self.rank = rank
         self.filters = check_positive_int(self, "filters", filters)
         if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
-            raise ValueError(f"{layer_label(self)}: The number of groups must be a positive "
-                             f"integer. Received: groups={groups!r}.")
+            raise ValueError("The number of groups must be a positive "
+                             f"integer. Received: groups={groups}.")
         self.groups = groups
         if filters % groups:
-            raise ValueError(f"{layer_label(self)}: The number of filters must be evenly "
+            raise ValueError("The number of filters must be evenly "
                              f"divisible by the number of groups. Received: groups={groups}, "
                              f"filters={filters}.")
         (self.kernel_size, self.strides, self.padding, self.data_format,
@@ -244,7 +229,7 @@ class BaseConv(LoRAUnsupported, Layer):
         channels = input_channels(self, input_shape)
         if channels % self.groups:
             raise ValueError(
-                f"{layer_label(self)}: the number of input channels must be evenly divisible "
+                "The number of input channels must be evenly divisible "
                 f"by the number of groups. Received groups={self.groups}, but the input has "
                 f"{channels} channels (full input shape is {tuple(input_shape)}).")
         self.compute_output_shape(input_shape)  # validates the spatial sizes

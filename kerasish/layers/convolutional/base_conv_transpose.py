@@ -3,27 +3,23 @@ from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.layers.convolutional.base_conv import (add_channel_bias, channel_input_spec,
                                                      check_positive_int, conv_arguments,
                                                      conv_output_shape, input_channels,
-                                                     layer_label, reject_lora,
+                                                     reject_lora,
                                                      serialize_common)
+from kerasish.layers.argument_validation import standardize_tuple
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 
 
 def output_padding_tuple(layer, output_padding, strides):
-    """`output_padding` as None or a tuple of `rank` ints, each smaller than its stride."""
+    """`output_padding` as None or a tuple of `rank` ints, each smaller than its stride
+    (Keras's checks and texts)."""
     if output_padding is None:
         return None
-    rank = layer.rank
-    pads = (output_padding,) * rank if isinstance(output_padding, int) \
-        else tuple(output_padding)
-    if len(pads) != rank or any(isinstance(p, bool) or not isinstance(p, int) or p < 0
-                                for p in pads):
-        raise ValueError(f"{layer_label(layer)}: `output_padding` must be None or {rank} "
-                         f"non-negative ints. Received: output_padding={output_padding}")
+    pads = standardize_tuple(output_padding, layer.rank, "output_padding", allow_zero=True)
     for axis, (pad, stride) in enumerate(zip(pads, strides)):
         if pad >= stride:
             raise ValueError(
-                f"{layer_label(layer)}: `output_padding` must be strictly less than "
+                "`output_padding` must be strictly less than "
                 f"`strides` for all dimensions. At dimension {axis}, `output_padding` is "
                 f"{pad} but `strides` is {stride}. Received: output_padding={pads}, "
                 f"strides={strides}")

@@ -42,7 +42,7 @@ def analyze_equation(equation, bias_axes, input_shape, output_shape):
             return _analyze(found.groups(), bias_axes, tuple(input_shape), output_shape,
                             left_elided)
     raise ValueError(
-        f"EinsumDense: invalid einsum equation '{equation}'. Equations must be in the form "
+        f"Invalid einsum equation '{equation}'. Equations must be in the form "
         "[X],[Y]->[Z], ...[X],[Y]->...[Z], or [X]...,[Y]->[Z]....")
 
 
@@ -65,14 +65,15 @@ def _analyze(specs, bias_axes, input_shape, output_shape, left_elided):
             have, want = input_shape[in_pos[c]], output_shape[out_pos[c]]
             if want is not None and want != have:
                 raise ValueError(
-                    f"EinsumDense: input shape and output shape do not match at shared "
+                    f"Input shape and output shape do not match at shared "
                     f"dimension '{c}'. Input shape is {have}, and output shape is {want}.")
     for c in output_spec:
         if c not in input_spec and c not in weight_spec:
             raise ValueError(
-                f"EinsumDense: dimension '{c}' was specified in the output '{output_spec}' but "
+                # Keras's words: it names the output spec as the weight spec
+                f"Dimension '{c}' was specified in the output '{output_spec}' but "
                 f"has no corresponding dim in the input spec '{input_spec}' or weight spec "
-                f"'{weight_spec}'.")
+                f"'{output_spec}'")
     kernel_shape, input_axes, output_axes = [], [], []
     for i, c in enumerate(weight_spec):
         if c in out_pos:
@@ -83,7 +84,7 @@ def _analyze(specs, bias_axes, input_shape, output_shape, left_elided):
             input_axes.append(i)
         else:
             raise ValueError(
-                f"EinsumDense: weight dimension '{c}' did not have a match in either the input "
+                f"Weight dimension '{c}' did not have a match in either the input "
                 f"spec '{input_spec}' or the output spec '{output_spec}'. For this layer, the "
                 "weight must be fully specified.")
     bias_shape = None
@@ -91,8 +92,8 @@ def _analyze(specs, bias_axes, input_shape, output_shape, left_elided):
         sizes = {c: output_shape[i + offset] for i, c in enumerate(output_spec)}
         for c in bias_axes:
             if c not in output_spec:
-                raise ValueError(f"EinsumDense: bias dimension '{c}' was requested, but is not "
-                                 f"part of the output spec '{output_spec}'.")
+                raise ValueError(f"Bias dimension '{c}' was requested, but is not "
+                                 f"part of the output spec '{output_spec}'")
         first = min(output_spec.find(c) for c in bias_axes)
         bias_shape = [sizes[c] if c in bias_axes else 1 for c in output_spec[first:]]
         if not left_elided:

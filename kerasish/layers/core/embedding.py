@@ -1,6 +1,7 @@
 """Embedding: turns integer indices into dense vectors."""
 from kerasish import constraints, initializers, ops, regularizers
 from kerasish.autodiff.capture import host_check
+from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.backend.devices import to_host
 from kerasish.layers.layer import Layer
 from kerasish.layers.lora_unsupported import LoRAUnsupported
@@ -65,8 +66,9 @@ class Embedding(LoRAUnsupported, Layer):
 
     def call(self, inputs):
         inputs = ops.convert_to_tensor(inputs)
+        traced = isinstance(inputs, KerasTensor)  # (inside TimeDistributed): no values
         if inputs.dtype.startswith("float"):
-            if not bool(ops.all(ops.equal(ops.floor(inputs), inputs))):
+            if not traced and not bool(ops.all(ops.equal(ops.floor(inputs), inputs))):
                 raise ValueError(
                     f"Layer '{self.name}' (Embedding) expects integer indices; received float "
                     f"inputs with non-integer values (dtype {inputs.dtype}, shape {inputs.shape})."
@@ -77,7 +79,8 @@ class Embedding(LoRAUnsupported, Layer):
                 f"Layer '{self.name}' (Embedding) expects integer indices; received dtype "
                 f"{inputs.dtype}."
             )
-        host_check(self._check_indices, inputs)
+        if not traced:
+            host_check(self._check_indices, inputs)
         return ops.take(self.embeddings, inputs, axis=0)
 
     def _check_indices(self, indices):

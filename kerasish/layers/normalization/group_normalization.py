@@ -39,8 +39,9 @@ class GroupNormalization(Layer):
         super().__init__(**kwargs)
         if isinstance(groups, bool) or not isinstance(groups, int) or \
                 (groups <= 0 and groups != -1):
-            raise ValueError(f"GroupNormalization layer '{self.name}': `groups` must be a "
-                             f"positive int or -1. Received: groups={groups!r}")
+            raise ValueError("Received an invalid value for argument `groups`, expected a "
+                             "positive integer (or `-1` for instance normalization). "
+                             f"Received: groups={groups}")
         if isinstance(axis, bool) or not isinstance(axis, int):
             raise ValueError(f"GroupNormalization layer '{self.name}': `axis` must be an int. "
                              f"Received: axis={axis!r}")
@@ -65,19 +66,18 @@ class GroupNormalization(Layer):
                              f"of bounds for input shape {tuple(input_shape)}.")
         dim = input_shape[self.axis]
         if dim is None:
-            raise ValueError(f"GroupNormalization layer '{self.name}': axis {self.axis} of the "
-                             "input tensor should have a defined dimension but the layer "
-                             f"received an input with shape {tuple(input_shape)}.")
+            raise ValueError(f"Axis {self.axis} of input tensor should have a defined "
+                             "dimension but the layer received an input with shape "
+                             f"{tuple(input_shape)}.")
         if self.groups == -1:
             self.groups = dim
         if dim < self.groups:
-            raise ValueError(f"GroupNormalization layer '{self.name}': number of groups "
-                             f"({self.groups}) cannot be more than the number of channels "
-                             f"({dim}); input shape {tuple(input_shape)}.")
+            raise ValueError(f"Number of groups ({self.groups}) cannot be more than the "
+                             f"number of channels ({dim}).")
         if dim % self.groups:
-            raise ValueError(f"GroupNormalization layer '{self.name}': the number of channels "
-                             f"({dim}) must be a multiple of the number of groups "
-                             f"({self.groups}); input shape {tuple(input_shape)}.")
+            # Keras's words (the channels must be a multiple of the groups)
+            raise ValueError(f"Number of groups ({self.groups}) must be a multiple "
+                             f"of the number of channels ({dim}).")
         self.input_spec = InputSpec(ndim=rank, axes={self.axis: dim})
         self.gamma = self.beta = None
         if self.scale:

@@ -30,7 +30,7 @@ class SpectralNormalization(Wrapper):
     def __init__(self, layer, power_iterations=1, **kwargs):
         super().__init__(layer, **kwargs)
         if power_iterations <= 0:
-            raise ValueError("SpectralNormalization: `power_iterations` should be greater than "
+            raise ValueError("`power_iterations` should be greater than "
                              f"zero. Received: `power_iterations={power_iterations}`")
         self.power_iterations = power_iterations
 
@@ -42,7 +42,7 @@ class SpectralNormalization(Wrapper):
         elif hasattr(self.layer, "embeddings"):
             kernel = self.layer.embeddings
         else:
-            raise ValueError(f"SpectralNormalization: {type(self.layer).__name__} object has no "
+            raise ValueError(f"{type(self.layer).__name__} object has no "
                              "attribute 'kernel' nor 'embeddings'")
         # As Keras, the wrapper tracks the kernel as its own (first) weight too: it comes
         # first in `weights` and is stored with vector_u in the weights file.

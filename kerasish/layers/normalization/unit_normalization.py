@@ -20,7 +20,7 @@ class UnitNormalization(Layer):
         elif isinstance(axis, int):
             self.axis = axis
         else:
-            raise TypeError("UnitNormalization: invalid value for `axis` argument: expected an "
+            raise TypeError("Invalid value for `axis` argument: expected an "
                             f"int or a list/tuple of ints. Received: axis={axis}")
         self.supports_masking = True
         self.built = True

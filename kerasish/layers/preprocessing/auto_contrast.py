@@ -30,7 +30,8 @@ class AutoContrast(BaseImagePreprocessingLayer):
         spread = ops.max(x, axis=(1, 2), keepdims=True) - low
         flat = ops.equal(spread, 0)     # Keras: 255 / 0 gives NaN, and NaN keeps the input
         scale = ops.divide(255.0, ops.where(flat, 1.0, spread))
-        out = ops.clip((x - low) * scale, 0.0, 255.0)
+        # Keras's arithmetic: x * scale + (-low * scale)
+        out = ops.clip(x * scale + ops.negative(low) * scale, 0.0, 255.0)
         out = transform_value_range(out, (0, 255), self.value_range)
         return ops.where(flat | ops.isnan(out), original, out)
 

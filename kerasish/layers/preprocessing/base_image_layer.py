@@ -3,6 +3,7 @@ import numpy as np
 
 from kerasish import ops, random
 from kerasish.backend import config
+from kerasish.backend.kernels import eigen_math
 from kerasish.layers.keras_tensor import KerasTensor
 from kerasish.layers.layer import Layer
 from kerasish.random import SeedGenerator
@@ -109,7 +110,7 @@ def affine_matrix(angle_degrees, height, width, scale=None):
     angle = np.asarray(angle_degrees, dtype="float32") * np.float32(np.pi / 180.0)
     scale = np.ones_like(angle) if scale is None else scale
     cx, cy = 0.5 * (width - 1), 0.5 * (height - 1)
-    cos, sin = np.cos(angle), np.sin(angle)
+    cos, sin = eigen_math.cos(np, angle), eigen_math.sin(np, angle)   # TensorFlow's values
     a0, a1 = scale * cos, scale * -sin
     b0, b1 = scale * sin, scale * cos
     a2 = cx - cx * a0 - cy * a1

@@ -25,6 +25,8 @@ class CategoryEncoding(BuiltAtFirstCall, Layer):
         [0.0, 0.0, 0.0, 1.0]
     """
 
+    _casts_floats_to_integers = False  # Keras does not convert its inputs
+
     def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
         super().__init__(**kwargs)
         if sparse:

@@ -26,6 +26,8 @@ class Discretization(Layer):
         [[0, 2, 3, 1]]
     """
 
+    _casts_floats_to_integers = False  # Keras does not convert its inputs
+
     def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int",
                  sparse=False, dtype=None, name=None, **kwargs):
         super().__init__(name=name, dtype=dtype, **kwargs)

@@ -44,6 +44,8 @@ class HashedCrossing(Layer):
         (2,)
     """
 
+    _casts_floats_to_integers = False  # Keras does not convert its inputs
+
     def __init__(self, num_bins, output_mode="int", sparse=False, name=None, dtype=None,
                  **kwargs):
         if dtype is None:

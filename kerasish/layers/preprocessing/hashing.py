@@ -48,6 +48,8 @@ class Hashing(BuiltAtFirstCall, Layer):
         [1, 0, 1, 1, 2]
     """
 
+    _casts_floats_to_integers = False  # Keras does not convert its inputs
+
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,
                  **kwargs):
         if "dtype" not in kwargs or kwargs["dtype"] is None:

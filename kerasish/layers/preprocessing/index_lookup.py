@@ -41,6 +41,8 @@ class IndexLookup(Layer):
         salt: key of the strong (SipHash) hash for OOV buckets.
     """
 
+    _casts_floats_to_integers = False  # Keras does not convert its inputs
+
     def __init__(self, max_tokens, num_oov_indices, mask_token, oov_token, vocabulary_dtype,
                  vocabulary=None, idf_weights=None, invert=False, output_mode="int",
                  sparse=False, pad_to_max_tokens=False, oov_method="floormod", salt=None,
@@ -193,6 +195,8 @@ class IndexLookup(Layer):
                     f"received dtype {array.dtype} (shape {array.shape}). Use IntegerLookup "
                     "for integer inputs.")
             return array.astype(str)
+        if array.dtype.kind == "f":   # as Keras (a TensorFlow cast): truncated to integers
+            return array.astype(self.vocabulary_dtype)
         if array.dtype.kind not in "iub":
             raise ValueError(
                 f"{type(self).__name__} ({self.name}): expected integer inputs, but received "

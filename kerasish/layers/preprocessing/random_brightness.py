@@ -26,7 +26,8 @@ class RandomBrightness(BaseImagePreprocessingLayer):
     def transform_images(self, images, training=True):
         if not training:
             return images   # as Keras: not cast at inference (an integer image stays one)
-        images = ops.cast(images, self.compute_dtype)
+        # as Keras: the images keep their dtype, the delta is cast to it (integer images
+        # get a truncated delta and wrap around as TensorFlow's integer add does)
         delta = self._uniform((images.shape[0], 1, 1, 1), self.factor[0], self.factor[1])
         delta = ops.cast(delta * (self.value_range[1] - self.value_range[0]), images.dtype)
         return ops.clip(images + delta, self.value_range[0], self.value_range[1])

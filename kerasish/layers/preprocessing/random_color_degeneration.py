@@ -37,9 +37,9 @@ class RandomColorDegeneration(BaseImagePreprocessingLayer):
 
     def transform_images(self, images, transformation=None, training=True):
         self._check_images(images, channels=(3,))
-        images = ops.cast(images, self.compute_dtype)
         if not training:
-            return images
+            return images  # as Keras: not cast at inference (an integer image stays one)
+        images = ops.cast(images, self.compute_dtype)
         transformation = transformation or self.get_random_transformation(images)
         factor = ops.cast(transformation["factor"], self.compute_dtype)
         gray = image_ops.rgb_to_grayscale(images, data_format=self.data_format)

@@ -27,8 +27,7 @@ class RandomGrayscale(BaseImagePreprocessingLayer):
 
     def transform_images(self, images, training=True):
         self._check_images(images, channels=(3,))
-        images = ops.cast(images, self.compute_dtype)
-        if not training:
+        if not training:  # as Keras, integer images keep their dtype (no cast here)
             return images
         apply = ops.reshape(ops.less(self._uniform((images.shape[0],), 0.0, 1.0), self.factor),
                             (-1, 1, 1, 1))

@@ -30,9 +30,9 @@ class RandomHue(BaseImagePreprocessingLayer):
 
     def transform_images(self, images, training=True):
         self._check_images(images, channels=(3,))
-        images = ops.cast(images, self.compute_dtype)
         if not training:
-            return images
+            return images  # as Keras: not cast at inference (an integer image stays one)
+        images = ops.cast(images, self.compute_dtype)
         batch = images.shape[0]
         invert = ops.where(self._uniform((batch,), 0.0, 1.0) > 0.5, -1.0, 1.0)
         shift = invert * self._uniform((batch,), self.factor[0], self.factor[1]) * 0.5

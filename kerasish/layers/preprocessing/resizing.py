@@ -27,8 +27,6 @@ class Resizing(BaseImagePreprocessingLayer):
                  pad_to_aspect_ratio=False, fill_mode="constant", fill_value=0.0,
                  antialias=False, data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)
-        image_ops._check_resize_arguments(interpolation, fill_mode, crop_to_aspect_ratio,
-                                          pad_to_aspect_ratio, (height, width))
         self.height, self.width = height, width
         self.interpolation = interpolation
         self.crop_to_aspect_ratio = crop_to_aspect_ratio

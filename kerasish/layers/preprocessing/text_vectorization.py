@@ -53,6 +53,8 @@ class TextVectorization(Layer):
         [[2, 4, 3, 0]]
     """
 
+    _casts_floats_to_integers = False  # Keras does not convert its inputs
+
     def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation",
                  split="whitespace", ngrams=None, output_mode="int",
                  output_sequence_length=None, pad_to_max_tokens=False, vocabulary=None,

@@ -27,7 +27,7 @@ class AlphaDropout(Layer):
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
-        check_rate("AlphaDropout", rate)
+        check_rate(rate)
         self.rate = rate
         self.seed = seed
         self.noise_shape = noise_shape

@@ -20,7 +20,7 @@ class GaussianDropout(Layer):
 
     def __init__(self, rate, seed=None, **kwargs):
         super().__init__(**kwargs)
-        check_rate("GaussianDropout", rate)
+        check_rate(rate)
         self.rate = rate
         self.seed = seed
         self.seed_generator = random.SeedGenerator(seed) if rate > 0 else None

@@ -18,7 +18,7 @@ class GaussianNoise(Layer):
 
     def __init__(self, stddev, seed=None, **kwargs):
         super().__init__(**kwargs)
-        check_rate("GaussianNoise", stddev, "stddev")
+        check_rate(stddev, "stddev")
         self.stddev = stddev
         self.seed = seed
         self.seed_generator = random.SeedGenerator(seed) if stddev > 0 else None

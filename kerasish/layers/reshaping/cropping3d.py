@@ -1,7 +1,7 @@
 """Cropping3D: crops volumes along their three spatial axes."""
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
-from kerasish.layers.reshaping.zero_padding3d import pairs_3d
+from kerasish.layers.reshaping.border_widths import spatial_pairs
 from kerasish.ops.conv import standardize_data_format
 
 
@@ -20,13 +20,13 @@ class Cropping3D(Layer):
     def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
         super().__init__(**kwargs)
         label = f"Cropping3D layer '{self.name}'"
-        self.cropping = pairs_3d(cropping, "cropping", label)
+        self.cropping = spatial_pairs(cropping, 3, "cropping")
         self.data_format = standardize_data_format(data_format, label)
         self.input_spec = InputSpec(ndim=5)
         # built at the first call, as in Keras (which records the input shape then)
 
     def call(self, inputs):
-        self.compute_output_shape(inputs.shape)
+        self._cropped_shape(inputs.shape, "inputs.shape")
         first = 1 if self.data_format == "channels_last" else 2
         keep = tuple(slice(lo, inputs.shape[first + i] - hi)
                      for i, (lo, hi) in enumerate(self.cropping))
@@ -35,17 +35,20 @@ class Cropping3D(Layer):
         return inputs[(slice(None), slice(None)) + keep]
 
     def compute_output_shape(self, input_shape):
-        out = list(input_shape)
+        return self._cropped_shape(input_shape, "input_shape")
+
+    def _cropped_shape(self, shape, shown):
+        """The output shape; Keras's error (`shown`: how it names the shape) if empty."""
+        out = list(shape)
         first = 1 if self.data_format == "channels_last" else 2
         for i, (lo, hi) in enumerate(self.cropping):
             size = out[first + i]
             if size is None:
                 continue
             if lo + hi >= size:
-                raise ValueError(
-                    f"Cropping3D layer '{self.name}': `cropping` must be smaller than the input "
-                    f"shape. Received: inputs.shape={tuple(input_shape)}, and "
-                    f"cropping={self.cropping}")
+                raise ValueError("Values in `cropping` argument should be smaller than the "
+                                 "corresponding spatial dimension of the input. Received: "
+                                 f"{shown}={shape}, cropping={self.cropping}")
             out[first + i] = size - lo - hi
         return tuple(out)
 

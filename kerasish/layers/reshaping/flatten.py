@@ -28,7 +28,10 @@ class Flatten(Layer):
     def call(self, inputs):
         if self.data_format == "channels_first" and inputs.ndim > 2:
             inputs = ops.moveaxis(inputs, 1, -1)
-        return ops.reshape(inputs, (inputs.shape[0], -1))
+        # as Keras: the static size of the flattened axis when known, so a traced call
+        # with an unknown batch (e.g. inside TimeDistributed) keeps it
+        size = self.compute_output_shape(tuple(inputs.shape))[1]
+        return ops.reshape(inputs, (inputs.shape[0], -1 if size is None else size))
 
     def compute_output_shape(self, input_shape):
         rest = input_shape[1:]

@@ -2,6 +2,7 @@
 from kerasish import ops
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
+from kerasish.layers.reshaping.border_widths import int_pair
 from kerasish.ops.conv import standardize_data_format
 
 
@@ -20,12 +21,7 @@ class ZeroPadding1D(Layer):
     def __init__(self, padding=1, data_format=None, **kwargs):
         super().__init__(**kwargs)
         label = f"ZeroPadding1D layer '{self.name}'"
-        value = (padding, padding) if isinstance(padding, int) else padding
-        if not (isinstance(value, (list, tuple)) and len(value) == 2 and
-                all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)):
-            raise ValueError(f"{label}: `padding` should be a non-negative int or a tuple of 2 "
-                             f"ints. Received: padding={padding!r}")
-        self.padding = tuple(value)
+        self.padding = int_pair(padding, "padding")
         self.data_format = standardize_data_format(data_format, label)
         self.input_spec = InputSpec(ndim=3)
 

@@ -2,24 +2,8 @@
 from kerasish import ops
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
+from kerasish.layers.reshaping.border_widths import spatial_pairs
 from kerasish.ops.conv import standardize_data_format
-
-
-def pairs_2d(value, name, label):
-    """An int, 2 ints or 2 pairs of ints as ((top, bottom), (left, right))."""
-    def is_int(v):
-        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-
-    if is_int(value):
-        return ((value, value), (value, value))
-    if isinstance(value, (list, tuple)) and len(value) == 2:
-        if all(is_int(v) for v in value):
-            return ((value[0], value[0]), (value[1], value[1]))
-        if all(isinstance(v, (list, tuple)) and len(v) == 2 and all(is_int(u) for u in v)
-               for v in value):
-            return (tuple(value[0]), tuple(value[1]))
-    raise ValueError(f"{label}: `{name}` should be a non-negative int, a tuple of 2 ints or a "
-                     f"tuple of 2 tuples of 2 ints. Received: {name}={value!r}")
 
 
 class ZeroPadding2D(Layer):
@@ -38,7 +22,7 @@ class ZeroPadding2D(Layer):
     def __init__(self, padding=(1, 1), data_format=None, **kwargs):
         super().__init__(**kwargs)
         label = f"ZeroPadding2D layer '{self.name}'"
-        self.padding = pairs_2d(padding, "padding", label)
+        self.padding = spatial_pairs(padding, 2, "padding")
         self.data_format = standardize_data_format(data_format, label)
         self.input_spec = InputSpec(ndim=4)
 

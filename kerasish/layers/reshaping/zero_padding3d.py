@@ -2,23 +2,8 @@
 from kerasish import ops
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
+from kerasish.layers.reshaping.border_widths import spatial_pairs
 from kerasish.ops.conv import standardize_data_format
-
-
-def pairs_3d(value, name, label):
-    """An int, 3 ints or 3 pairs of ints as ((lo, hi), (lo, hi), (lo, hi))."""
-    def is_int(v):
-        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-    if is_int(value):
-        return ((value, value),) * 3
-    if isinstance(value, (list, tuple)) and len(value) == 3:
-        if all(is_int(v) for v in value):
-            return tuple((v, v) for v in value)
-        if all(isinstance(v, (list, tuple)) and len(v) == 2 and all(is_int(u) for u in v)
-               for v in value):
-            return tuple(tuple(v) for v in value)
-    raise ValueError(f"{label}: `{name}` should be a non-negative int, a tuple of 3 ints or a "
-                     f"tuple of 3 tuples of 2 ints. Received: {name}={value!r}")
 
 
 class ZeroPadding3D(Layer):
@@ -36,7 +21,7 @@ class ZeroPadding3D(Layer):
     def __init__(self, padding=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
         super().__init__(**kwargs)
         label = f"ZeroPadding3D layer '{self.name}'"
-        self.padding = pairs_3d(padding, "padding", label)
+        self.padding = spatial_pairs(padding, 3, "padding")
         self.data_format = standardize_data_format(data_format, label)
         self.input_spec = InputSpec(ndim=5)
         # built at the first call, as in Keras (which records the input shape then)

@@ -40,8 +40,8 @@ class TimeDistributed(Layer):
     def __init__(self, layer, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(layer, Layer):
-            raise ValueError(f"Please initialize `TimeDistributed` with a `keras.layers.Layer` "
-                             f"instance. Received: {layer}")
+            raise ValueError("Please initialize `TimeDistributed` layer with a "
+                             f"`keras.layers.Layer` instance. Received: {layer}")
         self.layer = layer
         self.supports_masking = True
 

@@ -52,5 +52,6 @@ def test_weights_config_and_errors():
     assert layers.Conv1D.from_config(config).padding == "causal"
     with pytest.raises(ValueError, match=r"Conv1D layer 'conv1d_1'.*larger than the input"):
         layers.Conv1D(2, 5)(keras.Input((3, 2)))
-    with pytest.raises(ValueError, match="`kernel_size` must be"):
+    with pytest.raises(ValueError, match=r"^The `kernel_size` argument must be a tuple of 1 "
+                                         r"integers\. Received kernel_size=\(3, 3\)$"):
         layers.Conv1D(2, (3, 3))

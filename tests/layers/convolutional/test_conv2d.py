@@ -100,8 +100,10 @@ def test_errors_name_layer_and_shapes():
                                          r"expected min_ndim=4, found ndim=3. Full shape "
                                          r"received: \(2, 8, 8\)"):
         layers.Conv2D(1, 3)(np.zeros((2, 8, 8)))
-    with pytest.raises(ValueError, match=r"Conv2D layer 'conv2d_2'.*groups=2, but the input has "
-                                         r"3 channels"):
+    with pytest.raises(ValueError, match=r"^The number of input channels must be evenly "
+                                         r"divisible by the number of groups\. Received groups=2, "
+                                         r"but the input has 3 channels \(full input shape is "
+                                         r"\(1, 5, 5, 3\)\)\.$"):
         layers.Conv2D(4, 3, groups=2)(np.zeros((1, 5, 5, 3)))
     with pytest.raises(ValueError, match="filters must be evenly divisible.*groups=4, filters=6"):
         layers.Conv2D(6, 3, groups=4)

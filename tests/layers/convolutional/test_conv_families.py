@@ -135,20 +135,35 @@ def test_keras_aliases_and_bases():
 
 
 @pytest.mark.parametrize("make, message", [
+    # Keras 3.15.1's texts (/tmp/probe15/converr2.py)
     (lambda: layers.Conv3DTranspose(2, 3, strides=2, output_padding=2),
-     r"Conv3DTranspose layer .*`output_padding` must be strictly less than `strides`"),
+     r"^`output_padding` must be strictly less than `strides` for all dimensions\. At dimension "
+     r"0, `output_padding` is 2 but `strides` is 2\. Received: output_padding=\(2, 2, 2\), "
+     r"strides=\(2, 2, 2\)$"),
     (lambda: layers.Conv1DTranspose(2, 3, output_padding=(1, 1)),
-     r"Conv1DTranspose layer .*`output_padding` must be None or 1 non-negative ints"),
+     r"^The `output_padding` argument must be a tuple of 1 integers\. Received "
+     r"output_padding=\(1, 1\)$"),
     (lambda: layers.DepthwiseConv1D(3, depth_multiplier=0),
-     r"DepthwiseConv1D layer .*depth_multiplier=0"),
+     r"^Invalid value for argument `depth_multiplier`\. Expected a strictly positive value\. "
+     r"Received depth_multiplier=0\.$"),
     # Keras's words (its allowed values are a set: either order)
     (lambda: layers.SeparableConv1D(2, 3, padding="causal"),
      r"The `padding` argument must be a list/tuple or one of \{'(valid|same)', '(valid|same)'\}\. "
      r"Received: causal"),
-    (lambda: layers.Conv3D(4, 3, groups=3), r"Conv3D layer .*divisible by the number of groups"),
-    (lambda: layers.Conv3D(2, 2, strides=2, dilation_rate=2), r"Conv3D layer .*`strides > 1`"),
+    (lambda: layers.Conv3D(4, 3, groups=3),
+     r"^The number of filters must be evenly divisible by the number of groups\. Received: "
+     r"groups=3, filters=4\.$"),
+    (lambda: layers.Conv3D(2, 2, strides=2, dilation_rate=2),
+     r"^`strides > 1` not supported in conjunction with `dilation_rate > 1`\. Received: "
+     r"strides=\(2, 2, 2\) and dilation_rate=\(2, 2, 2\)$"),
+    (lambda: layers.Conv2D(2, (3, "a")),
+     r"^The `kernel_size` argument must be a tuple of 2 integers\. Received "
+     r"kernel_size=\(3, 'a'\)including element a of type <class 'str'>$"),
+    (lambda: layers.Conv2DTranspose(2, 3, output_padding=-1),
+     r"^The `output_padding` argument must be a tuple of 2 integers\. Received "
+     r"output_padding=-1, including values \{-1\} that do not satisfy `value >= 0`$"),
 ])
-def test_bad_arguments_name_the_layer(make, message):
+def test_bad_arguments_keras_texts(make, message):
     with pytest.raises(ValueError, match=message):
         make()
 

@@ -95,3 +95,29 @@ def test_configs_print_as_keras():
     config = L.Solarization().get_config()
     assert config["addition_factor"] == (0, 0.0) and repr(config["addition_factor"]) == "(0, 0.0)"
     assert "seed" not in L.RandomGrayscale().get_config()
+
+
+def test_random_grayscale_keeps_integer_images():
+    # Keras 3.15.1: no cast to the compute dtype; the luma of uint8 images is truncated
+    images = np.array([[[[10, 200, 31], [255, 255, 255]]]], "uint8")
+    layer = L.RandomGrayscale(1.0, seed=1)
+    out = layer(images, training=True)
+    assert out.dtype == "uint8" and out.numpy().ravel().tolist() == [123] * 3 + [254] * 3
+    assert layer(images, training=False).dtype == "uint8"
+
+
+def test_integer_images_and_auto_contrast_as_keras():
+    # Keras 3.15.1 (TF backend), /tmp/probe15/u8lay.py: the same uint8 batch through the
+    # layers (seed 1, after set_random_seed(0))
+    images = (np.random.RandomState(0).rand(2, 8, 8, 3) * 255).astype("uint8")
+    keras.utils.set_random_seed(0)
+    bright = L.RandomBrightness(0.3, seed=1)(images, training=True)
+    assert bright.dtype == "uint8" and float(bright.numpy().astype("float64").sum()) == 49359.0
+    assert bright.numpy().ravel()[:5].tolist() == [196, 239, 210, 195, 165]
+    for layer in (L.RandomHue(0.5, value_range=(0, 255), seed=1),
+                  L.RandomColorDegeneration(0.5, seed=1)):
+        out = layer(images, training=False)
+        assert out.dtype == "uint8"
+        np.testing.assert_array_equal(out.numpy(), images)
+    contrast = L.AutoContrast()(images).numpy()
+    assert repr(float(contrast.astype("float64").sum())) == "48855.16352891922"

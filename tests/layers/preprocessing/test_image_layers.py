@@ -125,9 +125,13 @@ def test_bad_images(make, x, match):
     (lambda: keras.layers.RandomFlip("diagonal"), "unknown mode"),
     (lambda: keras.layers.RandomRotation(2.0), "factor"),
     (lambda: keras.layers.RandomRotation(0.1, fill_mode="mirror"), "fill_mode"),
-    (lambda: keras.layers.Resizing(2, 2, interpolation="cubic"), "interpolation"),
+    # as Keras, Resizing checks these when called (Keras 3.15.1's texts)
+    (lambda: keras.layers.Resizing(2, 2, interpolation="cubic")(np.ones((1, 4, 4, 1))),
+     r"Invalid value for argument `interpolation`\. Expected of one \('bilinear', 'nearest', "
+     r"'lanczos3', 'lanczos5', 'bicubic', 'area'\)\. Received: interpolation=cubic"),
     (lambda: keras.layers.Resizing(2, 2, crop_to_aspect_ratio=True,
-                                   pad_to_aspect_ratio=True), "only one"),
+                                   pad_to_aspect_ratio=True)(np.ones((1, 4, 4, 1))),
+     r"Only one of `pad_to_aspect_ratio` & `crop_to_aspect_ratio` can be `True`\."),
     (lambda: keras.layers.RandomContrast(0.2, value_range=(1, 0)), "value_range"),
 ])
 def test_bad_arguments(make, match):

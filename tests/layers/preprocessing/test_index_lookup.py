@@ -210,3 +210,13 @@ def test_counting_modes_have_kerass_float_spec_and_int_values(cls, vocab, dtype,
     layer = cls(vocabulary=vocab, output_mode=mode)
     assert layer(keras.Input((3,), dtype=dtype)).dtype == "float32"
     assert layer(data).dtype == "int64"
+
+
+def test_integer_lookup_truncates_float_inputs_as_keras():
+    # Keras 3.15.1 (TF casts the keys to int64): values printed by it
+    layer = keras.layers.IntegerLookup(vocabulary=[1, 2, 7])
+    out = layer(np.array([[1.7, -0.5, 2.2, 7.9, 3.0]], "float32"))
+    assert out.numpy().tolist() == [[1, 0, 2, 3, 0]]
+    adapted = keras.layers.IntegerLookup()
+    adapted.adapt(np.array([1.5, 2.5, 2.7, 3.1]))
+    assert adapted.get_vocabulary() == [-1, 2, 3, 1]

@@ -47,7 +47,9 @@ def test_bilinear_matches_half_pixel_reference(size):
                                          data_format="channels_first")
     np.testing.assert_allclose(channels_first(x.transpose(0, 3, 1, 2)).numpy(),
                                y.transpose(0, 3, 1, 2), atol=1e-12)
-    check_gradients(lambda x: layer(x), [x[:1]])
+    # TensorFlow (so Keras) resizes float64 in float32: the op is linear, so a wide step
+    # gives exact differences up to float32 rounding
+    check_gradients(lambda x: layer(x), [x[:1]], atol=1e-4, rtol=1e-4, eps=1e-2)
 
 
 def test_up_sampling1d_config_and_errors():

@@ -47,10 +47,64 @@ def test_one_dimensional_variants():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match="`padding` should be"):
+    with pytest.raises(ValueError, match="`padding` should have two elements"):
         layers.ZeroPadding2D((1, 2, 3))
-    with pytest.raises(ValueError, match=r"Cropping2D layer 'cropping2d'.*must be smaller than "
-                                         r"the input shape.*\(None, 4, 4, 1\)"):
+    with pytest.raises(ValueError, match=r"Values in `cropping` argument should be smaller than "
+                                         r"the corresponding spatial dimension of the input\. "
+                                         r"Received: input_shape=\(None, 4, 4, 1\), "
+                                         r"cropping=\(\(2, 2\), \(2, 2\)\)"):
         layers.Cropping2D(2)(keras.Input((4, 4, 1)))
-    with pytest.raises(ValueError, match="`cropping` must be smaller"):
+    with pytest.raises(ValueError, match=r"`cropping` parameter of `Cropping1D` layer must be "
+                                         r"smaller than the input length\. Received: "
+                                         r"inputs.shape=\(1, 5, 2\), cropping=\(3, 3\)"):
         layers.Cropping1D(3)(np.zeros((1, 5, 2)))
+
+
+# Keras 3.15.1 (/tmp/probe15/pad1.py): mixed int/pair entries are accepted; the texts of
+# the refused arguments
+MIXED = [
+    (layers.ZeroPadding3D, ((1, 0), (0, 2), 1), ((1, 0), (0, 2), (1, 1)), (1, 7, 9, 10, 2)),
+    (layers.ZeroPadding3D, [1, (2, 3), 0], ((1, 1), (2, 3), (0, 0)), (1, 8, 12, 8, 2)),
+    (layers.Cropping3D, ((1, 0), (0, 2), 1), ((1, 0), (0, 2), (1, 1)), (1, 5, 5, 6, 2)),
+    (layers.Cropping3D, [1, (2, 3), 0], ((1, 1), (2, 3), (0, 0)), (1, 4, 2, 8, 2)),
+    (layers.ZeroPadding2D, ((1, 0), 2), ((1, 0), (2, 2)), (1, 7, 11, 2)),
+    (layers.Cropping2D, [1, (2, 3)], ((1, 1), (2, 3)), (1, 4, 2, 2)),
+]
+REFUSED = [
+    (layers.ZeroPadding3D, (1, 2), "`padding` should have 3 elements. Received: (1, 2)."),
+    (layers.ZeroPadding3D, ((-1, 0), 1, 1), "The `1st entry of padding` argument must be a tuple "
+     "of 2 integers. Received 1st entry of padding=(-1, 0), including values {-1} that do not "
+     "satisfy `value >= 0`"),
+    (layers.Cropping3D, -1, "`cropping` cannot be negative. Received: cropping=-1."),
+    (layers.Cropping3D, "a", "`cropping` should have 3 elements. Received: a."),
+    (layers.Cropping3D, (1.5, 1, 1), "The `1st entry of cropping` argument must be a tuple of 2 "
+     "integers. Received 1st entry of cropping=1.5"),
+    (layers.ZeroPadding2D, ((1, 2, 3), 1), "The `1st entry of padding` argument must be a tuple "
+     "of 2 integers. Received 1st entry of padding=(1, 2, 3)"),
+    (layers.Cropping2D, (1, 2, 3), "`cropping` should have two elements. Received: "
+     "cropping=(1, 2, 3)."),
+    (layers.ZeroPadding1D, -1, "The `padding` argument must be a tuple of 2 integers. Received "
+     "padding=-1, including values {-1} that do not satisfy `value >= 0`"),
+    (layers.Cropping1D, [2], "The `cropping` argument must be a tuple of 2 integers. Received "
+     "cropping=[2]"),
+    (layers.ZeroPadding2D, 1.5, "`padding` should be either an int, a tuple of 2 ints "
+     "(symmetric_height_crop, symmetric_width_crop), or a tuple of 2 tuples of 2 ints "
+     "((top_crop, bottom_crop), (left_crop, right_crop)). Received: padding=1.5."),
+]
+
+
+@pytest.mark.parametrize("layer_class, argument, pairs, shape", MIXED)
+def test_mixed_int_and_pair_entries_as_keras(layer_class, argument, pairs, shape):
+    layer = layer_class(argument)
+    rank = len(pairs) + 2
+    x = np.ones((1, 6, 7, 8, 2)[:rank - 1] + (2,), "float32")
+    assert tuple(layer(x).shape) == shape
+    assert layer.get_config()["padding" if "Padding" in layer_class.__name__ else "cropping"] \
+        == pairs
+
+
+@pytest.mark.parametrize("layer_class, argument, message", REFUSED)
+def test_refused_widths_keras_texts(layer_class, argument, message):
+    with pytest.raises(ValueError) as info:
+        layer_class(argument)
+    assert str(info.value) == message

@@ -75,3 +75,17 @@ def test_wrapped_layer_is_built_with_the_batch_size_and_its_config_carries_it():
     assert unknown.get_config()["layer"]["build_config"] == {"input_shape": (None, 5)}
     again = keras.layers.TimeDistributed.from_config(layer.get_config())
     assert again.layer.built and not again.built   # Keras builds the nested layer only
+
+
+def test_time_distributed_flatten_keeps_the_static_size():
+    # Keras 3.15.1: (None, 3, 64), so a following LSTM builds (/tmp/probe15/wrap1.py)
+    inputs = keras.Input((3, 4, 4, 4))
+    flat = keras.layers.TimeDistributed(keras.layers.Flatten())(inputs)
+    assert flat.shape == (None, 3, 64)
+    assert keras.layers.LSTM(5)(flat).shape == (None, 5)
+
+
+def test_time_distributed_embedding_traces():
+    # Keras 3.15.1: (None, 5, 7, 3) for float32 Input indices
+    out = keras.layers.TimeDistributed(keras.layers.Embedding(10, 3))(keras.Input((5, 7)))
+    assert out.shape == (None, 5, 7, 3)

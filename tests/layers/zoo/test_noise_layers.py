@@ -73,15 +73,28 @@ def test_configs_round_trip():
     assert "activity_regularizer" not in layers.ActivityRegularization(0.1).get_config()
 
 
-def test_bad_rates_name_the_layer_and_argument():
-    with pytest.raises(ValueError, match="AlphaDropout.*rate"):
-        layers.AlphaDropout(1.5)
-    with pytest.raises(ValueError, match="GaussianNoise.*stddev"):
-        layers.GaussianNoise(-0.1)
-    with pytest.raises(TypeError, match="UnitNormalization.*axis"):
-        layers.UnitNormalization(axis="last")
-    with pytest.raises(ValueError, match="power_iterations"):
-        layers.SpectralNormalization(layers.Dense(2), power_iterations=0)
+def test_bad_arguments_keras_texts():
+    # Keras 3.15.1's texts (/tmp/probe15/noise1.py, err5.py)
+    cases = [
+        (ValueError, lambda: layers.AlphaDropout(1.5), "Invalid value received for argument "
+         "`rate`. Expected a float value between 0 and 1. Received: rate=1.5"),
+        (ValueError, lambda: layers.GaussianDropout(-1), "Invalid value received for argument "
+         "`rate`. Expected a float value between 0 and 1. Received: rate=-1"),
+        (ValueError, lambda: layers.GaussianNoise(-1), "Invalid value received for argument "
+         "`stddev`. Expected a float value between 0 and 1. Received: stddev=-1"),
+        (TypeError, lambda: layers.UnitNormalization(axis="a"), "Invalid value for `axis` "
+         "argument: expected an int or a list/tuple of ints. Received: axis=a"),
+        (ValueError, lambda: layers.SpectralNormalization(layers.Dense(2), power_iterations=0),
+         "`power_iterations` should be greater than zero. Received: `power_iterations=0`"),
+        (ValueError, lambda: layers.SpectralNormalization(layers.Dropout(0.1))(np.ones((2, 3))),
+         "Dropout object has no attribute 'kernel' nor 'embeddings'"),
+        (ValueError, lambda: layers.TimeDistributed("x"), "Please initialize `TimeDistributed` "
+         "layer with a `keras.layers.Layer` instance. Received: x"),
+    ]
+    for error, make, message in cases:
+        with pytest.raises(error) as info:
+            make()
+        assert str(info.value) == message
     with pytest.raises(ValueError, match="Wrapper"):
         layers.Wrapper("dense")
 
