@@ -394,23 +394,37 @@ def truncated_normal(xp, key_counter, shape, dtype):
     return out[:n].astype(dtype).reshape(shape)
 
 
-def _exact_float_values(xp, w, values, take, per_group):
-    """The kept float32 values with glibc's transcendentals (`_box_muller_float`): only
-    their pairs are recomputed, except in rows where a value up to the last kept one lies
-    within a few ulps of the truncation bound (the exact value might be kept where the
-    rounded one was not): those rows are redrawn whole and chosen again."""
+def _redraw_near_bound(xp, values, take, per_group, bound, draw_rows):
+    """Redraws whole, with `draw_rows(rows) -> (firsts, seconds)` of each pair, the rows
+    with a value up to their last kept one within a few ulps of the truncation bound
+    (`bound` in the draws' dtype), and picks their kept values again.
+
+    Returns:
+        (values, take, settled): copies, and the kept values not redrawn.
+    """
     values, take = values.copy(), take.copy()
     last = values.shape[1] - 1 - xp.argmax(take[:, ::-1], axis=1)
-    near = xp.abs(xp.abs(values) - TRUNCATE_AT) <= 4 * np.spacing(np.float32(TRUNCATE_AT))
+    near = xp.abs(xp.abs(values) - bound) <= 4 * np.spacing(bound)
     near &= xp.arange(values.shape[1])[None, :] <= last[:, None]
     redo = xp.nonzero(near.any(axis=1))[0]
     if redo.size:
-        a, b = _box_muller_float(xp, w[redo, :, 0], w[redo, :, 1])
+        a, b = draw_rows(redo)
         values[redo] = xp.stack([a, b], axis=-1).reshape(redo.size, -1)
         keep = xp.abs(values[redo]) < TRUNCATE_AT
         take[redo] = keep & (xp.cumsum(keep, axis=1) <= per_group)
     settled = take.copy()
     settled[redo] = False
+    return values, take, settled
+
+
+def _exact_float_values(xp, w, values, take, per_group):
+    """The kept float32 values with glibc's transcendentals (`_box_muller_float`): only
+    their pairs are recomputed, except in rows where a value up to the last kept one lies
+    within a few ulps of the truncation bound (the exact value might be kept where the
+    rounded one was not): those rows are redrawn whole and chosen again."""
+    values, take, settled = _redraw_near_bound(
+        xp, values, take, per_group, np.float32(TRUNCATE_AT),
+        lambda rows: _box_muller_float(xp, w[rows, :, 0], w[rows, :, 1]))
     rows, cols = xp.nonzero(settled)
     pairs = w[rows, cols // 2]
     u1 = xp.maximum(_float_from_words(xp, pairs[:, 0], np.float32), np.float32(1e-7))
@@ -428,19 +442,9 @@ def _exact_float_values(xp, w, values, take, per_group):
 def _exact_double_values(xp, w, values, take, per_group):
     """`_exact_float_values` for float64 draws (quadruples of words per pair): rows with
     a value near the bound redrawn whole, the others' kept values recomputed."""
-    values, take = values.copy(), take.copy()
-    last = values.shape[1] - 1 - xp.argmax(take[:, ::-1], axis=1)
-    near = xp.abs(xp.abs(values) - TRUNCATE_AT) <= 4 * np.spacing(TRUNCATE_AT)
-    near &= xp.arange(values.shape[1])[None, :] <= last[:, None]
-    redo = xp.nonzero(near.any(axis=1))[0]
-    if redo.size:
-        r = w[redo]
-        a, b = _box_muller_double(xp, r[..., 0], r[..., 1], r[..., 2], r[..., 3])
-        values[redo] = xp.stack([a, b], axis=-1).reshape(redo.size, -1)
-        keep = xp.abs(values[redo]) < TRUNCATE_AT
-        take[redo] = keep & (xp.cumsum(keep, axis=1) <= per_group)
-    settled = take.copy()
-    settled[redo] = False
+    values, take, settled = _redraw_near_bound(
+        xp, values, take, per_group, TRUNCATE_AT,
+        lambda rows: _box_muller_double(xp, *(w[rows][..., i] for i in range(4))))
     rows, cols = xp.nonzero(settled)
     quad = w[rows, cols // 2]
     a, b = _box_muller_double(xp, quad[:, 0], quad[:, 1], quad[:, 2], quad[:, 3])
