@@ -684,9 +684,21 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
         >>> ops.conv(x, k).shape
         (1, 3, 3, 1)
     """
-    refuse_strided_dilation(strides, dilation_rate, len(np.shape(kernel)) - 2)
+    if _runs_tf_nn_convolution(inputs, kernel, data_format):
+        refuse_strided_dilation(strides, dilation_rate, len(np.shape(kernel)) - 2)
     return fused_conv(inputs, kernel, None, None, strides, padding, data_format,
                       dilation_rate, name="conv")
+
+
+def _runs_tf_nn_convolution(inputs, kernel, data_format):
+    """Whether Keras's TensorFlow `ops.conv` runs `tf.nn.convolution` here, which refuses
+    strides with dilations: not for symbolic inputs (shape inference only) nor for
+    grouped convolutions (Keras compiles those with XLA, which takes both)."""
+    if inputs.__class__ is KerasTensor:
+        return False
+    shape = np.shape(inputs)
+    channels_last = standardize_data_format(data_format, "ops.conv") == "channels_last"
+    return (shape[-1] if channels_last else shape[1]) == np.shape(kernel)[-2]
 
 
 def refuse_strided_dilation(strides, dilation_rate, rank):

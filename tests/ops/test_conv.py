@@ -410,3 +410,14 @@ def test_depthwise_conv_inference_equals_keras_to_the_bit(index):
     cf = ops.depthwise_conv(np.moveaxis(x, -1, 1), k, strides=strides, padding=padding,
                             dilation_rate=dilation, data_format="channels_first")
     np.testing.assert_array_equal(np.moveaxis(cf.numpy(), 1, -1), DEPTHWISE[f"out_{index}"])
+
+
+def test_grouped_and_symbolic_convs_take_strides_with_dilation():
+    # Keras 3.15.1 on TF compiles grouped convolutions with XLA (no refusal), and its
+    # shape inference never refuses (Keras's own ops_nn tests do both)
+    x = np.ones((1, 9, 9, 4), "float32")
+    w = np.ones((2, 2, 2, 6), "float32")   # 2 groups of 2 input channels
+    assert ops.conv(x, w, strides=2, dilation_rate=2).shape == (1, 4, 4, 6)
+    symbolic = keras.KerasTensor((None, 9, 9, 2))
+    out = ops.conv(symbolic, np.ones((2, 2, 2, 3), "float32"), strides=2, dilation_rate=2)
+    assert out.shape == (None, 4, 4, 3)
