@@ -52,7 +52,7 @@ from kerasish.autodiff import recording, tape as _tape
 from kerasish.autodiff.keras_tensor import KerasTensor
 from kerasish.autodiff.op import Op
 from kerasish.backend import config
-from kerasish.backend.kernels import onednn_math
+from kerasish.backend.kernels import onednn_gemm, onednn_math
 from kerasish.ops import core, manipulation as shape_ops
 from kerasish.ops.fused import fused_activation
 from kerasish.ops.symbolic import keras_op
@@ -212,9 +212,11 @@ def _forward_raw(dev, x, w, geom, keep_columns, bias=None, relu=False):
     xp = dev.xp
     chunks = _chunks(dev, n, _per_item_bytes(geom, x.shape[-1], x.itemsize))
     row = _bias_row(xp, bias, geom.out_spatial, f)
+    one_channel = _one_channel_taps(x, w, geom)
     if len(chunks) == 1:
         cols = _columns(dev, x, geom)
-        y = _gemm(dev, cols, w, geom.groups).reshape((n,) + geom.out_spatial + (f,))
+        y = (_taps_in_onednn_order(dev, cols, w) if one_channel else
+             _gemm(dev, cols, w, geom.groups)).reshape((n,) + geom.out_spatial + (f,))
         _bias_relu(xp, y, bias, row, relu)
         return y, (cols if keep_columns else None)
     y = xp.empty((n,) + geom.out_spatial + (f,), dtype=np.result_type(x.dtype, w.dtype))
@@ -222,7 +224,9 @@ def _forward_raw(dev, x, w, geom, keep_columns, bias=None, relu=False):
     def run(b0, b1):
         cols = _columns(dev, x[b0:b1], geom)
         part = y[b0:b1]
-        if geom.groups == 1:  # the GEMM writes straight into the output rows
+        if one_channel:
+            part[...] = _taps_in_onednn_order(dev, cols, w).reshape(part.shape)
+        elif geom.groups == 1:  # the GEMM writes straight into the output rows
             m = math.prod(cols.shape[:-2 - len(geom.kernel)])
             xp.matmul(cols.reshape(m, -1), w.reshape(-1, f), out=part.reshape(m, f))
         else:
@@ -231,6 +235,27 @@ def _forward_raw(dev, x, w, geom, keep_columns, bias=None, relu=False):
 
     _run_chunks(dev, run, chunks)
     return y, None
+
+
+def _one_channel_taps(x, w, geom):
+    """Whether this is a float32 2-D convolution of one input channel that no tape records,
+    which TensorFlow's oneDNN kernel sums tap by tap down the kernel's columns (see
+    `_taps_in_onednn_order`); in a training step TensorFlow's forward adds the taps in the
+    im2col order (a Keras fit's losses match with it), which stays."""
+    return (len(geom.kernel) == 2 and geom.groups == 1 and x.shape[-1] == 1
+            and x.dtype == np.float32 and w.dtype == np.float32
+            and math.prod(geom.kernel) <= onednn_gemm.BLOCK_K and not _tape._active)
+
+
+def _taps_in_onednn_order(dev, cols, w):
+    """cols @ kernel for a one-channel 2-D convolution as oneDNN sums it: one chain of
+    fused multiply-adds per output over the taps column by column (kw outer, kh inner;
+    found by probing TensorFlow 2.21), through the ordered product kernel."""
+    kh, kw, _, f = w.shape
+    m = cols.size // (kh * kw)
+    taps = cols.reshape(m, kh, kw).transpose(0, 2, 1).reshape(m, kw * kh)
+    kernel = w.reshape(kh, kw, f).transpose(1, 0, 2).reshape(kw * kh, f)
+    return dev.kernel("split_matmul")(taps, kernel, kind="nn")
 
 
 def _gemm(dev, cols, w, groups):
