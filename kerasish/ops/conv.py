@@ -240,9 +240,11 @@ def _forward_raw(dev, x, w, geom, keep_columns, bias=None, relu=False):
 def _one_channel_taps(x, w, geom):
     """Whether this is a float32 2-D convolution of one input channel that no tape records,
     which TensorFlow's oneDNN kernel sums tap by tap down the kernel's columns (see
-    `_taps_in_onednn_order`); in a training step TensorFlow's forward adds the taps in the
-    im2col order (a Keras fit's losses match with it), which stays."""
+    `_taps_in_onednn_order`); for a single image, and in a training step, TensorFlow's
+    forward adds the taps in the im2col order (a Keras fit's losses match with it), which
+    stays."""
     return (len(geom.kernel) == 2 and geom.groups == 1 and x.shape[-1] == 1
+            and x.shape[0] >= 2   # one image: oneDNN's other kernel adds in the im2col order
             and x.dtype == np.float32 and w.dtype == np.float32
             and math.prod(geom.kernel) <= onednn_gemm.BLOCK_K and not _tape._active)
 

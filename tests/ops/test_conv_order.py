@@ -1,5 +1,5 @@
 """A one-input-channel 2-D convolution outside training sums its taps as TensorFlow's
-oneDNN kernel does (column by column). Values recorded from Keras 3.15.1 on
+oneDNN kernels do (column by column for two or more images, row by row for one). Values recorded from Keras 3.15.1 on
 TensorFlow 2.21 by tests/fixtures/conv_order/make_conv_order.py."""
 import os
 import sys
@@ -25,6 +25,9 @@ def test_one_channel_convolution_equals_tensorflows(index):
     x, w = operands(index)
     got = keras.ops.convert_to_numpy(keras.ops.conv(x, w, strides=strides, padding=padding))
     np.testing.assert_array_equal(got, FIXTURE[f"conv_{index}"])
+    single = keras.ops.convert_to_numpy(
+        keras.ops.conv(x[:1], w, strides=strides, padding=padding))
+    np.testing.assert_array_equal(single, FIXTURE[f"single_{index}"])
 
 
 def test_the_im2col_order_differs_from_the_recorded_values():
