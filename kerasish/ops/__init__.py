@@ -133,3 +133,5 @@ from kerasish.ops.adaptive_pooling import (adaptive_average_pool,  # noqa: E402
 # Keras's sub-namespaces (keras.ops.numpy); imported last, they look names up here.
 from kerasish.ops import numpy  # noqa: E402,F401
 from kerasish.ops import image  # noqa: E402,F401  (keras.ops.image)
+# registers the activations TensorFlow fuses after a Dense product (backend/keras_graph.py)
+from kerasish.ops import graph_activations  # noqa: E402,F401

@@ -82,6 +82,6 @@ relu = nn._activation(
 
 
 # an activation applied to a Dense output fuses too; silu only without a tape (see silu)
-for _name, _fn in (("sigmoid", sigmoid), ("tanh", tanh), ("elu", elu),
+for _name, _fn in (("sigmoid", sigmoid), ("tanh", tanh), ("elu", elu), ("relu6", relu6),
                    ("silu", lambda x: None if _tape._active else _silu_forward(x))):
     keras_graph.register_fused_activation(_name, _fn)

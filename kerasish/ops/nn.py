@@ -74,7 +74,7 @@ relu = _activation("relu", lambda xp, a, x: xp.maximum(a, 0).astype(a.dtype, cop
                    keep_ints=True)
 relu6 = _activation("relu6", lambda xp, a, x: xp.clip(a, 0, 6).astype(a.dtype, copy=False),
                     _mask_grad(lambda x: ew.logical_and(ew.greater(x, 0), ew.less(x, 6))),
-                    "min(max(x, 0), 6).", keep_ints=True)
+                    "min(max(x, 0), 6).", keep_ints=True, fusable=True)
 _SIGMOID_PARTS = ("sigmoid", lambda xp, a, x: ew.sigmoid_array(x),
                   lambda g, x, o: ew.multiply(g, ew.multiply(o, ew.subtract(1.0, o))),
                   "1 / (1 + exp(-x)), computed without overflow.")

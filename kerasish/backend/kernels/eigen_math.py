@@ -264,7 +264,7 @@ def _packets_then_tail(a, packet_fn, scalar_fn):
 
 
 @functools.lru_cache(maxsize=None)
-def _libm(name):
+def _libm(name, arguments=1):
     """The C library's float function `name` (what TensorFlow's scalar code
     calls), or None where there is no C math library to load."""
     path = ctypes.util.find_library("m")
@@ -272,7 +272,7 @@ def _libm(name):
         fn = getattr(ctypes.PyDLL(path), name)
     except (OSError, AttributeError, TypeError):
         return None
-    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float] * arguments
     return fn
 
 
@@ -570,15 +570,9 @@ def _packet_pow(x_in, y):
     return np.where(y_one, x_in, np.where(x_one | y_zero, one, out)).astype(_F32, copy=False)
 
 
-@functools.lru_cache(maxsize=None)
 def _libm_powf():
-    path = ctypes.util.find_library("m")
-    try:
-        fn = ctypes.PyDLL(path).powf
-    except (OSError, AttributeError, TypeError):
-        return None
-    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
-    return fn
+    """libm's powf (what TensorFlow's scalar `Pow` calls), or None without libm."""
+    return _libm("powf", arguments=2)
 
 
 def _scalar_pow(x, y):

@@ -1,25 +1,11 @@
 """Dense: the densely-connected layer `activation(inputs @ kernel + bias)`."""
 from kerasish import activations, constraints, initializers, ops, regularizers
 from kerasish.backend import keras_graph
-from kerasish.ops import fused, graph_activations
+from kerasish.ops import fused
 from kerasish.layers.input_spec import InputSpec
 from kerasish.layers.layer import Layer
 from kerasish.layers.lora_unsupported import LoRAUnsupported
 from kerasish.utils import registry
-
-# Keras's compiled functions fuse these after the product and bias (oneDNN's versions),
-# given by name (`activations`) or as the ops themselves
-_GRAPH_ACTIVATIONS = {activations.sigmoid: graph_activations.sigmoid,
-                      activations.tanh: graph_activations.tanh,
-                      activations.elu: graph_activations.elu,
-                      activations.silu: graph_activations.silu,
-                      activations.relu6: graph_activations.relu6,
-                      ops.sigmoid: graph_activations.sigmoid,
-                      ops.tanh: graph_activations.tanh,
-                      ops.elu: graph_activations.elu,
-                      ops.silu: graph_activations.silu,
-                      ops.relu6: graph_activations.relu6}
-
 
 class Dense(LoRAUnsupported, Layer):
     """Just your regular densely-connected NN layer.
@@ -98,16 +84,16 @@ class Dense(LoRAUnsupported, Layer):
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
 
     def call(self, inputs, training=None):
-        activation = self.activation
-        fusing = self.bias is not None and keras_graph.active()
-        if fusing:
-            activation = _GRAPH_ACTIVATIONS.get(activation, activation)
-            if activation in (activations.relu, ops.relu):
-                activation = fused.GRAPH_RELU
-        out = ops.dense(inputs, self.kernel, self.bias, activation=activation)
-        if fusing and activation in (None, activations.linear):
-            keras_graph.mark_bias_add(out)   # an activation applied to it fuses too
-        return out
+        if self.bias is None or not keras_graph.active():
+            return ops.dense(inputs, self.kernel, self.bias, activation=self.activation)
+        # in Keras's compiled functions TensorFlow fuses the activation into the product
+        # and bias: relu inside the op, the others as `keras_graph.fused_activation`
+        # gives them for an output marked here (as for an activation applied after)
+        if self.activation in (activations.relu, ops.relu):
+            return ops.dense(inputs, self.kernel, self.bias, activation=fused.GRAPH_RELU)
+        out = ops.dense(inputs, self.kernel, self.bias)
+        keras_graph.mark_bias_add(out)
+        return self.activation(out)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape[:-1]) + (self.units,)
